@@ -1,0 +1,73 @@
+// buildApp(deps): the whole HTTP surface, with nothing started. Tests import it; main.ts listens.
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Deps } from './deps.ts';
+import { CORRELATION_HEADER, correlationIdOf } from './http/correlation.ts';
+import { installErrorHandling } from './http/error-handler.ts';
+import { healthRoutes } from './health/routes.ts';
+
+export async function buildApp(deps: Deps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    loggerInstance: deps.logger as FastifyBaseLogger,
+    genReqId: correlationIdOf,
+    // One log line per request, written by the onResponse hook below, labelled with the correlation id.
+    logController: new LogController({ requestIdLogLabel: 'correlationId', disableRequestLogging: true }),
+    bodyLimit: config.bodyLimitBytes,
+    return503OnClosing: true,
+    // Requests the HTTP parser refuses never reach a route; they still get the envelope.
+    clientErrorHandler: (_err, socket) => {
+      if (!socket.writable) return;
+      const correlationId = randomUUID();
+      const body = JSON.stringify({ error: { code: 'BAD_REQUEST', message: 'The request is not valid HTTP.', correlationId } });
+      socket.end(
+        `HTTP/1.1 400 Bad Request\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+          `X-Correlation-Id: ${correlationId}\r\nConnection: close\r\n\r\n${body}`,
+      );
+    },
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header(CORRELATION_HEADER, request.id);
+    done();
+  });
+  app.addHook('onResponse', (request, reply, done) => {
+    request.log.info(
+      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request completed',
+    );
+    done();
+  });
+  installErrorHandling(app, { bodyLimitBytes: config.bodyLimitBytes });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Signature Service API',
+        version: '1.0.0',
+        description:
+          'Multi-tenant API for managing and rendering email signatures. Every error answers `{error: {code, message, details?, correlationId}}`.',
+      },
+      servers: [{ url: config.baseUrl }],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'An ID token of the identity provider, or an API key (`svc_…`).' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  await app.register(healthRoutes(deps.healthChecks));
+  return app;
+}

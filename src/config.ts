@@ -1,0 +1,133 @@
+// The only reader of process.env. Every variable is parsed once, at start-up, by one zod schema;
+// a bad value stops start-up with a message that names the variable (DECISIONS.md, "URLs and configuration").
+import { z } from 'zod';
+
+const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
+const posInt = (def: number) => int(def, 1);
+const url = z.url({ protocol: /^https?$/ });
+const optionalString = z
+  .string()
+  .optional()
+  .transform((v) => (v === '' ? undefined : v));
+
+export const envSchema = z
+  .object({
+    PORT: int(3000).pipe(z.number().max(65535)).describe('listen port'),
+    HOST: z.string().min(1).default('127.0.0.1').describe('listen address'),
+    STAGE: z
+      .string()
+      .regex(/^[a-z0-9]{1,16}$/, 'must be 1-16 lowercase letters or digits (it appears in API keys and client ids)')
+      .default('dev')
+      .describe('the `<stage>` in API keys and in the client ids `app-client-{stage}` / `admin-client-{stage}`'),
+    BASE_URL: url.optional().describe('public URL of the API (default `http://localhost:{PORT}`)'),
+    AUTH_URL: url.optional().describe('public URL of the identity provider (default `{BASE_URL}/auth`)'),
+    APP_URL: url.optional().describe('dashboard URL, the customer client callback (default `{BASE_URL}/app`)'),
+    ADMIN_URL: url.optional().describe('staff admin app URL, the admin client callback (default `{BASE_URL}/admin`)'),
+    EXTENSION_CALLBACK_URLS: z
+      .string()
+      .default('')
+      .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+      .pipe(z.array(url))
+      .describe('extra callback URLs of the customer client, comma-separated'),
+    DATABASE_URL: z
+      .string()
+      .optional()
+      .refine((v) => v === undefined || v === '' || /^(postgres|postgresql|memory):\/\//.test(v), {
+        message: 'must start with postgres://, postgresql:// or memory://',
+      })
+      .transform((v) => (v === '' ? undefined : v))
+      .describe('unset: embedded PostgreSQL (PGlite) in `DATA_DIR`; `postgres://…` a PostgreSQL server; `memory://` an in-memory embedded one'),
+    DATA_DIR: z.string().min(1).default('./data').describe('embedded database files and generated signing keys'),
+    REDIS_URL: optionalString
+      .refine((v) => v === undefined || /^rediss?:\/\//.test(v), { message: 'must start with redis:// or rediss://' })
+      .describe('unset: in-process; set: shared rate-limit buckets for several instances'),
+    RATE_LIMIT_RPS: posInt(100).describe('stage-wide token bucket refill per second, authenticated routes'),
+    RATE_LIMIT_BURST: posInt(200).describe('stage-wide token bucket size'),
+    PIXEL_RATE_LIMIT_RPS: posInt(50).describe('token bucket refill per second of `GET /v1/p/{userId}`'),
+    PIXEL_RATE_LIMIT_BURST: posInt(100).describe('token bucket size of `GET /v1/p/{userId}`'),
+    RETRY_AFTER_S: posInt(30).describe('`Retry-After` sent with 429'),
+    BODY_LIMIT_BYTES: posInt(5 * 1024 * 1024).describe('request body maximum'),
+    RENDER_LIMIT_BYTES: posInt(30 * 1024).describe('render output maximum, in UTF-8 bytes of the HTML'),
+    WEBHOOK_SECRET: optionalString.describe('shared secret of the payment provider; unset: the webhook route answers 503'),
+    WEBHOOK_TOLERANCE_S: posInt(300).describe('webhook signature timestamp tolerance'),
+    WEBHOOK_DEDUP_S: posInt(604800).describe('webhook event-id dedup window'),
+    GRACE_PERIOD_S: posInt(1209600).describe('grace after payment failure or cancellation'),
+    ID_TOKEN_TTL_S: posInt(3600).describe('ID token lifetime'),
+    ACCESS_TOKEN_TTL_S: posInt(3600).describe('access token lifetime'),
+    REFRESH_TOKEN_TTL_APP_S: posInt(2592000).describe('refresh token lifetime, customer client'),
+    REFRESH_TOKEN_TTL_ADMIN_S: posInt(604800).describe('refresh token lifetime, admin client'),
+    CACHE_TTL_MS: int(2000)
+      .pipe(z.number().max(5000))
+      .describe('how long an instance may serve a cached key, org or user before re-reading it (at most 5000: revocation reaches every instance within 5 s)'),
+    LOG_LEVEL: z
+      .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+      .default('info')
+      .describe('pino log level'),
+  })
+  .transform((env) => {
+    const baseUrl = stripSlash(env.BASE_URL ?? `http://localhost:${env.PORT}`);
+    return {
+      port: env.PORT,
+      host: env.HOST,
+      stage: env.STAGE,
+      baseUrl,
+      authUrl: stripSlash(env.AUTH_URL ?? `${baseUrl}/auth`),
+      appUrl: stripSlash(env.APP_URL ?? `${baseUrl}/app`),
+      adminUrl: stripSlash(env.ADMIN_URL ?? `${baseUrl}/admin`),
+      extensionCallbackUrls: env.EXTENSION_CALLBACK_URLS,
+      databaseUrl: env.DATABASE_URL,
+      dataDir: env.DATA_DIR,
+      redisUrl: env.REDIS_URL,
+      rateLimit: { rps: env.RATE_LIMIT_RPS, burst: env.RATE_LIMIT_BURST },
+      pixelRateLimit: { rps: env.PIXEL_RATE_LIMIT_RPS, burst: env.PIXEL_RATE_LIMIT_BURST },
+      retryAfterS: env.RETRY_AFTER_S,
+      bodyLimitBytes: env.BODY_LIMIT_BYTES,
+      renderLimitBytes: env.RENDER_LIMIT_BYTES,
+      webhookSecret: env.WEBHOOK_SECRET,
+      webhookToleranceS: env.WEBHOOK_TOLERANCE_S,
+      webhookDedupS: env.WEBHOOK_DEDUP_S,
+      gracePeriodS: env.GRACE_PERIOD_S,
+      idTokenTtlS: env.ID_TOKEN_TTL_S,
+      accessTokenTtlS: env.ACCESS_TOKEN_TTL_S,
+      refreshTokenTtlAppS: env.REFRESH_TOKEN_TTL_APP_S,
+      refreshTokenTtlAdminS: env.REFRESH_TOKEN_TTL_ADMIN_S,
+      cacheTtlMs: env.CACHE_TTL_MS,
+      logLevel: env.LOG_LEVEL,
+    };
+  });
+
+export type Config = z.output<typeof envSchema>;
+
+function stripSlash(u: string): string {
+  return u.replace(/\/+$/, '');
+}
+
+export class ConfigError extends Error {
+  readonly issues: string[];
+  constructor(issues: string[]) {
+    super(`Invalid configuration:\n${issues.map((i) => `  - ${i}`).join('\n')}`);
+    this.issues = issues;
+  }
+}
+
+/** Parses an environment; throws ConfigError naming every bad variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const result = envSchema.safeParse(env);
+  if (result.success) return result.data;
+  throw new ConfigError(
+    result.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? '(environment)');
+      return `${name}: ${issue.message} (got ${JSON.stringify(env[name] ?? null)})`;
+    }),
+  );
+}
+
+/** Names, defaults and meanings of every variable, for the README table and its test. */
+export function configVariables(): { name: string; default: string; meaning: string }[] {
+  const shape = envSchema.in.shape;
+  return Object.entries(shape).map(([name, schema]) => {
+    const parsed = (schema as z.ZodType).safeParse(undefined);
+    const def = parsed.success && parsed.data !== undefined ? JSON.stringify(parsed.data) : '';
+    return { name, default: def, meaning: (schema as z.ZodType).description ?? '' };
+  });
+}

@@ -1,0 +1,85 @@
+// The one place that turns any failure into the spec's error envelope (section 7).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
+import { AppError, codeToStatus, scrub, type ErrorCode, type ErrorDetails } from './errors.ts';
+import { CORRELATION_HEADER } from './correlation.ts';
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
+  const body = {
+    error: {
+      code: err.code,
+      message: scrub(err.message),
+      ...(err.details ? { details: err.details } : {}),
+      correlationId: request.id,
+    },
+  };
+  return reply.code(err.status).header(CORRELATION_HEADER, request.id).type('application/json').send(body);
+}
+
+export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBytes: number }): void {
+  app.setNotFoundHandler((request, reply) => {
+    sendError(request, reply, new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`));
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const appError = toAppError(error, limits);
+    if (appError.status >= 500) {
+      request.log.error({ err: error, internal: appError.internal }, 'request failed');
+    } else if (appError.internal) {
+      request.log.info({ internal: appError.internal, code: appError.code }, 'request refused');
+    }
+    sendError(request, reply, appError);
+  });
+}
+
+function toAppError(error: FastifyError, limits: { bodyLimitBytes: number }): AppError {
+  if (error instanceof AppError) return error;
+
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const where = error.validationContext ?? 'request';
+    const issues = error.validation.map((v) => ({
+      field: fieldName(where, v.instancePath),
+      message: v.message ?? 'is invalid',
+    }));
+    const first = issues[0];
+    return new AppError('BAD_REQUEST', first ? `${first.field}: ${first.message}` : 'The request is invalid.', {
+      details: { field: first?.field, issues } satisfies ErrorDetails,
+    });
+  }
+
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', `The request body is larger than ${limits.bodyLimitBytes} bytes.`, {
+        details: { limitBytes: limits.bodyLimitBytes },
+      });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('BAD_REQUEST', 'Unsupported Content-Type: send application/json.', {
+        details: { field: 'content-type' },
+      });
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('BAD_REQUEST', 'The body is empty but Content-Type says JSON.', { details: { field: 'body' } });
+  }
+  if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+    return new AppError('BAD_REQUEST', 'The body is not valid JSON.', { details: { field: 'body' } });
+  }
+
+  const status = error.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    return new AppError(clientCode(status), error.message || 'The request was refused.', { internal: error.code });
+  }
+  // Unexpected: the client gets a generic message, the log gets everything (never err.message here).
+  return new AppError('INTERNAL_ERROR', 'An unexpected error occurred. Quote the correlation id when reporting it.', {
+    internal: error,
+  });
+}
+
+function clientCode(status: number): ErrorCode {
+  const known: ErrorCode[] = ['UNAUTHORIZED', 'PAYMENT_REQUIRED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED', 'PAYLOAD_TOO_LARGE', 'TOO_MANY_REQUESTS'];
+  return known.find((c) => codeToStatus(c) === status) ?? 'BAD_REQUEST';
+}
+
+function fieldName(where: string, instancePath: string): string {
+  const path = instancePath.replace(/^\//, '').replaceAll('/', '.');
+  const prefix = where === 'querystring' ? 'query' : where;
+  return path ? `${prefix}.${path}` : prefix;
+}

@@ -1,0 +1,37 @@
+// Shapes shared by many routes: the error envelope, list pages, path parameters.
+import { z } from 'zod';
+import { ERROR_CODES, codeToStatus, type ErrorCode } from './errors.ts';
+
+export const errorEnvelope = z
+  .object({
+    error: z.object({
+      code: z.enum(ERROR_CODES),
+      message: z.string(),
+      details: z.record(z.string(), z.unknown()).optional(),
+      correlationId: z.string().optional().describe('absent only from the throttling layer\'s 429 (spec section 8)'),
+    }),
+  })
+  .meta({ id: 'Error' });
+
+/** Response schemas for the error statuses a route can answer, for the OpenAPI document. */
+export function errorResponses(...codes: ErrorCode[]) {
+  const all: ErrorCode[] = ['BAD_REQUEST', 'UNAUTHORIZED', 'TOO_MANY_REQUESTS', 'INTERNAL_ERROR', ...codes];
+  return Object.fromEntries(all.map((c) => [codeToStatus(c), errorEnvelope])) as Record<number, typeof errorEnvelope>;
+}
+
+export const uuid = z.uuid({ message: 'must be a UUID' });
+
+export const listQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).default(50).describe('page size, 1 to 200'),
+  cursor: z.string().max(200).optional().describe('the `nextCursor` of the previous page'),
+});
+
+export function page<T extends z.ZodType>(item: T) {
+  return z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+}
+
+/** Presenters turn dates into ISO-8601 UTC strings; schemas describe those strings. */
+export const timestamp = z.iso.datetime();
+export const nullableTimestamp = timestamp.nullable();
+export const iso = (d: Date) => d.toISOString();
+export const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);

@@ -1,0 +1,59 @@
+// config → dependencies → app → listen; a graceful stop on SIGTERM/SIGINT.
+import { loadConfig, ConfigError } from './config.ts';
+import { createLogger } from './log.ts';
+import { createDeps } from './deps.ts';
+import { buildApp } from './app.ts';
+
+export async function serve(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logLevel);
+  const deps = await createDeps(config, logger);
+  const app = await buildApp(deps);
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'stopping: no new connections, finishing requests in flight');
+    const force = setTimeout(() => {
+      logger.error('requests still in flight after 10 s; exiting');
+      process.exit(1);
+    }, 10_000).unref();
+    try {
+      await app.close();
+      await deps.close();
+      clearTimeout(force);
+      logger.info('stopped');
+      logger.flush();
+    } catch (err) {
+      logger.error({ err }, 'error while stopping');
+      process.exitCode = 1;
+    }
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info(
+    { listen: `http://${config.host}:${port}`, docs: `${config.baseUrl}/docs`, database: deps.database.description, redis: config.redisUrl ? 'on' : 'off' },
+    `listening on http://${config.host}:${port}; API reference at ${config.baseUrl}/docs; database: ${deps.database.description}`,
+  );
+}
+
+if (import.meta.main) {
+  serve().catch((err) => {
+    process.stderr.write(`failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,110 @@
+// Opens the store: embedded PostgreSQL (PGlite) by default, a PostgreSQL server when DATABASE_URL
+// says so. Both speak the same SQL; the rest of the code sees only Kysely and this small interface.
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { DB } from './schema.ts';
+import { PGliteDialect } from './pglite-dialect.ts';
+
+export type Db = Kysely<DB>;
+
+export interface Database {
+  readonly db: Db;
+  readonly kind: 'embedded' | 'postgres';
+  /** Where the data lives, for the start-up log (no password). */
+  readonly description: string;
+  /** Runs a multi-statement SQL script (migrations). */
+  execScript(script: string): Promise<void>;
+  /** Throws when the database does not answer within timeoutMs. */
+  ping(timeoutMs: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+// int8 (bigint, counts, identity columns) comes back as a string from both drivers, so no value
+// silently loses precision and both stores behave the same.
+const INT8 = 20;
+
+export async function openDatabase(options: {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  onPoolError?: (err: Error) => void;
+}): Promise<Database> {
+  const { databaseUrl, dataDir } = options;
+  if (databaseUrl?.startsWith('postgres')) return openPostgres(databaseUrl, options.onPoolError);
+  const inMemory = databaseUrl?.startsWith('memory://') ?? false;
+  let dir: string | undefined;
+  if (!inMemory) {
+    dir = resolve(dataDir, 'pg');
+    mkdirSync(dir, { recursive: true });
+  }
+  const client = await PGlite.create(dir, { parsers: { [INT8]: (v: string) => v } });
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
+  let closed = false;
+  return {
+    db,
+    kind: 'embedded',
+    description: inMemory ? 'embedded PostgreSQL (PGlite), in memory' : `embedded PostgreSQL (PGlite) in ${dir}`,
+    async execScript(script) {
+      await client.exec(script);
+    },
+    async ping(timeoutMs) {
+      if (closed || client.closed) throw new Error('embedded database is closed');
+      await withTimeout(sql`select 1`.execute(db), timeoutMs);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}
+
+function openPostgres(url: string, onPoolError?: (err: Error) => void): Database {
+  pg.types.setTypeParser(INT8, (v) => v);
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000 });
+  // An idle client whose server went away emits 'error'; without a listener that kills the process.
+  pool.on('error', (err) => onPoolError?.(err));
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const parsed = new URL(url);
+  let closed = false;
+  return {
+    db,
+    kind: 'postgres',
+    description: `PostgreSQL at ${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
+    async execScript(script) {
+      await sql.raw(script).execute(db);
+    },
+    async ping(timeoutMs) {
+      const connecting = pool.connect();
+      let client: pg.PoolClient;
+      try {
+        client = await withTimeout(connecting, timeoutMs);
+      } catch (err) {
+        connecting.then((late) => late.release(true), () => {});
+        throw err;
+      }
+      try {
+        await withTimeout(client.query('select 1'), timeoutMs);
+        client.release();
+      } catch (err) {
+        client.release(true);
+        throw err;
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy();
+    },
+  };
+}
+
+export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}

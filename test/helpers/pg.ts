@@ -1,0 +1,40 @@
+// Scratch PostgreSQL databases for the tests that need a server of their own (migration races,
+// a database that goes away). They use DATABASE_URL's server when set, else the machine's local one.
+// Under CI=true a missing server fails the test; elsewhere the test is skipped with a reason.
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+const serverUrl = () =>
+  process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : 'postgres://postgres@127.0.0.1:5432/test';
+
+export async function postgresAvailable(): Promise<boolean> {
+  const client = new pg.Client({ connectionString: serverUrl(), connectionTimeoutMillis: 1500 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    if (process.env.CI === 'true') throw new Error(`PostgreSQL is not reachable at ${serverUrl()} (required under CI)`);
+    return false;
+  }
+}
+
+/** A new empty database on the server; returns its URL and a function that drops it. */
+export async function scratchDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `sigsvc_scratch_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl() });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl());
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: serverUrl() });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}

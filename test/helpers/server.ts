@@ -1,0 +1,102 @@
+// Starts the real service in this test process (real database, real HTTP) and speaks HTTP to it.
+// DATABASE_URL / REDIS_URL from the environment choose PostgreSQL and Redis (as .ci/run does);
+// without them the embedded database runs in memory.
+import { createServer } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/log.ts';
+import { createDeps, type Deps, type DepsOverrides } from '../../src/deps.ts';
+import { buildApp } from '../../src/app.ts';
+
+export interface TestServer {
+  url: string;
+  port: number;
+  app: FastifyInstance;
+  deps: Deps;
+  request: (method: string, path: string, options?: RequestOptions) => Promise<TestResponse>;
+  close: () => Promise<void>;
+}
+
+export interface RequestOptions {
+  body?: unknown;
+  /** A raw body string, sent as is (with content-type application/json unless headers say otherwise). */
+  rawBody?: string;
+  key?: string;
+  token?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  body: any;
+  text: string;
+}
+
+export function testEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: process.env.DATABASE_URL ?? 'memory://',
+    REDIS_URL: process.env.REDIS_URL ?? '',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    RATE_LIMIT_RPS: '1000000',
+    RATE_LIMIT_BURST: '1000000',
+    PIXEL_RATE_LIMIT_RPS: '1000000',
+    PIXEL_RATE_LIMIT_BURST: '1000000',
+    WEBHOOK_SECRET: 'whsec_test_secret',
+    ...extra,
+  };
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startServer(
+  env: Record<string, string> = {},
+  options: DepsOverrides & { beforeReady?: (app: FastifyInstance) => void } = {},
+): Promise<TestServer> {
+  const port = await freePort();
+  const config = loadConfig(testEnv({ PORT: String(port), ...env }));
+  const logger = createLogger(config.logLevel, false);
+  const deps = await createDeps(config, logger, options);
+  const app = await buildApp(deps);
+  options.beforeReady?.(app);
+  await app.listen({ port, host: '127.0.0.1' });
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    port,
+    app,
+    deps,
+    request: (method, path, opts) => httpRequest(url, method, path, opts),
+    async close() {
+      await app.close();
+      await deps.close();
+    },
+  };
+}
+
+export async function httpRequest(base: string, method: string, path: string, opts: RequestOptions = {}): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...opts.headers };
+  if (opts.key) headers['x-api-key'] = opts.key;
+  if (opts.token) headers.authorization = `Bearer ${opts.token}`;
+  let body: string | undefined;
+  if (opts.rawBody !== undefined) body = opts.rawBody;
+  else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+  if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+    headers['content-type'] = 'application/json';
+  }
+  const res = await fetch(base + path, { method, headers, body, redirect: 'manual' });
+  const text = await res.text();
+  let parsed: unknown = undefined;
+  if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}

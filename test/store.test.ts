@@ -1,0 +1,80 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openDatabase } from '../src/store/db.ts';
+import { migrate, migrationFiles } from '../src/store/migrate.ts';
+import { postgresAvailable, scratchDatabase } from './helpers/pg.ts';
+import { runNode } from './helpers/process.ts';
+import { startServer } from './helpers/server.ts';
+import { startTcpProxy } from './helpers/tcp-proxy.ts';
+
+describe('migrations', () => {
+  test('are idempotent: a second run applies nothing', async () => {
+    const database = await openDatabase({ databaseUrl: 'memory://', dataDir: 'unused' });
+    try {
+      const first = await migrate(database);
+      assert.deepEqual(first.applied, migrationFiles().map((f) => f.version));
+      const second = await migrate(database);
+      assert.deepEqual(second.applied, []);
+    } finally {
+      await database.close();
+    }
+  });
+
+  test('two processes migrating one PostgreSQL database at once apply each file exactly once', async (t) => {
+    if (!(await postgresAvailable())) return t.skip('no PostgreSQL server reachable');
+    const scratch = await scratchDatabase();
+    try {
+      const env = { DATABASE_URL: scratch.url };
+      const [a, b] = await Promise.all([
+        runNode(['src/cli/main.ts', 'migrate'], env),
+        runNode(['src/cli/main.ts', 'migrate'], env),
+      ]);
+      assert.equal(a.code, 0, a.stderr);
+      assert.equal(b.code, 0, b.stderr);
+      const applied = [JSON.parse(a.stdout).applied, JSON.parse(b.stdout).applied].sort((x, y) => y.length - x.length);
+      assert.deepEqual(applied[0], migrationFiles().map((f) => f.version));
+      assert.deepEqual(applied[1], []);
+      const database = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused' });
+      try {
+        const rows = await database.db.selectFrom('schema_migrations').select('version').execute();
+        assert.equal(rows.length, migrationFiles().length);
+      } finally {
+        await database.close();
+      }
+    } finally {
+      await scratch.drop();
+    }
+  });
+});
+
+describe('health follows a PostgreSQL server that goes away and comes back', () => {
+  test('503 while unreachable, 200 again without a restart', async (t) => {
+    if (!(await postgresAvailable())) return t.skip('no PostgreSQL server reachable');
+    const scratch = await scratchDatabase();
+    const target = new URL(scratch.url);
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+    const viaProxy = new URL(scratch.url);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    const server = await startServer({ DATABASE_URL: viaProxy.toString() });
+    try {
+      assert.equal((await server.request('GET', '/health')).status, 200);
+      proxy.cut();
+      const down = await server.request('GET', '/health');
+      assert.equal(down.status, 503);
+      assert.equal(down.body.error.code, 'SERVICE_UNAVAILABLE');
+      assert.ok(down.body.error.details.failing.includes('database'));
+      proxy.restore();
+      let status = 0;
+      for (let i = 0; i < 20 && status !== 200; i++) {
+        status = (await server.request('GET', '/health')).status;
+        if (status !== 200) await new Promise((r) => setTimeout(r, 250));
+      }
+      assert.equal(status, 200);
+    } finally {
+      await server.close();
+      await proxy.close();
+      await scratch.drop();
+    }
+  });
+});
