@@ -8,6 +8,11 @@ import type { Deps } from './deps.ts';
 import { CORRELATION_HEADER, correlationIdOf } from './http/correlation.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { healthRoutes } from './health/routes.ts';
+import { orgRoutes } from './orgs/routes.ts';
+import { userRoutes } from './users/routes.ts';
+import { templateRoutes } from './templates/routes.ts';
+import { apiKeyRoutes } from './api-keys/routes.ts';
+import { auditRoutes } from './audit/routes.ts';
 
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const { config } = deps;
@@ -69,5 +74,11 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes(deps.healthChecks));
+  const { guards } = deps;
+  await app.register(orgRoutes({ guards, orgs: deps.orgs }));
+  await app.register(userRoutes({ guards, users: deps.users }));
+  await app.register(templateRoutes({ guards, templates: deps.templates }));
+  await app.register(apiKeyRoutes({ guards, apiKeys: deps.apiKeys }));
+  await app.register(auditRoutes({ guards, db: deps.database.db }));
   return app;
 }

@@ -6,6 +6,14 @@ import type { Logger } from './log.ts';
 import { openDatabase, type Database } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 import type { HealthCheck } from './health/routes.ts';
+import { KeyUsageRecorder } from './api-keys/usage.ts';
+import { createApiKeyService, type ApiKeyService } from './api-keys/service.ts';
+import { apiKeysRepo } from './store/repositories/api-keys.ts';
+import { createOrgService, type OrgService } from './orgs/service.ts';
+import { createUserService, type UserService } from './users/service.ts';
+import { createTemplateService, type TemplateService } from './templates/service.ts';
+import { createAuthenticator, type Authenticate } from './auth/authenticate.ts';
+import { createGuards, type Guards } from './auth/guard.ts';
 
 export type Clock = () => Date;
 
@@ -16,6 +24,12 @@ export interface Deps {
   redis: Redis | undefined;
   clock: Clock;
   healthChecks: Record<string, HealthCheck>;
+  apiKeys: ApiKeyService;
+  orgs: OrgService;
+  users: UserService;
+  templates: TemplateService;
+  authenticate: Authenticate;
+  guards: Guards;
   close(): Promise<void>;
 }
 
@@ -50,13 +64,29 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       };
     }
 
+    const clock = overrides.clock ?? (() => new Date());
+    const db = database.db;
+    const usage = new KeyUsageRecorder((uses) => apiKeysRepo.touch(db, uses), logger);
+    closers.unshift(() => usage.close());
+    const apiKeys = createApiKeyService({ db, stage: config.stage, cacheTtlMs: config.cacheTtlMs, usage, clock });
+    const orgs = createOrgService({ db, cacheTtlMs: config.cacheTtlMs, apiKeys });
+    const users = createUserService({ db, onChange: (orgId) => orgs.invalidate(orgId) });
+    const templates = createTemplateService({ db });
+    const authenticate = createAuthenticator({ apiKeys });
+
     return {
       config,
       logger,
       database,
       redis,
-      clock: overrides.clock ?? (() => new Date()),
+      clock,
       healthChecks,
+      apiKeys,
+      orgs,
+      users,
+      templates,
+      authenticate,
+      guards: createGuards(authenticate),
       async close() {
         for (const close of closers) await close();
       },

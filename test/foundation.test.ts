@@ -127,7 +127,7 @@ describe('health when the database is gone', () => {
       assert.equal(res.body.error.code, 'SERVICE_UNAVAILABLE');
       assert.deepEqual(res.body.error.details.failing, ['database']);
     } finally {
-      await server.app.close();
+      await server.close();
     }
   });
 });

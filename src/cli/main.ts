@@ -5,8 +5,9 @@ import { loadConfig, ConfigError, type Config } from '../config.ts';
 import { openDatabase } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
 import { serve } from '../main.ts';
+import { UsageError } from './errors.ts';
+import { orgCreate } from './org-commands.ts';
 
-export class UsageError extends Error {}
 
 type Command = (args: string[], config: Config) => Promise<unknown>;
 
@@ -25,11 +26,23 @@ const commands: Record<string, { usage: string; run: Command }> = {
   },
 };
 
-const USAGE = ['usage:', '  sigsvc serve', ...Object.values(commands).map((c) => `  ${c.usage}`)].join('\n');
+commands['org create'] = {
+  usage: 'sigsvc org create --name NAME [--seats N] [--plan PLAN] --owner-email EMAIL [--owner-name NAME] [--owner-password PW]',
+  run: (args, config) =>
+    orgCreate(
+      options(args, {
+        name: { type: 'string' },
+        seats: { type: 'string' },
+        plan: { type: 'string' },
+        'owner-email': { type: 'string' },
+        'owner-name': { type: 'string' },
+        'owner-password': { type: 'string' },
+      }),
+      config,
+    ),
+};
 
-export function registerCommand(name: string, usage: string, run: Command): void {
-  commands[name] = { usage, run };
-}
+const USAGE = ['usage:', '  sigsvc serve', ...Object.values(commands).map((c) => `  ${c.usage}`)].join('\n');
 
 /** Parses `--flag value` options of a command, refusing unknown ones. */
 export function options<T extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], spec: T) {

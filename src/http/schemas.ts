@@ -35,3 +35,8 @@ export const timestamp = z.iso.datetime();
 export const nullableTimestamp = timestamp.nullable();
 export const iso = (d: Date) => d.toISOString();
 export const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
+
+/** The `version` every PATCH must send (DECISIONS: optimistic concurrency). */
+export const versionField = z.number({ error: 'is required: send the version you read' }).int().min(1);
+
+export const orgParams = z.object({ orgId: uuid });

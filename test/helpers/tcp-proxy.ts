@@ -31,18 +31,19 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const address = server.address();
+  const cut = () => {
+    up = false;
+    for (const s of sockets) s.destroy();
+    sockets.clear();
+  };
   return {
     port: typeof address === 'object' && address ? address.port : 0,
-    cut() {
-      up = false;
-      for (const s of sockets) s.destroy();
-      sockets.clear();
-    },
+    cut,
     restore() {
       up = true;
     },
     close() {
-      this.cut();
+      cut();
       return new Promise((resolve) => server.close(() => resolve()));
     },
   };

@@ -1,0 +1,94 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { writeContext, type Guards } from '../auth/guard.ts';
+import { errorResponses, iso, isoOrNull, listQuery, nullableTimestamp, orgParams, page, timestamp, uuid } from '../http/schemas.ts';
+import type { ApiKeyRow } from '../store/schema.ts';
+import type { ApiKeyService } from './service.ts';
+
+const apiKeySchema = z
+  .object({
+    keyId: uuid,
+    name: z.string(),
+    prefix: z.string().describe('the start of the key, to recognise it; never enough to use it'),
+    createdAt: timestamp,
+    lastUsedAt: nullableTimestamp,
+    revokedAt: nullableTimestamp,
+  })
+  .meta({ id: 'ApiKey' });
+
+const mintedSchema = apiKeySchema
+  .extend({ key: z.string().describe('the secret, shown this once: store it now') })
+  .meta({ id: 'MintedApiKey' });
+
+const present = (k: ApiKeyRow) => ({
+  keyId: k.id,
+  name: k.name,
+  prefix: k.prefix,
+  createdAt: iso(k.created_at),
+  lastUsedAt: isoOrNull(k.last_used_at),
+  revokedAt: isoOrNull(k.revoked_at),
+});
+
+export function apiKeyRoutes(deps: { guards: Guards; apiKeys: ApiKeyService }): FastifyPluginAsyncZod {
+  const { guards, apiKeys } = deps;
+  return async (app) => {
+    app.post(
+      '/v1/orgs/:orgId/api-keys',
+      {
+        onRequest: guards.org('apiKey.manage'),
+        schema: {
+          summary: 'Mint an API key (admin)',
+          description: 'The answer carries the secret `key` once; only its hash is stored. Keys act with the admin role.',
+          tags: ['api-keys'],
+          params: orgParams,
+          body: z.strictObject({ name: z.string().trim().min(1).max(100) }),
+          response: { 201: mintedSchema, ...errorResponses('FORBIDDEN', 'PAYMENT_REQUIRED') },
+        },
+      },
+      async (request, reply) => {
+        const { row, key } = await apiKeys.mint(writeContext(request), request.body);
+        reply.code(201);
+        return { ...present(row), key };
+      },
+    );
+
+    app.get(
+      '/v1/orgs/:orgId/api-keys',
+      {
+        onRequest: guards.org('apiKey.manage'),
+        schema: {
+          summary: "List the org's API keys, revoked ones included (admin)",
+          tags: ['api-keys'],
+          params: orgParams,
+          querystring: listQuery,
+          response: { 200: page(apiKeySchema), ...errorResponses('FORBIDDEN') },
+        },
+      },
+      async (request) => {
+        const result = await apiKeys.list(request.params.orgId, request.query);
+        return { items: result.items.map(present), nextCursor: result.nextCursor };
+      },
+    );
+
+    app.delete(
+      '/v1/orgs/:orgId/api-keys/:keyId',
+      {
+        onRequest: guards.org('apiKey.manage'),
+        schema: {
+          summary: 'Revoke an API key (admin)',
+          description: 'Effective at once on this instance and within 5 s on every other. Never blocked by billing.',
+          tags: ['api-keys'],
+          params: z.object({ orgId: uuid, keyId: uuid }),
+          response: {
+            200: z.object({ keyId: uuid, revoked: z.literal(true), revokedAt: timestamp }),
+            ...errorResponses('FORBIDDEN', 'NOT_FOUND'),
+          },
+        },
+      },
+      async (request) => {
+        const row = await apiKeys.revoke(writeContext(request), request.params.keyId);
+        return { keyId: row.id, revoked: true as const, revokedAt: iso(row.revoked_at as Date) };
+      },
+    );
+  };
+}

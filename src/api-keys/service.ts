@@ -1,0 +1,90 @@
+import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { Db } from '../store/db.ts';
+import { apiKeysRepo } from '../store/repositories/api-keys.ts';
+import type { ApiKeyRow } from '../store/schema.ts';
+import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
+import { notFound } from '../http/errors.ts';
+import { recordAudit, type WriteContext } from '../audit/record.ts';
+import { hashKey, mintKey, parseKey } from './key-format.ts';
+import type { KeyUsageRecorder } from './usage.ts';
+
+export type KeyVerification =
+  | { ok: true; keyId: string; orgId: string }
+  | { ok: false; reason: 'malformed' | 'wrong-stage' | 'unknown' | 'revoked' };
+
+type CachedKey = { keyId: string; orgId: string; revoked: boolean } | { unknown: true };
+
+export interface ApiKeyService {
+  verify(value: string): Promise<KeyVerification>;
+  mint(ctx: WriteContext, input: { name: string }, tx?: Db): Promise<{ row: ApiKeyRow; key: string }>;
+  list(orgId: string, page: PageRequest): ReturnType<typeof listKeys>;
+  revoke(ctx: WriteContext, keyId: string): Promise<ApiKeyRow>;
+}
+
+async function listKeys(db: Db, orgId: string, page: PageRequest) {
+  const rows = await apiKeysRepo.list(db, orgId, decodeCursor(page.cursor), page.limit);
+  return toPage(rows, page.limit, (r) => r.seq, (r) => r);
+}
+
+export function createApiKeyService(deps: {
+  db: Db;
+  stage: string;
+  cacheTtlMs: number;
+  usage: KeyUsageRecorder;
+  clock: () => Date;
+}): ApiKeyService {
+  const { db, stage, usage, clock } = deps;
+  // Keyed by the key's hash. Entries live at most CACHE_TTL_MS (≤ 5 s), which bounds how long
+  // another instance may accept a key revoked elsewhere; this instance forgets it at once.
+  const cache = new LRUCache<string, CachedKey>({ max: 50_000, ttl: Math.max(deps.cacheTtlMs, 1) });
+
+  return {
+    async verify(value) {
+      const shape = parseKey(value);
+      if (!shape.ok) return { ok: false, reason: 'malformed' };
+      if (shape.stage !== stage) return { ok: false, reason: 'wrong-stage' };
+      const hash = hashKey(value);
+      let entry = deps.cacheTtlMs > 0 ? cache.get(hash) : undefined;
+      if (!entry) {
+        const row = await apiKeysRepo.findByHash(db, hash);
+        entry = row ? { keyId: row.id, orgId: row.org_id, revoked: row.revoked_at !== null } : { unknown: true };
+        if (deps.cacheTtlMs > 0) cache.set(hash, entry);
+      }
+      if ('unknown' in entry) return { ok: false, reason: 'unknown' };
+      if (entry.revoked) return { ok: false, reason: 'revoked' };
+      usage.record(entry.keyId, clock());
+      return { ok: true, keyId: entry.keyId, orgId: entry.orgId };
+    },
+
+    async mint(ctx, input, tx) {
+      const minted = mintKey(stage);
+      const write = async (t: Db) => {
+        const row = await apiKeysRepo.insert(t, {
+          id: randomUUID(),
+          org_id: ctx.orgId,
+          name: input.name,
+          prefix: minted.prefix,
+          key_hash: minted.hash,
+        });
+        await recordAudit(t, ctx, { action: 'apiKey.create', targetId: row.id, changes: ['name'] });
+        return row;
+      };
+      const row = tx ? await write(tx) : await db.transaction().execute(write);
+      return { row, key: minted.key };
+    },
+
+    list: (orgId, page) => listKeys(db, orgId, page),
+
+    async revoke(ctx, keyId) {
+      const row = await db.transaction().execute(async (tx) => {
+        const revoked = await apiKeysRepo.revoke(tx, ctx.orgId, keyId);
+        if (revoked) await recordAudit(tx, ctx, { action: 'apiKey.revoke', targetId: keyId, changes: ['revokedAt'] });
+        return revoked ?? (await apiKeysRepo.find(tx, ctx.orgId, keyId));
+      });
+      if (!row) throw notFound('API key');
+      cache.delete(row.key_hash);
+      return row;
+    },
+  };
+}

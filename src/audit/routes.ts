@@ -1,0 +1,51 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Guards } from '../auth/guard.ts';
+import type { Db } from '../store/db.ts';
+import { auditRepo } from '../store/repositories/audit.ts';
+import { decodeCursor, toPage } from '../store/pagination.ts';
+import { errorResponses, iso, listQuery, orgParams, page, timestamp } from '../http/schemas.ts';
+
+const auditEntrySchema = z
+  .object({
+    at: timestamp,
+    actor: z.object({ type: z.enum(['user', 'apiKey', 'staff', 'paymentProvider', 'system']), id: z.string() }),
+    action: z.string(),
+    targetId: z.string().nullable(),
+    correlationId: z.string().nullable(),
+    changes: z.array(z.string()).describe('names of the changed fields, never their values'),
+  })
+  .meta({ id: 'AuditEntry' });
+
+export function auditRoutes(deps: { guards: Guards; db: Db }): FastifyPluginAsyncZod {
+  return async (app) => {
+    app.get(
+      '/v1/orgs/:orgId/audit',
+      {
+        onRequest: deps.guards.org('audit.read'),
+        schema: {
+          summary: "The org's audit trail, newest first (admin)",
+          tags: ['audit'],
+          params: orgParams,
+          querystring: listQuery.extend({
+            action: z.string().max(100).optional().describe('only this action, e.g. `user.create`'),
+            targetId: z.string().max(100).optional().describe('only entries about this object'),
+          }),
+          response: { 200: page(auditEntrySchema), ...errorResponses('FORBIDDEN') },
+        },
+      },
+      async (request) => {
+        const { limit, cursor, action, targetId } = request.query;
+        const rows = await auditRepo.list(deps.db, request.params.orgId, { action, targetId }, decodeCursor(cursor), limit);
+        return toPage(rows, limit, (r) => r.id, (r) => ({
+          at: iso(r.at),
+          actor: { type: r.actor_type, id: r.actor_id },
+          action: r.action,
+          targetId: r.target_id,
+          correlationId: r.correlation_id,
+          changes: r.changes,
+        }));
+      },
+    );
+  };
+}

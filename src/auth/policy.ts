@@ -1,0 +1,109 @@
+// The one authorization policy: every route asks it, for every kind of caller (spec 5.4, 5.6, 7).
+// Pure functions: decisions are returned, and the HTTP layer turns a refusal into 403.
+import type { OrgRole } from '../store/schema.ts';
+import type { Principal } from './principal.ts';
+
+/** The role a caller acts with inside an org. API keys act as `admin` (spec 5.4); staff as super-admin. */
+export type EffectiveRole = OrgRole | 'super-admin';
+
+const RANK: Record<EffectiveRole, number> = { member: 0, admin: 1, owner: 2, 'super-admin': 3 };
+
+export type Action =
+  | 'org.read'
+  | 'org.update'
+  | 'user.read'
+  | 'user.create'
+  | 'user.update'
+  | 'user.delete'
+  | 'template.read'
+  | 'template.write'
+  | 'apiKey.manage'
+  | 'audit.read'
+  | 'render'
+  | 'billing.read';
+
+const MINIMUM: Record<Action, OrgRole> = {
+  'org.read': 'member',
+  'org.update': 'admin',
+  'user.read': 'member',
+  'user.create': 'admin',
+  // Members may update themselves; updateUser below narrows what they may touch.
+  'user.update': 'member',
+  'user.delete': 'admin',
+  'template.read': 'member',
+  'template.write': 'admin',
+  'apiKey.manage': 'admin',
+  'audit.read': 'admin',
+  render: 'member',
+  'billing.read': 'member',
+};
+
+export type Decision = { allowed: true; role: EffectiveRole } | { allowed: false; reason: string; field?: string };
+
+const deny = (reason: string, field?: string): Decision => ({ allowed: false, reason, ...(field ? { field } : {}) });
+
+/** Cross-org access is refused for everyone but staff; then the action's minimum role applies. */
+export function authorize(principal: Principal, orgId: string, action: Action): Decision {
+  const role = roleIn(principal, orgId);
+  if (!role) return deny('This credential belongs to another organisation.');
+  if (RANK[role] < RANK[MINIMUM[action]]) return deny(`This action needs the ${MINIMUM[action]} role.`);
+  return { allowed: true, role };
+}
+
+export function roleIn(principal: Principal, orgId: string): EffectiveRole | undefined {
+  switch (principal.kind) {
+    case 'staff':
+      return 'super-admin';
+    case 'apiKey':
+      return principal.orgId === orgId ? 'admin' : undefined;
+    case 'user':
+      return principal.orgId === orgId ? principal.role : undefined;
+  }
+}
+
+/** Fields only an admin (or above) may change on a user (DECISIONS: `role`, `email`). */
+export const ADMIN_ONLY_USER_FIELDS = ['role', 'email'] as const;
+
+export function updateUser(
+  actor: { role: EffectiveRole; userId?: string | undefined },
+  target: { id: string; role: OrgRole },
+  patch: { role?: OrgRole | undefined; email?: string | undefined; [field: string]: unknown },
+): Decision {
+  const self = actor.userId === target.id;
+  const isAdmin = RANK[actor.role] >= RANK.admin;
+  if (!isAdmin) {
+    if (!self) return deny('Members may only edit their own profile.');
+    for (const field of ADMIN_ONLY_USER_FIELDS) {
+      if (patch[field] !== undefined) return deny(`Only an admin may change ${field}.`, field);
+    }
+    return { allowed: true, role: actor.role };
+  }
+  const touchesAdminFields = patch.role !== undefined || patch.email !== undefined;
+  const isOwnerOrAbove = RANK[actor.role] >= RANK.owner;
+  if (patch.role === 'owner' && target.role !== 'owner' && !isOwnerOrAbove) {
+    return deny('Only an owner may make another owner.', 'role');
+  }
+  if (target.role === 'owner' && touchesAdminFields && !isOwnerOrAbove) {
+    return deny("Only an owner may change an owner's role or email.", patch.role !== undefined ? 'role' : 'email');
+  }
+  if (self && target.role === 'owner' && patch.role !== undefined && patch.role !== 'owner') {
+    return deny('The owner may not lower their own role.', 'role');
+  }
+  return { allowed: true, role: actor.role };
+}
+
+export function deleteUser(actor: { role: EffectiveRole; userId?: string | undefined }, target: { id: string; role: OrgRole }): Decision {
+  if (RANK[actor.role] < RANK.admin) return deny('Deleting users needs the admin role.');
+  if (target.role === 'owner') {
+    if (actor.userId === target.id) return deny('The owner may not delete themselves.');
+    if (RANK[actor.role] < RANK.owner) return deny('Only an owner may delete an owner.');
+  }
+  return { allowed: true, role: actor.role };
+}
+
+/** Who may create a user with a given role. */
+export function createUser(actor: { role: EffectiveRole }, role: OrgRole): Decision {
+  if (RANK[actor.role] < RANK.admin) return deny('Creating users needs the admin role.');
+  if (role === 'owner' && RANK[actor.role] < RANK.owner) return deny('Only an owner may make another owner.', 'role');
+  return { allowed: true, role: actor.role };
+}

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import type { Db } from '../store/db.ts';
+import { orgsRepo, type OrgWithUsage } from '../store/repositories/orgs.ts';
+import { usersRepo } from '../store/repositories/users.ts';
+import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
+import { notFound } from '../http/errors.ts';
+import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
+import type { ApiKeyService } from '../api-keys/service.ts';
+import type { OrgRole } from '../store/schema.ts';
+import { hashPassword } from '../auth/passwords.ts';
+
+export interface OrgService {
+  /** The org with its live user count; served from a short cache (CACHE_TTL_MS). */
+  get(orgId: string): Promise<OrgWithUsage | undefined>;
+  require(orgId: string): Promise<OrgWithUsage>;
+  update(ctx: WriteContext, check: VersionCheck, patch: { name?: string | undefined }): Promise<OrgWithUsage>;
+  /** Forget the cached org after a change (this instance; others within CACHE_TTL_MS). */
+  invalidate(orgId: string): void;
+  create(input: {
+    name: string;
+    seats: number;
+    plan: string;
+    ownerEmail: string;
+    ownerName?: string | undefined;
+    ownerPassword?: string | undefined;
+    correlationId: string;
+  }): Promise<{ orgId: string; ownerUserId: string; apiKey: { keyId: string; key: string } }>;
+}
+
+export function createOrgService(deps: { db: Db; cacheTtlMs: number; apiKeys: ApiKeyService }): OrgService {
+  const { db } = deps;
+  const cache = new LRUCache<string, OrgWithUsage>({ max: 10_000, ttl: Math.max(deps.cacheTtlMs, 1) });
+
+  const get = async (orgId: string) => {
+    const cached = deps.cacheTtlMs > 0 ? cache.get(orgId) : undefined;
+    if (cached) return cached;
+    const org = await orgsRepo.find(db, orgId);
+    if (org && deps.cacheTtlMs > 0) cache.set(orgId, org);
+    return org;
+  };
+
+  return {
+    get,
+    async require(orgId) {
+      const org = await get(orgId);
+      if (!org) throw notFound('Organisation');
+      return org;
+    },
+    invalidate: (orgId) => void cache.delete(orgId),
+
+    async update(ctx, check, patch) {
+      await db.transaction().execute(async (tx) => {
+        const updated = await orgsRepo.update(tx, ctx.orgId, check, patch);
+        if (!updated) throw versionMismatch('Organisation', await orgsRepo.find(tx, ctx.orgId), check);
+        await recordAudit(tx, ctx, { action: 'org.update', targetId: ctx.orgId, changes: changedFields(patch) });
+      });
+      cache.delete(ctx.orgId);
+      const org = await orgsRepo.find(db, ctx.orgId);
+      if (!org) throw notFound('Organisation');
+      return org;
+    },
+
+    async create(input) {
+      const orgId = randomUUID();
+      const ownerUserId = randomUUID();
+      const passwordHash = input.ownerPassword ? await hashPassword(input.ownerPassword) : null;
+      const role: OrgRole = 'owner';
+      const apiKey = await db.transaction().execute(async (tx) => {
+        await orgsRepo.insert(tx, { id: orgId, name: input.name, seats: input.seats, plan: input.plan });
+        await usersRepo.insert(tx, {
+          id: ownerUserId,
+          org_id: orgId,
+          email: input.ownerEmail,
+          name: input.ownerName ?? '',
+          role,
+          password_hash: passwordHash,
+        });
+        const ctx = { orgId, correlationId: input.correlationId, actor: { type: 'system' as const, id: 'cli' } };
+        await recordAudit(tx, ctx, { action: 'org.create', targetId: orgId, changes: ['name', 'plan', 'seats'] });
+        await recordAudit(tx, ctx, { action: 'user.create', targetId: ownerUserId, changes: ['email', 'role'] });
+        const { row, key } = await deps.apiKeys.mint(
+          { orgId, correlationId: input.correlationId, principal: { kind: 'user', userId: ownerUserId, orgId, role } },
+          { name: 'first key' },
+          tx,
+        );
+        return { keyId: row.id, key };
+      });
+      return { orgId, ownerUserId, apiKey };
+    },
+  };
+}

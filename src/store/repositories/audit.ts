@@ -1,0 +1,43 @@
+import type { Db } from '../db.ts';
+import type { ActorType, AuditRow } from '../schema.ts';
+
+export interface AuditEntry {
+  orgId: string;
+  actor: { type: ActorType; id: string };
+  action: string;
+  targetId: string | null;
+  correlationId: string | null;
+  changes?: string[];
+}
+
+export const auditRepo = {
+  async insert(db: Db, entry: AuditEntry): Promise<void> {
+    await db
+      .insertInto('audit_entries')
+      .values({
+        org_id: entry.orgId,
+        actor_type: entry.actor.type,
+        actor_id: entry.actor.id,
+        action: entry.action,
+        target_id: entry.targetId,
+        correlation_id: entry.correlationId,
+        changes: entry.changes ?? [],
+      })
+      .execute();
+  },
+
+  /** Newest first; `before` is the id of the last entry of the previous page. */
+  async list(
+    db: Db,
+    orgId: string,
+    filter: { action?: string | undefined; targetId?: string | undefined },
+    before: string | undefined,
+    limit: number,
+  ): Promise<AuditRow[]> {
+    let query = db.selectFrom('audit_entries').selectAll().where('org_id', '=', orgId);
+    if (filter.action) query = query.where('action', '=', filter.action);
+    if (filter.targetId) query = query.where('target_id', '=', filter.targetId);
+    if (before !== undefined) query = query.where('id', '<', before);
+    return query.orderBy('id', 'desc').limit(limit + 1).execute();
+  },
+};

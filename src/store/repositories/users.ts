@@ -1,0 +1,70 @@
+import { sql } from 'kysely';
+import type { Db } from '../db.ts';
+import type { NewUser, UserRow, UserUpdate } from '../schema.ts';
+import type { VersionCheck } from '../conditional.ts';
+
+// Every function takes the org id and filters by it: no query reads or writes another tenant's user.
+export const usersRepo = {
+  async insert(db: Db, user: NewUser): Promise<UserRow> {
+    return db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
+  },
+
+  async find(db: Db, orgId: string, userId: string): Promise<UserRow | undefined> {
+    return db
+      .selectFrom('users')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .where('id', '=', userId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+  },
+
+  async findLiveByEmail(db: Db, orgId: string, email: string): Promise<UserRow | undefined> {
+    return db
+      .selectFrom('users')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .where(sql`lower(email)`, '=', email.toLowerCase())
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+  },
+
+  async list(db: Db, orgId: string, after: string | undefined, limit: number): Promise<UserRow[]> {
+    let query = db.selectFrom('users').selectAll().where('org_id', '=', orgId).where('deleted_at', 'is', null);
+    if (after !== undefined) query = query.where('seq', '>', after);
+    return query.orderBy('seq').limit(limit + 1).execute();
+  },
+
+  async countLive(db: Db, orgId: string): Promise<number> {
+    const row = await db
+      .selectFrom('users')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where('org_id', '=', orgId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return row.n;
+  },
+
+  async update(db: Db, orgId: string, userId: string, check: VersionCheck, patch: UserUpdate): Promise<UserRow | undefined> {
+    let query = db
+      .updateTable('users')
+      .set({ ...patch, version: sql`version + 1`, updated_at: sql`now()` })
+      .where('org_id', '=', orgId)
+      .where('id', '=', userId)
+      .where('deleted_at', 'is', null)
+      .where('version', '=', check.version);
+    if (check.ifMatch !== undefined) query = query.where('version', '=', check.ifMatch);
+    return query.returningAll().executeTakeFirst();
+  },
+
+  async softDelete(db: Db, orgId: string, userId: string): Promise<UserRow | undefined> {
+    return db
+      .updateTable('users')
+      .set({ deleted_at: sql`now()`, version: sql`version + 1`, updated_at: sql`now()` })
+      .where('org_id', '=', orgId)
+      .where('id', '=', userId)
+      .where('deleted_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+  },
+};

@@ -1,0 +1,106 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { writeContext, type Guards } from '../auth/guard.ts';
+import { errorResponses, listQuery, orgParams, page } from '../http/schemas.ts';
+import { versionCheck, withEtag } from '../http/concurrency.ts';
+import type { TemplateService } from './service.ts';
+import { presentTemplate, templateCreateSchema, templateParams, templatePatchSchema, templateSchema } from './schemas.ts';
+
+export function templateRoutes(deps: { guards: Guards; templates: TemplateService }): FastifyPluginAsyncZod {
+  const { guards, templates } = deps;
+  return async (app) => {
+    app.get(
+      '/v1/orgs/:orgId/templates',
+      {
+        onRequest: guards.org('template.read'),
+        schema: {
+          summary: "List the org's templates",
+          tags: ['templates'],
+          params: orgParams,
+          querystring: listQuery,
+          response: { 200: page(templateSchema), ...errorResponses('FORBIDDEN') },
+        },
+      },
+      async (request) => {
+        const result = await templates.list(request.params.orgId, request.query);
+        return { items: result.items.map(presentTemplate), nextCursor: result.nextCursor };
+      },
+    );
+
+    app.post(
+      '/v1/orgs/:orgId/templates',
+      {
+        onRequest: guards.org('template.write'),
+        schema: {
+          summary: 'Create a template (admin)',
+          tags: ['templates'],
+          params: orgParams,
+          body: templateCreateSchema,
+          response: { 201: templateSchema, ...errorResponses('FORBIDDEN', 'PAYMENT_REQUIRED') },
+        },
+      },
+      async (request, reply) => {
+        const template = await templates.create(writeContext(request), request.body);
+        reply.code(201);
+        return withEtag(reply, presentTemplate(template));
+      },
+    );
+
+    app.get(
+      '/v1/orgs/:orgId/templates/:templateId',
+      {
+        onRequest: guards.org('template.read'),
+        schema: {
+          summary: 'Read a template',
+          tags: ['templates'],
+          params: templateParams,
+          response: { 200: templateSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
+        },
+      },
+      async (request, reply) =>
+        withEtag(reply, presentTemplate(await templates.get(request.params.orgId, request.params.templateId))),
+    );
+
+    app.patch(
+      '/v1/orgs/:orgId/templates/:templateId',
+      {
+        onRequest: guards.org('template.write'),
+        schema: {
+          summary: 'Update a template (admin)',
+          description: 'Send `version`; a stale one is 409, a stale `If-Match` 412.',
+          tags: ['templates'],
+          params: templateParams,
+          body: templatePatchSchema,
+          response: { 200: templateSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED', 'PAYMENT_REQUIRED') },
+        },
+      },
+      async (request, reply) => {
+        const { version, ...patch } = request.body;
+        const template = await templates.update(
+          writeContext(request),
+          request.params.templateId,
+          versionCheck(request, version),
+          patch,
+        );
+        return withEtag(reply, presentTemplate(template));
+      },
+    );
+
+    app.delete(
+      '/v1/orgs/:orgId/templates/:templateId',
+      {
+        onRequest: guards.org('template.write'),
+        schema: {
+          summary: 'Delete a template (soft delete; admin)',
+          tags: ['templates'],
+          params: templateParams,
+          response: { 204: z.null().describe('deleted'), ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'PAYMENT_REQUIRED') },
+        },
+      },
+      async (request, reply) => {
+        await templates.remove(writeContext(request), request.params.templateId);
+        return reply.code(204).send(null);
+      },
+    );
+  };
+}

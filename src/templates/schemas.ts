@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { iso, timestamp, uuid, versionField } from '../http/schemas.ts';
+import type { TemplateRow } from '../store/schema.ts';
+
+const MAX_SOURCE = 100_000;
+
+export const templateSchema = z
+  .object({
+    templateId: uuid,
+    orgId: uuid,
+    name: z.string(),
+    html: z.string(),
+    text: z.string(),
+    isDefault: z.boolean(),
+    version: z.number().int(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: 'Template' });
+
+const fields = {
+  name: z.string().trim().min(1).max(200),
+  html: z.string().max(MAX_SOURCE).describe('Liquid template of the HTML signature'),
+  text: z.string().max(MAX_SOURCE).describe('Liquid template of the plain-text signature'),
+  isDefault: z.boolean().describe("the org's default template for rendering; at most one per org"),
+};
+
+export const templateCreateSchema = z.strictObject({
+  name: fields.name,
+  html: fields.html,
+  text: fields.text.default(''),
+  isDefault: fields.isDefault.optional().describe('default: true when the org has no default template yet'),
+});
+
+export const templatePatchSchema = z.strictObject({
+  version: versionField,
+  name: fields.name.optional(),
+  html: fields.html.optional(),
+  text: fields.text.optional(),
+  isDefault: fields.isDefault.optional(),
+});
+
+export const templateParams = z.object({ orgId: uuid, templateId: uuid });
+
+export function presentTemplate(t: TemplateRow): z.infer<typeof templateSchema> {
+  return {
+    templateId: t.id,
+    orgId: t.org_id,
+    name: t.name,
+    html: t.html,
+    text: t.text,
+    isDefault: t.is_default,
+    version: t.version,
+    createdAt: iso(t.created_at),
+    updatedAt: iso(t.updated_at),
+  };
+}

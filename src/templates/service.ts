@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../store/db.ts';
+import { templatesRepo } from '../store/repositories/templates.ts';
+import type { TemplateRow } from '../store/schema.ts';
+import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
+import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
+import { notFound } from '../http/errors.ts';
+import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
+
+export interface TemplateInput {
+  name: string;
+  html: string;
+  text: string;
+  isDefault?: boolean | undefined;
+}
+
+export type TemplatePatch = Partial<TemplateInput>;
+
+export function createTemplateService(deps: { db: Db }) {
+  const { db } = deps;
+  return {
+    async get(orgId: string, templateId: string): Promise<TemplateRow> {
+      const template = await templatesRepo.find(db, orgId, templateId);
+      if (!template) throw notFound('Template');
+      return template;
+    },
+
+    async list(orgId: string, page: PageRequest) {
+      const rows = await templatesRepo.list(db, orgId, decodeCursor(page.cursor), page.limit);
+      return toPage(rows, page.limit, (r) => r.seq, (r) => r);
+    },
+
+    async create(ctx: WriteContext, input: TemplateInput): Promise<TemplateRow> {
+      return db.transaction().execute(async (tx) => {
+        const isDefault = input.isDefault ?? !(await templatesRepo.findDefault(tx, ctx.orgId));
+        if (isDefault) await templatesRepo.clearDefault(tx, ctx.orgId);
+        const row = await templatesRepo.insert(tx, {
+          id: randomUUID(),
+          org_id: ctx.orgId,
+          name: input.name,
+          html: input.html,
+          text: input.text,
+          is_default: isDefault,
+        });
+        await recordAudit(tx, ctx, { action: 'template.create', targetId: row.id, changes: changedFields(input) });
+        return row;
+      });
+    },
+
+    async update(ctx: WriteContext, templateId: string, check: VersionCheck, patch: TemplatePatch): Promise<TemplateRow> {
+      return db.transaction().execute(async (tx) => {
+        const { isDefault, ...rest } = patch;
+        // Before the update (one default per org is a unique index); a failed update rolls it back.
+        if (isDefault) await templatesRepo.clearDefault(tx, ctx.orgId, templateId);
+        const updated = await templatesRepo.update(tx, ctx.orgId, templateId, check, {
+          ...rest,
+          ...(isDefault !== undefined ? { is_default: isDefault } : {}),
+        });
+        if (!updated) throw versionMismatch('Template', await templatesRepo.find(tx, ctx.orgId, templateId), check);
+        await recordAudit(tx, ctx, { action: 'template.update', targetId: templateId, changes: changedFields(patch) });
+        return updated;
+      });
+    },
+
+    async remove(ctx: WriteContext, templateId: string): Promise<void> {
+      await db.transaction().execute(async (tx) => {
+        const deleted = await templatesRepo.softDelete(tx, ctx.orgId, templateId);
+        if (!deleted) throw notFound('Template');
+        await recordAudit(tx, ctx, { action: 'template.delete', targetId: templateId, changes: ['deletedAt'] });
+      });
+    },
+  };
+}
+
+export type TemplateService = ReturnType<typeof createTemplateService>;

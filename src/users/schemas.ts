@@ -1,0 +1,72 @@
+import { z } from 'zod';
+import { iso, timestamp, uuid, versionField } from '../http/schemas.ts';
+import type { UserRow } from '../store/schema.ts';
+
+export const roleSchema = z.enum(['member', 'admin', 'owner']);
+
+const profile = {
+  name: z.string().trim().max(200),
+  title: z.string().trim().max(200),
+  department: z.string().trim().max(200),
+  phone: z.string().trim().max(50),
+  mobile: z.string().trim().max(50),
+};
+
+export const userSchema = z
+  .object({
+    userId: uuid,
+    orgId: uuid,
+    email: z.email(),
+    name: z.string(),
+    role: roleSchema,
+    title: z.string(),
+    department: z.string(),
+    phone: z.string(),
+    mobile: z.string(),
+    mfaEnabled: z.boolean(),
+    version: z.number().int(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+  })
+  .meta({ id: 'User' });
+
+export const userCreateSchema = z.strictObject({
+  email: z.email().max(254),
+  role: roleSchema.default('member'),
+  name: profile.name.default(''),
+  title: profile.title.default(''),
+  department: profile.department.default(''),
+  phone: profile.phone.default(''),
+  mobile: profile.mobile.default(''),
+});
+
+export const userPatchSchema = z.strictObject({
+  version: versionField,
+  email: z.email().max(254).optional(),
+  role: roleSchema.optional(),
+  name: profile.name.optional(),
+  title: profile.title.optional(),
+  department: profile.department.optional(),
+  phone: profile.phone.optional(),
+  mobile: profile.mobile.optional(),
+});
+
+export const userParams = z.object({ orgId: uuid, userId: uuid });
+
+export function presentUser(u: UserRow): z.infer<typeof userSchema> {
+  return {
+    userId: u.id,
+    orgId: u.org_id,
+    email: u.email,
+    name: u.name,
+    role: u.role,
+    title: u.title,
+    department: u.department,
+    phone: u.phone,
+    mobile: u.mobile,
+    mfaEnabled: u.mfa_enabled,
+    version: u.version,
+    createdAt: iso(u.created_at),
+    updatedAt: iso(u.updated_at),
+  };
+}

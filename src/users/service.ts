@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../store/db.ts';
+import { usersRepo } from '../store/repositories/users.ts';
+import type { OrgRole, UserRow } from '../store/schema.ts';
+import { isUniqueViolation } from '../store/errors.ts';
+import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
+import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
+import { conflict, forbidden, notFound } from '../http/errors.ts';
+import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
+import * as policy from '../auth/policy.ts';
+import type { Access } from '../auth/guard.ts';
+
+export interface UserProfile {
+  name: string;
+  title: string;
+  department: string;
+  phone: string;
+  mobile: string;
+}
+
+export type UserPatch = Partial<UserProfile> & { email?: string | undefined; role?: OrgRole | undefined };
+
+/** Runs before a user is created or restored, inside its transaction (the seat cap lives here). */
+export type SeatCheck = (tx: Db, orgId: string) => Promise<void>;
+
+const emailTaken = (email: string) =>
+  conflict(`A user with the email ${email} already exists in this organisation.`, { field: 'email' });
+
+export function createUserService(deps: { db: Db; onChange: (orgId: string) => void; seatCheck?: SeatCheck }) {
+  const { db } = deps;
+  return {
+    async get(orgId: string, userId: string): Promise<UserRow> {
+      const user = await usersRepo.find(db, orgId, userId);
+      if (!user) throw notFound('User');
+      return user;
+    },
+
+    async list(orgId: string, page: PageRequest) {
+      const rows = await usersRepo.list(db, orgId, decodeCursor(page.cursor), page.limit);
+      return toPage(rows, page.limit, (r) => r.seq, (r) => r);
+    },
+
+    async create(access: Access, ctx: WriteContext, input: UserProfile & { email: string; role: OrgRole }): Promise<UserRow> {
+      const decision = policy.createUser(access, input.role);
+      if (!decision.allowed) throw forbidden(decision.reason, decision.field ? { field: decision.field } : undefined);
+      try {
+        const user = await db.transaction().execute(async (tx) => {
+          await deps.seatCheck?.(tx, ctx.orgId);
+          const row = await usersRepo.insert(tx, { id: randomUUID(), org_id: ctx.orgId, password_hash: null, ...input });
+          await recordAudit(tx, ctx, { action: 'user.create', targetId: row.id, changes: changedFields(input) });
+          return row;
+        });
+        deps.onChange(ctx.orgId);
+        return user;
+      } catch (err) {
+        if (isUniqueViolation(err, 'users_org_email_live')) throw emailTaken(input.email);
+        throw err;
+      }
+    },
+
+    async update(access: Access, ctx: WriteContext, userId: string, check: VersionCheck, patch: UserPatch): Promise<UserRow> {
+      const target = await usersRepo.find(db, ctx.orgId, userId);
+      if (!target) throw notFound('User');
+      const decision = policy.updateUser(access, target, patch);
+      if (!decision.allowed) throw forbidden(decision.reason, decision.field ? { field: decision.field } : undefined);
+      try {
+        const user = await db.transaction().execute(async (tx) => {
+          // Conditional on the version: the row the policy judged is the row that changes.
+          const updated = await usersRepo.update(tx, ctx.orgId, userId, check, patch);
+          if (!updated) throw versionMismatch('User', await usersRepo.find(tx, ctx.orgId, userId), check);
+          await recordAudit(tx, ctx, { action: 'user.update', targetId: userId, changes: changedFields(patch) });
+          return updated;
+        });
+        deps.onChange(ctx.orgId);
+        return user;
+      } catch (err) {
+        if (isUniqueViolation(err, 'users_org_email_live')) throw emailTaken(patch.email ?? '');
+        throw err;
+      }
+    },
+
+    async remove(access: Access, ctx: WriteContext, userId: string): Promise<void> {
+      const target = await usersRepo.find(db, ctx.orgId, userId);
+      if (!target) throw notFound('User');
+      const decision = policy.deleteUser(access, target);
+      if (!decision.allowed) throw forbidden(decision.reason);
+      await db.transaction().execute(async (tx) => {
+        const deleted = await usersRepo.softDelete(tx, ctx.orgId, userId);
+        if (!deleted) throw notFound('User');
+        await recordAudit(tx, ctx, { action: 'user.delete', targetId: userId, changes: ['deletedAt'] });
+      });
+      deps.onChange(ctx.orgId);
+    },
+  };
+}
+
+export type UserService = ReturnType<typeof createUserService>;

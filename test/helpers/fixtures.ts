@@ -1,0 +1,41 @@
+// Test factories: each test makes its own org, so tests never share tenant data (and run the same
+// on a shared PostgreSQL database).
+import { randomUUID } from 'node:crypto';
+import type { TestServer } from './server.ts';
+
+export interface TestOrg {
+  orgId: string;
+  ownerUserId: string;
+  key: string;
+  keyId: string;
+}
+
+export async function createOrg(server: TestServer, overrides: { name?: string; seats?: number; plan?: string } = {}): Promise<TestOrg> {
+  const created = await server.deps.orgs.create({
+    name: overrides.name ?? `Org ${randomUUID().slice(0, 8)}`,
+    seats: overrides.seats ?? 50,
+    plan: overrides.plan ?? 'trial',
+    ownerEmail: `owner-${randomUUID().slice(0, 8)}@example.test`,
+    correlationId: 'test-fixture',
+  });
+  return { orgId: created.orgId, ownerUserId: created.ownerUserId, key: created.apiKey.key, keyId: created.apiKey.keyId };
+}
+
+export function userInput(overrides: Record<string, unknown> = {}) {
+  return { email: `user-${randomUUID().slice(0, 8)}@example.test`, name: 'Ada Lovelace', title: 'Engineer', ...overrides };
+}
+
+export async function createUser(server: TestServer, org: TestOrg, overrides: Record<string, unknown> = {}) {
+  const res = await server.request('POST', `/v1/orgs/${org.orgId}/users`, { key: org.key, body: userInput(overrides) });
+  if (res.status !== 201) throw new Error(`createUser: ${res.status} ${res.text}`);
+  return res.body as { userId: string; version: number; email: string; role: string };
+}
+
+export async function createTemplate(server: TestServer, org: TestOrg, overrides: Record<string, unknown> = {}) {
+  const res = await server.request('POST', `/v1/orgs/${org.orgId}/templates`, {
+    key: org.key,
+    body: { name: 'Standard', html: '<p>{{ user.name }}</p>', text: '{{ user.name }}', ...overrides },
+  });
+  if (res.status !== 201) throw new Error(`createTemplate: ${res.status} ${res.text}`);
+  return res.body as { templateId: string; version: number; isDefault: boolean };
+}

@@ -1,0 +1,64 @@
+// The common security cases, run on every org route: a route in the OpenAPI document that has no
+// row in the table fails the catalog test, so no route can skip them.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import type { TestServer } from './server.ts';
+import type { TestOrg } from './fixtures.ts';
+
+export interface RouteCase {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** The path as the OpenAPI document writes it, e.g. `/v1/orgs/{orgId}/users/{userId}`. */
+  route: string;
+  /** A body that would be valid, so only credentials decide the answer. */
+  body?: unknown;
+}
+
+export function fillPath(route: string, org: TestOrg, ids: Record<string, string> = {}): string {
+  return route.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'orgId' ? org.orgId : (ids[name] ?? randomUUID())));
+}
+
+export function openApiOperations(doc: { paths: Record<string, Record<string, unknown>> }, prefix: string): string[] {
+  const ops: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths)) {
+    if (!path.startsWith(prefix)) continue;
+    for (const method of Object.keys(item)) ops.push(`${method.toUpperCase()} ${path}`);
+  }
+  return ops.sort();
+}
+
+/** Credentials that must all be refused with 401, made fresh against a real server. */
+export async function refusedCredentials(server: TestServer, org: TestOrg) {
+  const revoked = await server.request('POST', `/v1/orgs/${org.orgId}/api-keys`, { key: org.key, body: { name: 'to revoke' } });
+  assert.equal(revoked.status, 201);
+  const del = await server.request('DELETE', `/v1/orgs/${org.orgId}/api-keys/${revoked.body.keyId}`, { key: org.key });
+  assert.equal(del.status, 200);
+  const random43 = 'A'.repeat(43);
+  const cases: { name: string; headers: Record<string, string> }[] = [
+    { name: 'no credentials', headers: {} },
+    { name: 'malformed key', headers: { 'x-api-key': 'svc_dev_short' } },
+    { name: 'unknown key', headers: { 'x-api-key': `svc_${server.deps.config.stage}_${random43}` } },
+    { name: 'key of another stage', headers: { 'x-api-key': `svc_prod_${org.key.split('_').slice(2).join('_')}` } },
+    { name: 'revoked key', headers: { 'x-api-key': revoked.body.key as string } },
+    { name: 'garbage bearer', headers: { authorization: 'Bearer not-a-token' } },
+    { name: 'a JWT-looking bearer that no issuer signed', headers: { authorization: 'Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2ln' } },
+    { name: 'basic auth', headers: { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` } },
+  ];
+  return cases;
+}
+
+export async function assertSecurityCases(server: TestServer, cases: RouteCase[], org: TestOrg, other: TestOrg) {
+  const refused = await refusedCredentials(server, org);
+  for (const c of cases) {
+    const path = fillPath(c.route, org);
+    for (const cred of refused) {
+      const res = await server.request(c.method, path, { headers: cred.headers, ...(c.body ? { body: c.body } : {}) });
+      assert.equal(res.status, 401, `${c.method} ${c.route} with ${cred.name}: ${res.status} ${res.text}`);
+      assert.equal(res.body.error.code, 'UNAUTHORIZED');
+      assert.ok(res.body.error.correlationId);
+    }
+    // Another org's valid key: 403, and the answer reveals nothing of this org.
+    const foreign = await server.request(c.method, path, { key: other.key, ...(c.body ? { body: c.body } : {}) });
+    assert.equal(foreign.status, 403, `${c.method} ${c.route} with another org's key: ${foreign.status} ${foreign.text}`);
+    assert.equal(foreign.body.error.code, 'FORBIDDEN');
+  }
+}
