@@ -13,6 +13,9 @@ import { userRoutes } from './users/routes.ts';
 import { templateRoutes } from './templates/routes.ts';
 import { apiKeyRoutes } from './api-keys/routes.ts';
 import { auditRoutes } from './audit/routes.ts';
+import middie from '@fastify/middie';
+import { interactionRoutes } from './auth/idp/interactions.ts';
+import { mfaRoutes } from './users/mfa-routes.ts';
 
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const { config } = deps;
@@ -74,9 +77,32 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes(deps.healthChecks));
+
+  // The identity provider (a Koa app) answers under AUTH_URL's path, except our sign-in pages,
+  // which are Fastify routes. No body parser stands in front of the provider (middie runs first).
+  const authPath = new URL(config.authUrl).pathname.replace(/\/$/, '');
+  const providerCallback = deps.provider.callback();
+  await app.register(middie);
+  app.use(authPath || '/', (req, res, next) => {
+    if ((req.url ?? '').startsWith('/interaction/')) return next();
+    providerCallback(req, res);
+  });
+  await app.register(
+    interactionRoutes({
+      provider: deps.provider,
+      signIn: deps.signIn,
+      db: deps.database.db,
+      stage: config.stage,
+      authPath,
+      attemptsPerMinute: config.signInAttemptsPerMinute,
+    }),
+  );
   const { guards } = deps;
   await app.register(orgRoutes({ guards, orgs: deps.orgs }));
   await app.register(userRoutes({ guards, users: deps.users }));
+  await app.register(
+    mfaRoutes({ guards, users: deps.users, signIn: deps.signIn, db: deps.database.db, onChange: (orgId) => deps.orgs.invalidate(orgId) }),
+  );
   await app.register(templateRoutes({ guards, templates: deps.templates }));
   await app.register(apiKeyRoutes({ guards, apiKeys: deps.apiKeys }));
   await app.register(auditRoutes({ guards, db: deps.database.db }));

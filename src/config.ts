@@ -56,6 +56,15 @@ export const envSchema = z
     ACCESS_TOKEN_TTL_S: posInt(3600).describe('access token lifetime'),
     REFRESH_TOKEN_TTL_APP_S: posInt(2592000).describe('refresh token lifetime, customer client'),
     REFRESH_TOKEN_TTL_ADMIN_S: posInt(604800).describe('refresh token lifetime, admin client'),
+    SIGNIN_ATTEMPTS_PER_MINUTE: posInt(10).describe('sign-in attempts per client IP per minute (also the burst)'),
+    OIDC_ISSUER: optionalString
+      .pipe(url.optional())
+      .describe('an external OpenID issuer (Cognito, Keycloak) whose ID tokens the API also accepts, found by discovery'),
+    OIDC_AUDIENCES: z
+      .string()
+      .default('')
+      .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+      .describe("client ids accepted as `aud` of the external issuer's ID tokens, comma-separated"),
     CACHE_TTL_MS: int(2000)
       .pipe(z.number().max(5000))
       .describe('how long an instance may serve a cached key, org or user before re-reading it (at most 5000: revocation reaches every instance within 5 s)'),
@@ -63,6 +72,11 @@ export const envSchema = z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info')
       .describe('pino log level'),
+  })
+  .superRefine((env, ctx) => {
+    if (env.OIDC_ISSUER && env.OIDC_AUDIENCES.length === 0) {
+      ctx.addIssue({ code: 'custom', path: ['OIDC_AUDIENCES'], message: 'is required when OIDC_ISSUER is set' });
+    }
   })
   .transform((env) => {
     const baseUrl = stripSlash(env.BASE_URL ?? `http://localhost:${env.PORT}`);
@@ -91,6 +105,9 @@ export const envSchema = z
       accessTokenTtlS: env.ACCESS_TOKEN_TTL_S,
       refreshTokenTtlAppS: env.REFRESH_TOKEN_TTL_APP_S,
       refreshTokenTtlAdminS: env.REFRESH_TOKEN_TTL_ADMIN_S,
+      signInAttemptsPerMinute: env.SIGNIN_ATTEMPTS_PER_MINUTE,
+      oidcIssuer: env.OIDC_ISSUER,
+      oidcAudiences: env.OIDC_AUDIENCES,
       cacheTtlMs: env.CACHE_TTL_MS,
       logLevel: env.LOG_LEVEL,
     };

@@ -14,6 +14,15 @@ import { createUserService, type UserService } from './users/service.ts';
 import { createTemplateService, type TemplateService } from './templates/service.ts';
 import { createAuthenticator, type Authenticate } from './auth/authenticate.ts';
 import { createGuards, type Guards } from './auth/guard.ts';
+import type Provider from 'oidc-provider';
+import { loadKeyMaterial, publicJwks } from './auth/idp/keys.ts';
+import { idpKeysRepo } from './store/repositories/idp-keys.ts';
+import { oidcRepo } from './store/repositories/oidc.ts';
+import { clientIds, createProvider } from './auth/idp/provider.ts';
+import { createSignIn, type SignIn } from './auth/idp/sign-in.ts';
+import { createAccountsCache } from './auth/accounts-cache.ts';
+import { createIdTokenVerifier, discoverIssuer, localIssuer, type TrustedIssuer } from './auth/id-token.ts';
+import type { JWK } from 'jose';
 
 export type Clock = () => Date;
 
@@ -30,6 +39,8 @@ export interface Deps {
   templates: TemplateService;
   authenticate: Authenticate;
   guards: Guards;
+  provider: Provider;
+  signIn: SignIn;
   close(): Promise<void>;
 }
 
@@ -70,9 +81,39 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     closers.unshift(() => usage.close());
     const apiKeys = createApiKeyService({ db, stage: config.stage, cacheTtlMs: config.cacheTtlMs, usage, clock });
     const orgs = createOrgService({ db, cacheTtlMs: config.cacheTtlMs, apiKeys });
-    const users = createUserService({ db, onChange: (orgId) => orgs.invalidate(orgId) });
+    const accounts = createAccountsCache({ db, ttlMs: config.cacheTtlMs });
+    const users = createUserService({
+      db,
+      onChange: (orgId, userId) => {
+        orgs.invalidate(orgId);
+        if (userId) accounts.invalidate(userId);
+      },
+    });
     const templates = createTemplateService({ db });
-    const authenticate = createAuthenticator({ apiKeys });
+
+    const keys = await loadKeyMaterial(db, { tokenTtlS: Math.max(config.idTokenTtlS, config.accessTokenTtlS) });
+    const provider = createProvider({ config, db, keys });
+    const ids = clientIds(config.stage);
+    const issuers: TrustedIssuer[] = [
+      localIssuer({
+        issuer: config.authUrl,
+        audiences: [ids.app, ids.admin],
+        staffAudience: ids.admin,
+        initialKeys: publicJwks(keys.signing),
+        loadPublicKeys: async () =>
+          publicJwks((await idpKeysRepo.all(db)).filter((k) => k.use === 'signing').map((k) => k.material as JWK)),
+      }),
+    ];
+    if (config.oidcIssuer) issuers.push(await discoverIssuer(config.oidcIssuer, config.oidcAudiences));
+    const idTokens = createIdTokenVerifier({ issuers, clock, current: accounts.current });
+    const authenticate = createAuthenticator({ apiKeys, idTokens });
+    const signIn = createSignIn({ db, clock });
+
+    // Expired sessions, codes and tokens of the identity provider are purged every 10 minutes.
+    const purge = setInterval(() => {
+      oidcRepo.purgeExpired(db).catch((err) => logger.warn({ err }, 'purging expired identity-provider rows failed'));
+    }, 600_000).unref();
+    closers.unshift(async () => clearInterval(purge));
 
     return {
       config,
@@ -87,6 +128,8 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       templates,
       authenticate,
       guards: createGuards(authenticate),
+      provider,
+      signIn,
       async close() {
         for (const close of closers) await close();
       },

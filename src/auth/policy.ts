@@ -62,12 +62,12 @@ export function roleIn(principal: Principal, orgId: string): EffectiveRole | und
 }
 
 /** Fields only an admin (or above) may change on a user (DECISIONS: `role`, `email`). */
-export const ADMIN_ONLY_USER_FIELDS = ['role', 'email'] as const;
+export const ADMIN_ONLY_USER_FIELDS = ['role', 'email', 'temporaryPassword'] as const;
 
 export function updateUser(
   actor: { role: EffectiveRole; userId?: string | undefined },
   target: { id: string; role: OrgRole },
-  patch: { role?: OrgRole | undefined; email?: string | undefined; [field: string]: unknown },
+  patch: { role?: OrgRole | undefined; email?: string | undefined; temporaryPassword?: string | undefined; [field: string]: unknown },
 ): Decision {
   const self = actor.userId === target.id;
   const isAdmin = RANK[actor.role] >= RANK.admin;
@@ -78,13 +78,13 @@ export function updateUser(
     }
     return { allowed: true, role: actor.role };
   }
-  const touchesAdminFields = patch.role !== undefined || patch.email !== undefined;
+  const touchesAdminFields = patch.role !== undefined || patch.email !== undefined || patch.temporaryPassword !== undefined;
   const isOwnerOrAbove = RANK[actor.role] >= RANK.owner;
   if (patch.role === 'owner' && target.role !== 'owner' && !isOwnerOrAbove) {
     return deny('Only an owner may make another owner.', 'role');
   }
   if (target.role === 'owner' && touchesAdminFields && !isOwnerOrAbove) {
-    return deny("Only an owner may change an owner's role or email.", patch.role !== undefined ? 'role' : 'email');
+    return deny("Only an owner may change an owner's role, email or password.", patch.role !== undefined ? 'role' : 'email');
   }
   if (self && target.role === 'owner' && patch.role !== undefined && patch.role !== 'owner') {
     return deny('The owner may not lower their own role.', 'role');
@@ -105,5 +105,14 @@ export function deleteUser(actor: { role: EffectiveRole; userId?: string | undef
 export function createUser(actor: { role: EffectiveRole }, role: OrgRole): Decision {
   if (RANK[actor.role] < RANK.admin) return deny('Creating users needs the admin role.');
   if (role === 'owner' && RANK[actor.role] < RANK.owner) return deny('Only an owner may make another owner.', 'role');
+  return { allowed: true, role: actor.role };
+}
+
+/** TOTP: only the user enrols (the secret is shown to the caller); the user or an admin disables. */
+export function manageMfa(actor: { role: EffectiveRole; userId?: string | undefined }, target: { id: string; role: OrgRole }, op: 'enrol' | 'disable'): Decision {
+  if (actor.userId === target.id) return { allowed: true, role: actor.role };
+  if (op === 'enrol') return deny('Only the user may enrol their own authenticator.');
+  if (RANK[actor.role] < RANK.admin) return deny('Members may only manage their own two-step verification.');
+  if (target.role === 'owner' && RANK[actor.role] < RANK.owner) return deny("Only an owner may change an owner's two-step verification.");
   return { allowed: true, role: actor.role };
 }

@@ -7,6 +7,7 @@ import { migrate } from '../store/migrate.ts';
 import { serve } from '../main.ts';
 import { UsageError } from './errors.ts';
 import { orgCreate } from './org-commands.ts';
+import { keysRotate, staffCreate } from './identity-commands.ts';
 
 
 type Command = (args: string[], config: Config) => Promise<unknown>;
@@ -40,6 +41,16 @@ commands['org create'] = {
       }),
       config,
     ),
+};
+
+commands['staff create'] = {
+  usage: 'sigsvc staff create --email EMAIL --password PW',
+  run: (args, config) => staffCreate(options(args, { email: { type: 'string' }, password: { type: 'string' } }), config),
+};
+
+commands['keys rotate'] = {
+  usage: 'sigsvc keys rotate',
+  run: (args, config) => keysRotate(options(args, {}), config),
 };
 
 const USAGE = ['usage:', '  sigsvc serve', ...Object.values(commands).map((c) => `  ${c.usage}`)].join('\n');

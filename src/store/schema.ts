@@ -40,6 +40,46 @@ export interface UsersTable {
   created_at: CreatedAt;
   updated_at: Timestamp;
   deleted_at: NullableTimestamp;
+  totp_secret: Generated<string | null>;
+  totp_pending_secret: Generated<string | null>;
+  totp_last_step: Generated<string | null>;
+  password_must_change: Generated<boolean>;
+  failed_logins: Generated<number>;
+  locked_until: NullableTimestamp;
+}
+
+export interface StaffTable {
+  id: string;
+  email: string;
+  name: Generated<string>;
+  password_hash: string;
+  totp_secret: Generated<string | null>;
+  totp_pending_secret: Generated<string | null>;
+  totp_last_step: Generated<string | null>;
+  failed_logins: Generated<number>;
+  locked_until: NullableTimestamp;
+  created_at: CreatedAt;
+  deleted_at: NullableTimestamp;
+}
+
+export interface OidcPayloadsTable {
+  model: string;
+  id: string;
+  payload: ColumnType<Record<string, unknown>, string, string>;
+  grant_id: string | null;
+  uid: string | null;
+  user_code: string | null;
+  account_id: string | null;
+  expires_at: Date | null;
+  consumed_at: NullableTimestamp;
+}
+
+export interface IdpKeysTable {
+  kid: string;
+  use: 'signing' | 'cookie';
+  material: ColumnType<Record<string, unknown>, string, string>;
+  created_at: CreatedAt;
+  retired_at: NullableTimestamp;
 }
 
 export interface TemplatesTable {
@@ -94,6 +134,9 @@ export interface DB {
   api_keys: ApiKeysTable;
   audit_entries: AuditEntriesTable;
   schema_migrations: SchemaMigrationsTable;
+  staff: StaffTable;
+  oidc_payloads: OidcPayloadsTable;
+  idp_keys: IdpKeysTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;
@@ -103,3 +146,4 @@ export type UserUpdate = Updateable<UsersTable>;
 export type TemplateRow = Selectable<TemplatesTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type AuditRow = Selectable<AuditEntriesTable>;
+export type StaffRow = Selectable<StaffTable>;

@@ -30,8 +30,15 @@ export const userSchema = z
   })
   .meta({ id: 'User' });
 
+const temporaryPassword = z
+  .string()
+  .min(12, 'must have at least 12 characters')
+  .max(200)
+  .describe('a password the user must replace at first sign-in (admin-only)');
+
 export const userCreateSchema = z.strictObject({
   email: z.email().max(254),
+  temporaryPassword: temporaryPassword.optional(),
   role: roleSchema.default('member'),
   name: profile.name.default(''),
   title: profile.title.default(''),
@@ -42,6 +49,7 @@ export const userCreateSchema = z.strictObject({
 
 export const userPatchSchema = z.strictObject({
   version: versionField,
+  temporaryPassword: temporaryPassword.optional(),
   email: z.email().max(254).optional(),
   role: roleSchema.optional(),
   name: profile.name.optional(),

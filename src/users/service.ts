@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.ts';
 import { usersRepo } from '../store/repositories/users.ts';
+import { oidcRepo } from '../store/repositories/oidc.ts';
 import type { OrgRole, UserRow } from '../store/schema.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
@@ -8,6 +9,7 @@ import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
 import { conflict, forbidden, notFound } from '../http/errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
 import * as policy from '../auth/policy.ts';
+import { hashPassword } from '../auth/passwords.ts';
 import type { Access } from '../auth/guard.ts';
 
 export interface UserProfile {
@@ -18,7 +20,11 @@ export interface UserProfile {
   mobile: string;
 }
 
-export type UserPatch = Partial<UserProfile> & { email?: string | undefined; role?: OrgRole | undefined };
+export type UserPatch = Partial<UserProfile> & {
+  email?: string | undefined;
+  role?: OrgRole | undefined;
+  temporaryPassword?: string | undefined;
+};
 
 /** Runs before a user is created or restored, inside its transaction (the seat cap lives here). */
 export type SeatCheck = (tx: Db, orgId: string) => Promise<void>;
@@ -26,7 +32,7 @@ export type SeatCheck = (tx: Db, orgId: string) => Promise<void>;
 const emailTaken = (email: string) =>
   conflict(`A user with the email ${email} already exists in this organisation.`, { field: 'email' });
 
-export function createUserService(deps: { db: Db; onChange: (orgId: string) => void; seatCheck?: SeatCheck }) {
+export function createUserService(deps: { db: Db; onChange: (orgId: string, userId?: string) => void; seatCheck?: SeatCheck }) {
   const { db } = deps;
   return {
     async get(orgId: string, userId: string): Promise<UserRow> {
@@ -40,14 +46,28 @@ export function createUserService(deps: { db: Db; onChange: (orgId: string) => v
       return toPage(rows, page.limit, (r) => r.seq, (r) => r);
     },
 
-    async create(access: Access, ctx: WriteContext, input: UserProfile & { email: string; role: OrgRole }): Promise<UserRow> {
+    async create(
+      access: Access,
+      ctx: WriteContext,
+      { temporaryPassword, ...input }: UserProfile & { email: string; role: OrgRole; temporaryPassword?: string | undefined },
+    ): Promise<UserRow> {
       const decision = policy.createUser(access, input.role);
       if (!decision.allowed) throw forbidden(decision.reason, decision.field ? { field: decision.field } : undefined);
       try {
         const user = await db.transaction().execute(async (tx) => {
           await deps.seatCheck?.(tx, ctx.orgId);
-          const row = await usersRepo.insert(tx, { id: randomUUID(), org_id: ctx.orgId, password_hash: null, ...input });
-          await recordAudit(tx, ctx, { action: 'user.create', targetId: row.id, changes: changedFields(input) });
+          const row = await usersRepo.insert(tx, {
+            id: randomUUID(),
+            org_id: ctx.orgId,
+            password_hash: temporaryPassword ? await hashPassword(temporaryPassword) : null,
+            password_must_change: temporaryPassword !== undefined,
+            ...input,
+          });
+          await recordAudit(tx, ctx, {
+            action: 'user.create',
+            targetId: row.id,
+            changes: changedFields({ ...input, password: temporaryPassword }),
+          });
           return row;
         });
         deps.onChange(ctx.orgId);
@@ -64,14 +84,25 @@ export function createUserService(deps: { db: Db; onChange: (orgId: string) => v
       const decision = policy.updateUser(access, target, patch);
       if (!decision.allowed) throw forbidden(decision.reason, decision.field ? { field: decision.field } : undefined);
       try {
+        const { temporaryPassword, ...fields } = patch;
+        const passwordHash = temporaryPassword ? await hashPassword(temporaryPassword) : undefined;
         const user = await db.transaction().execute(async (tx) => {
           // Conditional on the version: the row the policy judged is the row that changes.
-          const updated = await usersRepo.update(tx, ctx.orgId, userId, check, patch);
+          const updated = await usersRepo.update(tx, ctx.orgId, userId, check, {
+            ...fields,
+            ...(passwordHash ? { password_hash: passwordHash, password_must_change: true, failed_logins: 0, locked_until: null } : {}),
+          });
           if (!updated) throw versionMismatch('User', await usersRepo.find(tx, ctx.orgId, userId), check);
-          await recordAudit(tx, ctx, { action: 'user.update', targetId: userId, changes: changedFields(patch) });
+          await recordAudit(tx, ctx, {
+            action: 'user.update',
+            targetId: userId,
+            changes: changedFields({ ...fields, password: temporaryPassword }),
+          });
+          // A password set by an admin ends the user's sessions and refresh tokens.
+          if (passwordHash) await oidcRepo.revokeAccount(tx, userId);
           return updated;
         });
-        deps.onChange(ctx.orgId);
+        deps.onChange(ctx.orgId, userId);
         return user;
       } catch (err) {
         if (isUniqueViolation(err, 'users_org_email_live')) throw emailTaken(patch.email ?? '');
@@ -88,8 +119,10 @@ export function createUserService(deps: { db: Db; onChange: (orgId: string) => v
         const deleted = await usersRepo.softDelete(tx, ctx.orgId, userId);
         if (!deleted) throw notFound('User');
         await recordAudit(tx, ctx, { action: 'user.delete', targetId: userId, changes: ['deletedAt'] });
+        // A deleted user's sessions and refresh tokens end with them.
+        await oidcRepo.revokeAccount(tx, userId);
       });
-      deps.onChange(ctx.orgId);
+      deps.onChange(ctx.orgId, userId);
     },
   };
 }

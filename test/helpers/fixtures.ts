@@ -39,3 +39,29 @@ export async function createTemplate(server: TestServer, org: TestOrg, overrides
   if (res.status !== 201) throw new Error(`createTemplate: ${res.status} ${res.text}`);
   return res.body as { templateId: string; version: number; isDefault: boolean };
 }
+
+/** A user of the org with a password they chose (no change required) and the given role. */
+export async function userWithPassword(server: TestServer, org: TestOrg, role: 'member' | 'admin' | 'owner', password = 'a long test password') {
+  const { accountsRepo } = await import('../../src/store/repositories/accounts.ts');
+  const { hashPassword } = await import('../../src/auth/passwords.ts');
+  const db = server.deps.database.db;
+  let userId: string;
+  if (role === 'owner') {
+    userId = org.ownerUserId;
+  } else {
+    userId = (await createUser(server, org, { role })).userId;
+  }
+  const account = await accountsRepo.byId(db, userId);
+  if (!account) throw new Error('no account');
+  await accountsRepo.setPassword(db, account, await hashPassword(password), false);
+  return { userId, email: account.email, password };
+}
+
+export async function staffAccount(server: TestServer, password = 'staff test password') {
+  const { accountsRepo } = await import('../../src/store/repositories/accounts.ts');
+  const { hashPassword } = await import('../../src/auth/passwords.ts');
+  const id = randomUUID();
+  const email = `staff-${id.slice(0, 8)}@operator.test`;
+  await accountsRepo.insertStaff(server.deps.database.db, { id, email, password_hash: await hashPassword(password) });
+  return { userId: id, email, password };
+}

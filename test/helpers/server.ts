@@ -43,6 +43,7 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     PIXEL_RATE_LIMIT_RPS: '1000000',
     PIXEL_RATE_LIMIT_BURST: '1000000',
     WEBHOOK_SECRET: 'whsec_test_secret',
+    SIGNIN_ATTEMPTS_PER_MINUTE: '100000',
     ...extra,
   };
 }
@@ -63,8 +64,8 @@ export async function startServer(
   env: Record<string, string> = {},
   options: DepsOverrides & { beforeReady?: (app: FastifyInstance) => void } = {},
 ): Promise<TestServer> {
-  const port = await freePort();
-  const config = loadConfig(testEnv({ PORT: String(port), ...env }));
+  const port = env.PORT ? Number(env.PORT) : await freePort();
+  const config = loadConfig(testEnv({ PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, ...env }));
   const logger = createLogger(config.logLevel, false);
   const deps = await createDeps(config, logger, options);
   const app = await buildApp(deps);

@@ -1,0 +1,128 @@
+// The OpenID Connect provider (oidc-provider v9), configured to behave like the Cognito user pool
+// the spec describes: two public clients with PKCE S256, Cognito's route names, ID tokens with the
+// tenancy claims, a refresh token on every code exchange, lifetimes from config.
+import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
+import type { Config } from '../../config.ts';
+import type { Db } from '../../store/db.ts';
+import { accountsRepo } from '../../store/repositories/accounts.ts';
+import { adapterFor } from './adapter.ts';
+import type { KeyMaterial } from './keys.ts';
+import { errorPage } from './views.ts';
+
+export const SCOPES = ['openid', 'email', 'profile', 'aws.cognito.signin.user.admin'];
+
+export function clientIds(stage: string) {
+  return { app: `app-client-${stage}`, admin: `admin-client-${stage}` };
+}
+
+export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial }): Provider {
+  const { config, db } = deps;
+  const ids = clientIds(config.stage);
+  const refreshTtl = (clientId: string | undefined) =>
+    clientId === ids.admin ? config.refreshTokenTtlAdminS : config.refreshTokenTtlAppS;
+  const longest = Math.max(config.refreshTokenTtlAppS, config.refreshTokenTtlAdminS);
+
+  const policy = interactionPolicy.base();
+  // The admin client needs a TOTP-verified staff session; the customer client an org user's.
+  // Without this check, a session made through one client would let the other through.
+  policy.get('login')?.checks.add(
+    new interactionPolicy.Check('account_kind', 'this client needs another kind of sign-in', async (ctx) => {
+      const { session, client } = ctx.oidc;
+      if (!session?.accountId || !client) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      const account = await accountsRepo.byId(db, session.accountId);
+      if (!account) return interactionPolicy.Check.REQUEST_PROMPT;
+      const wantsStaff = client.clientId === ids.admin;
+      if (wantsStaff !== (account.kind === 'staff')) return interactionPolicy.Check.REQUEST_PROMPT;
+      if (wantsStaff && !(session.amr ?? []).includes('otp')) return interactionPolicy.Check.REQUEST_PROMPT;
+      return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+    }),
+  );
+
+  const authPath = new URL(config.authUrl).pathname.replace(/\/$/, '');
+  const configuration: Configuration = {
+    adapter: adapterFor(db),
+    clients: [
+      {
+        client_id: ids.app,
+        client_name: 'Signature Service',
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: [config.appUrl, ...config.extensionCallbackUrls],
+        post_logout_redirect_uris: [config.appUrl, ...config.extensionCallbackUrls],
+      },
+      {
+        client_id: ids.admin,
+        client_name: 'Signature Service staff',
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        redirect_uris: [config.adminUrl],
+        post_logout_redirect_uris: [config.adminUrl],
+      },
+    ],
+    findAccount: async (_ctx, sub) => {
+      const account = await accountsRepo.byId(db, sub);
+      if (!account) return undefined;
+      return {
+        accountId: sub,
+        claims: async (use) => ({
+          sub,
+          email: account.email,
+          email_verified: false,
+          name: account.name,
+          // Tenancy claims only on the ID token (spec 5.2).
+          ...(use === 'id_token'
+            ? { 'custom:role': account.role, ...(account.orgId ? { 'custom:orgId': account.orgId } : {}), token_use: 'id' }
+            : {}),
+        }),
+      };
+    },
+    claims: {
+      openid: ['sub', 'amr', 'custom:orgId', 'custom:role', 'token_use'],
+      email: ['email', 'email_verified'],
+      profile: ['name'],
+    },
+    scopes: SCOPES,
+    conformIdTokenClaims: false,
+    pkce: { required: () => true },
+    routes: {
+      authorization: '/oauth2/authorize',
+      token: '/oauth2/token',
+      userinfo: '/oauth2/userInfo',
+      end_session: '/logout',
+      jwks: '/.well-known/jwks.json',
+      revocation: '/oauth2/revoke',
+    },
+    ttl: {
+      IdToken: config.idTokenTtlS,
+      AccessToken: config.accessTokenTtlS,
+      AuthorizationCode: 300,
+      Interaction: 3600,
+      RefreshToken: (_ctx, _token, client) => refreshTtl(client?.clientId),
+      // Grants and sessions must outlive the longest refresh token, or refresh would stop early.
+      Grant: longest,
+      Session: longest,
+    },
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken: false,
+    expiresWithSession: async () => false,
+    extraTokenClaims: async (_ctx, token) => (token.kind === 'AccessToken' ? { token_use: 'access' } : undefined),
+    cookies: { keys: deps.keys.cookieKeys, long: { signed: true }, short: { signed: true, path: authPath || '/' } },
+    jwks: { keys: deps.keys.signing as NonNullable<Configuration['jwks']>['keys'] },
+    features: {
+      devInteractions: { enabled: false },
+      revocation: { enabled: true },
+      userinfo: { enabled: true },
+      rpInitiatedLogout: { enabled: true },
+    },
+    interactions: { policy, url: (_ctx, interaction) => `${authPath}/interaction/${interaction.uid}` },
+    renderError: async (ctx: KoaContextWithOIDC, out) => {
+      ctx.type = 'html';
+      ctx.body = errorPage(out.error, out.error_description ?? 'The request could not be completed.');
+    },
+  };
+  const provider = new Provider(config.authUrl, configuration);
+  provider.proxy = true;
+  return provider;
+}

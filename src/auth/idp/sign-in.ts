@@ -1,0 +1,107 @@
+// The sign-in steps behind the identity provider's pages: password, new password, TOTP, enrolment.
+// Brute force: 5 failures in a row lock an account for 15 minutes; answers never say whether an
+// account exists (a missing account costs the same password hash as a present one).
+import type { Db } from '../../store/db.ts';
+import { accountsRepo, type Account, type AccountKind } from '../../store/repositories/accounts.ts';
+import { oidcRepo } from '../../store/repositories/oidc.ts';
+import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../passwords.ts';
+import { checkTotp, newTotpSecret, otpauthUri } from '../totp.ts';
+
+export const LOCK_AFTER_FAILURES = 5;
+export const LOCK_MINUTES = 15;
+
+export type NextStep = 'done' | 'otp' | 'enrol' | 'new-password';
+
+// A real hash of a random password: verifying against it costs what a real account costs.
+const DUMMY_HASH = hashPassword(`dummy-${Math.random()}`);
+
+export function createSignIn(deps: { db: Db; clock: () => Date }) {
+  const { db, clock } = deps;
+  const locked = (a: Account) => a.lockedUntil !== null && a.lockedUntil > clock();
+  const fail = (a: Account) =>
+    accountsRepo.recordFailure(db, a, LOCK_AFTER_FAILURES, new Date(clock().getTime() + LOCK_MINUTES * 60_000));
+
+  function nextStep(account: Account, mfaRequired: boolean): NextStep {
+    if (account.passwordMustChange) return 'new-password';
+    if (account.totpSecret) return 'otp';
+    return mfaRequired ? 'enrol' : 'done';
+  }
+
+  return {
+    nextStep,
+
+    /** Checks a password for the accounts of one kind with this email. */
+    async password(kind: AccountKind, email: string, password: string): Promise<Account | undefined> {
+      const candidates = (await accountsRepo.byEmail(db, kind, email)).filter((a) => a.passwordHash);
+      if (candidates.length === 0) {
+        await verifyPassword(password, await DUMMY_HASH);
+        return undefined;
+      }
+      // An email may belong to users of several orgs: the password decides which one signs in.
+      for (const account of candidates) {
+        if (locked(account)) continue;
+        if (await verifyPassword(password, account.passwordHash as string)) {
+          await accountsRepo.resetFailures(db, account);
+          return account;
+        }
+        await fail(account);
+      }
+      return undefined;
+    },
+
+    async otp(accountId: string, code: string): Promise<Account | undefined> {
+      const account = await accountsRepo.byId(db, accountId);
+      if (!account?.totpSecret || locked(account)) return undefined;
+      const step = checkTotp(account.totpSecret, code.trim(), account.totpLastStep, clock().getTime());
+      if (step === undefined || !(await accountsRepo.useTotpStep(db, account, step))) {
+        await fail(account);
+        return undefined;
+      }
+      await accountsRepo.resetFailures(db, account);
+      return account;
+    },
+
+    /** Starts (or restarts) TOTP enrolment: a pending secret until a code confirms it. */
+    async startEnrolment(accountId: string): Promise<{ secret: string; uri: string } | undefined> {
+      const account = await accountsRepo.byId(db, accountId);
+      if (!account) return undefined;
+      const secret = newTotpSecret();
+      await accountsRepo.setPendingTotp(db, account, secret);
+      return { secret, uri: otpauthUri(secret, account.email) };
+    },
+
+    async enrolmentUri(accountId: string): Promise<string | undefined> {
+      const account = await accountsRepo.byId(db, accountId);
+      return account?.totpPendingSecret ? otpauthUri(account.totpPendingSecret, account.email) : undefined;
+    },
+
+    async confirmEnrolment(accountId: string, code: string): Promise<Account | undefined> {
+      const account = await accountsRepo.byId(db, accountId);
+      if (!account?.totpPendingSecret) return undefined;
+      const step = checkTotp(account.totpPendingSecret, code.trim(), null, clock().getTime());
+      if (step === undefined) return undefined;
+      await accountsRepo.confirmTotp(db, account, step);
+      return accountsRepo.byId(db, accountId);
+    },
+
+    async disableTotp(accountId: string): Promise<void> {
+      const account = await accountsRepo.byId(db, accountId);
+      if (account) await accountsRepo.disableTotp(db, account);
+    },
+
+    /** Sets a new password and ends every other session and token of the account. */
+    async changePassword(accountId: string, password: string): Promise<Account | string> {
+      if (password.length < MIN_PASSWORD_LENGTH) return `The password needs at least ${MIN_PASSWORD_LENGTH} characters.`;
+      const account = await accountsRepo.byId(db, accountId);
+      if (!account) return 'The account no longer exists.';
+      if (account.passwordHash && (await verifyPassword(password, account.passwordHash))) {
+        return 'Choose a password different from the temporary one.';
+      }
+      await accountsRepo.setPassword(db, account, await hashPassword(password), false);
+      await oidcRepo.revokeAccount(db, accountId);
+      return (await accountsRepo.byId(db, accountId)) as Account;
+    },
+  };
+}
+
+export type SignIn = ReturnType<typeof createSignIn>;

@@ -1,0 +1,69 @@
+// The sign-in pages: small, server-rendered, usable without JavaScript, labelled for screen readers.
+const escape = (s: string) =>
+  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escape(title)} · Signature Service</title>
+<style>
+body{font:16px/1.5 system-ui,sans-serif;background:#f4f5f7;color:#1d2330;margin:0;display:flex;min-height:100vh;align-items:center;justify-content:center}
+main{background:#fff;padding:2rem;border-radius:8px;box-shadow:0 1px 4px rgba(0,0,0,.12);width:min(22rem,90vw)}
+h1{font-size:1.3rem;margin:0 0 1rem}label{display:block;margin:.8rem 0 .2rem;font-weight:600}
+input{width:100%;box-sizing:border-box;padding:.55rem;border:1px solid #a7adba;border-radius:4px;font:inherit}
+button{margin-top:1.2rem;width:100%;padding:.6rem;border:0;border-radius:4px;background:#2450d4;color:#fff;font:inherit;cursor:pointer}
+.error{background:#fdecec;color:#8a1010;padding:.6rem;border-radius:4px}.hint{color:#5a6272;font-size:.9rem}
+code{word-break:break-all}img{display:block;margin:1rem auto}
+</style></head><body><main>${body}</main></body></html>`;
+}
+
+const errorBox = (error?: string) => (error ? `<p class="error" role="alert">${escape(error)}</p>` : '');
+
+export function signInPage(action: string, opts: { error?: string; client: string; email?: string }): string {
+  return layout(
+    'Sign in',
+    `<h1>Sign in</h1><p class="hint">to ${escape(opts.client)}</p>${errorBox(opts.error)}
+<form method="post" action="${escape(action)}">
+<label for="username">Email</label><input id="username" name="username" type="email" autocomplete="username" required autofocus value="${escape(opts.email ?? '')}">
+<label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button></form>`,
+  );
+}
+
+export function otpPage(action: string, opts: { error?: string }): string {
+  return layout(
+    'Verification code',
+    `<h1>Verification code</h1>${errorBox(opts.error)}
+<form method="post" action="${escape(action)}">
+<label for="otp">Code from your authenticator app</label><input id="otp" name="otp" inputmode="numeric" pattern="[0-9]{6}" autocomplete="one-time-code" required autofocus>
+<button type="submit">Verify</button></form>`,
+  );
+}
+
+export function enrolPage(action: string, opts: { secret: string; uri: string; qrDataUrl: string; error?: string }): string {
+  return layout(
+    'Set up two-step verification',
+    `<h1>Set up two-step verification</h1>${errorBox(opts.error)}
+<p>Scan this code with an authenticator app, or enter the key by hand.</p>
+<img src="${escape(opts.qrDataUrl)}" width="200" height="200" alt="QR code of the authenticator key">
+<p class="hint">Key: <code data-secret>${escape(opts.secret)}</code></p>
+<p class="hint"><a href="${escape(opts.uri)}">Open in an authenticator app</a></p>
+<form method="post" action="${escape(action)}">
+<label for="otp">Code from the app</label><input id="otp" name="otp" inputmode="numeric" pattern="[0-9]{6}" autocomplete="one-time-code" required>
+<button type="submit">Confirm</button></form>`,
+  );
+}
+
+export function newPasswordPage(action: string, opts: { error?: string; minLength: number }): string {
+  return layout(
+    'Choose a new password',
+    `<h1>Choose a new password</h1><p class="hint">Your administrator set a temporary password.</p>${errorBox(opts.error)}
+<form method="post" action="${escape(action)}">
+<label for="new_password">New password (at least ${opts.minLength} characters)</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="${opts.minLength}" required autofocus>
+<button type="submit">Save and continue</button></form>`,
+  );
+}
+
+export function errorPage(code: string, description: string): string {
+  return layout('Sign-in error', `<h1>Something went wrong</h1><p class="error" role="alert">${escape(description)}</p><p class="hint">${escape(code)}</p>`);
+}

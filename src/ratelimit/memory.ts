@@ -1,0 +1,26 @@
+import { LRUCache } from 'lru-cache';
+import { take, type BucketLimits, type BucketState, type Decision } from './token-bucket.ts';
+import type { RateLimiter } from './interface.ts';
+
+/** Buckets in this process. Bounded: at most `maxBuckets` keys (least recently used go first). */
+export class MemoryRateLimiter implements RateLimiter {
+  readonly #limits: BucketLimits;
+  readonly #now: () => number;
+  readonly #buckets: LRUCache<string, BucketState>;
+
+  constructor(limits: BucketLimits, now: () => number = Date.now, maxBuckets = 100_000) {
+    this.#limits = limits;
+    this.#now = now;
+    this.#buckets = new LRUCache({ max: maxBuckets });
+  }
+
+  takeSync(bucket: string): Decision {
+    const result = take(this.#buckets.get(bucket), this.#limits, this.#now());
+    this.#buckets.set(bucket, result.state);
+    return result.decision;
+  }
+
+  async take(bucket: string): Promise<Decision> {
+    return this.takeSync(bucket);
+  }
+}

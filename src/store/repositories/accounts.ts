@@ -1,0 +1,136 @@
+// Sign-in state of the two kinds of account the identity provider knows: org users and staff.
+import { sql } from 'kysely';
+import type { Db } from '../db.ts';
+import type { OrgRole } from '../schema.ts';
+
+export type AccountKind = 'user' | 'staff';
+
+export interface Account {
+  kind: AccountKind;
+  id: string;
+  orgId: string | null;
+  role: OrgRole | 'super-admin';
+  email: string;
+  name: string;
+  passwordHash: string | null;
+  totpSecret: string | null;
+  totpPendingSecret: string | null;
+  totpLastStep: number | null;
+  passwordMustChange: boolean;
+  failedLogins: number;
+  lockedUntil: Date | null;
+}
+
+const table = (kind: AccountKind) => (kind === 'user' ? 'users' : 'staff') as 'users';
+
+function fromUser(r: Record<string, any>): Account {
+  return {
+    kind: 'user',
+    id: r.id,
+    orgId: r.org_id,
+    role: r.role,
+    email: r.email,
+    name: r.name,
+    passwordHash: r.password_hash,
+    totpSecret: r.totp_secret,
+    totpPendingSecret: r.totp_pending_secret,
+    totpLastStep: r.totp_last_step === null ? null : Number(r.totp_last_step),
+    passwordMustChange: r.password_must_change,
+    failedLogins: r.failed_logins,
+    lockedUntil: r.locked_until,
+  };
+}
+
+function fromStaff(r: Record<string, any>): Account {
+  return { ...fromUser({ ...r, org_id: null, role: 'super-admin', password_must_change: false }), kind: 'staff' };
+}
+
+export const accountsRepo = {
+  async byEmail(db: Db, kind: AccountKind, email: string): Promise<Account[]> {
+    const rows = await db
+      .selectFrom(table(kind))
+      .selectAll()
+      .where(sql`lower(email)`, '=', email.toLowerCase())
+      .where('deleted_at', 'is', null)
+      .orderBy('created_at')
+      .execute();
+    return rows.map(kind === 'user' ? fromUser : fromStaff);
+  },
+
+  async byId(db: Db, id: string): Promise<Account | undefined> {
+    const user = await db.selectFrom('users').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    if (user) return fromUser(user);
+    const staff = await db.selectFrom('staff').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    return staff ? fromStaff(staff) : undefined;
+  },
+
+  /** Counts a failed attempt; the fifth in a row locks the account until `lockUntil`. */
+  async recordFailure(db: Db, account: Account, lockAfter: number, lockUntil: Date): Promise<void> {
+    await db
+      .updateTable(table(account.kind))
+      .set({
+        failed_logins: sql`failed_logins + 1`,
+        locked_until: sql`case when failed_logins + 1 >= ${lockAfter} then ${lockUntil.toISOString()}::timestamptz else locked_until end`,
+      })
+      .where('id', '=', account.id)
+      .execute();
+  },
+
+  async resetFailures(db: Db, account: Account): Promise<void> {
+    await db.updateTable(table(account.kind)).set({ failed_logins: 0, locked_until: null }).where('id', '=', account.id).execute();
+  },
+
+  /** Remembers the step a TOTP code used, only if it is newer (a code is accepted once). */
+  async useTotpStep(db: Db, account: Account, step: number): Promise<boolean> {
+    const result = await db
+      .updateTable(table(account.kind))
+      .set({ totp_last_step: String(step) })
+      .where('id', '=', account.id)
+      .where((eb) => eb.or([eb('totp_last_step', 'is', null), eb('totp_last_step', '<', String(step))]))
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) === 1;
+  },
+
+  async setPendingTotp(db: Db, account: Account, secret: string | null): Promise<void> {
+    await db.updateTable(table(account.kind)).set({ totp_pending_secret: secret }).where('id', '=', account.id).execute();
+  },
+
+  /** Confirms enrolment: the pending secret becomes the secret. */
+  async confirmTotp(db: Db, account: Account, step: number): Promise<void> {
+    const set: Record<string, unknown> = {
+      totp_secret: sql`totp_pending_secret`,
+      totp_pending_secret: null,
+      totp_last_step: String(step),
+    };
+    if (account.kind === 'user') {
+      set.mfa_enabled = true;
+      set.version = sql`version + 1`;
+      set.updated_at = sql`now()`;
+    }
+    await db.updateTable(table(account.kind)).set(set).where('id', '=', account.id).execute();
+  },
+
+  async disableTotp(db: Db, account: Account): Promise<void> {
+    const set: Record<string, unknown> = { totp_secret: null, totp_pending_secret: null, totp_last_step: null };
+    if (account.kind === 'user') {
+      set.mfa_enabled = false;
+      set.version = sql`version + 1`;
+      set.updated_at = sql`now()`;
+    }
+    await db.updateTable(table(account.kind)).set(set).where('id', '=', account.id).execute();
+  },
+
+  async setPassword(db: Db, account: Account, hash: string, mustChange: boolean): Promise<void> {
+    const set: Record<string, unknown> = { password_hash: hash, failed_logins: 0, locked_until: null };
+    if (account.kind === 'user') {
+      set.password_must_change = mustChange;
+      set.version = sql`version + 1`;
+      set.updated_at = sql`now()`;
+    }
+    await db.updateTable(table(account.kind)).set(set).where('id', '=', account.id).execute();
+  },
+
+  async insertStaff(db: Db, staff: { id: string; email: string; password_hash: string }): Promise<void> {
+    await db.insertInto('staff').values(staff).execute();
+  },
+};

@@ -1,0 +1,92 @@
+// TOTP enrolment of org users through the API (the sign-in pages enrol staff, and users too).
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { accessOf, writeContext, type Guards } from '../auth/guard.ts';
+import { errorResponses } from '../http/schemas.ts';
+import { AppError, forbidden } from '../http/errors.ts';
+import { manageMfa } from '../auth/policy.ts';
+import type { SignIn } from '../auth/idp/sign-in.ts';
+import { recordAudit } from '../audit/record.ts';
+import type { Db } from '../store/db.ts';
+import type { UserService } from './service.ts';
+import { userParams } from './schemas.ts';
+
+export function mfaRoutes(deps: { guards: Guards; users: UserService; signIn: SignIn; db: Db; onChange: (orgId: string, userId: string) => void }): FastifyPluginAsyncZod {
+  const { guards, users, signIn } = deps;
+  const target = async (request: { params: { orgId: string; userId: string } }, op: 'enrol' | 'disable', access: ReturnType<typeof accessOf>) => {
+    const user = await users.get(request.params.orgId, request.params.userId);
+    const decision = manageMfa(access, user, op);
+    if (!decision.allowed) throw forbidden(decision.reason);
+    return user;
+  };
+  const audit = (request: Parameters<typeof writeContext>[0], action: string, userId: string) =>
+    recordAudit(deps.db, writeContext(request), { action, targetId: userId, changes: ['mfaEnabled'] });
+
+  return async (app) => {
+    app.post(
+      '/v1/orgs/:orgId/users/:userId/mfa/totp',
+      {
+        onRequest: guards.org('user.update'),
+        schema: {
+          summary: 'Start TOTP enrolment (the user themselves)',
+          description: 'Answers the secret and an `otpauth://` URI; confirm with a code at `…/mfa/totp/verify`.',
+          tags: ['users'],
+          params: userParams,
+          response: { 200: z.object({ secret: z.string(), otpauthUri: z.string() }), ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
+        },
+      },
+      async (request) => {
+        const user = await target(request, 'enrol', accessOf(request));
+        const started = await signIn.startEnrolment(user.id);
+        if (!started) throw new AppError('NOT_FOUND', 'User not found.');
+        return { secret: started.secret, otpauthUri: started.uri };
+      },
+    );
+
+    app.post(
+      '/v1/orgs/:orgId/users/:userId/mfa/totp/verify',
+      {
+        onRequest: guards.org('user.update'),
+        schema: {
+          summary: 'Confirm TOTP enrolment with a code from the app',
+          tags: ['users'],
+          params: userParams,
+          body: z.strictObject({ code: z.string().regex(/^\d{6}$/, 'must be 6 digits') }),
+          response: { 200: z.object({ mfaEnabled: z.literal(true) }), ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
+        },
+      },
+      async (request) => {
+        const user = await target(request, 'enrol', accessOf(request));
+        const account = await signIn.confirmEnrolment(user.id, request.body.code);
+        if (!account) {
+          throw new AppError('BAD_REQUEST', 'The code does not match the pending enrolment (start one first, then send the current code).', {
+            details: { field: 'body.code' },
+          });
+        }
+        await audit(request, 'user.mfa.enable', user.id);
+        deps.onChange(user.org_id, user.id);
+        return { mfaEnabled: true as const };
+      },
+    );
+
+    app.delete(
+      '/v1/orgs/:orgId/users/:userId/mfa/totp',
+      {
+        onRequest: guards.org('user.update'),
+        schema: {
+          summary: 'Turn TOTP off (the user, or an admin)',
+          tags: ['users'],
+          params: userParams,
+          response: { 200: z.object({ mfaEnabled: z.literal(false) }), ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
+        },
+      },
+      async (request) => {
+        const user = await target(request, 'disable', accessOf(request));
+        await signIn.disableTotp(user.id);
+        await audit(request, 'user.mfa.disable', user.id);
+        deps.onChange(user.org_id, user.id);
+        return { mfaEnabled: false as const };
+      },
+    );
+  };
+}
