@@ -16,6 +16,8 @@ import { auditRoutes } from './audit/routes.ts';
 import middie from '@fastify/middie';
 import { interactionRoutes } from './auth/idp/interactions.ts';
 import { mfaRoutes } from './users/mfa-routes.ts';
+import { billingRoutes } from './billing/routes.ts';
+import { webhookRoutes } from './webhooks/routes.ts';
 
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const { config } = deps;
@@ -106,5 +108,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(templateRoutes({ guards, templates: deps.templates }));
   await app.register(apiKeyRoutes({ guards, apiKeys: deps.apiKeys }));
   await app.register(auditRoutes({ guards, db: deps.database.db }));
+  await app.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, db: deps.database.db, clock: deps.clock }));
+  await app.register(
+    webhookRoutes({ billing: deps.billing, secret: config.webhookSecret, toleranceS: config.webhookToleranceS, clock: deps.clock }),
+  );
   return app;
 }

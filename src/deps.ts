@@ -23,6 +23,8 @@ import { createSignIn, type SignIn } from './auth/idp/sign-in.ts';
 import { createAccountsCache } from './auth/accounts-cache.ts';
 import { createIdTokenVerifier, discoverIssuer, localIssuer, type TrustedIssuer } from './auth/id-token.ts';
 import type { JWK } from 'jose';
+import { createBillingService, type BillingService } from './billing/service.ts';
+import { requireFreeSeat } from './billing/seats.ts';
 
 export type Clock = () => Date;
 
@@ -41,6 +43,7 @@ export interface Deps {
   guards: Guards;
   provider: Provider;
   signIn: SignIn;
+  billing: BillingService;
   close(): Promise<void>;
 }
 
@@ -84,6 +87,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const accounts = createAccountsCache({ db, ttlMs: config.cacheTtlMs });
     const users = createUserService({
       db,
+      seatCheck: requireFreeSeat,
       onChange: (orgId, userId) => {
         orgs.invalidate(orgId);
         if (userId) accounts.invalidate(userId);
@@ -109,6 +113,20 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const authenticate = createAuthenticator({ apiKeys, idTokens });
     const signIn = createSignIn({ db, clock });
 
+    const billing = createBillingService({
+      db,
+      logger,
+      clock,
+      gracePeriodS: config.gracePeriodS,
+      dedupWindowS: config.webhookDedupS,
+      onOrgChange: (orgId) => orgs.invalidate(orgId),
+    });
+    // Event ids older than the dedup window are forgotten every hour.
+    const purgeEvents = setInterval(() => {
+      billing.purge().catch((err) => logger.warn({ err }, 'purging old payment events failed'));
+    }, 3_600_000).unref();
+    closers.unshift(async () => clearInterval(purgeEvents));
+
     // Expired sessions, codes and tokens of the identity provider are purged every 10 minutes.
     const purge = setInterval(() => {
       oidcRepo.purgeExpired(db).catch((err) => logger.warn({ err }, 'purging expired identity-provider rows failed'));
@@ -127,9 +145,10 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       users,
       templates,
       authenticate,
-      guards: createGuards(authenticate),
+      guards: createGuards(authenticate, { orgs, clock }),
       provider,
       signIn,
+      billing,
       async close() {
         for (const close of closers) await close();
       },

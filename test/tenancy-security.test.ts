@@ -25,7 +25,17 @@ export const ORG_ROUTES: RouteCase[] = [
   { method: 'POST', route: '/v1/orgs/{orgId}/api-keys', body: { name: 'x' } },
   { method: 'DELETE', route: '/v1/orgs/{orgId}/api-keys/{keyId}' },
   { method: 'GET', route: '/v1/orgs/{orgId}/audit' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/plan-status' },
 ];
+
+// Staff-only routes: any org credential is 403.
+export const ADMIN_ROUTES: RouteCase[] = [
+  { method: 'GET', route: '/v1/admin/webhook-events' },
+  { method: 'POST', route: '/v1/admin/webhook-events/{eventId}/replay' },
+];
+
+// Routes without a token, each with its own proof of origin (or none by design).
+const PUBLIC_ROUTES = ['POST /v1/webhooks/payment-provider'];
 
 describe('security cases on every org route', () => {
   let server: TestServer;
@@ -43,6 +53,23 @@ describe('security cases on every org route', () => {
     const documented = openApiOperations(doc, '/v1/orgs/');
     const covered = ORG_ROUTES.map((r) => `${r.method} ${r.route}`).sort();
     assert.deepEqual(documented, covered);
+  });
+
+  test('every /v1 route of the OpenAPI document is in one of the tables', async () => {
+    const doc = (await server.request('GET', '/v1/openapi.json')).body;
+    const documented = openApiOperations(doc, '/v1/');
+    const covered = [...ORG_ROUTES, ...ADMIN_ROUTES].map((r) => `${r.method} ${r.route}`).concat(PUBLIC_ROUTES).sort();
+    assert.deepEqual(documented, covered);
+  });
+
+  test('staff routes: no credentials 401; an org API key 403', async () => {
+    for (const c of ADMIN_ROUTES) {
+      const path = fillPath(c.route, org, { eventId: 'evt_1' });
+      assert.equal((await server.request(c.method, path)).status, 401, c.route);
+      const res = await server.request(c.method, path, { key: org.key });
+      assert.equal(res.status, 403, c.route);
+      assert.equal(res.body.error.code, 'FORBIDDEN');
+    }
   });
 
   test('no credentials, bad, unknown, revoked or foreign-stage keys: 401; another org: 403', async () => {

@@ -35,7 +35,7 @@ export function apiKeyRoutes(deps: { guards: Guards; apiKeys: ApiKeyService }): 
     app.post(
       '/v1/orgs/:orgId/api-keys',
       {
-        onRequest: guards.org('apiKey.manage'),
+        onRequest: guards.org('apiKey.manage', { write: true }),
         schema: {
           summary: 'Mint an API key (admin)',
           description: 'The answer carries the secret `key` once; only its hash is stored. Keys act with the admin role.',

@@ -2,7 +2,9 @@
 // the org in the path (403). They run in onRequest, before body parsing and validation, so an
 // anonymous or foreign caller learns nothing about what a valid request would look like.
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { forbidden } from '../http/errors.ts';
+import { AppError, forbidden } from '../http/errors.ts';
+import { graceExpired } from '../billing/gate.ts';
+import type { OrgService } from '../orgs/service.ts';
 import type { Authenticate } from './authenticate.ts';
 import { authorize, type Action, type EffectiveRole } from './policy.ts';
 import type { Principal } from './principal.ts';
@@ -24,17 +26,22 @@ export interface Access {
 
 export interface Guards {
   authenticate: onRequestAsyncHookHandler;
-  /** Authenticates, then requires `action` on the org named by the path's `orgId`. */
-  org(action: Action): onRequestAsyncHookHandler[];
+  /**
+   * Authenticates, then requires `action` on the org named by the path's `orgId`; a write is
+   * refused with 402 once the org's grace period has ended (spec section 3 rule 2).
+   */
+  org(action: Action, opts?: { write?: boolean }): onRequestAsyncHookHandler[];
+  /** Authenticates, then requires a staff ID token (super-admin). */
+  staff(): onRequestAsyncHookHandler[];
 }
 
-export function createGuards(authenticateHeaders: Authenticate): Guards {
+export function createGuards(authenticateHeaders: Authenticate, deps: { orgs: OrgService; clock: () => Date }): Guards {
   const authenticate: onRequestAsyncHookHandler = async (request) => {
     request.principal = await authenticateHeaders(request.headers);
   };
   return {
     authenticate,
-    org(action) {
+    org(action, opts) {
       const check: onRequestAsyncHookHandler = async (request) => {
         const principal = request.principal as Principal;
         const orgId = (request.params as { orgId?: string }).orgId ?? '';
@@ -46,6 +53,29 @@ export function createGuards(authenticateHeaders: Authenticate): Guards {
           role: decision.role,
           userId: principal.kind === 'user' ? principal.userId : undefined,
         };
+      };
+      if (!opts?.write) return [authenticate, check];
+      const billing: onRequestAsyncHookHandler = async (request) => {
+        const org = await deps.orgs.require((request.access as Access).orgId);
+        const facts = {
+          subscriptionStatus: org.subscription_status,
+          gracePeriodEndsAt: org.grace_period_ends_at,
+          seats: org.seats,
+          seatsUsed: org.seats_used,
+        };
+        if (graceExpired(facts, deps.clock())) {
+          throw new AppError(
+            'PAYMENT_REQUIRED',
+            `The subscription is ${org.subscription_status} and its grace period ended at ${org.grace_period_ends_at?.toISOString()}: writes are blocked until the subscription is paid. Reads still work; see GET /v1/orgs/{orgId}/plan-status.`,
+            { details: { blockedBy: 'grace_expired', gracePeriodEndsAt: org.grace_period_ends_at?.toISOString() } },
+          );
+        }
+      };
+      return [authenticate, check, billing];
+    },
+    staff() {
+      const check: onRequestAsyncHookHandler = async (request) => {
+        if (request.principal?.kind !== 'staff') throw forbidden('This route is for staff (a super-admin ID token of the admin client).');
       };
       return [authenticate, check];
     },

@@ -6,7 +6,7 @@ import { openDatabase } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
 import { serve } from '../main.ts';
 import { UsageError } from './errors.ts';
-import { orgCreate } from './org-commands.ts';
+import { orgCreate, withDeps } from './org-commands.ts';
 import { keysRotate, staffCreate } from './identity-commands.ts';
 
 
@@ -51,6 +51,16 @@ commands['staff create'] = {
 commands['keys rotate'] = {
   usage: 'sigsvc keys rotate',
   run: (args, config) => keysRotate(options(args, {}), config),
+};
+
+commands['events replay'] = {
+  usage: 'sigsvc events replay [--id EVENT_ID]',
+  run: async (args, config) => {
+    const { id } = options(args, { id: { type: 'string' } });
+    const results = await withDeps(config, (deps) => deps.billing.replay(id));
+    if (id && results.length === 0) throw new UsageError(`no stored event ${id}`);
+    return { replayed: results };
+  },
 };
 
 const USAGE = ['usage:', '  sigsvc serve', ...Object.values(commands).map((c) => `  ${c.usage}`)].join('\n');

@@ -26,7 +26,7 @@ export function orgRoutes(deps: { guards: Guards; orgs: OrgService }): FastifyPl
     app.patch(
       '/v1/orgs/:orgId',
       {
-        onRequest: guards.org('org.update'),
+        onRequest: guards.org('org.update', { write: true }),
         schema: {
           summary: 'Update an organisation (admin)',
           description: 'Send the `version` you read; a stale one is 409. `If-Match` with a stale ETag is 412.',

@@ -16,6 +16,8 @@ export interface OrgsTable {
   current_period_end: NullableTimestamp;
   grace_period_ends_at: NullableTimestamp;
   provider_customer_id: string | null;
+  provider_subscription_id: Generated<string | null>;
+  billing_event_at: NullableTimestamp;
   version: Generated<number>;
   created_at: CreatedAt;
   updated_at: Timestamp;
@@ -72,6 +74,20 @@ export interface OidcPayloadsTable {
   account_id: string | null;
   expires_at: Date | null;
   consumed_at: NullableTimestamp;
+}
+
+export interface WebhookEventsTable {
+  id: string;
+  type: string;
+  created_at: Date | null;
+  received_at: Timestamp;
+  org_id: string | null;
+  status: 'applied' | 'ignored' | 'failed';
+  outcome: string | null;
+  error: string | null;
+  payload: ColumnType<Record<string, unknown>, string, string>;
+  correlation_id: string | null;
+  attempts: Generated<number>;
 }
 
 export interface IdpKeysTable {
@@ -137,6 +153,7 @@ export interface DB {
   staff: StaffTable;
   oidc_payloads: OidcPayloadsTable;
   idp_keys: IdpKeysTable;
+  webhook_events: WebhookEventsTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;
@@ -147,3 +164,4 @@ export type TemplateRow = Selectable<TemplatesTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type AuditRow = Selectable<AuditEntriesTable>;
 export type StaffRow = Selectable<StaffTable>;
+export type WebhookEventRow = Selectable<WebhookEventsTable>;

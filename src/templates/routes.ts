@@ -30,7 +30,7 @@ export function templateRoutes(deps: { guards: Guards; templates: TemplateServic
     app.post(
       '/v1/orgs/:orgId/templates',
       {
-        onRequest: guards.org('template.write'),
+        onRequest: guards.org('template.write', { write: true }),
         schema: {
           summary: 'Create a template (admin)',
           tags: ['templates'],
@@ -64,7 +64,7 @@ export function templateRoutes(deps: { guards: Guards; templates: TemplateServic
     app.patch(
       '/v1/orgs/:orgId/templates/:templateId',
       {
-        onRequest: guards.org('template.write'),
+        onRequest: guards.org('template.write', { write: true }),
         schema: {
           summary: 'Update a template (admin)',
           description: 'Send `version`; a stale one is 409, a stale `If-Match` 412.',
@@ -89,7 +89,7 @@ export function templateRoutes(deps: { guards: Guards; templates: TemplateServic
     app.delete(
       '/v1/orgs/:orgId/templates/:templateId',
       {
-        onRequest: guards.org('template.write'),
+        onRequest: guards.org('template.write', { write: true }),
         schema: {
           summary: 'Delete a template (soft delete; admin)',
           tags: ['templates'],

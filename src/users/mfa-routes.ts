@@ -26,7 +26,7 @@ export function mfaRoutes(deps: { guards: Guards; users: UserService; signIn: Si
     app.post(
       '/v1/orgs/:orgId/users/:userId/mfa/totp',
       {
-        onRequest: guards.org('user.update'),
+        onRequest: guards.org('user.update', { write: true }),
         schema: {
           summary: 'Start TOTP enrolment (the user themselves)',
           description: 'Answers the secret and an `otpauth://` URI; confirm with a code at `…/mfa/totp/verify`.',
@@ -46,7 +46,7 @@ export function mfaRoutes(deps: { guards: Guards; users: UserService; signIn: Si
     app.post(
       '/v1/orgs/:orgId/users/:userId/mfa/totp/verify',
       {
-        onRequest: guards.org('user.update'),
+        onRequest: guards.org('user.update', { write: true }),
         schema: {
           summary: 'Confirm TOTP enrolment with a code from the app',
           tags: ['users'],
@@ -72,7 +72,7 @@ export function mfaRoutes(deps: { guards: Guards; users: UserService; signIn: Si
     app.delete(
       '/v1/orgs/:orgId/users/:userId/mfa/totp',
       {
-        onRequest: guards.org('user.update'),
+        onRequest: guards.org('user.update', { write: true }),
         schema: {
           summary: 'Turn TOTP off (the user, or an admin)',
           tags: ['users'],

@@ -30,7 +30,7 @@ export function userRoutes(deps: { guards: Guards; users: UserService }): Fastif
     app.post(
       '/v1/orgs/:orgId/users',
       {
-        onRequest: guards.org('user.create'),
+        onRequest: guards.org('user.create', { write: true }),
         schema: {
           summary: 'Create a user (admin; only an owner creates an owner)',
           tags: ['users'],
@@ -63,7 +63,7 @@ export function userRoutes(deps: { guards: Guards; users: UserService }): Fastif
     app.patch(
       '/v1/orgs/:orgId/users/:userId',
       {
-        onRequest: guards.org('user.update'),
+        onRequest: guards.org('user.update', { write: true }),
         schema: {
           summary: 'Update a user',
           description:
@@ -90,7 +90,7 @@ export function userRoutes(deps: { guards: Guards; users: UserService }): Fastif
     app.delete(
       '/v1/orgs/:orgId/users/:userId',
       {
-        onRequest: guards.org('user.delete'),
+        onRequest: guards.org('user.delete', { write: true }),
         schema: {
           summary: 'Delete a user (soft delete; admin)',
           tags: ['users'],

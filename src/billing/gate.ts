@@ -1,0 +1,29 @@
+// Which writes billing allows (spec section 3 rules 1-3; DECISIONS "Billing").
+
+const GRACE_STATUSES = new Set(['past_due', 'canceled', 'unpaid', 'incomplete_expired', 'paused']);
+
+export interface PlanFacts {
+  subscriptionStatus: string;
+  gracePeriodEndsAt: Date | null;
+  seats: number;
+  seatsUsed: number;
+}
+
+export type BlockedBy = 'seats' | 'grace_expired' | null;
+
+/** Writes stop when a grace period has ended while the org is still not paying. */
+export function graceExpired(org: PlanFacts, now: Date): boolean {
+  return GRACE_STATUSES.has(org.subscriptionStatus) && org.gracePeriodEndsAt !== null && org.gracePeriodEndsAt <= now;
+}
+
+export function planStatus(org: PlanFacts, now: Date) {
+  const expired = graceExpired(org, now);
+  const blockedBy: BlockedBy = expired ? 'grace_expired' : org.seatsUsed >= org.seats ? 'seats' : null;
+  return {
+    subscriptionStatus: org.subscriptionStatus,
+    writable: !expired,
+    blockedBy,
+    seats: { limit: org.seats, used: org.seatsUsed },
+    gracePeriodEndsAt: org.gracePeriodEndsAt ? org.gracePeriodEndsAt.toISOString() : null,
+  };
+}

@@ -1,0 +1,112 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Guards } from '../auth/guard.ts';
+import type { Db } from '../store/db.ts';
+import { billingRepo } from '../store/repositories/billing.ts';
+import { errorResponses, iso, isoOrNull, nullableTimestamp, orgParams, timestamp } from '../http/schemas.ts';
+import { notFound } from '../http/errors.ts';
+import type { OrgService } from '../orgs/service.ts';
+import type { BillingService } from './service.ts';
+import { planStatus } from './gate.ts';
+
+const planStatusSchema = z
+  .object({
+    subscriptionStatus: z.string(),
+    writable: z.boolean().describe('false once a grace period has ended: writes answer 402'),
+    blockedBy: z.enum(['seats', 'grace_expired']).nullable().describe('which cap is hit, if any'),
+    seats: z.object({ limit: z.number().int(), used: z.number().int() }),
+    gracePeriodEndsAt: nullableTimestamp,
+  })
+  .meta({ id: 'PlanStatus' });
+
+const eventSchema = z.object({
+  id: z.string(),
+  type: z.string(),
+  status: z.enum(['applied', 'ignored', 'failed']),
+  outcome: z.string().nullable(),
+  error: z.string().nullable(),
+  orgId: z.string().nullable(),
+  createdAt: nullableTimestamp,
+  receivedAt: timestamp,
+  attempts: z.number().int(),
+  correlationId: z.string().nullable(),
+});
+
+export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing: BillingService; db: Db; clock: () => Date }): FastifyPluginAsyncZod {
+  const { guards } = deps;
+  return async (app) => {
+    app.get(
+      '/v1/orgs/:orgId/plan-status',
+      {
+        onRequest: guards.org('billing.read'),
+        schema: {
+          summary: 'Which billing cap, if any, blocks writes (check it after a 402)',
+          tags: ['billing'],
+          params: orgParams,
+          response: { 200: planStatusSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
+        },
+      },
+      async (request) => {
+        const org = await deps.orgs.require(request.params.orgId);
+        return planStatus(
+          { subscriptionStatus: org.subscription_status, gracePeriodEndsAt: org.grace_period_ends_at, seats: org.seats, seatsUsed: org.seats_used },
+          deps.clock(),
+        );
+      },
+    );
+
+    app.get(
+      '/v1/admin/webhook-events',
+      {
+        onRequest: guards.staff(),
+        schema: {
+          summary: 'Payment-provider events received, newest first (staff)',
+          tags: ['admin'],
+          querystring: z.object({
+            status: z.enum(['applied', 'ignored', 'failed']).optional(),
+            limit: z.coerce.number().int().min(1).max(200).default(50),
+          }),
+          response: { 200: z.object({ items: z.array(eventSchema) }), ...errorResponses('FORBIDDEN') },
+        },
+      },
+      async (request) => {
+        const rows = await billingRepo.list(deps.db, { status: request.query.status }, request.query.limit);
+        return {
+          items: rows.map((r) => ({
+            id: r.id,
+            type: r.type,
+            status: r.status,
+            outcome: r.outcome,
+            error: r.error,
+            orgId: r.org_id,
+            createdAt: isoOrNull(r.created_at),
+            receivedAt: iso(r.received_at),
+            attempts: r.attempts,
+            correlationId: r.correlation_id,
+          })),
+        };
+      },
+    );
+
+    app.post(
+      '/v1/admin/webhook-events/:eventId/replay',
+      {
+        onRequest: guards.staff(),
+        schema: {
+          summary: 'Apply a failed payment-provider event again (staff)',
+          tags: ['admin'],
+          params: z.object({ eventId: z.string().min(1).max(255) }),
+          response: {
+            200: z.object({ id: z.string(), result: z.enum(['applied', 'ignored', 'failed', 'not-failed']), detail: z.string() }),
+            ...errorResponses('FORBIDDEN', 'NOT_FOUND'),
+          },
+        },
+      },
+      async (request) => {
+        const [result] = await deps.billing.replay(request.params.eventId);
+        if (!result) throw notFound('Event');
+        return result;
+      },
+    );
+  };
+}

@@ -1,0 +1,20 @@
+import { AppError } from '../http/errors.ts';
+import type { Db } from '../store/db.ts';
+import { billingRepo } from '../store/repositories/billing.ts';
+
+/**
+ * The seat cap (spec section 3 rule 3): creating a user when the live users fill every seat is 402.
+ * Runs inside the creating transaction with the org row locked, so two creations cannot both take
+ * the last seat.
+ */
+export async function requireFreeSeat(tx: Db, orgId: string): Promise<void> {
+  const org = await billingRepo.lockOrg(tx, { orgId });
+  if (!org) throw new AppError('NOT_FOUND', 'Organisation not found.');
+  if (org.seatsUsed >= org.seats) {
+    throw new AppError(
+      'PAYMENT_REQUIRED',
+      `All ${org.seats} seats of the plan are in use (${org.seatsUsed} users): add seats to the subscription, or delete a user, to create another.`,
+      { details: { blockedBy: 'seats', seats: { limit: org.seats, used: org.seatsUsed } } },
+    );
+  }
+}

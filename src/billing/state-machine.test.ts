@@ -1,0 +1,134 @@
+// The spec's state table (section 3), row by row.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { transition, type BillingState, type ProviderEvent } from './state-machine.ts';
+import { graceExpired, planStatus } from './gate.ts';
+
+const NOW = new Date('2026-11-22T12:00:00Z');
+const GRACE_S = 14 * 86400;
+const ctx = { now: NOW, gracePeriodS: GRACE_S };
+const graceEnd = new Date(NOW.getTime() + GRACE_S * 1000);
+const unix = (iso: string) => Date.parse(iso) / 1000;
+
+const base: BillingState = {
+  subscriptionStatus: 'trialing',
+  plan: 'trial',
+  priceVersion: null,
+  seats: 5,
+  seatsUsed: 3,
+  overSeatLimit: false,
+  currentPeriodEnd: null,
+  gracePeriodEndsAt: null,
+  providerCustomerId: null,
+  providerSubscriptionId: null,
+  billingEventAt: null,
+};
+
+const sub = (over: Record<string, unknown> = {}, itemOver: Record<string, unknown> = {}) => ({
+  id: 'sub_1',
+  customer: 'cus_1',
+  status: 'active',
+  items: { data: [{ quantity: 10, current_period_end: unix('2026-12-22T00:00:00Z'), price: { id: 'price_v2', lookup_key: 'pro', product: 'prod_1' }, ...itemOver }] },
+  ...over,
+});
+const ev = (type: string, object: Record<string, unknown>, created = unix('2026-11-22T11:00:00Z')): ProviderEvent => ({ id: `evt_${type}`, type, created, object });
+
+function applied(state: BillingState, event: ProviderEvent) {
+  const t = transition(state, event, ctx);
+  assert.equal(t.outcome, 'applied', JSON.stringify(t));
+  return t.outcome === 'applied' ? t : (undefined as never);
+}
+
+describe('spec section 3: the subscription state table', () => {
+  test('trial (or any) + checkout.session.completed → active, period end set, trial left', () => {
+    const t = applied(base, ev('checkout.session.completed', { customer: 'cus_1', subscription: 'sub_1', client_reference_id: 'org', current_period_end: unix('2026-12-22T00:00:00Z') }));
+    assert.equal(t.state.subscriptionStatus, 'active');
+    assert.deepEqual(t.state.currentPeriodEnd, new Date('2026-12-22T00:00:00Z'));
+    assert.equal(t.state.providerCustomerId, 'cus_1');
+    assert.equal(t.state.providerSubscriptionId, 'sub_1');
+    const fromCanceled = applied({ ...base, subscriptionStatus: 'canceled', gracePeriodEndsAt: graceEnd }, ev('checkout.session.completed', { customer: 'cus_1' }));
+    assert.equal(fromCanceled.state.subscriptionStatus, 'active');
+    assert.equal(fromCanceled.state.gracePeriodEndsAt, null);
+  });
+
+  test('any + customer.subscription.created → status, plan, price version, period end from the event', () => {
+    const t = applied(base, ev('customer.subscription.created', sub({ status: 'trialing' })));
+    assert.equal(t.state.subscriptionStatus, 'trialing');
+    assert.equal(t.state.plan, 'pro');
+    assert.equal(t.state.priceVersion, 'price_v2');
+    assert.deepEqual(t.state.currentPeriodEnd, new Date('2026-12-22T00:00:00Z'));
+    assert.equal(t.state.seats, 10);
+    // Older API versions: period end on the subscription; plan from the product without lookup_key.
+    const old = applied(base, ev('customer.subscription.created', sub({ current_period_end: unix('2027-01-01T00:00:00Z') }, { current_period_end: undefined, price: { id: 'price_1', product: 'prod_9' } })));
+    assert.deepEqual(old.state.currentPeriodEnd, new Date('2027-01-01T00:00:00Z'));
+    assert.equal(old.state.plan, 'prod_9');
+  });
+
+  test('any + customer.subscription.updated → re-synced; over-limit recomputed only when the quantity changes', () => {
+    const state = { ...base, subscriptionStatus: 'active', seats: 10, seatsUsed: 8 };
+    const down = applied(state, ev('customer.subscription.updated', sub({ status: 'active' }, { quantity: 5 })));
+    assert.equal(down.state.seats, 5);
+    assert.equal(down.state.overSeatLimit, true);
+    const sameQty = applied({ ...state, overSeatLimit: false, seatsUsed: 50 }, ev('customer.subscription.updated', sub({ status: 'past_due' }, { quantity: 10 })));
+    assert.equal(sameQty.state.overSeatLimit, false, 'rule 4: no recomputation without a quantity change');
+    assert.equal(sameQty.state.subscriptionStatus, 'past_due');
+    const up = applied({ ...state, overSeatLimit: true, seats: 5 }, ev('customer.subscription.updated', sub({}, { quantity: 20, price: { id: 'price_v3', lookup_key: 'team' } })));
+    assert.equal(up.state.overSeatLimit, false);
+    assert.equal(up.state.plan, 'team');
+    assert.equal(up.state.priceVersion, 'price_v3');
+    // created never recomputes (rule 4).
+    const created = applied({ ...state, seatsUsed: 50 }, ev('customer.subscription.created', sub({}, { quantity: 5 })));
+    assert.equal(created.state.overSeatLimit, false);
+  });
+
+  test('any + customer.subscription.deleted → canceled, grace = now + 14 days', () => {
+    const t = applied({ ...base, subscriptionStatus: 'active' }, ev('customer.subscription.deleted', sub({ status: 'canceled' })));
+    assert.equal(t.state.subscriptionStatus, 'canceled');
+    assert.deepEqual(t.state.gracePeriodEndsAt, graceEnd);
+  });
+
+  test('past_due + invoice.paid → active, grace cleared; otherwise nothing changes', () => {
+    const t = applied({ ...base, subscriptionStatus: 'past_due', gracePeriodEndsAt: graceEnd }, ev('invoice.paid', { customer: 'cus_1' }));
+    assert.equal(t.state.subscriptionStatus, 'active');
+    assert.equal(t.state.gracePeriodEndsAt, null);
+    assert.equal(transition({ ...base, subscriptionStatus: 'active' }, ev('invoice.paid', {}), ctx).outcome, 'ignored');
+  });
+
+  test('any + invoice.payment_failed → past_due, 14-day grace starts (and is not restarted by retries)', () => {
+    const t = applied({ ...base, subscriptionStatus: 'active' }, ev('invoice.payment_failed', { customer: 'cus_1' }));
+    assert.equal(t.state.subscriptionStatus, 'past_due');
+    assert.deepEqual(t.state.gracePeriodEndsAt, graceEnd);
+    const earlier = new Date(NOW.getTime() + 86400_000);
+    const retry = applied({ ...t.state, gracePeriodEndsAt: earlier }, ev('invoice.payment_failed', {}, unix('2026-11-22T11:30:00Z')));
+    assert.deepEqual(retry.state.gracePeriodEndsAt, earlier);
+  });
+
+  test('unknown types change nothing; an event older than the last applied is ignored', () => {
+    assert.equal(transition(base, ev('customer.created', {}), ctx).outcome, 'ignored');
+    const state = { ...base, subscriptionStatus: 'active', billingEventAt: new Date('2026-11-22T11:00:00Z') };
+    const stale = transition(state, ev('invoice.payment_failed', {}, unix('2026-11-22T10:59:59Z')), ctx);
+    assert.equal(stale.outcome, 'ignored');
+    assert.equal(applied(state, ev('invoice.payment_failed', {}, unix('2026-11-22T11:00:00Z'))).state.subscriptionStatus, 'past_due');
+  });
+});
+
+describe('gating rules 1-3', () => {
+  const facts = { subscriptionStatus: 'past_due', gracePeriodEndsAt: new Date(NOW.getTime() + 1000), seats: 5, seatsUsed: 2 };
+  test('past due within grace: writable (rule 1); after grace: blocked (rule 2)', () => {
+    assert.equal(graceExpired(facts, NOW), false);
+    assert.equal(graceExpired(facts, new Date(NOW.getTime() + 1000)), true);
+    assert.equal(graceExpired({ ...facts, subscriptionStatus: 'canceled' }, new Date(NOW.getTime() + 5000)), true);
+    assert.equal(graceExpired({ ...facts, subscriptionStatus: 'active' }, new Date(NOW.getTime() + 5000)), false);
+  });
+  test('plan status names the cap that is hit (rule 3)', () => {
+    assert.deepEqual(planStatus({ ...facts, seatsUsed: 5 }, NOW).blockedBy, 'seats');
+    assert.deepEqual(planStatus(facts, new Date(NOW.getTime() + 2000)), {
+      subscriptionStatus: 'past_due',
+      writable: false,
+      blockedBy: 'grace_expired',
+      seats: { limit: 5, used: 2 },
+      gracePeriodEndsAt: facts.gracePeriodEndsAt.toISOString(),
+    });
+    assert.equal(planStatus(facts, NOW).blockedBy, null);
+  });
+});

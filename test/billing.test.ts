@@ -1,0 +1,286 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, type TestServer } from './helpers/server.ts';
+import { createOrg, createUser, staffAccount, userInput, type TestOrg } from './helpers/fixtures.ts';
+import { deliver, event, signedHeader, subscription } from './helpers/payments.ts';
+import { oidcClient, signIn } from './helpers/browser.ts';
+import { accountsRepo } from '../src/store/repositories/accounts.ts';
+import { totpCode } from '../src/auth/totp.ts';
+
+const DAY = 86_400_000;
+
+describe('payment-provider webhooks and billing', () => {
+  let server: TestServer;
+  let offsetMs = 0;
+  const now = () => Date.now() + offsetMs;
+  before(async () => {
+    server = await startServer({}, { clock: () => new Date(now()) });
+  });
+  after(() => server.close());
+
+  const org = async (o: TestOrg) => (await server.request('GET', `/v1/orgs/${o.orgId}`, { key: o.key })).body;
+  const planStatus = async (o: TestOrg) => (await server.request('GET', `/v1/orgs/${o.orgId}/plan-status`, { key: o.key })).body;
+  const ts = () => Math.floor(now() / 1000);
+
+  test('each event of the state table, through HTTP, with the audit trail', async () => {
+    const o = await createOrg(server);
+    const customer = `cus_${o.orgId.slice(0, 8)}`;
+    const periodEnd = ts() + 30 * 86400;
+    let res = await deliver(server, event('checkout.session.completed', { customer, client_reference_id: o.orgId, subscription: 'sub_test', current_period_end: periodEnd }));
+    assert.deepEqual(res.body, { received: true, kind: 'patch' });
+    let state = await org(o);
+    assert.equal(state.subscriptionStatus, 'active');
+    assert.equal(state.currentPeriodEnd, new Date(periodEnd * 1000).toISOString());
+
+    res = await deliver(server, event('customer.subscription.created', subscription(o.orgId, { quantity: 12, lookupKey: 'team', priceId: 'price_team_v3' })));
+    assert.equal(res.status, 200);
+    state = await org(o);
+    assert.deepEqual([state.plan, state.priceVersion, state.seats], ['team', 'price_team_v3', 12]);
+
+    res = await deliver(server, event('customer.subscription.updated', subscription(o.orgId, { quantity: 12, lookupKey: 'business', priceId: 'price_biz_v1' })));
+    state = await org(o);
+    assert.deepEqual([state.plan, state.priceVersion], ['business', 'price_biz_v1']);
+
+    // Invoices find the org by the customer id stored from the earlier events.
+    res = await deliver(server, event('invoice.payment_failed', { customer, status: 'open', attempt_count: 1 }));
+    state = await org(o);
+    assert.equal(state.subscriptionStatus, 'past_due');
+    const grace = new Date(state.gracePeriodEndsAt).getTime() - now();
+    assert.ok(Math.abs(grace - 14 * DAY) < 60_000, `grace ~14 days, got ${grace}`);
+
+    res = await deliver(server, event('invoice.paid', { customer, status: 'paid' }));
+    state = await org(o);
+    assert.equal(state.subscriptionStatus, 'active');
+    assert.equal(state.gracePeriodEndsAt, null);
+
+    res = await deliver(server, event('customer.subscription.deleted', subscription(o.orgId, { status: 'canceled' })));
+    state = await org(o);
+    assert.equal(state.subscriptionStatus, 'canceled');
+    assert.ok(state.gracePeriodEndsAt);
+
+    const audit = (await server.request('GET', `/v1/orgs/${o.orgId}/audit?limit=200`, { key: o.key })).body.items;
+    const billing = audit.filter((e: { action: string }) => e.action.startsWith('billing.'));
+    assert.deepEqual(billing.map((e: { action: string }) => e.action).reverse(), [
+      'billing.checkout.session.completed',
+      'billing.customer.subscription.created',
+      'billing.customer.subscription.updated',
+      'billing.invoice.payment_failed',
+      'billing.invoice.paid',
+      'billing.customer.subscription.deleted',
+    ]);
+    assert.equal(billing[0].actor.type, 'paymentProvider');
+    assert.match(billing[0].actor.id, /^evt_/);
+  });
+
+  test('signature failures are 401 in the envelope and change nothing', async () => {
+    const o = await createOrg(server);
+    const evt = event('invoice.payment_failed', { customer: `cus_${o.orgId}`, metadata: { orgId: o.orgId } });
+    const payload = JSON.stringify(evt);
+    const cases: [string, Parameters<typeof deliver>[2]][] = [
+      ['wrong secret', { secret: 'whsec_other' }],
+      ['stale timestamp', { timestamp: ts() - 301 }],
+      ['missing header', { header: null }],
+      ['malformed header', { header: 'v1=abc' }],
+      ['tampered body', { header: signedHeader(payload), rawBody: payload.replace('invoice.payment_failed', 'invoice.paid') }],
+    ];
+    for (const [name, opts] of cases) {
+      const res = await deliver(server, evt, opts);
+      assert.equal(res.status, 401, name);
+      assert.equal(res.body.error.code, 'UNAUTHORIZED', name);
+      assert.ok(res.body.error.correlationId);
+    }
+    assert.equal((await org(o)).subscriptionStatus, 'trialing');
+    // During a secret roll the provider sends several v1 values: any one matching passes.
+    const oldSig = signedHeader(payload, { secret: 'whsec_old' });
+    const newSig = signedHeader(payload);
+    const t = /t=(\d+)/.exec(newSig)?.[1];
+    const both = `t=${t},v1=${/v1=([0-9a-f]+)/.exec(oldSig)?.[1]},v1=${/v1=([0-9a-f]+)/.exec(newSig)?.[1]}`;
+    const ok = await deliver(server, evt, { header: both });
+    assert.deepEqual(ok.body, { received: true, kind: 'patch' });
+    assert.equal((await org(o)).subscriptionStatus, 'past_due');
+  });
+
+  test('a body without id, type or data.object is 400', async () => {
+    for (const body of [{ type: 'invoice.paid', data: { object: {} } }, { id: 'evt_x', data: { object: {} } }, { id: 'evt_x', type: 'x', data: {} }]) {
+      const res = await deliver(server, body);
+      assert.equal(res.status, 400, JSON.stringify(body));
+      assert.equal(res.body.error.code, 'BAD_REQUEST');
+    }
+    const notJson = await deliver(server, null, { rawBody: '{"id": ' });
+    assert.equal(notJson.status, 400);
+  });
+
+  test('dedup: a repeat within the window is acknowledged and not applied again', async () => {
+    const o = await createOrg(server);
+    const evt = event('invoice.payment_failed', { customer: `cus_${o.orgId}`, metadata: { orgId: o.orgId } });
+    assert.deepEqual((await deliver(server, evt)).body, { received: true, kind: 'patch' });
+    assert.deepEqual((await deliver(server, evt)).body, { received: true, deduplicated: true });
+    const audit = (await server.request('GET', `/v1/orgs/${o.orgId}/audit?action=billing.invoice.payment_failed`, { key: o.key })).body.items;
+    assert.equal(audit.length, 1);
+  });
+
+  test('concurrent deliveries of one event apply it exactly once', async () => {
+    const o = await createOrg(server);
+    const evt = event('customer.subscription.updated', subscription(o.orgId, { quantity: 33 }));
+    const results = await Promise.all(Array.from({ length: 6 }, () => deliver(server, evt)));
+    assert.deepEqual(results.map((r) => r.status), [200, 200, 200, 200, 200, 200]);
+    assert.equal(results.filter((r) => r.body.kind === 'patch').length, 1);
+    assert.equal(results.filter((r) => r.body.deduplicated).length, 5);
+    const audit = (await server.request('GET', `/v1/orgs/${o.orgId}/audit?action=billing.customer.subscription.updated`, { key: o.key })).body.items;
+    assert.equal(audit.length, 1);
+  });
+
+  test('out-of-order delivery: an older event does not overwrite newer state', async () => {
+    const o = await createOrg(server);
+    const t = ts();
+    await deliver(server, event('customer.subscription.updated', subscription(o.orgId, { quantity: 20 }), { created: t }));
+    const late = await deliver(server, event('customer.subscription.updated', subscription(o.orgId, { quantity: 3 }), { created: t - 60 }));
+    assert.deepEqual(late.body, { received: true, kind: 'patch' }, 'acknowledged');
+    assert.equal((await org(o)).seats, 20);
+  });
+
+  test('unknown event types are acknowledged and recorded, and change nothing', async () => {
+    const o = await createOrg(server);
+    const before = await org(o);
+    const res = await deliver(server, event('customer.discount.created', { customer: `cus_${o.orgId}`, metadata: { orgId: o.orgId } }));
+    assert.deepEqual(res.body, { received: true, kind: 'patch' });
+    const afterOrg = await org(o);
+    assert.equal(afterOrg.version, before.version);
+  });
+
+  test('a failing handler answers 200, keeps the event, and replay applies it once the cause is gone', async () => {
+    const o = await createOrg(server);
+    const customer = `cus_late_${o.orgId.slice(0, 6)}`;
+    // The invoice arrives before the checkout that links the customer to the org: no org yet.
+    const invoice = event('invoice.payment_failed', { customer, status: 'open' }, { created: ts() + 5 });
+    const res = await deliver(server, invoice, {});
+    assert.equal(res.status, 200);
+    assert.deepEqual(res.body, { received: true });
+    assert.equal((await deliver(server, invoice)).body.deduplicated, true, 'a retry of a kept event is a duplicate');
+
+    // Staff see it and replay it (admin route), after the checkout arrived.
+    const staff = await staffAccount(server);
+    const account = await accountsRepo.byId(server.deps.database.db, staff.userId);
+    const started = await server.deps.signIn.startEnrolment(staff.userId);
+    assert.ok(account && started);
+    await server.deps.signIn.confirmEnrolment(staff.userId, totpCode(started.secret, Date.now() - 30_000));
+    const admin = await oidcClient(server.deps.config.authUrl, 'admin-client-dev', server.deps.config.adminUrl);
+    const token = (await signIn(admin, { ...staff, username: staff.email, otp: () => totpCode(started.secret) })).tokens.id_token as string;
+    const failed = await server.request('GET', '/v1/admin/webhook-events?status=failed', { token });
+    assert.equal(failed.status, 200);
+    const kept = failed.body.items.find((e: { id: string }) => e.id === invoice.id);
+    assert.match(kept.error, /no org/);
+
+    const early = await server.request('POST', `/v1/admin/webhook-events/${invoice.id}/replay`, { token });
+    assert.equal(early.body.result, 'failed', 'still no org: it stays failed');
+    await deliver(server, event('checkout.session.completed', { customer, client_reference_id: o.orgId }));
+    const replayed = await server.request('POST', `/v1/admin/webhook-events/${invoice.id}/replay`, { token });
+    assert.equal(replayed.body.result, 'applied');
+    assert.equal((await org(o)).subscriptionStatus, 'past_due');
+    const again = await server.request('POST', `/v1/admin/webhook-events/${invoice.id}/replay`, { token });
+    assert.equal(again.body.result, 'not-failed');
+    // Staff only.
+    assert.equal((await server.request('GET', '/v1/admin/webhook-events', {})).status, 401);
+    assert.equal((await server.request('GET', '/v1/admin/webhook-events', { key: o.key })).status, 403);
+    assert.equal((await server.request('POST', `/v1/admin/webhook-events/${invoice.id}/replay`, { key: o.key })).status, 403);
+  });
+
+  test('grace: past due writes go on (rule 1); after grace, writes 402 and reads 200 (rule 2); revocation still works', async () => {
+    const o = await createOrg(server);
+    await deliver(server, event('invoice.payment_failed', { customer: `cus_${o.orgId}`, metadata: { orgId: o.orgId } }));
+    assert.equal((await server.request('POST', `/v1/orgs/${o.orgId}/users`, { key: o.key, body: userInput() })).status, 201);
+    assert.equal((await planStatus(o)).writable, true);
+    offsetMs = 14 * DAY + 60_000;
+    try {
+      const write = await server.request('POST', `/v1/orgs/${o.orgId}/users`, { key: o.key, body: userInput() });
+      assert.equal(write.status, 402);
+      assert.equal(write.body.error.code, 'PAYMENT_REQUIRED');
+      assert.equal(write.body.error.details.blockedBy, 'grace_expired');
+      assert.match(write.body.error.message, /grace period ended/);
+      for (const [method, path, body] of [
+        ['PATCH', `/v1/orgs/${o.orgId}`, { version: 1, name: 'x' }],
+        ['POST', `/v1/orgs/${o.orgId}/templates`, { name: 't', html: '<p>x</p>' }],
+        ['POST', `/v1/orgs/${o.orgId}/api-keys`, { name: 'k' }],
+      ] as const) {
+        assert.equal((await server.request(method, path, { key: o.key, body })).status, 402, `${method} ${path}`);
+      }
+      assert.equal((await server.request('GET', `/v1/orgs/${o.orgId}/users`, { key: o.key })).status, 200);
+      const status = await planStatus(o);
+      assert.deepEqual([status.writable, status.blockedBy], [false, 'grace_expired']);
+      const revoke = await server.request('DELETE', `/v1/orgs/${o.orgId}/api-keys/${o.keyId}`, { key: o.key });
+      assert.equal(revoke.status, 200, 'a leaked key is always revocable');
+    } finally {
+      offsetMs = 0;
+    }
+  });
+
+  test('a paid invoice ends the block', async () => {
+    const o = await createOrg(server);
+    await deliver(server, event('invoice.payment_failed', { customer: `cus_pay_${o.orgId.slice(0, 6)}`, metadata: { orgId: o.orgId } }));
+    offsetMs = 15 * DAY;
+    try {
+      assert.equal((await server.request('POST', `/v1/orgs/${o.orgId}/users`, { key: o.key, body: userInput() })).status, 402);
+      await deliver(server, event('invoice.paid', { customer: `cus_pay_${o.orgId.slice(0, 6)}` }, { created: ts() }), { timestamp: ts() });
+      assert.equal((await server.request('POST', `/v1/orgs/${o.orgId}/users`, { key: o.key, body: userInput() })).status, 201);
+    } finally {
+      offsetMs = 0;
+    }
+  });
+
+  test('seat cap: creating a user when every seat is taken is 402; quantity changes recompute overSeatLimit', async () => {
+    const o = await createOrg(server, { seats: 2 });
+    await createUser(server, o);
+    const full = await server.request('POST', `/v1/orgs/${o.orgId}/users`, { key: o.key, body: userInput() });
+    assert.equal(full.status, 402);
+    assert.equal(full.body.error.details.blockedBy, 'seats');
+    assert.deepEqual(full.body.error.details.seats, { limit: 2, used: 2 });
+    assert.deepEqual(await planStatus(o), { subscriptionStatus: 'trialing', writable: true, blockedBy: 'seats', seats: { limit: 2, used: 2 }, gracePeriodEndsAt: null });
+    // Other writes are not affected by the seat cap.
+    assert.equal((await server.request('PATCH', `/v1/orgs/${o.orgId}`, { key: o.key, body: { version: 1, name: 'Still writable' } })).status, 200);
+
+    await deliver(server, event('customer.subscription.updated', subscription(o.orgId, { quantity: 1 })));
+    let state = await org(o);
+    assert.deepEqual([state.seats, state.seatsUsed, state.overSeatLimit], [1, 2, true]);
+    await deliver(server, event('customer.subscription.updated', subscription(o.orgId, { quantity: 5 })));
+    state = await org(o);
+    assert.deepEqual([state.seats, state.overSeatLimit], [5, false]);
+    assert.equal((await planStatus(o)).blockedBy, null);
+    assert.equal((await server.request('POST', `/v1/orgs/${o.orgId}/users`, { key: o.key, body: userInput() })).status, 201);
+  });
+
+  test('concurrent creations cannot both take the last seat', async () => {
+    const o = await createOrg(server, { seats: 2 });
+    const results = await Promise.all([1, 2, 3].map(() => server.request('POST', `/v1/orgs/${o.orgId}/users`, { key: o.key, body: userInput() })));
+    assert.deepEqual(results.map((r) => r.status).sort(), [201, 402, 402]);
+  });
+});
+
+describe('webhook configuration and dedup window', () => {
+  test('no WEBHOOK_SECRET: 503', async () => {
+    const server = await startServer({ WEBHOOK_SECRET: '' });
+    try {
+      const res = await deliver(server, event('invoice.paid', {}));
+      assert.equal(res.status, 503);
+      assert.equal(res.body.error.code, 'SERVICE_UNAVAILABLE');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('after the dedup window an event id is processed again', async () => {
+    const server = await startServer({ WEBHOOK_DEDUP_S: '1' });
+    try {
+      const o = await createOrg(server);
+      const evt = event('invoice.payment_failed', { customer: `cus_${o.orgId}`, metadata: { orgId: o.orgId } });
+      assert.equal((await deliver(server, evt)).body.kind, 'patch');
+      assert.equal((await deliver(server, evt)).body.deduplicated, true);
+      await new Promise((r) => setTimeout(r, 1200));
+      assert.equal((await deliver(server, evt)).body.kind, 'patch');
+      assert.equal(await server.deps.billing.purge(), 0, 'the fresh delivery is inside the window');
+      await new Promise((r) => setTimeout(r, 1200));
+      assert.ok((await server.deps.billing.purge()) >= 1, 'ids older than the window are purged');
+    } finally {
+      await server.close();
+    }
+  });
+});
