@@ -18,6 +18,8 @@ import { interactionRoutes } from './auth/idp/interactions.ts';
 import { mfaRoutes } from './users/mfa-routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
+import { renderRoutes } from './render/routes.ts';
+import { pixelRoutes } from './render/pixel.ts';
 
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const { config } = deps;
@@ -108,6 +110,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(templateRoutes({ guards, templates: deps.templates }));
   await app.register(apiKeyRoutes({ guards, apiKeys: deps.apiKeys }));
   await app.register(auditRoutes({ guards, db: deps.database.db }));
+  await app.register(renderRoutes({ guards, render: deps.render, db: deps.database.db, clock: deps.clock }));
+  await app.register(pixelRoutes({ opens: deps.opens, clock: deps.clock }));
   await app.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, db: deps.database.db, clock: deps.clock }));
   await app.register(
     webhookRoutes({ billing: deps.billing, secret: config.webhookSecret, toleranceS: config.webhookToleranceS, clock: deps.clock }),

@@ -25,6 +25,9 @@ import { createIdTokenVerifier, discoverIssuer, localIssuer, type TrustedIssuer 
 import type { JWK } from 'jose';
 import { createBillingService, type BillingService } from './billing/service.ts';
 import { requireFreeSeat } from './billing/seats.ts';
+import { createRenderService, type RenderService } from './render/service.ts';
+import { OpenCounter } from './render/opens.ts';
+import { opensRepo } from './store/repositories/opens.ts';
 
 export type Clock = () => Date;
 
@@ -44,6 +47,8 @@ export interface Deps {
   provider: Provider;
   signIn: SignIn;
   billing: BillingService;
+  render: RenderService;
+  opens: OpenCounter;
   close(): Promise<void>;
 }
 
@@ -85,15 +90,27 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const apiKeys = createApiKeyService({ db, stage: config.stage, cacheTtlMs: config.cacheTtlMs, usage, clock });
     const orgs = createOrgService({ db, cacheTtlMs: config.cacheTtlMs, apiKeys });
     const accounts = createAccountsCache({ db, ttlMs: config.cacheTtlMs });
+    const render = createRenderService({
+      db,
+      orgs,
+      baseUrl: config.baseUrl,
+      renderLimitBytes: config.renderLimitBytes,
+      cacheTtlMs: config.cacheTtlMs,
+    });
     const users = createUserService({
       db,
       seatCheck: requireFreeSeat,
       onChange: (orgId, userId) => {
         orgs.invalidate(orgId);
-        if (userId) accounts.invalidate(userId);
+        if (userId) {
+          accounts.invalidate(userId);
+          render.forgetUser(userId);
+        }
       },
     });
-    const templates = createTemplateService({ db });
+    const templates = createTemplateService({ db, onChange: (orgId, templateId) => render.forgetTemplate(orgId, templateId) });
+    const opens = new OpenCounter((counts) => opensRepo.add(db, counts), logger);
+    closers.unshift(() => opens.close());
 
     const keys = await loadKeyMaterial(db, { tokenTtlS: Math.max(config.idTokenTtlS, config.accessTokenTtlS) });
     const provider = createProvider({ config, db, keys });
@@ -149,6 +166,8 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       provider,
       signIn,
       billing,
+      render,
+      opens,
       async close() {
         for (const close of closers) await close();
       },

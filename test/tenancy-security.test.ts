@@ -26,6 +26,9 @@ export const ORG_ROUTES: RouteCase[] = [
   { method: 'DELETE', route: '/v1/orgs/{orgId}/api-keys/{keyId}' },
   { method: 'GET', route: '/v1/orgs/{orgId}/audit' },
   { method: 'GET', route: '/v1/orgs/{orgId}/plan-status' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/render/{userId}' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/templates/preview', body: { userId: '00000000-0000-4000-8000-000000000000', html: '<p>x</p>' } },
+  { method: 'GET', route: '/v1/orgs/{orgId}/opens' },
 ];
 
 // Staff-only routes: any org credential is 403.
@@ -35,7 +38,7 @@ export const ADMIN_ROUTES: RouteCase[] = [
 ];
 
 // Routes without a token, each with its own proof of origin (or none by design).
-const PUBLIC_ROUTES = ['POST /v1/webhooks/payment-provider'];
+const PUBLIC_ROUTES = ['GET /v1/p/{userId}', 'POST /v1/webhooks/payment-provider'];
 
 describe('security cases on every org route', () => {
   let server: TestServer;

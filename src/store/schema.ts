@@ -76,6 +76,14 @@ export interface OidcPayloadsTable {
   consumed_at: NullableTimestamp;
 }
 
+export interface OpensTable {
+  org_id: string;
+  user_id: string;
+  day: ColumnType<string, string, string>;
+  real: number;
+  proxied: number;
+}
+
 export interface WebhookEventsTable {
   id: string;
   type: string;
@@ -105,6 +113,7 @@ export interface TemplatesTable {
   name: string;
   html: string;
   text: string;
+  html_prepared: string;
   is_default: Generated<boolean>;
   version: Generated<number>;
   created_at: CreatedAt;
@@ -154,6 +163,7 @@ export interface DB {
   oidc_payloads: OidcPayloadsTable;
   idp_keys: IdpKeysTable;
   webhook_events: WebhookEventsTable;
+  opens: OpensTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;

@@ -4,7 +4,7 @@ import { writeContext, type Guards } from '../auth/guard.ts';
 import { errorResponses, listQuery, orgParams, page } from '../http/schemas.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';
 import type { TemplateService } from './service.ts';
-import { presentTemplate, templateCreateSchema, templateParams, templatePatchSchema, templateSchema } from './schemas.ts';
+import { presentTemplate, savedTemplateSchema, templateCreateSchema, templateParams, templatePatchSchema, templateSchema } from './schemas.ts';
 
 export function templateRoutes(deps: { guards: Guards; templates: TemplateService }): FastifyPluginAsyncZod {
   const { guards, templates } = deps;
@@ -36,13 +36,13 @@ export function templateRoutes(deps: { guards: Guards; templates: TemplateServic
           tags: ['templates'],
           params: orgParams,
           body: templateCreateSchema,
-          response: { 201: templateSchema, ...errorResponses('FORBIDDEN', 'PAYMENT_REQUIRED') },
+          response: { 201: savedTemplateSchema, ...errorResponses('FORBIDDEN', 'PAYMENT_REQUIRED') },
         },
       },
       async (request, reply) => {
         const template = await templates.create(writeContext(request), request.body);
         reply.code(201);
-        return withEtag(reply, presentTemplate(template));
+        return withEtag(reply, { ...presentTemplate(template), warnings: template.warnings });
       },
     );
 
@@ -71,7 +71,7 @@ export function templateRoutes(deps: { guards: Guards; templates: TemplateServic
           tags: ['templates'],
           params: templateParams,
           body: templatePatchSchema,
-          response: { 200: templateSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED', 'PAYMENT_REQUIRED') },
+          response: { 200: savedTemplateSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED', 'PAYMENT_REQUIRED') },
         },
       },
       async (request, reply) => {
@@ -82,7 +82,7 @@ export function templateRoutes(deps: { guards: Guards; templates: TemplateServic
           versionCheck(request, version),
           patch,
         );
-        return withEtag(reply, presentTemplate(template));
+        return withEtag(reply, { ...presentTemplate(template), warnings: template.warnings });
       },
     );
 

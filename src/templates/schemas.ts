@@ -25,6 +25,11 @@ const fields = {
   isDefault: z.boolean().describe("the org's default template for rendering; at most one per org"),
 };
 
+/** The answer to a save: the template, plus what would not render as the admin may expect. */
+export const savedTemplateSchema = templateSchema
+  .extend({ warnings: z.array(z.string()).describe('e.g. variables no signature provides') })
+  .meta({ id: 'SavedTemplate' });
+
 export const templateCreateSchema = z.strictObject({
   name: fields.name,
   html: fields.html,

@@ -6,6 +6,7 @@ import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
 import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
 import { notFound } from '../http/errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
+import { compileTemplate } from '../render/compile.ts';
 
 export interface TemplateInput {
   name: string;
@@ -16,7 +17,9 @@ export interface TemplateInput {
 
 export type TemplatePatch = Partial<TemplateInput>;
 
-export function createTemplateService(deps: { db: Db }) {
+export type SavedTemplate = TemplateRow & { warnings: string[] };
+
+export function createTemplateService(deps: { db: Db; onChange: (orgId: string, templateId: string) => void }) {
   const { db } = deps;
   return {
     async get(orgId: string, templateId: string): Promise<TemplateRow> {
@@ -30,8 +33,9 @@ export function createTemplateService(deps: { db: Db }) {
       return toPage(rows, page.limit, (r) => r.seq, (r) => r);
     },
 
-    async create(ctx: WriteContext, input: TemplateInput): Promise<TemplateRow> {
-      return db.transaction().execute(async (tx) => {
+    async create(ctx: WriteContext, input: TemplateInput): Promise<SavedTemplate> {
+      const { htmlPrepared, warnings } = await compileTemplate(input);
+      const row = await db.transaction().execute(async (tx) => {
         const isDefault = input.isDefault ?? !(await templatesRepo.findDefault(tx, ctx.orgId));
         if (isDefault) await templatesRepo.clearDefault(tx, ctx.orgId);
         const row = await templatesRepo.insert(tx, {
@@ -40,26 +44,40 @@ export function createTemplateService(deps: { db: Db }) {
           name: input.name,
           html: input.html,
           text: input.text,
+          html_prepared: htmlPrepared,
           is_default: isDefault,
         });
         await recordAudit(tx, ctx, { action: 'template.create', targetId: row.id, changes: changedFields(input) });
         return row;
       });
+      deps.onChange(ctx.orgId, row.id);
+      return { ...row, warnings };
     },
 
-    async update(ctx: WriteContext, templateId: string, check: VersionCheck, patch: TemplatePatch): Promise<TemplateRow> {
-      return db.transaction().execute(async (tx) => {
+    async update(ctx: WriteContext, templateId: string, check: VersionCheck, patch: TemplatePatch): Promise<SavedTemplate> {
+      let compiled: { htmlPrepared: string; warnings: string[] } | undefined;
+      if (patch.html !== undefined || patch.text !== undefined) {
+        const current = await templatesRepo.find(db, ctx.orgId, templateId);
+        if (!current) throw notFound('Template');
+        compiled = await compileTemplate({ html: patch.html ?? current.html, text: patch.text ?? current.text });
+      }
+      const row = await db.transaction().execute(async (tx) => {
         const { isDefault, ...rest } = patch;
         // Before the update (one default per org is a unique index); a failed update rolls it back.
         if (isDefault) await templatesRepo.clearDefault(tx, ctx.orgId, templateId);
+        // html and text were compiled from the version read above; the version check makes sure
+        // the other part is still that version's.
         const updated = await templatesRepo.update(tx, ctx.orgId, templateId, check, {
           ...rest,
+          ...(compiled ? { html_prepared: compiled.htmlPrepared } : {}),
           ...(isDefault !== undefined ? { is_default: isDefault } : {}),
         });
         if (!updated) throw versionMismatch('Template', await templatesRepo.find(tx, ctx.orgId, templateId), check);
         await recordAudit(tx, ctx, { action: 'template.update', targetId: templateId, changes: changedFields(patch) });
         return updated;
       });
+      deps.onChange(ctx.orgId, templateId);
+      return { ...row, warnings: compiled?.warnings ?? [] };
     },
 
     async remove(ctx: WriteContext, templateId: string): Promise<void> {
@@ -68,6 +86,7 @@ export function createTemplateService(deps: { db: Db }) {
         if (!deleted) throw notFound('Template');
         await recordAudit(tx, ctx, { action: 'template.delete', targetId: templateId, changes: ['deletedAt'] });
       });
+      deps.onChange(ctx.orgId, templateId);
     },
   };
 }

@@ -1,0 +1,122 @@
+// Rendering a user's signature. Hot path: users, templates and parsed templates come from bounded
+// caches (CACHE_TTL_MS, forgotten at once on this instance when they change), and the rendered
+// output is cached by (template version, user version, org version), so it is never stale.
+import { LRUCache } from 'lru-cache';
+import type { Template } from 'liquidjs';
+import type { Db } from '../store/db.ts';
+import type { TemplateRow, UserRow } from '../store/schema.ts';
+import { usersRepo } from '../store/repositories/users.ts';
+import { templatesRepo } from '../store/repositories/templates.ts';
+import { AppError, notFound } from '../http/errors.ts';
+import type { OrgService } from '../orgs/service.ts';
+import { htmlLiquid, parseTemplate, renderTemplate, textLiquid } from './liquid.ts';
+import { renderWarnings, sanitizeRendered } from './email-html.ts';
+import { compileTemplate } from './compile.ts';
+
+export interface Rendered {
+  userId: string;
+  templateId: string | null;
+  html: string;
+  text: string;
+  bytes: number;
+  warnings: string[];
+}
+
+export function createRenderService(deps: { db: Db; orgs: OrgService; baseUrl: string; renderLimitBytes: number; cacheTtlMs: number }) {
+  const { db } = deps;
+  const ttl = Math.max(deps.cacheTtlMs, 1);
+  const cacheOn = deps.cacheTtlMs > 0;
+  const users = new LRUCache<string, UserRow | { gone: true }>({ max: 100_000, ttl });
+  const templates = new LRUCache<string, TemplateRow | { gone: true }>({ max: 20_000, ttl });
+  const defaults = new LRUCache<string, { templateId: string | null }>({ max: 20_000, ttl });
+  const parsed = new LRUCache<string, { html: Template[]; text: Template[] }>({ max: 5_000 });
+  const outputs = new LRUCache<string, Rendered>({ max: 20_000, maxSize: 64 * 1024 * 1024, sizeCalculation: (r) => r.bytes * 2 + r.text.length * 2 + 64 });
+
+  async function cached<T extends object>(cache: LRUCache<string, T | { gone: true }>, key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+    const hit = cacheOn ? cache.get(key) : undefined;
+    if (hit) return 'gone' in hit ? undefined : (hit as T);
+    const value = await load();
+    if (cacheOn) cache.set(key, value ?? { gone: true });
+    return value;
+  }
+
+  async function userOf(orgId: string, userId: string): Promise<UserRow> {
+    const user = await cached(users, userId, () => usersRepo.find(db, orgId, userId));
+    if (!user || user.org_id !== orgId) throw notFound('User');
+    return user;
+  }
+
+  async function templateOf(orgId: string, templateId: string | undefined): Promise<TemplateRow> {
+    let id = templateId;
+    if (!id) {
+      const hit = cacheOn ? defaults.get(orgId) : undefined;
+      const found = hit ?? { templateId: (await templatesRepo.findDefault(db, orgId))?.id ?? null };
+      if (cacheOn) defaults.set(orgId, found);
+      if (!found.templateId) throw new AppError('NOT_FOUND', 'This organisation has no default template: create one, or send a templateId.');
+      id = found.templateId;
+    }
+    const template = await cached(templates, id, () => templatesRepo.find(db, orgId, id));
+    if (!template || template.org_id !== orgId) throw notFound('Template');
+    return template;
+  }
+
+  function parsedOf(t: { id: string; version: number; html_prepared: string; text: string }) {
+    const key = `${t.id}:${t.version}`;
+    let p = parsed.get(key);
+    if (!p) {
+      p = { html: parseTemplate(t.html_prepared, 'html'), text: parseTemplate(t.text, 'text') };
+      parsed.set(key, p);
+    }
+    return p;
+  }
+
+  async function produce(p: { html: Template[]; text: Template[] }, user: UserRow, orgName: string, templateId: string | null): Promise<Rendered> {
+    const scope = {
+      user: { name: user.name, title: user.title, email: user.email, phone: user.phone, mobile: user.mobile, department: user.department },
+      org: { name: orgName },
+      pixel_url: `${deps.baseUrl}/v1/p/${user.id}`,
+    };
+    const raw = await renderTemplate(p.html, htmlLiquid, scope, 'html');
+    const html = sanitizeRendered(raw);
+    const text = await renderTemplate(p.text, textLiquid, scope, 'text');
+    const bytes = Buffer.byteLength(html, 'utf8');
+    if (bytes > deps.renderLimitBytes) {
+      throw new AppError('PAYLOAD_TOO_LARGE', `The rendered signature is ${bytes} bytes, over the limit of ${deps.renderLimitBytes} bytes: shrink the template.`, {
+        details: { bytes, limitBytes: deps.renderLimitBytes },
+      });
+    }
+    const warnings = renderWarnings(html);
+    if (/<img\b[^>]*src=["']?data:/i.test(raw)) warnings.push('An embedded (base64) image was removed: it breaks in Gmail; host it instead.');
+    return { userId: user.id, templateId, html, text, bytes, warnings };
+  }
+
+  return {
+    async render(orgId: string, userId: string, templateId?: string): Promise<Rendered> {
+      const [user, template, org] = await Promise.all([userOf(orgId, userId), templateOf(orgId, templateId), deps.orgs.require(orgId)]);
+      const key = `${template.id}:${template.version}:${user.id}:${user.version}:${org.version}`;
+      const hit = outputs.get(key);
+      if (hit) return hit;
+      const result = await produce(parsedOf(template), user, org.name, template.id);
+      outputs.set(key, result);
+      return result;
+    },
+
+    /** Renders an unsaved template for the editor (nothing cached). */
+    async preview(orgId: string, userId: string, source: { html: string; text: string }): Promise<Rendered> {
+      const [user, org] = await Promise.all([userOf(orgId, userId), deps.orgs.require(orgId)]);
+      const { htmlPrepared, warnings } = await compileTemplate(source);
+      const result = await produce({ html: parseTemplate(htmlPrepared, 'html'), text: parseTemplate(source.text, 'text') }, user, org.name, null);
+      return { ...result, warnings: [...warnings, ...result.warnings] };
+    },
+
+    forgetUser(userId: string) {
+      users.delete(userId);
+    },
+    forgetTemplate(orgId: string, templateId: string) {
+      templates.delete(templateId);
+      defaults.delete(orgId);
+    },
+  };
+}
+
+export type RenderService = ReturnType<typeof createRenderService>;

@@ -1,0 +1,207 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, type TestServer } from './helpers/server.ts';
+import { createOrg, createTemplate, createUser, type TestOrg } from './helpers/fixtures.ts';
+import { PIXEL } from '../src/render/pixel.ts';
+
+describe('templates as untrusted input, and rendering', () => {
+  let server: TestServer;
+  let org: TestOrg;
+  before(async () => {
+    server = await startServer({ RENDER_LIMIT_BYTES: '30720' });
+    org = await createOrg(server);
+  });
+  after(() => server.close());
+  const render = (o: TestOrg, userId: string, body?: unknown) =>
+    server.request('POST', `/v1/orgs/${o.orgId}/render/${userId}`, { key: o.key, ...(body ? { body } : {}) });
+
+  test('variables are rendered into HTML and text, with the pixel URL', async () => {
+    const o = await createOrg(server, { name: 'Acme & Sons' });
+    const user = await createUser(server, o, { name: 'Grace Hopper', title: 'Admiral', phone: '+1 555 0100', mobile: '+1 555 0101', department: 'Navy' });
+    const t = await createTemplate(server, o, {
+      html: '<table><tr><td><b>{{ user.name }}</b>, {{ user.title }} ({{ user.department }})<br>{{ org.name }} · {{ user.email }} · {{ user.phone }} · {{ user.mobile }}<img src="{{ pixel_url }}" width="1" height="1" alt=""></td></tr></table>',
+      text: '{{ user.name }} | {{ user.title }} | {{ org.name }}',
+    });
+    const res = await render(o, user.userId);
+    assert.equal(res.status, 200, res.text);
+    assert.equal(res.body.templateId, t.templateId);
+    assert.match(res.body.html, /<b>Grace Hopper<\/b>, Admiral \(Navy\)/);
+    assert.match(res.body.html, /Acme &amp; Sons/);
+    assert.ok(res.body.html.includes(`src="${server.deps.config.baseUrl}/v1/p/${user.userId}"`));
+    assert.equal(res.body.text, 'Grace Hopper | Admiral | Acme & Sons');
+    assert.equal(res.body.bytes, Buffer.byteLength(res.body.html));
+    assert.deepEqual(res.body.warnings, []);
+  });
+
+  test('hostile user fields are escaped in HTML and cannot make a javascript: link', async () => {
+    const o = await createOrg(server);
+    const user = await createUser(server, o, { name: '<script>alert(1)</script>', phone: 'javascript:alert(1)' });
+    await createTemplate(server, o, { html: '<p>{{ user.name }}</p><a href="{{ user.phone }}">call</a>', text: '{{ user.name }}' });
+    const res = await render(o, user.userId);
+    assert.equal(res.status, 200);
+    assert.ok(!res.body.html.includes('<script'), res.body.html);
+    assert.match(res.body.html, /&lt;script&gt;/);
+    assert.ok(!/href="javascript:/i.test(res.body.html), res.body.html);
+    assert.equal(res.body.text, '<script>alert(1)</script>', 'plain text is not HTML');
+  });
+
+  test('the sanitizer removes scripts, handlers, iframes, forms and javascript: URLs; CSS is inlined', async () => {
+    const o = await createOrg(server);
+    const user = await createUser(server, o);
+    const t = await createTemplate(server, o, {
+      html: '<style>p { color: #c00; } .big { font-size: 18px }</style><p class="big" onclick="steal()">{{ user.name }}</p><script>evil()</script><iframe src="https://x"></iframe><form><input></form><a href="javascript:evil()">x</a><a href="https://example.com">ok</a>',
+    });
+    const stored = await server.request('GET', `/v1/orgs/${o.orgId}/templates/${t.templateId}`, { key: o.key });
+    assert.match(stored.body.html, /<script>/, 'what the admin wrote is kept as written');
+    const res = await render(o, user.userId);
+    const html: string = res.body.html;
+    for (const bad of ['<script', 'onclick', '<iframe', '<form', '<input', 'javascript:', '<style']) assert.ok(!html.includes(bad), `${bad} in ${html}`);
+    assert.match(html, /<p class="big" style="color:#c00;font-size:18px">/);
+    assert.match(html, /<a href="https:\/\/example.com">ok<\/a>/);
+  });
+
+  test('syntax errors: 400 with line and column; unknown variables: a warning', async () => {
+    const bad = await server.request('POST', `/v1/orgs/${org.orgId}/templates`, { key: org.key, body: { name: 'bad', html: '<p>\n  {{ user.name </p>' } });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.body.error.details.field, 'body.html');
+    assert.equal(bad.body.error.details.line, 2);
+    assert.equal(bad.body.error.details.column, 3);
+    const badText = await server.request('POST', `/v1/orgs/${org.orgId}/templates`, { key: org.key, body: { name: 'bad', html: '<p/>', text: '{% if %}' } });
+    assert.equal(badText.body.error.details.field, 'body.text');
+    const warn = await server.request('POST', `/v1/orgs/${org.orgId}/templates`, { key: org.key, body: { name: 'warn', html: '<p>{{ user.nickname }} {{ user.name }}</p>' } });
+    assert.equal(warn.status, 201);
+    assert.equal(warn.body.warnings.length, 1);
+    assert.match(warn.body.warnings[0], /user\.nickname/);
+  });
+
+  test('templates that loop for ever, build huge output or include files are refused; others are served meanwhile', async () => {
+    const cases = [
+      '{% for i in (1..100000000) %}{% for j in (1..100000000) %}x{% endfor %}{% endfor %}',
+      '{% assign s = "xxxxxxxxxx" %}{% for i in (1..30) %}{% assign s = s | append: s %}{% endfor %}{{ s }}',
+      "{% include 'secrets' %}",
+      "{% render '/etc/passwd' %}",
+    ];
+    for (const html of cases) {
+      const [res, health] = await Promise.all([
+        server.request('POST', `/v1/orgs/${org.orgId}/templates`, { key: org.key, body: { name: 'hostile', html } }),
+        server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key }),
+      ]);
+      assert.ok(res.status === 400 || res.status === 413, `${res.status} for ${html}: ${res.text}`);
+      assert.ok(!/root:x?:0/.test(res.text), "no file content leaks");
+      assert.equal(health.status, 200);
+    }
+  });
+
+  test('output over RENDER_LIMIT_BYTES is 413 saying how large it was', async () => {
+    const o = await createOrg(server);
+    const user = await createUser(server, o, { name: 'N'.repeat(200) });
+    await createTemplate(server, o, { html: '{% for i in (1..200) %}<p>{{ user.name }}</p>{% endfor %}' });
+    const res = await render(o, user.userId);
+    assert.equal(res.status, 413);
+    assert.equal(res.body.error.code, 'PAYLOAD_TOO_LARGE');
+    assert.equal(res.body.error.details.limitBytes, 30720);
+    assert.ok(res.body.error.details.bytes > 30720);
+    assert.match(res.body.error.message, new RegExp(`${res.body.error.details.bytes} bytes`));
+  });
+
+  test('default template rules; soft-deleted users and templates are 404', async () => {
+    const o = await createOrg(server);
+    const user = await createUser(server, o);
+    const none = await render(o, user.userId);
+    assert.equal(none.status, 404);
+    assert.match(none.body.error.message, /no default template/);
+    const a = await createTemplate(server, o, { html: '<p>A</p>' });
+    const b = await createTemplate(server, o, { name: 'B', html: '<p>B</p>' });
+    assert.match((await render(o, user.userId)).body.html, /A/);
+    assert.match((await render(o, user.userId, { templateId: b.templateId })).body.html, /B/);
+    await server.request('DELETE', `/v1/orgs/${o.orgId}/templates/${b.templateId}`, { key: o.key });
+    assert.equal((await render(o, user.userId, { templateId: b.templateId })).status, 404);
+    await server.request('DELETE', `/v1/orgs/${o.orgId}/templates/${a.templateId}`, { key: o.key });
+    assert.equal((await render(o, user.userId)).status, 404);
+    await createTemplate(server, o, { html: '<p>C</p>' });
+    await server.request('DELETE', `/v1/orgs/${o.orgId}/users/${user.userId}`, { key: o.key });
+    assert.equal((await render(o, user.userId)).status, 404);
+  });
+
+  test('the cache serves fresh output after a template, user or org change', async () => {
+    const o = await createOrg(server, { name: 'Before Org' });
+    const user = await createUser(server, o, { name: 'Before User' });
+    const t = await createTemplate(server, o, { html: '<p>v1 {{ user.name }} {{ org.name }}</p>' });
+    assert.match((await render(o, user.userId)).body.html, /v1 Before User Before Org/);
+    assert.match((await render(o, user.userId)).body.html, /v1 Before User Before Org/);
+    await server.request('PATCH', `/v1/orgs/${o.orgId}/templates/${t.templateId}`, { key: o.key, body: { version: t.version, html: '<p>v2 {{ user.name }} {{ org.name }}</p>' } });
+    assert.match((await render(o, user.userId)).body.html, /v2 Before User/);
+    await server.request('PATCH', `/v1/orgs/${o.orgId}/users/${user.userId}`, { key: o.key, body: { version: user.version, name: 'After User' } });
+    assert.match((await render(o, user.userId)).body.html, /v2 After User Before Org/);
+    const orgNow = (await server.request('GET', `/v1/orgs/${o.orgId}`, { key: o.key })).body;
+    await server.request('PATCH', `/v1/orgs/${o.orgId}`, { key: o.key, body: { version: orgNow.version, name: 'After Org' } });
+    assert.match((await render(o, user.userId)).body.html, /v2 After User After Org/);
+  });
+
+  test('preview renders an unsaved template; warnings for images without sizes', async () => {
+    const o = await createOrg(server);
+    const user = await createUser(server, o, { name: 'Preview Person' });
+    const res = await server.request('POST', `/v1/orgs/${o.orgId}/templates/preview`, {
+      key: o.key,
+      body: { userId: user.userId, html: '<p>{{ user.name }}</p><img src="https://cdn.example.com/logo.png" alt="logo">', text: '{{ user.name }}' },
+    });
+    assert.equal(res.status, 200, res.text);
+    assert.match(res.body.html, /Preview Person/);
+    assert.equal(res.body.templateId, null);
+    assert.ok(res.body.warnings.some((w: string) => /width and height/.test(w)));
+    const long = await server.request('POST', `/v1/orgs/${o.orgId}/templates/preview`, {
+      key: o.key,
+      body: { userId: user.userId, html: `<p>${'x'.repeat(10_500)}</p>` },
+    });
+    assert.ok(long.body.warnings.some((w: string) => /Gmail/.test(w)));
+  });
+});
+
+describe('the open-tracking pixel', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server.close());
+
+  const fetchPixel = (id: string, ua = 'Mozilla/5.0 (Macintosh) AppleWebKit Thunderbird') => fetch(`${server.url}/v1/p/${id}`, { headers: { 'user-agent': ua } });
+
+  test('the same GIF and no-cache headers for known, unknown and malformed ids', async () => {
+    const org = await createOrg(server);
+    const user = await createUser(server, org);
+    for (const id of [user.userId, crypto.randomUUID(), 'not-a-uuid', 'x'.repeat(80)]) {
+      const res = await fetchPixel(id);
+      assert.equal(res.status, 200, id);
+      assert.equal(res.headers.get('content-type'), 'image/gif');
+      assert.equal(res.headers.get('cache-control'), 'no-store, no-cache, must-revalidate, max-age=0');
+      assert.equal(res.headers.get('pragma'), 'no-cache');
+      assert.equal(res.headers.get('expires'), '0');
+      const body = Buffer.from(await res.arrayBuffer());
+      assert.equal(body.length, 43);
+      assert.deepEqual(body, PIXEL);
+    }
+  });
+
+  test('opens are counted for live users only, proxies apart, and read per day', async () => {
+    const org = await createOrg(server);
+    const user = await createUser(server, org);
+    const gone = await createUser(server, org);
+    await server.request('DELETE', `/v1/orgs/${org.orgId}/users/${gone.userId}`, { key: org.key });
+    await fetchPixel(user.userId);
+    await fetchPixel(user.userId);
+    await fetchPixel(user.userId, 'Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)');
+    await fetchPixel(user.userId, 'Mozilla/5.0');
+    await fetchPixel(gone.userId);
+    await fetchPixel(crypto.randomUUID());
+    await server.deps.opens.flush();
+    const today = new Date().toISOString().slice(0, 10);
+    const stats = await server.request('GET', `/v1/orgs/${org.orgId}/opens`, { key: org.key });
+    assert.deepEqual(stats.body.items, [{ day: today, real: 2, proxied: 2 }]);
+    const forGone = await server.request('GET', `/v1/orgs/${org.orgId}/opens?userId=${gone.userId}`, { key: org.key });
+    assert.deepEqual(forGone.body.items, []);
+    const range = await server.request('GET', `/v1/orgs/${org.orgId}/opens?from=2020-01-01&to=2020-01-02`, { key: org.key });
+    assert.deepEqual(range.body.items, []);
+    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/opens?from=2021-01-01&to=2020-01-02`, { key: org.key })).status, 400);
+    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/opens?from=yesterday`, { key: org.key })).status, 400);
+  });
+});
