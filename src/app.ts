@@ -20,6 +20,7 @@ import { billingRoutes } from './billing/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { renderRoutes } from './render/routes.ts';
 import { pixelRoutes } from './render/pixel.ts';
+import { throttle } from './ratelimit/hook.ts';
 
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const { config } = deps;
@@ -57,6 +58,17 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     done();
   });
   installErrorHandling(app, { bodyLimitBytes: config.bodyLimitBytes });
+
+  // Throttling first (spec section 8): one stage-wide bucket for every authenticated route, and a
+  // stricter one of its own for the pixel. Health, the identity provider's pages and the webhook
+  // are outside both (sign-in has its own limits; the webhook is signed).
+  const stageThrottle = throttle(deps.limiters.stage, 'stage', { limit: config.rateLimit.burst, retryAfterS: config.retryAfterS });
+  const pixelThrottle = throttle(deps.limiters.pixel, 'pixel', { limit: config.pixelRateLimit.burst, retryAfterS: config.retryAfterS });
+  app.addHook('onRequest', async (request, reply) => {
+    const route = request.routeOptions.url ?? '';
+    if (route.startsWith('/v1/orgs/') || route.startsWith('/v1/admin/')) return stageThrottle.call(app, request, reply);
+    if (route === '/v1/p/:userId') return pixelThrottle.call(app, request, reply);
+  });
 
   await app.register(swagger, {
     openapi: {

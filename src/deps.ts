@@ -28,6 +28,9 @@ import { requireFreeSeat } from './billing/seats.ts';
 import { createRenderService, type RenderService } from './render/service.ts';
 import { OpenCounter } from './render/opens.ts';
 import { opensRepo } from './store/repositories/opens.ts';
+import type { RateLimiter } from './ratelimit/interface.ts';
+import { MemoryRateLimiter } from './ratelimit/memory.ts';
+import { RedisRateLimiter } from './ratelimit/redis.ts';
 
 export type Clock = () => Date;
 
@@ -49,6 +52,8 @@ export interface Deps {
   billing: BillingService;
   render: RenderService;
   opens: OpenCounter;
+  /** The stage-wide bucket of authenticated routes, and the pixel's own. */
+  limiters: { stage: RateLimiter; pixel: RateLimiter };
   close(): Promise<void>;
 }
 
@@ -84,6 +89,14 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     }
 
     const clock = overrides.clock ?? (() => new Date());
+    const stageLimits = { rate: config.rateLimit.rps, burst: config.rateLimit.burst };
+    const pixelLimits = { rate: config.pixelRateLimit.rps, burst: config.pixelRateLimit.burst };
+    const limiters = redis
+      ? {
+          stage: new RedisRateLimiter(redis, stageLimits, `sigsvc:${config.stage}:rl:`, logger),
+          pixel: new RedisRateLimiter(redis, pixelLimits, `sigsvc:${config.stage}:rl:`, logger),
+        }
+      : { stage: new MemoryRateLimiter(stageLimits), pixel: new MemoryRateLimiter(pixelLimits) };
     const db = database.db;
     const usage = new KeyUsageRecorder((uses) => apiKeysRepo.touch(db, uses), logger);
     closers.unshift(() => usage.close());
@@ -168,6 +181,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       billing,
       render,
       opens,
+      limiters,
       async close() {
         for (const close of closers) await close();
       },

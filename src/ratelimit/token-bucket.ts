@@ -21,6 +21,6 @@ export function take(state: BucketState | undefined, limits: BucketLimits, now: 
   if (tokens >= 1) {
     return { state: { tokens: tokens - 1, at: now }, decision: { allowed: true, remaining: Math.floor(tokens - 1) } };
   }
-  const retryAfterMs = Math.ceil(((1 - tokens) / limits.rate) * 1000);
+  const retryAfterMs = Math.ceil(((1 - tokens) / limits.rate) * 1000 - 1e-6);
   return { state: { tokens, at: now }, decision: { allowed: false, remaining: 0, retryAfterMs } };
 }

@@ -1,6 +1,5 @@
 // `GET /v1/p/{userId}`: the open-tracking pixel. Every well-formed id gets the same 43-byte GIF,
 // known or not, so no mail shows a broken image and nobody can probe which users exist.
-import type { onRequestAsyncHookHandler } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { OpenCounter } from './opens.ts';
@@ -10,12 +9,11 @@ import { isProxy } from './opens.ts';
 export const PIXEL = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export function pixelRoutes(deps: { opens: OpenCounter; clock: () => Date; throttle?: onRequestAsyncHookHandler }): FastifyPluginAsyncZod {
+export function pixelRoutes(deps: { opens: OpenCounter; clock: () => Date }): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/v1/p/:userId',
       {
-        ...(deps.throttle ? { onRequest: deps.throttle } : {}),
         schema: {
           summary: 'Open-tracking pixel (no auth; its own, stricter rate limit)',
           tags: ['render'],

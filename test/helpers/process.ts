@@ -31,3 +31,44 @@ function cleanEnv(): Record<string, string> {
   }
   return env;
 }
+
+export interface ServiceProcess {
+  url: string;
+  stop: () => Promise<void>;
+  output: () => string;
+}
+
+/** Starts the real service (`node src/main.ts`) as its own process and waits until it listens. */
+export async function startProcess(env: Record<string, string>, port: number): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, ['src/main.ts'], {
+    cwd: ROOT,
+    env: { ...cleanEnv(), LOG_LEVEL: 'info', PORT: String(port), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), 60_000);
+    const check = () => {
+      if (out.includes('listening on')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stdout.on('data', check);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code}:\n${out}`));
+    });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    output: () => out,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

@@ -1,0 +1,123 @@
+// Two real service processes on one PostgreSQL and one Redis behave as one stage.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { runNode, startProcess, type ServiceProcess } from './helpers/process.ts';
+import { postgresAvailable, scratchDatabase } from './helpers/pg.ts';
+import { redisAvailable, redisUrl } from './helpers/redis.ts';
+import { freePort, httpRequest } from './helpers/server.ts';
+import { event, signedHeader, SECRET } from './helpers/payments.ts';
+
+const RATE = 50;
+const BURST = 100;
+
+describe('two instances, one stage', () => {
+  let a: ServiceProcess | undefined;
+  let b: ServiceProcess | undefined;
+  let drop: (() => Promise<void>) | undefined;
+  let org: { orgId: string; ownerUserId: string; apiKey: { keyId: string; key: string } };
+  let skipReason: string | undefined;
+
+  before(async () => {
+    if (!process.env.DATABASE_URL?.startsWith('postgres')) {
+      skipReason = 'runs when DATABASE_URL points at PostgreSQL (the second pass of .ci/run)';
+      return;
+    }
+    if (!(await postgresAvailable()) || !(await redisAvailable())) {
+      skipReason = 'PostgreSQL or Redis unreachable';
+      return;
+    }
+    const scratch = await scratchDatabase();
+    drop = scratch.drop;
+    const stage = `mi${randomBytes(4).toString('hex')}`;
+    const env = {
+      DATABASE_URL: scratch.url,
+      REDIS_URL: redisUrl(),
+      STAGE: stage,
+      RATE_LIMIT_RPS: String(RATE),
+      RATE_LIMIT_BURST: String(BURST),
+      WEBHOOK_SECRET: SECRET,
+      CACHE_TTL_MS: '2000',
+    };
+    const created = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'Multi', '--owner-email', 'multi@example.test'], env);
+    assert.equal(created.code, 0, created.stderr);
+    org = JSON.parse(created.stdout);
+    [a, b] = await Promise.all([startProcess(env, await freePort()), startProcess(env, await freePort())]);
+  });
+
+  after(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await drop?.();
+  });
+
+  const call = (p: ServiceProcess | undefined, method: string, path: string, opts: Parameters<typeof httpRequest>[3] = {}) =>
+    httpRequest((p as ServiceProcess).url, method, path, opts);
+
+  test('a user created through one is visible through the other', async (t) => {
+    if (skipReason) return t.skip(skipReason);
+    const made = await call(a, 'POST', `/v1/orgs/${org.orgId}/users`, { key: org.apiKey.key, body: { email: `u-${randomUUID().slice(0, 6)}@example.test` } });
+    assert.equal(made.status, 201);
+    const seen = await call(b, 'GET', `/v1/orgs/${org.orgId}/users/${made.body.userId}`, { key: org.apiKey.key });
+    assert.equal(seen.status, 200);
+    assert.equal(seen.body.email, made.body.email);
+  });
+
+  test('one event delivered to both at once is applied once', async (t) => {
+    if (skipReason) return t.skip(skipReason);
+    const evt = event('customer.subscription.updated', {
+      id: 'sub_multi',
+      customer: `cus_${org.orgId}`,
+      status: 'active',
+      metadata: { orgId: org.orgId },
+      items: { data: [{ quantity: 42, price: { id: 'price_multi', lookup_key: 'multi' } }] },
+    });
+    const payload = JSON.stringify(evt);
+    const send = (p: ServiceProcess | undefined) =>
+      call(p, 'POST', '/v1/webhooks/payment-provider', { rawBody: payload, headers: { 'provider-signature': signedHeader(payload) } });
+    const results = await Promise.all([send(a), send(b), send(a), send(b)]);
+    assert.deepEqual(results.map((r) => r.status), [200, 200, 200, 200]);
+    assert.equal(results.filter((r) => r.body.kind === 'patch').length, 1);
+    assert.equal(results.filter((r) => r.body.deduplicated === true).length, 3);
+    const audit = await call(b, 'GET', `/v1/orgs/${org.orgId}/audit?action=billing.customer.subscription.updated`, { key: org.apiKey.key });
+    assert.equal(audit.body.items.length, 1);
+  });
+
+  test('a key revoked through one is refused by the other within 5 seconds', async (t) => {
+    if (skipReason) return t.skip(skipReason);
+    const minted = await call(a, 'POST', `/v1/orgs/${org.orgId}/api-keys`, { key: org.apiKey.key, body: { name: 'to revoke' } });
+    assert.equal(minted.status, 201);
+    assert.equal((await call(b, 'GET', `/v1/orgs/${org.orgId}`, { key: minted.body.key })).status, 200, 'B has it cached now');
+    assert.equal((await call(a, 'DELETE', `/v1/orgs/${org.orgId}/api-keys/${minted.body.keyId}`, { key: org.apiKey.key })).status, 200);
+    assert.equal((await call(a, 'GET', `/v1/orgs/${org.orgId}`, { key: minted.body.key })).status, 401, 'at once on A');
+    // A deadline, not a measurement: B must refuse it before 5 s have passed.
+    const deadline = Date.now() + 5000;
+    let status = 200;
+    while (status !== 401 && Date.now() < deadline) {
+      status = (await call(b, 'GET', `/v1/orgs/${org.orgId}`, { key: minted.body.key })).status;
+      if (status !== 401) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(status, 401);
+  });
+
+  test('the requests both admit within a second stay within burst + rate (±5 %)', async (t) => {
+    if (skipReason) return t.skip(skipReason);
+    // Let the shared bucket fill up again after the other tests.
+    await new Promise((r) => setTimeout(r, (BURST / RATE) * 1000 + 200));
+    const started = Date.now();
+    const statuses: number[] = [];
+    const worker = async (p: ServiceProcess | undefined) => {
+      while (Date.now() - started < 1000) {
+        statuses.push((await call(p, 'GET', `/v1/orgs/${org.orgId}`, { key: org.apiKey.key })).status);
+      }
+    };
+    await Promise.all([a, b, a, b, a, b, a, b].map(worker));
+    const elapsedS = (Date.now() - started) / 1000;
+    const admitted = statuses.filter((s) => s === 200).length;
+    const refused = statuses.filter((s) => s === 429).length;
+    assert.equal(admitted + refused, statuses.length, 'only 200 and 429');
+    const ceiling = (BURST + RATE * elapsedS) * 1.05;
+    assert.ok(refused > 0, 'the flood was throttled');
+    assert.ok(admitted <= ceiling, `admitted ${admitted} > ${ceiling.toFixed(0)} (burst + rate × ${elapsedS.toFixed(2)} s + 5 %)`);
+    assert.ok(admitted >= BURST * 0.95, `admitted ${admitted}: at least the burst`);
+  });
+});
