@@ -50,13 +50,15 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     reply.header(CORRELATION_HEADER, request.id);
     done();
   });
-  app.addHook('onResponse', (request, reply, done) => {
-    request.log.info(
-      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-      'request completed',
-    );
-    done();
-  });
+  if (deps.logger.isLevelEnabled('info')) {
+    app.addHook('onResponse', (request, reply, done) => {
+      request.log.info(
+        { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+        'request completed',
+      );
+      done();
+    });
+  }
   installErrorHandling(app, { bodyLimitBytes: config.bodyLimitBytes });
 
   // Throttling first (spec section 8): one stage-wide bucket for every authenticated route, and a

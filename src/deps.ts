@@ -89,6 +89,9 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     }
 
     const clock = overrides.clock ?? (() => new Date());
+    // The embedded database belongs to this process alone: nothing changes behind its back, so
+    // cached reads live until this process changes them. On a server, CACHE_TTL_MS bounds staleness.
+    const cacheTtlMs = database.kind === 'embedded' ? Number.POSITIVE_INFINITY : config.cacheTtlMs;
     const stageLimits = { rate: config.rateLimit.rps, burst: config.rateLimit.burst };
     const pixelLimits = { rate: config.pixelRateLimit.rps, burst: config.pixelRateLimit.burst };
     const limiters = redis
@@ -100,15 +103,15 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const db = database.db;
     const usage = new KeyUsageRecorder((uses) => apiKeysRepo.touch(db, uses), logger);
     closers.unshift(() => usage.close());
-    const apiKeys = createApiKeyService({ db, stage: config.stage, cacheTtlMs: config.cacheTtlMs, usage, clock });
-    const orgs = createOrgService({ db, cacheTtlMs: config.cacheTtlMs, apiKeys });
-    const accounts = createAccountsCache({ db, ttlMs: config.cacheTtlMs });
+    const apiKeys = createApiKeyService({ db, stage: config.stage, cacheTtlMs, usage, clock });
+    const orgs = createOrgService({ db, cacheTtlMs, apiKeys });
+    const accounts = createAccountsCache({ db, ttlMs: cacheTtlMs });
     const render = createRenderService({
       db,
       orgs,
       baseUrl: config.baseUrl,
       renderLimitBytes: config.renderLimitBytes,
-      cacheTtlMs: config.cacheTtlMs,
+      cacheTtlMs,
     });
     const users = createUserService({
       db,

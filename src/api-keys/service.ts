@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import { ReadCache } from '../store/read-cache.ts';
 import type { Db } from '../store/db.ts';
 import { apiKeysRepo } from '../store/repositories/api-keys.ts';
 import type { ApiKeyRow } from '../store/schema.ts';
@@ -13,7 +13,7 @@ export type KeyVerification =
   | { ok: true; keyId: string; orgId: string }
   | { ok: false; reason: 'malformed' | 'wrong-stage' | 'unknown' | 'revoked' };
 
-type CachedKey = { keyId: string; orgId: string; revoked: boolean } | { unknown: true };
+type CachedKey = { keyId: string; orgId: string; revoked: boolean };
 
 export interface ApiKeyService {
   verify(value: string): Promise<KeyVerification>;
@@ -37,7 +37,7 @@ export function createApiKeyService(deps: {
   const { db, stage, usage, clock } = deps;
   // Keyed by the key's hash. Entries live at most CACHE_TTL_MS (≤ 5 s), which bounds how long
   // another instance may accept a key revoked elsewhere; this instance forgets it at once.
-  const cache = new LRUCache<string, CachedKey>({ max: 50_000, ttl: Math.max(deps.cacheTtlMs, 1) });
+  const cache = new ReadCache<CachedKey>({ max: 50_000, ttlMs: deps.cacheTtlMs });
 
   return {
     async verify(value) {
@@ -45,13 +45,11 @@ export function createApiKeyService(deps: {
       if (!shape.ok) return { ok: false, reason: 'malformed' };
       if (shape.stage !== stage) return { ok: false, reason: 'wrong-stage' };
       const hash = hashKey(value);
-      let entry = deps.cacheTtlMs > 0 ? cache.get(hash) : undefined;
-      if (!entry) {
+      const entry = await cache.get(hash, async () => {
         const row = await apiKeysRepo.findByHash(db, hash);
-        entry = row ? { keyId: row.id, orgId: row.org_id, revoked: row.revoked_at !== null } : { unknown: true };
-        if (deps.cacheTtlMs > 0) cache.set(hash, entry);
-      }
-      if ('unknown' in entry) return { ok: false, reason: 'unknown' };
+        return row ? { keyId: row.id, orgId: row.org_id, revoked: row.revoked_at !== null } : undefined;
+      });
+      if (!entry) return { ok: false, reason: 'unknown' };
       if (entry.revoked) return { ok: false, reason: 'revoked' };
       usage.record(entry.keyId, clock());
       return { ok: true, keyId: entry.keyId, orgId: entry.orgId };

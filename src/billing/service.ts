@@ -27,9 +27,11 @@ export function createBillingService(deps: {
       return { status: 'ignored', outcome: `event type ${event.type} changes nothing`, orgId: null };
     }
     const hints = orgHints(event.object);
+    // Only a subscription update can recompute the seat cap (spec rule 4): only it needs the count.
+    const opts = { countSeats: event.type === 'customer.subscription.updated' };
     const org =
-      (hints.orgId ? await billingRepo.lockOrg(tx, { orgId: hints.orgId }) : undefined) ??
-      (hints.customerId ? await billingRepo.lockOrg(tx, { customerId: hints.customerId }) : undefined);
+      (hints.orgId ? await billingRepo.lockOrg(tx, { orgId: hints.orgId }, opts) : undefined) ??
+      (hints.customerId ? await billingRepo.lockOrg(tx, { customerId: hints.customerId }, opts) : undefined);
     if (!org) {
       throw new NoOrgError(
         `no org for this event (metadata.orgId ${hints.orgId ?? 'absent'}, customer ${hints.customerId ?? 'absent'}); replay it once the org is linked`,

@@ -127,7 +127,7 @@ export function transition(
 
 function same(a: unknown, b: unknown): boolean {
   if (a instanceof Date && b instanceof Date) return a.getTime() === b.getTime();
-  return a === b;
+  return Object.is(a, b);
 }
 
 /** Where an event says which org it is about (DECISIONS: metadata.orgId, client_reference_id, customer). */

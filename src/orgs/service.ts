@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import { ReadCache } from '../store/read-cache.ts';
 import type { Db } from '../store/db.ts';
 import { orgsRepo, type OrgWithUsage } from '../store/repositories/orgs.ts';
 import { usersRepo } from '../store/repositories/users.ts';
@@ -30,15 +30,8 @@ export interface OrgService {
 
 export function createOrgService(deps: { db: Db; cacheTtlMs: number; apiKeys: ApiKeyService }): OrgService {
   const { db } = deps;
-  const cache = new LRUCache<string, OrgWithUsage>({ max: 10_000, ttl: Math.max(deps.cacheTtlMs, 1) });
-
-  const get = async (orgId: string) => {
-    const cached = deps.cacheTtlMs > 0 ? cache.get(orgId) : undefined;
-    if (cached) return cached;
-    const org = await orgsRepo.find(db, orgId);
-    if (org && deps.cacheTtlMs > 0) cache.set(orgId, org);
-    return org;
-  };
+  const cache = new ReadCache<OrgWithUsage>({ max: 10_000, ttlMs: deps.cacheTtlMs });
+  const get = (orgId: string) => cache.get(orgId, () => orgsRepo.find(db, orgId));
 
   return {
     get,

@@ -38,9 +38,31 @@ export function prepareTemplateHtml(source: string): string {
   return clean.replace(/\u2063LQ(\d+)\u2063/g, (_, i: string) => shielded[Number(i)] ?? '');
 }
 
-/** Sanitizes rendered output once more: a user field can still make an unsafe URL in an href. */
+const URL_ATTRIBUTE = /\b(href|src)(\s*=\s*)("([^"]*)"|'([^']*)')/gi;
+const SAFE_SCHEME = /^(https?|mailto|tel|cid):/;
+const ENTITY = /&(#x[0-9a-f]+|#\d+|[a-z]+);?/gi;
+const NAMED: Record<string, string> = { amp: '&', colon: ':', tab: '\t', newline: '\n', quot: '"', apos: "'", lt: '<', gt: '>' };
+
+function decodeEntities(value: string): string {
+  return value.replace(ENTITY, (m, e: string) => {
+    if (e[0] === '#') return String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : Number(e.slice(1)));
+    return NAMED[e.toLowerCase()] ?? m;
+  });
+}
+
+/**
+ * Rendered output needs one more check, and only this one: the template was sanitized when saved
+ * and every value is HTML-escaped, so a value cannot add a tag or an attribute; it can only fill
+ * a URL attribute with a scheme such as javascript:. Cheaper than sanitizing the whole output on
+ * every render.
+ */
 export function sanitizeRendered(html: string): string {
-  return sanitizeHtml(html, ALLOWED);
+  return html.replace(URL_ATTRIBUTE, (whole, name: string, eq: string, _q: string, dq?: string, sq?: string) => {
+    const value = decodeEntities(dq ?? sq ?? '').replace(/[\s\x00-\x1f]+/g, '').toLowerCase();
+    const scheme = /^[a-z][a-z0-9+.-]*:/.exec(value);
+    if (!scheme || SAFE_SCHEME.test(value)) return whole;
+    return `${name}${eq}"#"`;
+  });
 }
 
 /** Advice for mail clients: Gmail's 10,000-character limit, images without sizes, base64 images. */

@@ -2,6 +2,7 @@
 // caches (CACHE_TTL_MS, forgotten at once on this instance when they change), and the rendered
 // output is cached by (template version, user version, org version), so it is never stale.
 import { LRUCache } from 'lru-cache';
+import { ReadCache } from '../store/read-cache.ts';
 import type { Template } from 'liquidjs';
 import type { Db } from '../store/db.ts';
 import type { TemplateRow, UserRow } from '../store/schema.ts';
@@ -24,24 +25,14 @@ export interface Rendered {
 
 export function createRenderService(deps: { db: Db; orgs: OrgService; baseUrl: string; renderLimitBytes: number; cacheTtlMs: number }) {
   const { db } = deps;
-  const ttl = Math.max(deps.cacheTtlMs, 1);
-  const cacheOn = deps.cacheTtlMs > 0;
-  const users = new LRUCache<string, UserRow | { gone: true }>({ max: 100_000, ttl });
-  const templates = new LRUCache<string, TemplateRow | { gone: true }>({ max: 20_000, ttl });
-  const defaults = new LRUCache<string, { templateId: string | null }>({ max: 20_000, ttl });
+  const users = new ReadCache<UserRow>({ max: 100_000, ttlMs: deps.cacheTtlMs });
+  const templates = new ReadCache<TemplateRow>({ max: 20_000, ttlMs: deps.cacheTtlMs });
+  const defaults = new ReadCache<{ templateId: string | null }>({ max: 20_000, ttlMs: deps.cacheTtlMs });
   const parsed = new LRUCache<string, { html: Template[]; text: Template[] }>({ max: 5_000 });
   const outputs = new LRUCache<string, Rendered>({ max: 20_000, maxSize: 64 * 1024 * 1024, sizeCalculation: (r) => r.bytes * 2 + r.text.length * 2 + 64 });
 
-  async function cached<T extends object>(cache: LRUCache<string, T | { gone: true }>, key: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
-    const hit = cacheOn ? cache.get(key) : undefined;
-    if (hit) return 'gone' in hit ? undefined : (hit as T);
-    const value = await load();
-    if (cacheOn) cache.set(key, value ?? { gone: true });
-    return value;
-  }
-
   async function userOf(orgId: string, userId: string): Promise<UserRow> {
-    const user = await cached(users, userId, () => usersRepo.find(db, orgId, userId));
+    const user = await users.get(userId, () => usersRepo.find(db, orgId, userId));
     if (!user || user.org_id !== orgId) throw notFound('User');
     return user;
   }
@@ -49,13 +40,11 @@ export function createRenderService(deps: { db: Db; orgs: OrgService; baseUrl: s
   async function templateOf(orgId: string, templateId: string | undefined): Promise<TemplateRow> {
     let id = templateId;
     if (!id) {
-      const hit = cacheOn ? defaults.get(orgId) : undefined;
-      const found = hit ?? { templateId: (await templatesRepo.findDefault(db, orgId))?.id ?? null };
-      if (cacheOn) defaults.set(orgId, found);
-      if (!found.templateId) throw new AppError('NOT_FOUND', 'This organisation has no default template: create one, or send a templateId.');
+      const found = await defaults.get(orgId, async () => ({ templateId: (await templatesRepo.findDefault(db, orgId))?.id ?? null }));
+      if (!found?.templateId) throw new AppError('NOT_FOUND', 'This organisation has no default template: create one, or send a templateId.');
       id = found.templateId;
     }
-    const template = await cached(templates, id, () => templatesRepo.find(db, orgId, id));
+    const template = await templates.get(id, () => templatesRepo.find(db, orgId, id));
     if (!template || template.org_id !== orgId) throw notFound('Template');
     return template;
   }

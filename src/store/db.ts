@@ -39,7 +39,12 @@ export async function openDatabase(options: {
     dir = resolve(dataDir, 'pg');
     mkdirSync(dir, { recursive: true });
   }
-  const client = await PGlite.create(dir, { parsers: { [INT8]: (v: string) => v } });
+  // PostgreSQL's default 128 MB of shared buffers is most of PGlite's memory; an embedded
+  // single-tenant store does well with far less.
+  const client = await PGlite.create(dir, {
+    parsers: { [INT8]: (v: string) => v },
+    postgresqlconf: ['shared_buffers = 16MB', 'work_mem = 4MB', 'maintenance_work_mem = 16MB'],
+  });
   const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
   let closed = false;
   return {

@@ -6,8 +6,15 @@ import type { BillingState } from '../../billing/state-machine.ts';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const billingRepo = {
-  /** The org's billing state, locked for the rest of the transaction (events of one org apply in turn). */
-  async lockOrg(db: Db, by: { orgId?: string | undefined; customerId?: string | undefined }): Promise<(BillingState & { orgId: string }) | undefined> {
+  /**
+   * The org's billing state, locked for the rest of the transaction (events of one org apply in
+   * turn). The live user count costs a query: only callers that need it ask for it.
+   */
+  async lockOrg(
+    db: Db,
+    by: { orgId?: string | undefined; customerId?: string | undefined },
+    opts: { countSeats?: boolean } = { countSeats: true },
+  ): Promise<(BillingState & { orgId: string }) | undefined> {
     let query = db.selectFrom('orgs').selectAll();
     if (by.orgId) {
       if (!UUID.test(by.orgId)) return undefined;
@@ -19,12 +26,14 @@ export const billingRepo = {
     }
     const org = await query.forUpdate().executeTakeFirst();
     if (!org) return undefined;
-    const used = await db
-      .selectFrom('users')
-      .select(sql<number>`count(*)::int`.as('n'))
-      .where('org_id', '=', org.id)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirstOrThrow();
+    const used = opts.countSeats
+      ? await db
+          .selectFrom('users')
+          .select(sql<number>`count(*)::int`.as('n'))
+          .where('org_id', '=', org.id)
+          .where('deleted_at', 'is', null)
+          .executeTakeFirstOrThrow()
+      : { n: Number.NaN };
     return {
       orgId: org.id,
       subscriptionStatus: org.subscription_status,

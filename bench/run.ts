@@ -1,0 +1,222 @@
+// `npm run bench`: the hot routes against a bare Fastify server measured in the same run, as
+// ratios (DECISIONS: speed is measured here, never in timed tests). The service runs as its own
+// process on the embedded database (or DATABASE_URL / REDIS_URL), with rate limits raised.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { freePort, httpRequest } from '../test/helpers/server.ts';
+import { oidcClient, signIn } from '../test/helpers/browser.ts';
+import { signedHeader } from '../test/helpers/payments.ts';
+
+const ROOT = new URL('../', import.meta.url);
+const SCENARIOS = ['baseline', 'org-apikey', 'org-idtoken', 'render-warm', 'render-cold', 'pixel', 'webhook'] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+const { values } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    scenario: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    users: { type: 'string', default: '2000' },
+    connections: { type: 'string', default: '50' },
+  },
+});
+const duration = Number(values.duration);
+const connections = Number(values.connections);
+const chosen = (values.scenario ? values.scenario.split(',') : [...SCENARIOS]) as Scenario[];
+for (const s of chosen) if (!SCENARIOS.includes(s)) throw new Error(`unknown scenario ${s}; known: ${SCENARIOS.join(', ')}`);
+if (!chosen.includes('baseline')) chosen.unshift('baseline');
+const progress = (line: string) => process.stderr.write(`${line}\n`);
+
+interface Proc {
+  child: ChildProcess;
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function startNode(args: string[], env: Record<string, string>, port: number, ready: string): Promise<Proc> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout?.on('data', (d) => (out += d));
+  child.stderr?.on('data', (d) => (out += d));
+  let exitCode: number | null = null;
+  child.once('exit', (code) => (exitCode = code ?? -1));
+  for (let i = 0; ; i++) {
+    if (exitCode !== null) throw new Error(`exited ${exitCode}: ${out}`);
+    if (i > 600) throw new Error(`did not start: ${out}`);
+    const ok = await fetch(`http://127.0.0.1:${port}${ready}`).then((r) => r.ok, () => false);
+    if (ok) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  return {
+    child,
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+function runNodeOnce(args: string[], env: Record<string, string>): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d) => (out += d));
+    child.stderr.on('data', (d) => (err += d));
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(err))));
+  });
+}
+
+function peakRssMb(pid: number | undefined): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024);
+  } catch {
+    return 0;
+  }
+}
+
+interface Result {
+  name: Scenario;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+  ratio: number;
+}
+
+async function measure(name: Scenario, opts: autocannon.Options): Promise<Omit<Result, 'ratio'>> {
+  progress(`… ${name}: ${connections} connections for ${duration} s`);
+  const r = await autocannon({ connections, duration, ...opts });
+  return { name, rps: Math.round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx };
+}
+
+const dataDir = mkdtempSync(join(tmpdir(), 'sigsvc-bench-'));
+const env: Record<string, string> = {
+  DATA_DIR: dataDir,
+  ...(process.env.DATABASE_URL ? {} : { DATABASE_URL: '' }),
+  STAGE: 'bench',
+  LOG_LEVEL: 'warn',
+  RATE_LIMIT_RPS: '1000000000',
+  RATE_LIMIT_BURST: '1000000000',
+  PIXEL_RATE_LIMIT_RPS: '1000000000',
+  PIXEL_RATE_LIMIT_BURST: '1000000000',
+  SIGNIN_ATTEMPTS_PER_MINUTE: '100000',
+  WEBHOOK_SECRET: 'whsec_bench',
+};
+const procs: Proc[] = [];
+try {
+  progress('… seeding an org');
+  const password = 'bench owner password';
+  const org = JSON.parse(
+    await runNodeOnce(['src/cli/main.ts', 'org', 'create', '--name', 'Bench Ltd', '--seats', '100000', '--owner-email', 'owner@bench.test', '--owner-password', password], env),
+  ) as { orgId: string; ownerUserId: string; apiKey: { key: string } };
+
+  const servicePort = await freePort();
+  const service = await startNode(['src/main.ts'], { ...env, PORT: String(servicePort), BASE_URL: `http://127.0.0.1:${servicePort}` }, servicePort, '/health');
+  procs.push(service);
+  const key = org.apiKey.key;
+  const api = (method: string, path: string, body?: unknown) => httpRequest(service.url, method, path, { key, ...(body ? { body } : {}) });
+
+  const template = await api('POST', `/v1/orgs/${org.orgId}/templates`, {
+    name: 'Standard',
+    html: '<style>td{font-family:Arial,sans-serif;font-size:13px;color:#333}</style><table role="presentation"><tr><td><b>{{ user.name }}</b><br>{{ user.title }}, {{ user.department }}<br>{{ org.name }}<br><a href="mailto:{{ user.email }}">{{ user.email }}</a> · {{ user.phone }}<img src="{{ pixel_url }}" width="1" height="1" alt=""></td></tr></table>',
+    text: '{{ user.name }}\n{{ user.title }}, {{ org.name }}\n{{ user.email }} · {{ user.phone }}',
+  });
+  if (template.status !== 201) throw new Error(`template: ${template.text}`);
+  const userCount = Number(values.users);
+  progress(`… seeding ${userCount} users`);
+  const userIds: string[] = [];
+  for (let i = 0; i < userCount; i += 50) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(50, userCount - i) }, (_, j) =>
+        api('POST', `/v1/orgs/${org.orgId}/users`, { email: `user${i + j}@bench.test`, name: `User ${i + j}`, title: 'Engineer', department: 'R&D', phone: '+44 20 7946 0000' }),
+      ),
+    );
+    for (const r of batch) userIds.push(r.body.userId);
+  }
+  const client = await oidcClient(`${service.url}/auth`, 'app-client-bench', `${service.url}/app`);
+  const idToken = (await signIn(client, { username: 'owner@bench.test', password })).tokens.id_token as string;
+
+  const baselinePort = await freePort();
+  const baseline = await startNode(['bench/baseline.ts', String(baselinePort)], {}, baselinePort, '/');
+  procs.push(baseline);
+
+  const results: Omit<Result, 'ratio'>[] = [];
+  let cold = 0;
+  let hookSeq = 0;
+  const runs: Record<Scenario, () => Promise<Omit<Result, 'ratio'>>> = {
+    baseline: () => measure('baseline', { url: `${baseline.url}/` }),
+    'org-apikey': () => measure('org-apikey', { url: `${service.url}/v1/orgs/${org.orgId}`, headers: { 'x-api-key': key } }),
+    'org-idtoken': () => measure('org-idtoken', { url: `${service.url}/v1/orgs/${org.orgId}`, headers: { authorization: `Bearer ${idToken}` } }),
+    'render-warm': () =>
+      measure('render-warm', { url: `${service.url}/v1/orgs/${org.orgId}/render/${org.ownerUserId}`, method: 'POST', headers: { 'x-api-key': key } }),
+    'render-cold': () =>
+      measure('render-cold', {
+        url: service.url,
+        requests: [
+          {
+            method: 'POST',
+            headers: { 'x-api-key': key },
+            setupRequest: (req) => ({ ...req, path: `/v1/orgs/${org.orgId}/render/${userIds[cold++ % userIds.length]}` }),
+          },
+        ],
+      }),
+    pixel: () => measure('pixel', { url: `${service.url}/v1/p/${org.ownerUserId}` }),
+    webhook: () =>
+      measure('webhook', {
+        url: `${service.url}/v1/webhooks/payment-provider`,
+        requests: [
+          {
+            method: 'POST',
+            setupRequest: (req) => {
+              const body = JSON.stringify({
+                id: `evt_bench_${process.pid}_${hookSeq++}`,
+                type: 'invoice.paid',
+                created: Math.floor(Date.now() / 1000),
+                data: { object: { customer: 'cus_bench', metadata: { orgId: org.orgId } } },
+              });
+              return { ...req, body, headers: { 'content-type': 'application/json', 'provider-signature': signedHeader(body, { secret: 'whsec_bench' }) } };
+            },
+          },
+        ],
+      }),
+  };
+  for (const name of chosen) results.push(await runs[name]());
+  const rssMb = peakRssMb(service.child.pid);
+  const base = results.find((r) => r.name === 'baseline') as Omit<Result, 'ratio'>;
+  const scenarios: Result[] = results.map((r) => ({ ...r, ratio: base.rps ? Math.round((r.rps / base.rps) * 1000) / 1000 : 0 }));
+  const report = { node: process.version, cpus: cpus().length, database: process.env.DATABASE_URL ? 'postgres' : 'embedded', durationS: duration, connections, scenarios, rssMb };
+  if (values.json) {
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } else {
+    const rows = scenarios.map((s) =>
+      `| ${s.name.padEnd(12)} | ${String(s.rps).padStart(7)} | ${s.ratio.toFixed(3).padStart(6)} | ${String(s.p50Ms).padStart(5)} | ${String(s.p99Ms).padStart(5)} | ${String(s.errors).padStart(6)} | ${String(s.non2xx).padStart(6)} |`,
+    );
+    process.stdout.write(
+      [
+        `Node ${report.node}, ${report.cpus} CPUs, ${report.database} database, ${connections} connections, ${duration} s each`,
+        '| scenario     |   req/s |  ratio |   p50 |   p99 | errors | non2xx |',
+        '|--------------|---------|--------|-------|-------|--------|--------|',
+        ...rows,
+        `peak RSS of the service: ${rssMb} MB`,
+        '',
+      ].join('\n'),
+    );
+  }
+  const bad = scenarios.filter((s) => s.errors > 0 || s.non2xx > 0);
+  if (bad.length) {
+    progress(`errors or non-2xx answers in: ${bad.map((s) => s.name).join(', ')} (a benchmark with errors is not a result)`);
+    process.exitCode = 1;
+  }
+} finally {
+  await Promise.all(procs.map((p) => p.stop()));
+  rmSync(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,26 @@
+// A smoke test of the benchmark harness (1 s per scenario): it runs end to end and reports the
+// documented JSON shape. It asserts no speed: speed is measured by `npm run bench`, not by tests.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { runNode } from './helpers/process.ts';
+
+test('npm run bench -- --duration 1 --json reports every scenario', async (t) => {
+  if (process.env.DATABASE_URL?.startsWith('postgres')) return t.skip('the harness is smoke-tested once, on the embedded database');
+  const res = await runNode(['bench/run.ts', '--duration', '1', '--users', '20', '--connections', '10', '--json'], {}, 180_000);
+  assert.equal(res.code, 0, res.stderr);
+  const report = JSON.parse(res.stdout);
+  assert.equal(typeof report.node, 'string');
+  assert.ok(report.cpus >= 1);
+  assert.ok(report.rssMb > 0);
+  assert.deepEqual(
+    report.scenarios.map((s: { name: string }) => s.name),
+    ['baseline', 'org-apikey', 'org-idtoken', 'render-warm', 'render-cold', 'pixel', 'webhook'],
+  );
+  for (const s of report.scenarios) {
+    assert.deepEqual(Object.keys(s).sort(), ['errors', 'name', 'non2xx', 'p50Ms', 'p99Ms', 'ratio', 'rps'].sort());
+    assert.equal(s.errors, 0, s.name);
+    assert.equal(s.non2xx, 0, s.name);
+    assert.ok(s.rps > 0, s.name);
+  }
+  assert.equal(report.scenarios[0].ratio, 1);
+});
