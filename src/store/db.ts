@@ -2,11 +2,11 @@
 // says so. Both speak the same SQL; the rest of the code sees only Kysely and this small interface.
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
+import type { PGlite as PGliteType } from '@electric-sql/pglite';
 
 export type Db = Kysely<DB>;
 
@@ -41,7 +41,9 @@ export async function openDatabase(options: {
   }
   // PostgreSQL's default 128 MB of shared buffers is most of PGlite's memory; an embedded
   // single-tenant store does well with far less.
-  const client = await PGlite.create(dir, {
+  // Loaded only in embedded mode: a service on a PostgreSQL server never pays for it.
+  const { PGlite } = await import('@electric-sql/pglite');
+  const client: PGliteType = await PGlite.create(dir, {
     parsers: { [INT8]: (v: string) => v },
     postgresqlconf: ['shared_buffers = 16MB', 'work_mem = 4MB', 'maintenance_work_mem = 16MB'],
   });
