@@ -170,6 +170,17 @@ describe('payment-provider webhooks and billing', () => {
     assert.equal(failed.status, 200);
     const kept = failed.body.items.find((e: { id: string }) => e.id === invoice.id);
     assert.match(kept.error, /no org/);
+    // Pages of one, newest first, no repeats.
+    const all = (await server.request('GET', '/v1/admin/webhook-events?limit=200', { token })).body.items.map((e: { id: string }) => e.id);
+    const paged: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await server.request('GET', `/v1/admin/webhook-events?limit=3${cursor ? `&cursor=${cursor}` : ''}`, { token });
+      paged.push(...res.body.items.map((e: { id: string }) => e.id));
+      cursor = res.body.nextCursor;
+    } while (cursor && paged.length < 200);
+    assert.deepEqual(paged.slice(0, all.length), all);
+    assert.equal((await server.request('GET', '/v1/admin/webhook-events?cursor=nonsense', { token })).status, 400);
 
     const early = await server.request('POST', `/v1/admin/webhook-events/${invoice.id}/replay`, { token });
     assert.equal(early.body.result, 'failed', 'still no org: it stays failed');

@@ -164,3 +164,26 @@ function rawHttp(port: number, request: string): Promise<string> {
     socket.on('error', reject);
   });
 }
+
+describe('the process', () => {
+  test('npm start on an empty data dir: migrates, logs where it listens, stops cleanly on SIGTERM', async () => {
+    const { startProcess } = await import('./helpers/process.ts');
+    const { freePort } = await import('./helpers/server.ts');
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const dir = mkdtempSync(join(tmpdir(), 'sigsvc-start-'));
+    try {
+      const service = await startProcess({ DATA_DIR: dir, DATABASE_URL: '' }, await freePort());
+      const health = await fetch(`${service.url}/health`);
+      assert.equal(health.status, 200);
+      await service.stop();
+      const out = service.output();
+      assert.match(out, /listening on http:\/\/127\.0\.0\.1:\d+; API reference at .*\/docs; database: embedded PostgreSQL \(PGlite\) in /);
+      assert.match(out, /"applied":\["001_tenancy"/);
+      assert.match(out, /"msg":"stopped"/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

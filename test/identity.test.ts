@@ -296,6 +296,28 @@ describe('identity provider: authorization code + PKCE', () => {
     }
   });
 
+  test('logout: the provider answers its sign-out page, and a later authorize asks to sign in again', async () => {
+    const member = await userWithPassword(server, org, 'member');
+    const { browser, tokens } = await signIn(app, { username: member.email, password: member.password });
+    const page = await browser.follow(
+      `${server.deps.config.authUrl}/logout?${new URLSearchParams({ client_id: 'app-client-qa', id_token_hint: tokens.id_token as string, post_logout_redirect_uri: app.redirectUri })}`,
+      app.redirectUri,
+    );
+    assert.equal(page.status, 200);
+    const xsrf = /name="xsrf" value="([^"]+)"/.exec(browser.lastPage)?.[1];
+    assert.ok(xsrf, browser.lastPage.slice(0, 300));
+    const done = await browser.fetch(`${server.deps.config.authUrl}/logout/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ xsrf, logout: 'yes' }).toString(),
+    });
+    assert.equal(done.status, 303);
+    const { url } = await authorizeUrl(app);
+    const again = await browser.follow(url, app.redirectUri);
+    assert.equal(again.callback, undefined, 'the session is gone');
+    assert.match(browser.lastPage, /name="password"/);
+  });
+
   test('an ID token of another issuer or signed by another key is refused', async () => {
     const { SignJWT, generateKeyPair } = await import('jose');
     const { privateKey } = await generateKeyPair('RS256');

@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { Guards } from '../auth/guard.ts';
 import type { Db } from '../store/db.ts';
 import { billingRepo } from '../store/repositories/billing.ts';
-import { errorResponses, iso, isoOrNull, nullableTimestamp, orgParams, timestamp } from '../http/schemas.ts';
-import { notFound } from '../http/errors.ts';
+import { errorResponses, iso, isoOrNull, listQuery, nullableTimestamp, orgParams, page, timestamp } from '../http/schemas.ts';
+import { badRequest, notFound } from '../http/errors.ts';
 import type { OrgService } from '../orgs/service.ts';
 import type { BillingService } from './service.ts';
 import { planStatus } from './gate.ts';
@@ -31,6 +31,16 @@ const eventSchema = z.object({
   attempts: z.number().int(),
   correlationId: z.string().nullable(),
 });
+
+function decodeEventCursor(cursor: string | undefined): { receivedAt: Date; id: string } | undefined {
+  if (cursor === undefined) return undefined;
+  const [at, ...id] = Buffer.from(cursor, 'base64url').toString().split('|');
+  const receivedAt = new Date(at ?? '');
+  if (Number.isNaN(receivedAt.getTime()) || id.length === 0) {
+    throw badRequest('query.cursor: is not a cursor this service issued', { field: 'query.cursor' });
+  }
+  return { receivedAt, id: id.join('|') };
+}
 
 export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing: BillingService; db: Db; clock: () => Date }): FastifyPluginAsyncZod {
   const { guards } = deps;
@@ -62,17 +72,19 @@ export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing:
         schema: {
           summary: 'Payment-provider events received, newest first (staff)',
           tags: ['admin'],
-          querystring: z.object({
-            status: z.enum(['applied', 'ignored', 'failed']).optional(),
-            limit: z.coerce.number().int().min(1).max(200).default(50),
-          }),
-          response: { 200: z.object({ items: z.array(eventSchema) }), ...errorResponses('FORBIDDEN') },
+          querystring: listQuery.extend({ status: z.enum(['applied', 'ignored', 'failed']).optional() }),
+          response: { 200: page(eventSchema), ...errorResponses('FORBIDDEN') },
         },
       },
       async (request) => {
-        const rows = await billingRepo.list(deps.db, { status: request.query.status }, request.query.limit);
+        const { limit, cursor, status } = request.query;
+        const rows = await billingRepo.list(deps.db, { status }, limit + 1, decodeEventCursor(cursor));
+        const more = rows.length > limit;
+        const kept = rows.slice(0, limit);
+        const last = kept.at(-1);
         return {
-          items: rows.map((r) => ({
+          nextCursor: more && last ? Buffer.from(`${last.received_at.toISOString()}|${last.id}`).toString('base64url') : null,
+          items: kept.map((r) => ({
             id: r.id,
             type: r.type,
             status: r.status,

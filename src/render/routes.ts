@@ -4,7 +4,7 @@ import type { Guards } from '../auth/guard.ts';
 import type { Db } from '../store/db.ts';
 import { opensRepo } from '../store/repositories/opens.ts';
 import { badRequest } from '../http/errors.ts';
-import { errorResponses, orgParams, uuid } from '../http/schemas.ts';
+import { errorResponses, orgParams, page, uuid } from '../http/schemas.ts';
 import type { RenderService } from './service.ts';
 
 const renderedSchema = z
@@ -68,7 +68,7 @@ export function renderRoutes(deps: { guards: Guards; render: RenderService; db: 
             userId: uuid.optional(),
           }),
           response: {
-            200: z.object({ items: z.array(z.object({ day, real: z.number().int(), proxied: z.number().int() })) }),
+            200: page(z.object({ day, real: z.number().int(), proxied: z.number().int() })).describe('every day of the range with opens; never more than one page'),
             ...errorResponses('FORBIDDEN'),
           },
         },
@@ -79,7 +79,7 @@ export function renderRoutes(deps: { guards: Guards; render: RenderService; db: 
         const from = request.query.from ?? new Date(Date.parse(to) - 29 * 86_400_000).toISOString().slice(0, 10);
         if (from > to) throw badRequest('query.from: must not be after `to`', { field: 'query.from' });
         if (Date.parse(to) - Date.parse(from) > 366 * 86_400_000) throw badRequest('query.from: at most 366 days at once', { field: 'query.from' });
-        return { items: await opensRepo.daily(deps.db, request.params.orgId, { from, to, userId: request.query.userId }) };
+        return { items: await opensRepo.daily(deps.db, request.params.orgId, { from, to, userId: request.query.userId }), nextCursor: null };
       },
     );
   };

@@ -145,10 +145,21 @@ export const billingRepo = {
     return db.selectFrom('webhook_events').selectAll().where('id', '=', id).executeTakeFirst();
   },
 
-  async list(db: Db, filter: { status?: string | undefined }, limit: number): Promise<WebhookEventRow[]> {
+  /** Newest first; `before` is the (received_at, id) of the last row of the previous page. */
+  async list(
+    db: Db,
+    filter: { status?: string | undefined },
+    limit: number,
+    before?: { receivedAt: Date; id: string },
+  ): Promise<WebhookEventRow[]> {
     let query = db.selectFrom('webhook_events').selectAll();
     if (filter.status) query = query.where('status', '=', filter.status as 'failed');
-    return query.orderBy('received_at', 'desc').limit(limit).execute();
+    if (before) {
+      query = query.where((eb) =>
+        eb.or([eb('received_at', '<', before.receivedAt), eb.and([eb('received_at', '=', before.receivedAt), eb('id', '<', before.id)])]),
+      );
+    }
+    return query.orderBy('received_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
   },
 
   /** Forgets ids older than the dedup window; failed events stay until replayed. */
