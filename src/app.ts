@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
+import { serializerCompiler } from './http/serializer.ts';
 import type { Deps } from './deps.ts';
 import { CORRELATION_HEADER, correlationIdOf } from './http/correlation.ts';
 import { installErrorHandling } from './http/error-handler.ts';
@@ -65,10 +66,11 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // are outside both (sign-in has its own limits; the webhook is signed).
   const stageThrottle = throttle(deps.limiters.stage, 'stage', { limit: config.rateLimit.burst, retryAfterS: config.retryAfterS });
   const pixelThrottle = throttle(deps.limiters.pixel, 'pixel', { limit: config.pixelRateLimit.burst, retryAfterS: config.retryAfterS });
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const route = request.routeOptions.url ?? '';
-    if (route.startsWith('/v1/orgs/') || route.startsWith('/v1/admin/')) return stageThrottle.call(app, request, reply);
-    if (route === '/v1/p/:userId') return pixelThrottle.call(app, request, reply);
+    if (route.startsWith('/v1/orgs/') || route.startsWith('/v1/admin/')) return stageThrottle(request, reply, done);
+    if (route === '/v1/p/:userId') return pixelThrottle(request, reply, done);
+    done();
   });
 
   await app.register(swagger, {

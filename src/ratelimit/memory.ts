@@ -14,13 +14,9 @@ export class MemoryRateLimiter implements RateLimiter {
     this.#buckets = new LRUCache({ max: maxBuckets });
   }
 
-  takeSync(bucket: string): Decision {
+  take(bucket: string): Decision {
     const result = take(this.#buckets.get(bucket), this.#limits, this.#now());
     this.#buckets.set(bucket, result.state);
     return result.decision;
-  }
-
-  async take(bucket: string): Promise<Decision> {
-    return this.takeSync(bucket);
   }
 }

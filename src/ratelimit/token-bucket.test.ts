@@ -43,10 +43,10 @@ test('the clock going backwards does not add tokens', () => {
 test('the memory limiter keeps one bucket per name', () => {
   let now = 0;
   const limiter = new MemoryRateLimiter({ rate: 1, burst: 2 }, () => now);
-  assert.equal(limiter.takeSync('a').allowed, true);
-  assert.equal(limiter.takeSync('a').allowed, true);
-  assert.equal(limiter.takeSync('a').allowed, false);
-  assert.equal(limiter.takeSync('b').allowed, true);
+  assert.equal(limiter.take('a').allowed, true);
+  assert.equal(limiter.take('a').allowed, true);
+  assert.equal(limiter.take('a').allowed, false);
+  assert.equal(limiter.take('b').allowed, true);
   now = 1000;
-  assert.equal(limiter.takeSync('a').allowed, true);
+  assert.equal(limiter.take('a').allowed, true);
 });

@@ -115,7 +115,7 @@ export function interactionRoutes(deps: {
       if (!d) return reply;
       const action = `${base}/${d.uid}/login`;
       const email = String(request.body?.username ?? '').trim();
-      if (!perIp.takeSync(request.ip).allowed) {
+      if (!perIp.take(request.ip).allowed) {
         return html(reply, signInPage(action, { client: clientName(d), email, error: 'Too many attempts from your network. Wait a minute and try again.' }), 429);
       }
       const kind = d.params.client_id === ids.admin ? 'staff' : 'user';
