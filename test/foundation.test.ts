@@ -177,7 +177,15 @@ describe('the process', () => {
       const service = await startProcess({ DATA_DIR: dir, DATABASE_URL: '' }, await freePort());
       const health = await fetch(`${service.url}/health`);
       assert.equal(health.status, 200);
+      // The embedded database belongs to the running service: a second process is refused.
+      const { runNode } = await import('./helpers/process.ts');
+      const cli = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'X', '--owner-email', 'x@example.test'], { DATA_DIR: dir, DATABASE_URL: '' });
+      assert.equal(cli.code, 1);
+      assert.match(cli.stderr, /in use by process \d+/);
+      assert.equal(cli.stdout, '');
       await service.stop();
+      const after = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'X', '--owner-email', 'x@example.test'], { DATA_DIR: dir, DATABASE_URL: '' });
+      assert.equal(after.code, 0, after.stderr);
       const out = service.output();
       assert.match(out, /listening on http:\/\/127\.0\.0\.1:\d+; API reference at .*\/docs; database: embedded PostgreSQL \(PGlite\) in /);
       assert.match(out, /"applied":\["001_tenancy"/);

@@ -6,6 +6,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
+import { lockDataDir } from './data-dir-lock.ts';
 import type { PGlite as PGliteType } from '@electric-sql/pglite';
 
 export type Db = Kysely<DB>;
@@ -35,18 +36,26 @@ export async function openDatabase(options: {
   if (databaseUrl?.startsWith('postgres')) return openPostgres(databaseUrl, options.onPoolError);
   const inMemory = databaseUrl?.startsWith('memory://') ?? false;
   let dir: string | undefined;
+  let unlock = () => {};
   if (!inMemory) {
     dir = resolve(dataDir, 'pg');
     mkdirSync(dir, { recursive: true });
+    unlock = lockDataDir(resolve(dataDir));
   }
   // PostgreSQL's default 128 MB of shared buffers is most of PGlite's memory; an embedded
   // single-tenant store does well with far less.
   // Loaded only in embedded mode: a service on a PostgreSQL server never pays for it.
   const { PGlite } = await import('@electric-sql/pglite');
-  const client: PGliteType = await PGlite.create(dir, {
-    parsers: { [INT8]: (v: string) => v },
-    postgresqlconf: ['shared_buffers = 16MB', 'work_mem = 4MB', 'maintenance_work_mem = 16MB'],
-  });
+  let client: PGliteType;
+  try {
+    client = await PGlite.create(dir, {
+      parsers: { [INT8]: (v: string) => v },
+      postgresqlconf: ['shared_buffers = 16MB', 'work_mem = 4MB', 'maintenance_work_mem = 16MB'],
+    });
+  } catch (err) {
+    unlock();
+    throw err;
+  }
   const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
   let closed = false;
   return {
@@ -64,6 +73,7 @@ export async function openDatabase(options: {
       if (closed) return;
       closed = true;
       await db.destroy();
+      unlock();
     },
   };
 }
