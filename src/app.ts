@@ -131,9 +131,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const { guards } = deps;
   await app.register(orgRoutes({ guards, orgs: deps.orgs }));
   await app.register(userRoutes({ guards, users: deps.users }));
-  await app.register(
-    mfaRoutes({ guards, users: deps.users, signIn: deps.signIn, db: deps.database.db, onChange: (orgId) => deps.orgs.invalidate(orgId) }),
-  );
+  await app.register(mfaRoutes({ guards, users: deps.users, signIn: deps.signIn, db: deps.database.db }));
   await app.register(templateRoutes({ guards, templates: deps.templates }));
   await app.register(apiKeyRoutes({ guards, apiKeys: deps.apiKeys }));
   await app.register(auditRoutes({ guards, db: deps.database.db }));

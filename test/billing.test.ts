@@ -161,7 +161,7 @@ describe('payment-provider webhooks and billing', () => {
     // Staff see it and replay it (admin route), after the checkout arrived.
     const staff = await staffAccount(server);
     const account = await accountsRepo.byId(server.deps.database.db, staff.userId);
-    const started = await server.deps.signIn.startEnrolment(staff.userId);
+    const started = await server.deps.signIn.enrolment(staff.userId);
     assert.ok(account && started);
     await server.deps.signIn.confirmEnrolment(staff.userId, totpCode(started.secret, Date.now() - 30_000));
     const admin = await oidcClient(server.deps.config.authUrl, 'admin-client-dev', server.deps.config.adminUrl);

@@ -163,6 +163,10 @@ describe('identity provider: authorization code + PKCE', () => {
     const adminTokens = (await signIn(app, { username: adminUser.email, password: adminUser.password })).tokens;
     assert.equal((await server.request('POST', base, { token: adminTokens.id_token as string })).status, 403);
     assert.equal((await server.request('DELETE', base, { token: adminTokens.id_token as string })).status, 200);
+    const audit = await server.request('GET', `/v1/orgs/${org.orgId}/audit?targetId=${member.userId}`, { key: org.key });
+    const actions = audit.body.items.map((e: { action: string }) => e.action);
+    assert.deepEqual(actions.filter((a: string) => a.startsWith('user.mfa')), ['user.mfa.disable', 'user.mfa.enable'], 'the refused code left no entry');
+    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/users/${member.userId}`, { token })).body.mfaEnabled, false);
   });
 
   test('the admin client: staff enrol TOTP before any code is issued, then act as super-admin', async () => {

@@ -11,7 +11,7 @@ import type { Db } from '../store/db.ts';
 import type { UserService } from './service.ts';
 import { userParams } from './schemas.ts';
 
-export function mfaRoutes(deps: { guards: Guards; users: UserService; signIn: SignIn; db: Db; onChange: (orgId: string, userId: string) => void }): FastifyPluginAsyncZod {
+export function mfaRoutes(deps: { guards: Guards; users: UserService; signIn: SignIn; db: Db }): FastifyPluginAsyncZod {
   const { guards, users, signIn } = deps;
   const target = async (request: { params: { orgId: string; userId: string } }, op: 'enrol' | 'disable', access: ReturnType<typeof accessOf>) => {
     const user = await users.get(request.params.orgId, request.params.userId);
@@ -19,8 +19,8 @@ export function mfaRoutes(deps: { guards: Guards; users: UserService; signIn: Si
     if (!decision.allowed) throw forbidden(decision.reason);
     return user;
   };
-  const audit = (request: Parameters<typeof writeContext>[0], action: string, userId: string) =>
-    recordAudit(deps.db, writeContext(request), { action, targetId: userId, changes: ['mfaEnabled'] });
+  const audit = (tx: Db, request: Parameters<typeof writeContext>[0], action: string, userId: string) =>
+    recordAudit(tx, writeContext(request), { action, targetId: userId, changes: ['mfaEnabled'] });
 
   return async (app) => {
     app.post(
@@ -37,7 +37,7 @@ export function mfaRoutes(deps: { guards: Guards; users: UserService; signIn: Si
       },
       async (request) => {
         const user = await target(request, 'enrol', accessOf(request));
-        const started = await signIn.startEnrolment(user.id);
+        const started = await signIn.enrolment(user.id, { restart: true });
         if (!started) throw new AppError('NOT_FOUND', 'User not found.');
         return { secret: started.secret, otpauthUri: started.uri };
       },
@@ -57,14 +57,14 @@ export function mfaRoutes(deps: { guards: Guards; users: UserService; signIn: Si
       },
       async (request) => {
         const user = await target(request, 'enrol', accessOf(request));
-        const account = await signIn.confirmEnrolment(user.id, request.body.code);
-        if (!account) {
-          throw new AppError('BAD_REQUEST', 'The code does not match the pending enrolment (start one first, then send the current code).', {
-            details: { field: 'body.code' },
-          });
-        }
-        await audit(request, 'user.mfa.enable', user.id);
-        deps.onChange(user.org_id, user.id);
+        await deps.db.transaction().execute(async (tx) => {
+          if (!(await signIn.confirmEnrolment(user.id, request.body.code, tx))) {
+            throw new AppError('BAD_REQUEST', 'The code does not match the pending enrolment (start one first, then send the current code).', {
+              details: { field: 'body.code' },
+            });
+          }
+          await audit(tx, request, 'user.mfa.enable', user.id);
+        });
         return { mfaEnabled: true as const };
       },
     );
@@ -82,9 +82,10 @@ export function mfaRoutes(deps: { guards: Guards; users: UserService; signIn: Si
       },
       async (request) => {
         const user = await target(request, 'disable', accessOf(request));
-        await signIn.disableTotp(user.id);
-        await audit(request, 'user.mfa.disable', user.id);
-        deps.onChange(user.org_id, user.id);
+        await deps.db.transaction().execute(async (tx) => {
+          await signIn.disableTotp(user.id, tx);
+          await audit(tx, request, 'user.mfa.disable', user.id);
+        });
         return { mfaEnabled: false as const };
       },
     );

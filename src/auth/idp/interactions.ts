@@ -77,10 +77,7 @@ export function interactionRoutes(deps: {
       if (pending.step === 'new-password') {
         return html(reply, newPasswordPage(`${base}/${uid}/new-password`, { error, minLength: MIN_PASSWORD_LENGTH }), status);
       }
-      const account = await accountsRepo.byId(deps.db, pending.accountId);
-      const secret = account?.totpPendingSecret
-        ? { secret: account.totpPendingSecret, uri: (await signIn.enrolmentUri(pending.accountId)) as string }
-        : await signIn.startEnrolment(pending.accountId);
+      const secret = await signIn.enrolment(pending.accountId);
       if (!secret) return html(reply, errorPage('login_required', 'The account no longer exists.'), 400);
       const qrDataUrl = await QRCode.toDataURL(secret.uri, { width: 200, margin: 1 });
       return html(reply, enrolPage(`${base}/${uid}/enrol`, { ...secret, qrDataUrl, error }), status);

@@ -61,32 +61,34 @@ export function createSignIn(deps: { db: Db; clock: () => Date }) {
       return account;
     },
 
-    /** Starts (or restarts) TOTP enrolment: a pending secret until a code confirms it. */
-    async startEnrolment(accountId: string): Promise<{ secret: string; uri: string } | undefined> {
+    /**
+     * The pending TOTP enrolment of an account (a secret until a code confirms it): the one in
+     * progress, or a new one when there is none or `restart` asks for it.
+     */
+    async enrolment(accountId: string, opts: { restart?: boolean } = {}): Promise<{ secret: string; uri: string } | undefined> {
       const account = await accountsRepo.byId(db, accountId);
       if (!account) return undefined;
-      const secret = newTotpSecret();
-      await accountsRepo.setPendingTotp(db, account, secret);
+      let secret = opts.restart ? null : account.totpPendingSecret;
+      if (!secret) {
+        secret = newTotpSecret();
+        await accountsRepo.setPendingTotp(db, account, secret);
+      }
       return { secret, uri: otpauthUri(secret, account.email) };
     },
 
-    async enrolmentUri(accountId: string): Promise<string | undefined> {
-      const account = await accountsRepo.byId(db, accountId);
-      return account?.totpPendingSecret ? otpauthUri(account.totpPendingSecret, account.email) : undefined;
-    },
-
-    async confirmEnrolment(accountId: string, code: string): Promise<Account | undefined> {
-      const account = await accountsRepo.byId(db, accountId);
+    /** Confirms the pending enrolment with a current code; `tx` lets a caller audit in the same transaction. */
+    async confirmEnrolment(accountId: string, code: string, tx: Db = db): Promise<Account | undefined> {
+      const account = await accountsRepo.byId(tx, accountId);
       if (!account?.totpPendingSecret) return undefined;
       const step = checkTotp(account.totpPendingSecret, code.trim(), null, clock().getTime());
       if (step === undefined) return undefined;
-      await accountsRepo.confirmTotp(db, account, step);
-      return accountsRepo.byId(db, accountId);
+      await accountsRepo.confirmTotp(tx, account, step);
+      return accountsRepo.byId(tx, accountId);
     },
 
-    async disableTotp(accountId: string): Promise<void> {
-      const account = await accountsRepo.byId(db, accountId);
-      if (account) await accountsRepo.disableTotp(db, account);
+    async disableTotp(accountId: string, tx: Db = db): Promise<void> {
+      const account = await accountsRepo.byId(tx, accountId);
+      if (account) await accountsRepo.disableTotp(tx, account);
     },
 
     /** Sets a new password and ends every other session and token of the account. */
@@ -97,9 +99,12 @@ export function createSignIn(deps: { db: Db; clock: () => Date }) {
       if (account.passwordHash && (await verifyPassword(password, account.passwordHash))) {
         return 'Choose a password different from the temporary one.';
       }
-      await accountsRepo.setPassword(db, account, await hashPassword(password), false);
-      await oidcRepo.revokeAccount(db, accountId);
-      return (await accountsRepo.byId(db, accountId)) as Account;
+      const hash = await hashPassword(password);
+      return db.transaction().execute(async (tx) => {
+        await accountsRepo.setPassword(tx, account, hash, false);
+        await oidcRepo.revokeAccount(tx, accountId);
+        return (await accountsRepo.byId(tx, accountId)) as Account;
+      });
     },
   };
 }
