@@ -184,6 +184,11 @@ describe('payment-provider webhooks and billing', () => {
 
     const early = await server.request('POST', `/v1/admin/webhook-events/${invoice.id}/replay`, { token });
     assert.equal(early.body.result, 'failed', 'still no org: it stays failed');
+    const afterEarly = (await server.request('GET', '/v1/admin/webhook-events?status=failed&limit=200', { token })).body.items.find(
+      (e: { id: string }) => e.id === invoice.id,
+    );
+    assert.equal(afterEarly.attempts, 2);
+    assert.match(afterEarly.error, /no org/);
     await deliver(server, event('checkout.session.completed', { customer, client_reference_id: o.orgId }));
     const replayed = await server.request('POST', `/v1/admin/webhook-events/${invoice.id}/replay`, { token });
     assert.equal(replayed.body.result, 'applied');

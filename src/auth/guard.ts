@@ -3,10 +3,10 @@
 // anonymous or foreign caller learns nothing about what a valid request would look like.
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { AppError, forbidden } from '../http/errors.ts';
-import { graceExpired } from '../billing/gate.ts';
+import { graceExpired, planFacts } from '../billing/gate.ts';
 import type { OrgService } from '../orgs/service.ts';
 import type { Authenticate } from './authenticate.ts';
-import { authorize, type Action, type EffectiveRole } from './policy.ts';
+import { authorize, type Action, type Decision, type EffectiveRole } from './policy.ts';
 import type { Principal } from './principal.ts';
 
 declare module 'fastify' {
@@ -14,6 +14,11 @@ declare module 'fastify' {
     principal?: Principal;
     access?: Access;
   }
+}
+
+/** Turns a refusal of the policy into 403, naming the field when the decision names one. */
+export function enforce(decision: Decision): asserts decision is Extract<Decision, { allowed: true }> {
+  if (!decision.allowed) throw forbidden(decision.reason, decision.field ? { field: decision.field } : undefined);
 }
 
 export interface Access {
@@ -25,7 +30,6 @@ export interface Access {
 }
 
 export interface Guards {
-  authenticate: onRequestAsyncHookHandler;
   /**
    * Authenticates, then requires `action` on the org named by the path's `orgId`; a write is
    * refused with 402 once the org's grace period has ended (spec section 3 rule 2).
@@ -40,13 +44,12 @@ export function createGuards(authenticateHeaders: Authenticate, deps: { orgs: Or
     request.principal = await authenticateHeaders(request.headers);
   };
   return {
-    authenticate,
     org(action, opts) {
       const check: onRequestAsyncHookHandler = async (request) => {
         const principal = request.principal as Principal;
         const orgId = (request.params as { orgId?: string }).orgId ?? '';
         const decision = authorize(principal, orgId, action);
-        if (!decision.allowed) throw forbidden(decision.reason);
+        enforce(decision);
         request.access = {
           orgId,
           principal,
@@ -57,13 +60,7 @@ export function createGuards(authenticateHeaders: Authenticate, deps: { orgs: Or
       if (!opts?.write) return [authenticate, check];
       const billing: onRequestAsyncHookHandler = async (request) => {
         const org = await deps.orgs.require((request.access as Access).orgId);
-        const facts = {
-          subscriptionStatus: org.subscription_status,
-          gracePeriodEndsAt: org.grace_period_ends_at,
-          seats: org.seats,
-          seatsUsed: org.seats_used,
-        };
-        if (graceExpired(facts, deps.clock())) {
+        if (graceExpired(planFacts(org), deps.clock())) {
           throw new AppError(
             'PAYMENT_REQUIRED',
             `The subscription is ${org.subscription_status} and its grace period ended at ${org.grace_period_ends_at?.toISOString()}: writes are blocked until the subscription is paid. Reads still work; see GET /v1/orgs/{orgId}/plan-status.`,

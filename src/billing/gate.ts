@@ -9,6 +9,16 @@ export interface PlanFacts {
   seatsUsed: number;
 }
 
+/** The facts of an org row (with its live user count) that the gate looks at. */
+export function planFacts(org: { subscription_status: string; grace_period_ends_at: Date | null; seats: number; seats_used: number }): PlanFacts {
+  return {
+    subscriptionStatus: org.subscription_status,
+    gracePeriodEndsAt: org.grace_period_ends_at,
+    seats: org.seats,
+    seatsUsed: org.seats_used,
+  };
+}
+
 export type BlockedBy = 'seats' | 'grace_expired' | null;
 
 /** Writes stop when a grace period has ended while the org is still not paying. */

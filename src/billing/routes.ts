@@ -7,7 +7,7 @@ import { errorResponses, iso, isoOrNull, listQuery, nullableTimestamp, orgParams
 import { badRequest, notFound } from '../http/errors.ts';
 import type { OrgService } from '../orgs/service.ts';
 import type { BillingService } from './service.ts';
-import { planStatus } from './gate.ts';
+import { planFacts, planStatus } from './gate.ts';
 
 const planStatusSchema = z
   .object({
@@ -58,10 +58,7 @@ export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing:
       },
       async (request) => {
         const org = await deps.orgs.require(request.params.orgId);
-        return planStatus(
-          { subscriptionStatus: org.subscription_status, gracePeriodEndsAt: org.grace_period_ends_at, seats: org.seats, seatsUsed: org.seats_used },
-          deps.clock(),
-        );
+        return planStatus(planFacts(org), deps.clock());
       },
     );
 

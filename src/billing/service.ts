@@ -95,7 +95,7 @@ export function createBillingService(deps: {
           results.push({ id: row.id, result: outcome.status, detail: outcome.outcome });
         } catch (err) {
           const message = err instanceof Error ? err.message : String(err);
-          await billingRepo.recordFailure(db, { ...event, createdAt: createdOf(event), payload, correlationId: row.correlation_id ?? '', error: message });
+          await billingRepo.noteFailedAgain(db, row.id, message);
           results.push({ id: row.id, result: 'failed' as const, detail: message });
         }
       }

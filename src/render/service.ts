@@ -93,8 +93,8 @@ export function createRenderService(deps: { db: Db; orgs: OrgService; baseUrl: s
     /** Renders an unsaved template for the editor (nothing cached). */
     async preview(orgId: string, userId: string, source: { html: string; text: string }): Promise<Rendered> {
       const [user, org] = await Promise.all([userOf(orgId, userId), deps.orgs.require(orgId)]);
-      const { htmlPrepared, warnings } = await compileTemplate(source);
-      const result = await produce({ html: parseTemplate(htmlPrepared, 'html'), text: parseTemplate(source.text, 'text') }, user, org.name, null);
+      const { parsed, warnings } = await compileTemplate(source);
+      const result = await produce(parsed, user, org.name, null);
       return { ...result, warnings: [...warnings, ...result.warnings] };
     },
 

@@ -1,9 +1,9 @@
 // TOTP enrolment of org users through the API (the sign-in pages enrol staff, and users too).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { accessOf, writeContext, type Guards } from '../auth/guard.ts';
+import { accessOf, enforce, writeContext, type Guards } from '../auth/guard.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { AppError, forbidden } from '../http/errors.ts';
+import { AppError } from '../http/errors.ts';
 import { manageMfa } from '../auth/policy.ts';
 import type { SignIn } from '../auth/idp/sign-in.ts';
 import { recordAudit } from '../audit/record.ts';
@@ -15,8 +15,7 @@ export function mfaRoutes(deps: { guards: Guards; users: UserService; signIn: Si
   const { guards, users, signIn } = deps;
   const target = async (request: { params: { orgId: string; userId: string } }, op: 'enrol' | 'disable', access: ReturnType<typeof accessOf>) => {
     const user = await users.get(request.params.orgId, request.params.userId);
-    const decision = manageMfa(access, user, op);
-    if (!decision.allowed) throw forbidden(decision.reason);
+    enforce(manageMfa(access, user, op));
     return user;
   };
   const audit = (tx: Db, request: Parameters<typeof writeContext>[0], action: string, userId: string) =>

@@ -6,11 +6,11 @@ import type { OrgRole, UserRow } from '../store/schema.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
 import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
-import { conflict, forbidden, notFound } from '../http/errors.ts';
+import { conflict, notFound } from '../http/errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
 import * as policy from '../auth/policy.ts';
 import { hashPassword } from '../auth/passwords.ts';
-import type { Access } from '../auth/guard.ts';
+import { enforce, type Access } from '../auth/guard.ts';
 
 export interface UserProfile {
   name: string;
@@ -52,7 +52,7 @@ export function createUserService(deps: { db: Db; onChange: (orgId: string, user
       { temporaryPassword, ...input }: UserProfile & { email: string; role: OrgRole; temporaryPassword?: string | undefined },
     ): Promise<UserRow> {
       const decision = policy.createUser(access, input.role);
-      if (!decision.allowed) throw forbidden(decision.reason, decision.field ? { field: decision.field } : undefined);
+      enforce(decision);
       try {
         const user = await db.transaction().execute(async (tx) => {
           await deps.seatCheck?.(tx, ctx.orgId);
@@ -82,7 +82,7 @@ export function createUserService(deps: { db: Db; onChange: (orgId: string, user
       const target = await usersRepo.find(db, ctx.orgId, userId);
       if (!target) throw notFound('User');
       const decision = policy.updateUser(access, target, patch);
-      if (!decision.allowed) throw forbidden(decision.reason, decision.field ? { field: decision.field } : undefined);
+      enforce(decision);
       try {
         const { temporaryPassword, ...fields } = patch;
         const passwordHash = temporaryPassword ? await hashPassword(temporaryPassword) : undefined;
@@ -114,7 +114,7 @@ export function createUserService(deps: { db: Db; onChange: (orgId: string, user
       const target = await usersRepo.find(db, ctx.orgId, userId);
       if (!target) throw notFound('User');
       const decision = policy.deleteUser(access, target);
-      if (!decision.allowed) throw forbidden(decision.reason);
+      enforce(decision);
       await db.transaction().execute(async (tx) => {
         const deleted = await usersRepo.softDelete(tx, ctx.orgId, userId);
         if (!deleted) throw notFound('User');

@@ -141,6 +141,16 @@ export const billingRepo = {
       .execute();
   },
 
+  /** A replay that failed again: the new error, one more attempt (only while still failed). */
+  async noteFailedAgain(db: Db, id: string, error: string): Promise<void> {
+    await db
+      .updateTable('webhook_events')
+      .set({ error, attempts: sql`attempts + 1` })
+      .where('id', '=', id)
+      .where('status', '=', 'failed')
+      .execute();
+  },
+
   async find(db: Db, id: string): Promise<WebhookEventRow | undefined> {
     return db.selectFrom('webhook_events').selectAll().where('id', '=', id).executeTakeFirst();
   },
