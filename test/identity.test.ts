@@ -31,7 +31,9 @@ describe('identity provider: authorization code + PKCE', () => {
     assert.equal(meta.end_session_endpoint, `${auth}/logout`);
     assert.equal(meta.jwks_uri, `${auth}/.well-known/jwks.json`);
     assert.deepEqual(meta.code_challenge_methods_supported, ['S256']);
-    const jwks = (await (await fetch(meta.jwks_uri as string)).json()) as { keys: Record<string, unknown>[] };
+    const jwksRes = await fetch(meta.jwks_uri as string, { headers: { 'x-correlation-id': 'idp-trace-1' } });
+    assert.equal(jwksRes.headers.get('x-correlation-id'), 'idp-trace-1', 'the provider echoes correlation ids too');
+    const jwks = (await jwksRes.json()) as { keys: Record<string, unknown>[] };
     assert.ok(jwks.keys.length >= 1);
     assert.ok(jwks.keys.every((k: Record<string, unknown>) => k.d === undefined), 'no private parts published');
   });

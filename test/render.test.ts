@@ -182,6 +182,20 @@ describe('the open-tracking pixel', () => {
     }
   });
 
+  test('opens reach the stats within about a second, without anyone flushing', async () => {
+    const org = await createOrg(server);
+    const user = await createUser(server, org);
+    await fetchPixel(user.userId);
+    // A deadline, not a measurement: the counter writes once a second.
+    const deadline = Date.now() + 5000;
+    let items: unknown[] = [];
+    while (items.length === 0 && Date.now() < deadline) {
+      items = (await server.request('GET', `/v1/orgs/${org.orgId}/opens`, { key: org.key })).body.items;
+      if (items.length === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.deepEqual(items, [{ day: new Date().toISOString().slice(0, 10), real: 1, proxied: 0 }]);
+  });
+
   test('opens are counted for live users only, proxies apart, and read per day', async () => {
     const org = await createOrg(server);
     const user = await createUser(server, org);

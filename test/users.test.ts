@@ -81,6 +81,17 @@ describe('orgs and users', () => {
     assert.equal(patched.body.version, 2);
   });
 
+  test('an API key acts as admin: it cannot make an owner, nor change the owner', async () => {
+    const owner = await server.request('POST', `${base()}/users`, { key: org.key, body: userInput({ role: 'owner' }) });
+    assert.equal(owner.status, 403);
+    assert.equal(owner.body.error.details.field, 'role');
+    const current = (await server.request('GET', `${base()}/users/${org.ownerUserId}`, { key: org.key })).body;
+    const demote = await server.request('PATCH', `${base()}/users/${org.ownerUserId}`, { key: org.key, body: { version: current.version, role: 'member' } });
+    assert.equal(demote.status, 403);
+    assert.equal((await server.request('DELETE', `${base()}/users/${org.ownerUserId}`, { key: org.key })).status, 403);
+    assert.equal((await server.request('GET', `${base()}/users/${org.ownerUserId}`, { key: org.key })).body.role, 'owner');
+  });
+
   test('validation: bad email, unknown role, unknown field, malformed id → 400 naming the field', async () => {
     const cases: [unknown, string][] = [
       [{ email: 'not-an-email' }, 'body.email'],
