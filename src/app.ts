@@ -7,7 +7,7 @@ import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zo
 import { serializerCompiler } from './http/serializer.ts';
 import type { Deps } from './deps.ts';
 import { CORRELATION_HEADER, correlationIdOf } from './http/correlation.ts';
-import { installErrorHandling } from './http/error-handler.ts';
+import { frameworkErrors, installErrorHandling } from './http/error-handler.ts';
 import { healthRoutes } from './health/routes.ts';
 import { orgRoutes } from './orgs/routes.ts';
 import { userRoutes } from './users/routes.ts';
@@ -21,12 +21,15 @@ import { webhookRoutes } from './webhooks/routes.ts';
 import { renderRoutes } from './render/routes.ts';
 import { pixelRoutes } from './render/pixel.ts';
 import { throttle } from './ratelimit/hook.ts';
+import { lazyChildLogger } from './log.ts';
+import { logCompleted } from './http/request-log.ts';
 
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: correlationIdOf,
+    childLoggerFactory: lazyChildLogger,
     // One log line per request, written by the onResponse hook below, labelled with the correlation id.
     logController: new LogController({ requestIdLogLabel: 'correlationId', disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
@@ -42,20 +45,14 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       );
     },
     routerOptions: { ignoreTrailingSlash: true },
+    frameworkErrors,
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header(CORRELATION_HEADER, request.id);
-    done();
-  });
   if (deps.logger.isLevelEnabled('info')) {
     app.addHook('onResponse', (request, reply, done) => {
-      request.log.info(
-        { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) },
-        'request completed',
-      );
+      logCompleted(request, reply);
       done();
     });
   }
@@ -66,7 +63,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // are outside both (sign-in has its own limits; the webhook is signed).
   const stageThrottle = throttle(deps.limiters.stage, 'stage', { limit: config.rateLimit.burst, retryAfterS: config.retryAfterS });
   const pixelThrottle = throttle(deps.limiters.pixel, 'pixel', { limit: config.pixelRateLimit.burst, retryAfterS: config.retryAfterS });
+  // One global hook (each hook costs on every request): the correlation id header, then the throttle.
   app.addHook('onRequest', (request, reply, done) => {
+    reply.header(CORRELATION_HEADER, request.id);
     const route = request.routeOptions.url ?? '';
     if (route.startsWith('/v1/orgs/') || route.startsWith('/v1/admin/')) return stageThrottle(request, reply, done);
     if (route === '/v1/p/:userId') return pixelThrottle(request, reply, done);

@@ -42,6 +42,17 @@ describe('HTTP foundation', () => {
     assert.equal(err.headers.get('x-correlation-id'), err.body.error.correlationId);
   });
 
+  test('URLs the router refuses (undecodable, over-long segment) get the envelope, 400', async () => {
+    for (const path of ['/v1/orgs/%zz', `/v1/orgs/${'x'.repeat(101)}`, `/v1/p/${'x'.repeat(101)}`]) {
+      const res = await server.request('GET', path, { headers: { 'x-correlation-id': 'trace-bad-url' } });
+      assert.equal(res.status, 400, path);
+      assert.equal(res.body.error.code, 'BAD_REQUEST');
+      assert.equal(res.body.error.correlationId, 'trace-bad-url');
+      assert.equal(res.headers.get('x-correlation-id'), 'trace-bad-url');
+      assert.ok(!res.text.includes('FST_ERR'), res.text);
+    }
+  });
+
   test('replaces an unusable correlation id instead of rejecting the request', async () => {
     const long = await server.request('GET', '/health', { headers: { 'x-correlation-id': 'x'.repeat(300) } });
     assert.equal(long.status, 200);
@@ -177,6 +188,10 @@ describe('the process', () => {
       const service = await startProcess({ DATA_DIR: dir, DATABASE_URL: '' }, await freePort());
       const health = await fetch(`${service.url}/health`);
       assert.equal(health.status, 200);
+      // One log line per request, labelled with its correlation id, the hijacked pixel included.
+      await fetch(`${service.url}/health`, { headers: { 'x-correlation-id': 'trace-log-health' } });
+      const pixel = await fetch(`${service.url}/v1/p/${crypto.randomUUID()}`, { headers: { 'x-correlation-id': 'trace-log-pixel' } });
+      assert.equal(pixel.headers.get('x-correlation-id'), 'trace-log-pixel');
       // The embedded database belongs to the running service: a second process is refused.
       const { runNode } = await import('./helpers/process.ts');
       const cli = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'X', '--owner-email', 'x@example.test'], { DATA_DIR: dir, DATABASE_URL: '' });
@@ -190,6 +205,13 @@ describe('the process', () => {
       assert.match(out, /listening on http:\/\/127\.0\.0\.1:\d+; API reference at .*\/docs; database: embedded PostgreSQL \(PGlite\) in /);
       assert.match(out, /"applied":\["001_tenancy"/);
       assert.match(out, /"msg":"stopped"/);
+      const lines = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
+      for (const [id, url] of [['trace-log-health', '/health'], ['trace-log-pixel', '/v1/p/']]) {
+        const line = lines.find((l) => l.correlationId === id);
+        assert.equal(line?.msg, 'request completed', id);
+        assert.equal(line.status, 200);
+        assert.ok(line.url.startsWith(url));
+      }
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

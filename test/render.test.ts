@@ -176,10 +176,19 @@ describe('the open-tracking pixel', () => {
       assert.equal(res.headers.get('cache-control'), 'no-store, no-cache, must-revalidate, max-age=0');
       assert.equal(res.headers.get('pragma'), 'no-cache');
       assert.equal(res.headers.get('expires'), '0');
+      assert.equal(res.headers.get('content-length'), '43');
+      assert.match(res.headers.get('x-correlation-id') ?? '', /^[0-9a-f-]{36}$/);
+      assert.ok(res.headers.get('x-ratelimit-limit'), 'the rate limit headers of the hook are carried over');
       const body = Buffer.from(await res.arrayBuffer());
       assert.equal(body.length, 43);
       assert.deepEqual(body, PIXEL);
     }
+    const traced = await fetch(`${server.url}/v1/p/${user.userId}`, { headers: { 'x-correlation-id': 'pixel-trace' } });
+    assert.equal(traced.headers.get('x-correlation-id'), 'pixel-trace');
+    const head = await fetch(`${server.url}/v1/p/${user.userId}`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(head.headers.get('content-type'), 'image/gif');
+    assert.equal((await head.arrayBuffer()).byteLength, 0);
   });
 
   test('opens reach the stats within about a second, without anyone flushing', async () => {

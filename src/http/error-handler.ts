@@ -16,6 +16,19 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: App
   return reply.code(err.status).header(CORRELATION_HEADER, request.id).type('application/json').send(body);
 }
 
+/**
+ * Errors Fastify raises before routing (Fastify's `frameworkErrors`): a path segment that cannot be
+ * percent-decoded, or one longer than the router's 100 characters. Without this they would answer
+ * Fastify's own body (and 414), outside the envelope.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const message =
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      ? 'A path segment is longer than 100 characters.'
+      : 'The URL is not valid: a path segment cannot be decoded.';
+  sendError(request, reply, new AppError('BAD_REQUEST', message, { details: { field: 'params' }, internal: error.code }));
+}
+
 export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBytes: number }): void {
   app.setNotFoundHandler((request, reply) => {
     sendError(request, reply, new AppError('NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`));

@@ -6,8 +6,10 @@ import fastJson from 'fast-json-stringify';
 import type { FastifySerializerCompiler } from 'fastify/types/schema.js';
 import { z } from 'zod';
 
-export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema }) => {
+export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema }) => compileSerializer(schema);
+
+export function compileSerializer(schema: unknown): (data: unknown) => string {
   if (!(schema instanceof z.ZodType)) return (data) => JSON.stringify(data);
   const json = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any', target: 'draft-7' });
   return fastJson(json as Parameters<typeof fastJson>[0]);
-};
+}

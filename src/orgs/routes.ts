@@ -3,11 +3,14 @@ import type { Guards } from '../auth/guard.ts';
 import { writeContext } from '../auth/guard.ts';
 import { errorResponses, orgParams } from '../http/schemas.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';
+import { JsonMemo } from '../http/json-memo.ts';
+import { etagOf } from '../store/conditional.ts';
 import type { OrgService } from './service.ts';
 import { orgPatchSchema, orgSchema, presentOrg } from './schemas.ts';
 
 export function orgRoutes(deps: { guards: Guards; orgs: OrgService }): FastifyPluginAsyncZod {
   const { guards, orgs } = deps;
+  const orgJson = new JsonMemo(orgSchema, presentOrg);
   return async (app) => {
     app.get(
       '/v1/orgs/:orgId',
@@ -20,7 +23,10 @@ export function orgRoutes(deps: { guards: Guards; orgs: OrgService }): FastifyPl
           response: { 200: orgSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
         },
       },
-      async (request, reply) => withEtag(reply, presentOrg(await orgs.require(request.params.orgId))),
+      async (request, reply) => {
+        const org = await orgs.require(request.params.orgId);
+        return orgJson.send(reply.header('etag', etagOf(org.version)), org);
+      },
     );
 
     app.patch(

@@ -5,7 +5,8 @@ import type { Db } from '../store/db.ts';
 import { opensRepo } from '../store/repositories/opens.ts';
 import { badRequest } from '../http/errors.ts';
 import { errorResponses, orgParams, page, uuid } from '../http/schemas.ts';
-import type { RenderService } from './service.ts';
+import type { RenderService, Rendered } from './service.ts';
+import { JsonMemo } from '../http/json-memo.ts';
 
 const renderedSchema = z
   .object({
@@ -22,6 +23,8 @@ const day = z.iso.date();
 
 export function renderRoutes(deps: { guards: Guards; render: RenderService; db: Db; clock: () => Date }): FastifyPluginAsyncZod {
   const { guards, render } = deps;
+  // Rendered output is cached by versions (service.ts); its JSON text is kept beside it.
+  const renderedJson = new JsonMemo(renderedSchema, (r: Rendered) => r);
   return async (app) => {
     app.post(
       '/v1/orgs/:orgId/render/:userId',
@@ -36,7 +39,7 @@ export function renderRoutes(deps: { guards: Guards; render: RenderService; db: 
           response: { 200: renderedSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'PAYMENT_REQUIRED') },
         },
       },
-      async (request) => render.render(request.params.orgId, request.params.userId, request.body?.templateId),
+      async (request, reply) => renderedJson.send(reply, await render.render(request.params.orgId, request.params.userId, request.body?.templateId)),
     );
 
     app.post(
