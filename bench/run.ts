@@ -10,6 +10,7 @@ import autocannon from 'autocannon';
 import { freePort, httpRequest } from '../test/helpers/server.ts';
 import { oidcClient, signIn } from '../test/helpers/browser.ts';
 import { signedHeader } from '../test/helpers/payments.ts';
+import { SERVICE_NODE_FLAGS } from '../src/runtime.ts';
 
 const ROOT = new URL('../', import.meta.url);
 const SCENARIOS = ['baseline', 'org-apikey', 'org-idtoken', 'render-warm', 'render-cold', 'pixel', 'webhook'] as const;
@@ -64,7 +65,7 @@ async function startNode(args: string[], env: Record<string, string>, port: numb
 
 function runNodeOnce(args: string[], env: Record<string, string>): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -120,7 +121,7 @@ try {
   ) as { orgId: string; ownerUserId: string; apiKey: { key: string } };
 
   const servicePort = await freePort();
-  const service = await startNode(['src/main.ts'], { ...env, PORT: String(servicePort), BASE_URL: `http://127.0.0.1:${servicePort}` }, servicePort, '/health');
+  const service = await startNode([...SERVICE_NODE_FLAGS, 'src/main.ts'], { ...env, PORT: String(servicePort), BASE_URL: `http://127.0.0.1:${servicePort}` }, servicePort, '/health');
   procs.push(service);
   const key = org.apiKey.key;
   const api = (method: string, path: string, body?: unknown) => httpRequest(service.url, method, path, { key, ...(body ? { body } : {}) });

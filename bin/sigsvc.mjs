@@ -16,5 +16,8 @@ if (major < 24) {
     process.exit(1);
   }
 }
-const result = spawnSync(node, [cli, ...process.argv.slice(2)], { stdio: 'inherit' });
+// The service's Node flags (src/runtime.ts, which explains them) apply to every command: the CLI
+// opens the same embedded database.
+const SERVICE_NODE_FLAGS = ['--liftoff-only'];
+const result = spawnSync(node, [...SERVICE_NODE_FLAGS, cli, ...process.argv.slice(2)], { stdio: 'inherit' });
 process.exit(result.status ?? 1);

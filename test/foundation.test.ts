@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { readFileSync } from 'node:fs';
+import { SERVICE_NODE_FLAGS } from '../src/runtime.ts';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { runNode } from './helpers/process.ts';
 import { configVariables } from '../src/config.ts';
@@ -150,6 +151,15 @@ describe('configuration and start-up', () => {
     assert.match(res.stderr, /PORT/);
     assert.match(res.stderr, /RATE_LIMIT_RPS/);
     assert.match(res.stderr, /DATABASE_URL: must start with postgres/);
+  });
+
+  test('npm start, npm run cli and bin/sigsvc start Node with the service flags of src/runtime.ts', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+    const flags = SERVICE_NODE_FLAGS.join(' ');
+    assert.equal(pkg.scripts.start, `node ${flags} src/main.ts serve`);
+    assert.equal(pkg.scripts.cli, `node ${flags} src/cli/main.ts`);
+    const launcher = readFileSync(new URL('../bin/sigsvc.mjs', import.meta.url), 'utf8');
+    assert.ok(launcher.includes(`const SERVICE_NODE_FLAGS = ${JSON.stringify([...SERVICE_NODE_FLAGS]).replaceAll('"', "'")};`), 'bin/sigsvc.mjs');
   });
 
   test('the README documents every configuration variable', () => {

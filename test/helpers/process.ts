@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { SERVICE_NODE_FLAGS } from '../../src/runtime.ts';
 
 export const ROOT = new URL('../../', import.meta.url);
 
@@ -9,7 +10,7 @@ export function runNode(
   timeoutMs = 60_000,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...args], { cwd: ROOT, env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -40,7 +41,7 @@ export interface ServiceProcess {
 
 /** Starts the real service (`node src/main.ts`) as its own process and waits until it listens. */
 export async function startProcess(env: Record<string, string>, port: number): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ['src/main.ts'], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, 'src/main.ts'], {
     cwd: ROOT,
     env: { ...cleanEnv(), LOG_LEVEL: 'info', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
