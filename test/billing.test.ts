@@ -201,6 +201,84 @@ describe('payment-provider webhooks and billing', () => {
     assert.equal((await server.request('POST', `/v1/admin/webhook-events/${invoice.id}/replay`, { key: o.key })).status, 403);
   });
 
+  // Deliveries that arrive while a transaction is being written are applied together (group
+  // commit). intake() called several times in one turn puts them in one batch.
+  const intakeAll = (events: ReturnType<typeof event>[]) =>
+    Promise.all(events.map((e) => server.deps.billing.intake({ id: e.id, type: e.type, created: e.created, object: e.data.object }, e, 'corr-burst')));
+  const receivedAt = async (ids: string[]) =>
+    new Set(
+      (await server.deps.database.db.selectFrom('webhook_events').select('received_at').where('id', 'in', ids).execute()).map((r) =>
+        r.received_at.getTime(),
+      ),
+    );
+  const billingState = async (o: TestOrg) => {
+    const s = await org(o);
+    return { status: s.subscriptionStatus, seats: s.seats, plan: s.plan, grace: s.gracePeriodEndsAt !== null, version: s.version };
+  };
+
+  test('a burst applied in one transaction ends as if delivered one at a time', async () => {
+    const burst = async () => {
+      const [a, b] = [await createOrg(server), await createOrg(server)];
+      const customer = `cus_burst_${a.orgId.slice(0, 8)}`;
+      const t = ts();
+      const checkout = event('checkout.session.completed', { customer, client_reference_id: a.orgId }, { created: t });
+      const events = [
+        checkout,
+        // Finds the org only through the customer the checkout just linked, in the same batch.
+        event('invoice.payment_failed', { customer, status: 'open' }, { created: t + 1 }),
+        event('customer.subscription.updated', subscription(b.orgId, { quantity: 7, lookupKey: 'team' }), { created: t }),
+        checkout,
+        event('customer.discount.created', { customer, metadata: { orgId: a.orgId } }, { created: t + 2 }),
+        event('invoice.payment_failed', { customer: `cus_nobody_${a.orgId.slice(0, 8)}` }, { created: t }),
+        event('customer.subscription.updated', subscription(b.orgId, { quantity: 3 }), { created: t - 60 }),
+      ];
+      return { a, b, events };
+    };
+
+    const together = await burst();
+    const results = await intakeAll(together.events);
+    assert.deepEqual(results, ['processed', 'processed', 'processed', 'duplicate', 'processed', 'failed', 'processed']);
+    assert.equal((await receivedAt(together.events.map((e) => e.id))).size, 1, 'one transaction: one received_at');
+
+    const apart = await burst();
+    const one: string[] = [];
+    for (const e of apart.events) one.push((await intakeAll([e]))[0] as string);
+    assert.deepEqual(one, results);
+    assert.equal((await receivedAt(apart.events.map((e) => e.id))).size, apart.events.length - 1, 'one transaction each (the duplicate has none)');
+
+    for (const [x, y] of [[together.a, apart.a], [together.b, apart.b]] as const) {
+      assert.deepEqual(await billingState(x), await billingState(y));
+    }
+    assert.deepEqual(await billingState(together.a), { status: 'past_due', seats: 50, plan: 'trial', grace: true, version: 3 });
+    assert.deepEqual(await billingState(together.b), { status: 'active', seats: 7, plan: 'team', grace: false, version: 2 });
+    const audit = (await server.request('GET', `/v1/orgs/${together.a.orgId}/audit?limit=50`, { key: together.a.key })).body.items;
+    assert.deepEqual(
+      audit.filter((e: { action: string }) => e.action.startsWith('billing.')).map((e: { action: string; correlationId: string }) => [e.action, e.correlationId]).reverse(),
+      [['billing.checkout.session.completed', 'corr-burst'], ['billing.invoice.payment_failed', 'corr-burst']],
+    );
+    const failed = await server.deps.database.db.selectFrom('webhook_events').selectAll().where('id', '=', together.events[5]?.id as string).executeTakeFirstOrThrow();
+    assert.equal(failed.status, 'failed');
+    assert.match(failed.error ?? '', /no org/);
+  });
+
+  test('a batch that fails as a whole is applied one event at a time: one bad event fails alone', async () => {
+    const [a, b, c] = [await createOrg(server), await createOrg(server), await createOrg(server)];
+    const customer = `cus_shared_${a.orgId.slice(0, 8)}`;
+    // Two orgs cannot share a provider customer (a unique key): the batch's update fails.
+    const events = [
+      event('checkout.session.completed', { customer, client_reference_id: a.orgId }),
+      event('checkout.session.completed', { customer, client_reference_id: b.orgId }),
+      event('customer.subscription.updated', subscription(c.orgId, { quantity: 9 })),
+    ];
+    assert.deepEqual(await intakeAll(events), ['processed', 'failed', 'processed']);
+    assert.equal((await org(a)).subscriptionStatus, 'active');
+    assert.equal((await org(b)).subscriptionStatus, 'trialing');
+    assert.equal((await org(c)).seats, 9);
+    const kept = await server.deps.database.db.selectFrom('webhook_events').selectAll().where('id', '=', events[1]?.id as string).executeTakeFirstOrThrow();
+    assert.equal(kept.status, 'failed');
+    assert.match(kept.error ?? '', /unique|duplicate key/i);
+  });
+
   test('grace: past due writes go on (rule 1); after grace, writes 402 and reads 200 (rule 2); revocation still works', async () => {
     const o = await createOrg(server);
     await deliver(server, event('invoice.payment_failed', { customer: `cus_${o.orgId}`, metadata: { orgId: o.orgId } }));

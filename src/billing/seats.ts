@@ -8,8 +8,9 @@ import { billingRepo } from '../store/repositories/billing.ts';
  * the last seat.
  */
 export async function requireFreeSeat(tx: Db, orgId: string): Promise<void> {
-  const org = await billingRepo.lockOrg(tx, { orgId });
+  const [org] = await billingRepo.lockOrgs(tx, { orgIds: [orgId], customerIds: [] });
   if (!org) throw new AppError('NOT_FOUND', 'Organisation not found.');
+  org.seatsUsed = (await billingRepo.seatsUsed(tx, [orgId])).get(orgId) ?? 0;
   if (org.seatsUsed >= org.seats) {
     throw new AppError(
       'PAYMENT_REQUIRED',

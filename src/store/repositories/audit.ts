@@ -12,17 +12,25 @@ export interface AuditEntry {
 
 export const auditRepo = {
   async insert(db: Db, entry: AuditEntry): Promise<void> {
+    await auditRepo.insertMany(db, [entry]);
+  },
+
+  /** Several entries in one statement, in the order given. */
+  async insertMany(db: Db, entries: AuditEntry[]): Promise<void> {
+    if (entries.length === 0) return;
     await db
       .insertInto('audit_entries')
-      .values({
-        org_id: entry.orgId,
-        actor_type: entry.actor.type,
-        actor_id: entry.actor.id,
-        action: entry.action,
-        target_id: entry.targetId,
-        correlation_id: entry.correlationId,
-        changes: entry.changes ?? [],
-      })
+      .values(
+        entries.map((entry) => ({
+          org_id: entry.orgId,
+          actor_type: entry.actor.type,
+          actor_id: entry.actor.id,
+          action: entry.action,
+          target_id: entry.targetId,
+          correlation_id: entry.correlationId,
+          changes: entry.changes ?? [],
+        })),
+      )
       .execute();
   },
 

@@ -3,113 +3,160 @@ import type { Db } from '../db.ts';
 import type { WebhookEventRow } from '../schema.ts';
 import type { BillingState } from '../../billing/state-machine.ts';
 
+export type LockedOrg = BillingState & { orgId: string };
+
+export interface EventRecord {
+  id: string;
+  type: string;
+  createdAt: Date | null;
+  payload: unknown;
+  correlationId: string | null;
+}
+
+/** What became of an event: applied, ignored (it changes nothing), or failed (kept for replay). */
+export interface EventOutcome {
+  status: 'applied' | 'ignored' | 'failed';
+  outcome: string | null;
+  orgId: string | null;
+  error?: string;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const billingRepo = {
   /**
-   * The org's billing state, locked for the rest of the transaction (events of one org apply in
-   * turn). The live user count costs a query: only callers that need it ask for it.
+   * The billing state of the orgs some events name (by id or provider customer id), locked for the
+   * rest of the transaction so events of one org apply in turn. Locked in id order, so two
+   * transactions locking overlapping orgs cannot deadlock.
    */
-  async lockOrg(
-    db: Db,
-    by: { orgId?: string | undefined; customerId?: string | undefined },
-    opts: { countSeats?: boolean } = { countSeats: true },
-  ): Promise<(BillingState & { orgId: string }) | undefined> {
-    let query = db.selectFrom('orgs').selectAll();
-    if (by.orgId) {
-      if (!UUID.test(by.orgId)) return undefined;
-      query = query.where('id', '=', by.orgId);
-    } else if (by.customerId) {
-      query = query.where('provider_customer_id', '=', by.customerId);
-    } else {
-      return undefined;
-    }
-    const org = await query.forUpdate().executeTakeFirst();
-    if (!org) return undefined;
-    const used = opts.countSeats
-      ? await db
-          .selectFrom('users')
-          .select(sql<number>`count(*)::int`.as('n'))
-          .where('org_id', '=', org.id)
-          .where('deleted_at', 'is', null)
-          .executeTakeFirstOrThrow()
-      : { n: Number.NaN };
-    return {
+  async lockOrgs(db: Db, by: { orgIds: string[]; customerIds: string[] }): Promise<LockedOrg[]> {
+    const orgIds = [...new Set(by.orgIds.filter((id) => UUID.test(id)))];
+    const customerIds = [...new Set(by.customerIds)];
+    if (orgIds.length === 0 && customerIds.length === 0) return [];
+    const rows = await db
+      .selectFrom('orgs')
+      .selectAll()
+      .where((eb) =>
+        eb.or([
+          ...(orgIds.length ? [eb('id', 'in', orgIds)] : []),
+          ...(customerIds.length ? [eb('provider_customer_id', 'in', customerIds)] : []),
+        ]),
+      )
+      .orderBy('id')
+      .forUpdate()
+      .execute();
+    return rows.map((org) => ({
       orgId: org.id,
       subscriptionStatus: org.subscription_status,
       plan: org.plan,
       priceVersion: org.price_version,
       seats: org.seats,
-      seatsUsed: used.n,
+      seatsUsed: Number.NaN,
       overSeatLimit: org.over_seat_limit,
       currentPeriodEnd: org.current_period_end,
       gracePeriodEndsAt: org.grace_period_ends_at,
       providerCustomerId: org.provider_customer_id,
       providerSubscriptionId: org.provider_subscription_id,
       billingEventAt: org.billing_event_at,
-    };
+    }));
   },
 
-  async saveOrg(db: Db, orgId: string, s: BillingState): Promise<void> {
-    await db
-      .updateTable('orgs')
-      .set({
-        subscription_status: s.subscriptionStatus,
-        plan: s.plan,
-        price_version: s.priceVersion,
-        seats: s.seats,
-        over_seat_limit: s.overSeatLimit,
-        current_period_end: s.currentPeriodEnd,
-        grace_period_ends_at: s.gracePeriodEndsAt,
-        provider_customer_id: s.providerCustomerId,
-        provider_subscription_id: s.providerSubscriptionId,
-        billing_event_at: s.billingEventAt,
-        version: sql`version + 1`,
-        updated_at: sql`now()`,
-      })
-      .where('id', '=', orgId)
+  /** Live users per org (only the seat-cap recomputation needs them). */
+  async seatsUsed(db: Db, orgIds: string[]): Promise<Map<string, number>> {
+    if (orgIds.length === 0) return new Map();
+    const rows = await db
+      .selectFrom('users')
+      .select(['org_id', sql<number>`count(*)::int`.as('n')])
+      .where('org_id', 'in', orgIds)
+      .where('deleted_at', 'is', null)
+      .groupBy('org_id')
       .execute();
+    return new Map(rows.map((r) => [r.org_id, r.n]));
   },
 
   /**
-   * Claims an event id for processing, atomically: true when it is new (or was last seen longer
-   * ago than the dedup window). A concurrent delivery of the same id waits on the unique key and
-   * then finds it taken.
+   * Writes the new billing state of several orgs in one statement; `versionStep` is the number of
+   * events applied to each (its version goes up by one per event, as if applied one at a time).
    */
-  async claimEvent(
-    db: Db,
-    e: { id: string; type: string; createdAt: Date | null; payload: unknown; correlationId: string },
-    windowS: number,
-  ): Promise<boolean> {
-    const row = await db
+  async saveOrgs(db: Db, saves: { orgId: string; state: BillingState; versionStep: number }[]): Promise<void> {
+    if (saves.length === 0) return;
+    const rows = saves.map(({ orgId, state: s, versionStep }) => ({
+      id: orgId,
+      subscription_status: s.subscriptionStatus,
+      plan: s.plan,
+      price_version: s.priceVersion,
+      seats: s.seats,
+      over_seat_limit: s.overSeatLimit,
+      current_period_end: s.currentPeriodEnd,
+      grace_period_ends_at: s.gracePeriodEndsAt,
+      provider_customer_id: s.providerCustomerId,
+      provider_subscription_id: s.providerSubscriptionId,
+      billing_event_at: s.billingEventAt,
+      version_step: versionStep,
+    }));
+    await sql`
+      UPDATE orgs AS o SET
+        subscription_status = v.subscription_status, plan = v.plan, price_version = v.price_version,
+        seats = v.seats, over_seat_limit = v.over_seat_limit, current_period_end = v.current_period_end,
+        grace_period_ends_at = v.grace_period_ends_at, provider_customer_id = v.provider_customer_id,
+        provider_subscription_id = v.provider_subscription_id, billing_event_at = v.billing_event_at,
+        version = o.version + v.version_step, updated_at = now()
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(
+        id uuid, subscription_status text, plan text, price_version text, seats integer,
+        over_seat_limit boolean, current_period_end timestamptz, grace_period_ends_at timestamptz,
+        provider_customer_id text, provider_subscription_id text, billing_event_at timestamptz,
+        version_step integer)
+      WHERE o.id = v.id`.execute(db);
+  },
+
+  /**
+   * Claims event ids for processing, atomically, and answers the ids claimed: those new, or last
+   * seen longer ago than the dedup window. A concurrent delivery of a claimed id waits on the
+   * unique key and then finds it taken. The ids must be distinct.
+   */
+  async claimEvents(db: Db, events: EventRecord[], windowS: number): Promise<Set<string>> {
+    if (events.length === 0) return new Set();
+    const rows = await db
       .insertInto('webhook_events')
-      .values({
-        id: e.id,
-        type: e.type,
-        created_at: e.createdAt,
-        status: 'applied',
-        payload: JSON.stringify(e.payload),
-        correlation_id: e.correlationId,
-      })
+      .values(
+        events.map((e) => ({
+          id: e.id,
+          type: e.type,
+          created_at: e.createdAt,
+          status: 'applied' as const,
+          payload: JSON.stringify(e.payload),
+          correlation_id: e.correlationId,
+        })),
+      )
       .onConflict((oc) =>
         oc
           .column('id')
-          .doUpdateSet({
-            type: e.type,
-            created_at: e.createdAt,
+          .doUpdateSet((eb) => ({
+            type: eb.ref('excluded.type'),
+            created_at: eb.ref('excluded.created_at'),
             received_at: sql`now()`,
             status: 'applied',
             error: null,
             outcome: null,
-            payload: JSON.stringify(e.payload),
-            correlation_id: e.correlationId,
+            payload: eb.ref('excluded.payload'),
+            correlation_id: eb.ref('excluded.correlation_id'),
             attempts: 1,
-          })
+          }))
           .where('webhook_events.received_at', '<', sql<Date>`now() - make_interval(secs => ${windowS})`),
       )
       .returning('id')
-      .executeTakeFirst();
-    return row !== undefined;
+      .execute();
+    return new Set(rows.map((r) => r.id));
+  },
+
+  /** The outcome of each claimed event, in one statement. */
+  async setOutcomes(db: Db, outcomes: ({ id: string } & EventOutcome)[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    const rows = outcomes.map((o) => ({ id: o.id, status: o.status, outcome: o.outcome, org_id: o.orgId, error: o.error ?? null }));
+    await sql`
+      UPDATE webhook_events AS w SET status = v.status, outcome = v.outcome, org_id = v.org_id, error = v.error
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id text, status text, outcome text, org_id uuid, error text)
+      WHERE w.id = v.id`.execute(db);
   },
 
   async setOutcome(db: Db, id: string, o: { status: 'applied' | 'ignored'; outcome: string; orgId: string | null }, onlyIfFailed = false): Promise<boolean> {
@@ -120,7 +167,7 @@ export const billingRepo = {
   },
 
   /** Keeps a failed event (outside the failed transaction) so it can be replayed. */
-  async recordFailure(db: Db, e: { id: string; type: string; createdAt: Date | null; payload: unknown; correlationId: string; error: string }): Promise<void> {
+  async recordFailure(db: Db, e: EventRecord & { error: string }): Promise<void> {
     await db
       .insertInto('webhook_events')
       .values({
