@@ -120,7 +120,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
         orgs.invalidate(orgId);
         if (userId) {
           accounts.invalidate(userId);
-          render.forgetUser(userId);
+          render.forgetUser(orgId, userId);
         }
       },
     });

@@ -138,6 +138,32 @@ describe('templates as untrusted input, and rendering', () => {
     assert.match((await render(o, user.userId)).body.html, /v2 After User After Org/);
   });
 
+  test("another org asking for this org's user or template finds nothing, and hides nothing from this org", async () => {
+    const [mine, other] = [await createOrg(server), await createOrg(server)];
+    const user = await createUser(server, mine);
+    const t = await createTemplate(server, mine, { html: '<p>mine {{ user.name }}</p>' });
+    await createTemplate(server, other);
+    // Asked first by the other org: 404 both times, and the caches must not remember "missing" for this org.
+    assert.equal((await render(other, user.userId)).status, 404);
+    assert.equal((await render(other, user.userId, { templateId: t.templateId })).status, 404);
+    const res = await render(mine, user.userId, { templateId: t.templateId });
+    assert.equal(res.status, 200);
+    assert.match(res.body.html, /mine Ada Lovelace/);
+    assert.equal((await render(other, user.userId)).status, 404, 'and still not for the other org once cached here');
+  });
+
+  test('the first renders of many users at once are all right (their rows are read together)', async () => {
+    const o = await createOrg(server, { seats: 100 });
+    await createTemplate(server, o, { html: '<p>{{ user.name }}</p>' });
+    const users = [];
+    for (let i = 0; i < 30; i++) users.push(await createUser(server, o, { name: `Person ${i}` }));
+    const gone = await createUser(server, o, { name: 'Gone' });
+    await server.request('DELETE', `/v1/orgs/${o.orgId}/users/${gone.userId}`, { key: o.key });
+    const results = await Promise.all([...users, gone].map((u) => render(o, u.userId)));
+    results.slice(0, 30).forEach((r, i) => assert.equal(r.body.html, `<p>Person ${i}</p>`));
+    assert.equal(results[30]?.status, 404);
+  });
+
   test('preview renders an unsaved template; warnings for images without sizes', async () => {
     const o = await createOrg(server);
     const user = await createUser(server, o, { name: 'Preview Person' });

@@ -2,7 +2,7 @@
 // one transaction. A failure is kept (with its error) for replay and never loses the event.
 //
 // Deliveries that arrive while a transaction is being written are applied together in the next
-// one (group commit, ./group-commit.ts): a few statements per batch instead of five per event,
+// one (group commit, src/store/batcher.ts): a few statements per batch instead of five per event,
 // which is what the embedded database, one statement at a time, needs under a burst. The result
 // is the same as applying them one by one in arrival order. If a batch fails as a whole (say a
 // unique violation), its events are applied one at a time, so one bad event cannot fail others.
@@ -11,7 +11,7 @@ import type { Logger } from '../log.ts';
 import { billingRepo, type EventOutcome, type EventRecord, type LockedOrg } from '../store/repositories/billing.ts';
 import { auditRepo, type AuditEntry } from '../store/repositories/audit.ts';
 import { HANDLED_EVENTS, orgHints, transition, type ProviderEvent } from './state-machine.ts';
-import { GroupCommit, type Settled } from './group-commit.ts';
+import { Batcher, type Settled } from '../store/batcher.ts';
 
 export type IntakeResult = 'processed' | 'duplicate' | 'failed';
 
@@ -124,7 +124,7 @@ export function createBillingService(deps: {
     }
   }
 
-  const intake = new GroupCommit<Delivery, IntakeResult>(async (deliveries) => {
+  const intake = new Batcher<Delivery, IntakeResult>(async (deliveries) => {
     if (deliveries.length > 1) {
       try {
         return (await intakeBatch(deliveries)).map((value) => ({ ok: true, value }));

@@ -3,6 +3,7 @@
 // output is cached by (template version, user version, org version), so it is never stale.
 import { LRUCache } from 'lru-cache';
 import { ReadCache } from '../store/read-cache.ts';
+import { Batcher } from '../store/batcher.ts';
 import type { Template } from 'liquidjs';
 import type { Db } from '../store/db.ts';
 import type { TemplateRow, UserRow } from '../store/schema.ts';
@@ -31,8 +32,20 @@ export function createRenderService(deps: { db: Db; orgs: OrgService; baseUrl: s
   const parsed = new LRUCache<string, { html: Template[]; text: Template[] }>({ max: 5_000 });
   const outputs = new LRUCache<string, Rendered>({ max: 20_000, maxSize: 64 * 1024 * 1024, sizeCalculation: (r) => r.bytes * 2 + r.text.length * 2 + 64 });
 
+  // Users missed by the cache while a query runs are read together in the next one (the first
+  // render of many users, e.g. a signature roll-out, is otherwise one query per user).
+  const userLoads = new Batcher<{ orgId: string; userId: string }, UserRow | undefined>(async (wanted) => {
+    const found = new Map<string, UserRow>();
+    for (const orgId of new Set(wanted.map((w) => w.orgId))) {
+      const ids = wanted.filter((w) => w.orgId === orgId).map((w) => w.userId);
+      for (const row of await usersRepo.findMany(db, orgId, ids)) found.set(`${row.org_id}:${row.id}`, row);
+    }
+    return wanted.map((w) => ({ ok: true, value: found.get(`${w.orgId}:${w.userId}`) }));
+  }, 500);
+
+  // Cache keys carry the org: a lookup by another org's key never finds (nor hides) this org's rows.
   async function userOf(orgId: string, userId: string): Promise<UserRow> {
-    const user = await users.get(userId, () => usersRepo.find(db, orgId, userId));
+    const user = await users.get(`${orgId}:${userId}`, () => userLoads.submit({ orgId, userId }));
     if (!user || user.org_id !== orgId) throw notFound('User');
     return user;
   }
@@ -44,7 +57,7 @@ export function createRenderService(deps: { db: Db; orgs: OrgService; baseUrl: s
       if (!found?.templateId) throw new AppError('NOT_FOUND', 'This organisation has no default template: create one, or send a templateId.');
       id = found.templateId;
     }
-    const template = await templates.get(id, () => templatesRepo.find(db, orgId, id));
+    const template = await templates.get(`${orgId}:${id}`, () => templatesRepo.find(db, orgId, id));
     if (!template || template.org_id !== orgId) throw notFound('Template');
     return template;
   }
@@ -98,11 +111,11 @@ export function createRenderService(deps: { db: Db; orgs: OrgService; baseUrl: s
       return { ...result, warnings: [...warnings, ...result.warnings] };
     },
 
-    forgetUser(userId: string) {
-      users.delete(userId);
+    forgetUser(orgId: string, userId: string) {
+      users.delete(`${orgId}:${userId}`);
     },
     forgetTemplate(orgId: string, templateId: string) {
-      templates.delete(templateId);
+      templates.delete(`${orgId}:${templateId}`);
       defaults.delete(orgId);
     },
   };

@@ -19,6 +19,18 @@ export const usersRepo = {
       .executeTakeFirst();
   },
 
+  /** Several live users of one org, in one query (the ids of other orgs' users find nothing). */
+  async findMany(db: Db, orgId: string, userIds: string[]): Promise<UserRow[]> {
+    if (userIds.length === 0) return [];
+    return db
+      .selectFrom('users')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .where('id', 'in', [...new Set(userIds)])
+      .where('deleted_at', 'is', null)
+      .execute();
+  },
+
   async findLiveByEmail(db: Db, orgId: string, email: string): Promise<UserRow | undefined> {
     return db
       .selectFrom('users')

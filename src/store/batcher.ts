@@ -1,5 +1,6 @@
-// Group commit: work that arrives while a batch is being written waits and goes into the next
-// batch together, so a burst of N items costs a few transactions instead of N. An item that
+// Batches database work: work that arrives while a batch runs waits and goes into the next batch
+// together, so a burst of N items costs a few statements instead of N (group commit for writes,
+// one `IN (…)` query for reads). An item that
 // arrives when nothing is running starts a batch in the same turn of the event loop (setImmediate:
 // after the requests already read in this turn, so they share it); a lone item waits for nothing
 // else. Not a microtask: the embedded database answers in microtasks, so a batch started there
@@ -9,7 +10,7 @@
 
 export type Settled<R> = { ok: true; value: R } | { ok: false; error: unknown };
 
-export class GroupCommit<T, R> {
+export class Batcher<T, R> {
   readonly #run: (items: T[]) => Promise<Settled<R>[]>;
   readonly #max: number;
   #queue: { item: T; resolve: (r: R) => void; reject: (e: unknown) => void }[] = [];

@@ -1,12 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { GroupCommit, type Settled } from './group-commit.ts';
+import { Batcher, type Settled } from './batcher.ts';
 
 function recorder(answer: (items: number[]) => Settled<string>[] | Promise<Settled<string>[]>) {
   const batches: number[][] = [];
   let release: () => void = () => {};
   let gate: Promise<void> = Promise.resolve();
-  const group = new GroupCommit<number, string>(async (items) => {
+  const group = new Batcher<number, string>(async (items) => {
     batches.push(items);
     await gate;
     return answer(items);
