@@ -1,7 +1,7 @@
 // API key values: `svc_<stage>_<random>`, <random> = 32 bytes of a CSPRNG, base64url, no padding
 // (43 characters). Stored only as SHA-256: fit for 256-bit random secrets (no dictionary to guess
 // from, so a slow hash would only cost latency).
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 export const KEY_PREFIX = 'svc_';
 const SHAPE = /^svc_([a-z0-9]{1,16})_([A-Za-z0-9_-]{43})$/;
@@ -12,7 +12,7 @@ export function mintKey(stage: string): { key: string; hash: string; prefix: str
 }
 
 export function hashKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 /** Enough of the key to recognise it in a list (`svc_dev_AbCd…`), far too little to use it. */

@@ -34,19 +34,18 @@ export interface Guards {
    * Authenticates, then requires `action` on the org named by the path's `orgId`; a write is
    * refused with 402 once the org's grace period has ended (spec section 3 rule 2).
    */
-  org(action: Action, opts?: { write?: boolean }): onRequestAsyncHookHandler[];
+  org(action: Action, opts?: { write?: boolean }): onRequestAsyncHookHandler;
   /** Authenticates, then requires a staff ID token (super-admin). */
-  staff(): onRequestAsyncHookHandler[];
+  staff(): onRequestAsyncHookHandler;
 }
 
-export function createGuards(authenticateHeaders: Authenticate, deps: { orgs: OrgService; clock: () => Date }): Guards {
-  const authenticate: onRequestAsyncHookHandler = async (request) => {
-    request.principal = await authenticateHeaders(request.headers);
-  };
+// Each guard is one hook doing its steps in turn: every hook costs on every request of the route.
+export function createGuards(authenticate: Authenticate, deps: { orgs: OrgService; clock: () => Date }): Guards {
   return {
     org(action, opts) {
-      const check: onRequestAsyncHookHandler = async (request) => {
-        const principal = request.principal as Principal;
+      return async (request) => {
+        const principal = await authenticate(request.headers);
+        request.principal = principal;
         const orgId = (request.params as { orgId?: string }).orgId ?? '';
         const decision = authorize(principal, orgId, action);
         enforce(decision);
@@ -56,10 +55,8 @@ export function createGuards(authenticateHeaders: Authenticate, deps: { orgs: Or
           role: decision.role,
           userId: principal.kind === 'user' ? principal.userId : undefined,
         };
-      };
-      if (!opts?.write) return [authenticate, check];
-      const billing: onRequestAsyncHookHandler = async (request) => {
-        const org = await deps.orgs.require((request.access as Access).orgId);
+        if (!opts?.write) return;
+        const org = await deps.orgs.require(orgId);
         if (graceExpired(planFacts(org), deps.clock())) {
           throw new AppError(
             'PAYMENT_REQUIRED',
@@ -68,13 +65,12 @@ export function createGuards(authenticateHeaders: Authenticate, deps: { orgs: Or
           );
         }
       };
-      return [authenticate, check, billing];
     },
     staff() {
-      const check: onRequestAsyncHookHandler = async (request) => {
-        if (request.principal?.kind !== 'staff') throw forbidden('This route is for staff (a super-admin ID token of the admin client).');
+      return async (request) => {
+        request.principal = await authenticate(request.headers);
+        if (request.principal.kind !== 'staff') throw forbidden('This route is for staff (a super-admin ID token of the admin client).');
       };
-      return [authenticate, check];
     },
   };
 }

@@ -1,7 +1,7 @@
 // ID-token authentication on the API (spec 5.1-5.4): signature by our JWKS (or a trusted external
 // issuer's), `iss`, `aud` one of the clients, `exp` (by the injected clock), `token_use` = "id".
 // A verified token is cached (by its hash) until it expires, so a signature is checked once.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { IdTokenVerifier } from './authenticate.ts';
@@ -97,7 +97,7 @@ export function createIdTokenVerifier(deps: {
 
   return {
     async verify(token) {
-      const key = createHash('sha256').update(token).digest('base64url');
+      const key = hash('sha256', token, 'base64url');
       const now = deps.clock().getTime() / 1000;
       const hit = cache.get(key);
       if (hit) {
