@@ -74,6 +74,18 @@ function runNodeOnce(args: string[], env: Record<string, string>): Promise<strin
   });
 }
 
+/** CPU time (user + system) the process has used, in microseconds, from /proc (Linux). */
+function cpuTimeUs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+// USER_HZ: 100 on every Linux this runs on (getconf CLK_TCK).
+const CLOCK_TICKS = 100;
+
 function peakRssMb(pid: number | undefined): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -90,13 +102,26 @@ interface Result {
   p99Ms: number;
   errors: number;
   non2xx: number;
+  /** CPU time of the answering process per request, µs: steadier than req/s on shared machines. */
+  cpuUsPerRequest: number;
   ratio: number;
 }
 
-async function measure(name: Scenario, opts: autocannon.Options): Promise<Omit<Result, 'ratio'>> {
+async function measure(name: Scenario, target: Proc, opts: autocannon.Options): Promise<Omit<Result, 'ratio'>> {
   progress(`… ${name}: ${connections} connections for ${duration} s`);
+  const cpuBefore = cpuTimeUs(target.child.pid);
   const r = await autocannon({ connections, duration, ...opts });
-  return { name, rps: Math.round(r.requests.average), p50Ms: r.latency.p50, p99Ms: r.latency.p99, errors: r.errors + r.timeouts, non2xx: r.non2xx };
+  const cpuUs = cpuTimeUs(target.child.pid) - cpuBefore;
+  const total = r.requests.total || 1;
+  return {
+    name,
+    rps: Math.round(r.requests.average),
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
+    cpuUsPerRequest: Number.isFinite(cpuUs) ? Math.round((cpuUs / total) * 10) / 10 : 0,
+  };
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'sigsvc-bench-'));
@@ -154,13 +179,13 @@ try {
   let cold = 0;
   let hookSeq = 0;
   const runs: Record<Scenario, () => Promise<Omit<Result, 'ratio'>>> = {
-    baseline: () => measure('baseline', { url: `${baseline.url}/` }),
-    'org-apikey': () => measure('org-apikey', { url: `${service.url}/v1/orgs/${org.orgId}`, headers: { 'x-api-key': key } }),
-    'org-idtoken': () => measure('org-idtoken', { url: `${service.url}/v1/orgs/${org.orgId}`, headers: { authorization: `Bearer ${idToken}` } }),
+    baseline: () => measure('baseline', baseline, { url: `${baseline.url}/` }),
+    'org-apikey': () => measure('org-apikey', service, { url: `${service.url}/v1/orgs/${org.orgId}`, headers: { 'x-api-key': key } }),
+    'org-idtoken': () => measure('org-idtoken', service, { url: `${service.url}/v1/orgs/${org.orgId}`, headers: { authorization: `Bearer ${idToken}` } }),
     'render-warm': () =>
-      measure('render-warm', { url: `${service.url}/v1/orgs/${org.orgId}/render/${org.ownerUserId}`, method: 'POST', headers: { 'x-api-key': key } }),
+      measure('render-warm', service, { url: `${service.url}/v1/orgs/${org.orgId}/render/${org.ownerUserId}`, method: 'POST', headers: { 'x-api-key': key } }),
     'render-cold': () =>
-      measure('render-cold', {
+      measure('render-cold', service, {
         url: service.url,
         requests: [
           {
@@ -170,9 +195,9 @@ try {
           },
         ],
       }),
-    pixel: () => measure('pixel', { url: `${service.url}/v1/p/${org.ownerUserId}` }),
+    pixel: () => measure('pixel', service, { url: `${service.url}/v1/p/${org.ownerUserId}` }),
     webhook: () =>
-      measure('webhook', {
+      measure('webhook', service, {
         url: `${service.url}/v1/webhooks/payment-provider`,
         requests: [
           {
@@ -199,13 +224,13 @@ try {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
     const rows = scenarios.map((s) =>
-      `| ${s.name.padEnd(12)} | ${String(s.rps).padStart(7)} | ${s.ratio.toFixed(3).padStart(6)} | ${String(s.p50Ms).padStart(5)} | ${String(s.p99Ms).padStart(5)} | ${String(s.errors).padStart(6)} | ${String(s.non2xx).padStart(6)} |`,
+      `| ${s.name.padEnd(12)} | ${String(s.rps).padStart(7)} | ${s.ratio.toFixed(3).padStart(6)} | ${String(s.p50Ms).padStart(5)} | ${String(s.p99Ms).padStart(5)} | ${String(s.errors).padStart(6)} | ${String(s.non2xx).padStart(6)} | ${s.cpuUsPerRequest.toFixed(1).padStart(10)} |`,
     );
     process.stdout.write(
       [
         `Node ${report.node}, ${report.cpus} CPUs, ${report.database} database, ${connections} connections, ${duration} s each`,
-        '| scenario     |   req/s |  ratio |   p50 |   p99 | errors | non2xx |',
-        '|--------------|---------|--------|-------|-------|--------|--------|',
+        '| scenario     |   req/s |  ratio |   p50 |   p99 | errors | non2xx | CPU µs/req |',
+        '|--------------|---------|--------|-------|-------|--------|--------|------------|',
         ...rows,
         `peak RSS of the service: ${rssMb} MB`,
         '',
