@@ -39,7 +39,7 @@ export function pixelRoutes(deps: { opens: OpenCounter; clock: () => Date }): Fa
         if (UUID.test(userId)) deps.opens.record(userId.toLowerCase(), isProxy(request.headers['user-agent']), deps.clock());
         // The hottest public route answers the same 43 bytes every time, so it skips Fastify's send
         // pipeline (content-type parsing, serializer, onSend hooks) and Node's separate write of a
-        // Buffer body: a third of its cost in the benchmarks (BENCHMARKS.md). The headers set by the
+        // Buffer body: about a sixth of its cost in the benchmarks (BENCHMARKS.md). The headers set by the
         // hooks (correlation id, rate limit) are carried over; the request log line is written here
         // because a hijacked reply skips the onResponse hooks.
         reply.hijack();
