@@ -82,6 +82,22 @@ describe('two instances, one stage', () => {
     assert.equal(audit.body.items.length, 1);
   });
 
+  test('a burst delivered to both, in opposite orders, applies every event exactly once', async (t) => {
+    if (skipReason) return t.skip(skipReason);
+    // Each instance batches what arrives together; the batches overlap and claim the same ids.
+    const events = Array.from({ length: 40 }, (_, i) => event('invoice.payment_failed', { customer: `cus_${org.orgId}`, metadata: { orgId: org.orgId }, attempt_count: i }));
+    const send = (p: ServiceProcess | undefined, evt: ReturnType<typeof event>) => {
+      const payload = JSON.stringify(evt);
+      return call(p, 'POST', '/v1/webhooks/payment-provider', { rawBody: payload, headers: { 'provider-signature': signedHeader(payload) } });
+    };
+    const results = await Promise.all([...events.map((e) => send(a, e)), ...[...events].reverse().map((e) => send(b, e))]);
+    assert.deepEqual(new Set(results.map((r) => r.status)), new Set([200]));
+    assert.equal(results.filter((r) => r.body.kind === 'patch').length, events.length, 'each applied once');
+    assert.equal(results.filter((r) => r.body.deduplicated === true).length, events.length, 'and a duplicate once');
+    const audit = await call(a, 'GET', `/v1/orgs/${org.orgId}/audit?action=billing.invoice.payment_failed&limit=200`, { key: org.apiKey.key });
+    assert.equal(audit.body.items.length, events.length);
+  });
+
   test('a key revoked through one is refused by the other within 5 seconds', async (t) => {
     if (skipReason) return t.skip(skipReason);
     const minted = await call(a, 'POST', `/v1/orgs/${org.orgId}/api-keys`, { key: org.apiKey.key, body: { name: 'to revoke' } });

@@ -112,14 +112,15 @@ export const billingRepo = {
   /**
    * Claims event ids for processing, atomically, and answers the ids claimed: those new, or last
    * seen longer ago than the dedup window. A concurrent delivery of a claimed id waits on the
-   * unique key and then finds it taken. The ids must be distinct.
+   * unique key and then finds it taken. The ids must be distinct. Inserted in id order, so two
+   * instances claiming overlapping batches wait for each other instead of deadlocking.
    */
   async claimEvents(db: Db, events: EventRecord[], windowS: number): Promise<Set<string>> {
     if (events.length === 0) return new Set();
     const rows = await db
       .insertInto('webhook_events')
       .values(
-        events.map((e) => ({
+        [...events].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((e) => ({
           id: e.id,
           type: e.type,
           created_at: e.createdAt,
