@@ -26,6 +26,20 @@ describe('orgs and users', () => {
     assert.equal(res.headers.get('etag'), `"${res.body.version}"`);
   });
 
+  test('GET org after changes: name, version, ETag and seat count are fresh, never a kept copy', async () => {
+    const o = await createOrg(server);
+    const url = `/v1/orgs/${o.orgId}`;
+    const first = (await server.request('GET', url, { key: o.key })).body;
+    assert.deepEqual((await server.request('GET', url, { key: o.key })).body, first, 'the same answer while nothing changes');
+    await server.request('PATCH', url, { key: o.key, body: { version: first.version, name: 'Renamed Ltd' } });
+    await createUser(server, o);
+    const after = await server.request('GET', url, { key: o.key });
+    assert.equal(after.body.name, 'Renamed Ltd');
+    assert.equal(after.body.version, first.version + 1);
+    assert.equal(after.body.seatsUsed, first.seatsUsed + 1);
+    assert.equal(after.headers.get('etag'), `"${first.version + 1}"`);
+  });
+
   test('PATCH org: needs version; stale version 409; stale If-Match 412; success bumps version and audits', async () => {
     const current = (await server.request('GET', base(), { key: org.key })).body;
     const missing = await server.request('PATCH', base(), { key: org.key, body: { name: 'New' } });
