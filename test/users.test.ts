@@ -55,6 +55,16 @@ describe('orgs and users', () => {
     });
     assert.equal(staleEtag.status, 412);
     assert.equal(staleEtag.body.error.code, 'PRECONDITION_FAILED');
+    // An If-Match naming none of our versions (not a number, or past PostgreSQL's integers) is 412;
+    // a version past them is a 400 of validation; neither is a server error.
+    for (const ifMatch of ['"abc"', 'garbage', '"99999999999"']) {
+      const res = await server.request('PATCH', base(), { key: org.key, body: { version: current.version, name: 'New' }, headers: { 'if-match': ifMatch } });
+      assert.equal(res.status, 412, ifMatch);
+      assert.equal(res.body.error.code, 'PRECONDITION_FAILED');
+    }
+    const hugeVersion = await server.request('PATCH', base(), { key: org.key, body: { version: 99_999_999_999, name: 'New' } });
+    assert.equal(hugeVersion.status, 400);
+    assert.equal(hugeVersion.body.error.details.field, 'body.version');
     const unknownField = await server.request('PATCH', base(), { key: org.key, body: { version: current.version, seats: 999 } });
     assert.equal(unknownField.status, 400, 'billing fields are not patchable');
     const unchanged = (await server.request('GET', base(), { key: org.key })).body;

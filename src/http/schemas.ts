@@ -1,6 +1,7 @@
 // Shapes shared by many routes: the error envelope, list pages, path parameters.
 import { z } from 'zod';
 import { ERROR_CODES, codeToStatus, type ErrorCode } from './errors.ts';
+import { MAX_VERSION } from '../store/conditional.ts';
 
 export const errorEnvelope = z
   .object({
@@ -37,6 +38,6 @@ export const iso = (d: Date) => d.toISOString();
 export const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** The `version` every PATCH must send (DECISIONS: optimistic concurrency). */
-export const versionField = z.number({ error: 'is required: send the version you read' }).int().min(1);
+export const versionField = z.number({ error: 'is required: send the version you read' }).int().min(1).max(MAX_VERSION);
 
 export const orgParams = z.object({ orgId: uuid });

@@ -1,5 +1,6 @@
 // Optimistic concurrency (spec: `version`; DECISIONS: If-Match). The update itself is conditional
 // in the database; this only tells, after it matched nothing, which answer the client gets.
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { AppError, notFound } from '../http/errors.ts';
 
 export interface VersionCheck {
@@ -7,6 +8,20 @@ export interface VersionCheck {
   version: number;
   /** The version named by an If-Match header, when one was sent. */
   ifMatch?: number | undefined;
+}
+
+/** Versions are PostgreSQL integers; a larger number names no version of ours. */
+export const MAX_VERSION = 2_147_483_647;
+
+/**
+ * The predicate of every conditional update: the row is still at the version the client read,
+ * and at the If-Match version when one was sent. An If-Match that names none of our versions
+ * matches nothing (and so answers 412 through versionMismatch).
+ */
+export function atVersion(check: VersionCheck): RawBuilder<SqlBool> {
+  if (check.ifMatch === undefined) return sql<SqlBool>`version = ${check.version}`;
+  if (!Number.isInteger(check.ifMatch) || check.ifMatch > MAX_VERSION) return sql<SqlBool>`false`;
+  return sql<SqlBool>`version = ${check.version} and version = ${check.ifMatch}`;
 }
 
 export function versionMismatch(what: string, current: { version: number } | undefined, check: VersionCheck): AppError {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import type { OrgRow } from '../schema.ts';
+import { atVersion, type VersionCheck } from '../conditional.ts';
 
 export type OrgWithUsage = OrgRow & { seats_used: number };
 
@@ -24,15 +25,15 @@ export const orgsRepo = {
   async update(
     db: Db,
     orgId: string,
-    check: { version: number; ifMatch?: number | undefined },
+    check: VersionCheck,
     patch: { name?: string | undefined },
   ): Promise<OrgRow | undefined> {
-    let query = db
+    return db
       .updateTable('orgs')
       .set({ ...patch, version: sql`version + 1`, updated_at: sql`now()` })
       .where('id', '=', orgId)
-      .where('version', '=', check.version);
-    if (check.ifMatch !== undefined) query = query.where('version', '=', check.ifMatch);
-    return query.returningAll().executeTakeFirst();
+      .where(atVersion(check))
+      .returningAll()
+      .executeTakeFirst();
   },
 };

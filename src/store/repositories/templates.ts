@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import type { TemplateRow, TemplatesTable } from '../schema.ts';
 import type { Insertable, Updateable } from 'kysely';
-import type { VersionCheck } from '../conditional.ts';
+import { atVersion, type VersionCheck } from '../conditional.ts';
 
 export const templatesRepo = {
   async insert(db: Db, template: Insertable<TemplatesTable>): Promise<TemplateRow> {
@@ -54,15 +54,15 @@ export const templatesRepo = {
     check: VersionCheck,
     patch: Updateable<TemplatesTable>,
   ): Promise<TemplateRow | undefined> {
-    let query = db
+    return db
       .updateTable('templates')
       .set({ ...patch, version: sql`version + 1`, updated_at: sql`now()` })
       .where('org_id', '=', orgId)
       .where('id', '=', templateId)
       .where('deleted_at', 'is', null)
-      .where('version', '=', check.version);
-    if (check.ifMatch !== undefined) query = query.where('version', '=', check.ifMatch);
-    return query.returningAll().executeTakeFirst();
+      .where(atVersion(check))
+      .returningAll()
+      .executeTakeFirst();
   },
 
   async softDelete(db: Db, orgId: string, templateId: string): Promise<TemplateRow | undefined> {

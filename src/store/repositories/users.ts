@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import type { NewUser, UserRow, UserUpdate } from '../schema.ts';
-import type { VersionCheck } from '../conditional.ts';
+import { atVersion, type VersionCheck } from '../conditional.ts';
 
 // Every function takes the org id and filters by it: no query reads or writes another tenant's user.
 export const usersRepo = {
@@ -58,15 +58,15 @@ export const usersRepo = {
   },
 
   async update(db: Db, orgId: string, userId: string, check: VersionCheck, patch: UserUpdate): Promise<UserRow | undefined> {
-    let query = db
+    return db
       .updateTable('users')
       .set({ ...patch, version: sql`version + 1`, updated_at: sql`now()` })
       .where('org_id', '=', orgId)
       .where('id', '=', userId)
       .where('deleted_at', 'is', null)
-      .where('version', '=', check.version);
-    if (check.ifMatch !== undefined) query = query.where('version', '=', check.ifMatch);
-    return query.returningAll().executeTakeFirst();
+      .where(atVersion(check))
+      .returningAll()
+      .executeTakeFirst();
   },
 
   async softDelete(db: Db, orgId: string, userId: string): Promise<UserRow | undefined> {
