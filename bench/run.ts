@@ -1,7 +1,6 @@
 // `npm run bench`: the hot routes against a bare Fastify server measured in the same run, as
 // ratios (DECISIONS: speed is measured here, never in timed tests). The service runs as its own
 // process on the embedded database (or DATABASE_URL / REDIS_URL), with rate limits raised.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,9 +9,8 @@ import autocannon from 'autocannon';
 import { freePort, httpRequest } from '../test/helpers/server.ts';
 import { oidcClient, signIn } from '../test/helpers/browser.ts';
 import { signedHeader } from '../test/helpers/payments.ts';
-import { SERVICE_NODE_FLAGS } from '../src/runtime.ts';
+import { runNode, startProcess, type ServiceProcess } from '../test/helpers/process.ts';
 
-const ROOT = new URL('../', import.meta.url);
 const SCENARIOS = ['baseline', 'org-apikey', 'org-idtoken', 'render-warm', 'render-cold', 'pixel', 'webhook'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -31,48 +29,6 @@ const chosen = (values.scenario ? values.scenario.split(',') : [...SCENARIOS]) a
 for (const s of chosen) if (!SCENARIOS.includes(s)) throw new Error(`unknown scenario ${s}; known: ${SCENARIOS.join(', ')}`);
 if (!chosen.includes('baseline')) chosen.unshift('baseline');
 const progress = (line: string) => process.stderr.write(`${line}\n`);
-
-interface Proc {
-  child: ChildProcess;
-  url: string;
-  stop(): Promise<void>;
-}
-
-async function startNode(args: string[], env: Record<string, string>, port: number, ready: string): Promise<Proc> {
-  const child = spawn(process.execPath, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout?.on('data', (d) => (out += d));
-  child.stderr?.on('data', (d) => (out += d));
-  let exitCode: number | null = null;
-  child.once('exit', (code) => (exitCode = code ?? -1));
-  for (let i = 0; ; i++) {
-    if (exitCode !== null) throw new Error(`exited ${exitCode}: ${out}`);
-    if (i > 600) throw new Error(`did not start: ${out}`);
-    const ok = await fetch(`http://127.0.0.1:${port}${ready}`).then((r) => r.ok, () => false);
-    if (ok) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  return {
-    child,
-    url: `http://127.0.0.1:${port}`,
-    async stop() {
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
-
-function runNodeOnce(args: string[], env: Record<string, string>): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(err))));
-  });
-}
 
 /** CPU time (user + system) the process has used, in microseconds, from /proc (Linux). */
 function cpuTimeUs(pid: number | undefined): number {
@@ -107,11 +63,11 @@ interface Result {
   ratio: number;
 }
 
-async function measure(name: Scenario, target: Proc, opts: autocannon.Options): Promise<Omit<Result, 'ratio'>> {
+async function measure(name: Scenario, target: ServiceProcess, opts: autocannon.Options): Promise<Omit<Result, 'ratio'>> {
   progress(`… ${name}: ${connections} connections for ${duration} s`);
-  const cpuBefore = cpuTimeUs(target.child.pid);
+  const cpuBefore = cpuTimeUs(target.pid);
   const r = await autocannon({ connections, duration, ...opts });
-  const cpuUs = cpuTimeUs(target.child.pid) - cpuBefore;
+  const cpuUs = cpuTimeUs(target.pid) - cpuBefore;
   const total = r.requests.total || 1;
   return {
     name,
@@ -127,7 +83,8 @@ async function measure(name: Scenario, target: Proc, opts: autocannon.Options): 
 const dataDir = mkdtempSync(join(tmpdir(), 'sigsvc-bench-'));
 const env: Record<string, string> = {
   DATA_DIR: dataDir,
-  ...(process.env.DATABASE_URL ? {} : { DATABASE_URL: '' }),
+  DATABASE_URL: process.env.DATABASE_URL ?? '',
+  REDIS_URL: process.env.REDIS_URL ?? '',
   STAGE: 'bench',
   LOG_LEVEL: 'warn',
   RATE_LIMIT_RPS: '1000000000',
@@ -137,16 +94,16 @@ const env: Record<string, string> = {
   SIGNIN_ATTEMPTS_PER_MINUTE: '100000',
   WEBHOOK_SECRET: 'whsec_bench',
 };
-const procs: Proc[] = [];
+const procs: ServiceProcess[] = [];
 try {
   progress('… seeding an org');
   const password = 'bench owner password';
-  const org = JSON.parse(
-    await runNodeOnce(['src/cli/main.ts', 'org', 'create', '--name', 'Bench Ltd', '--seats', '100000', '--owner-email', 'owner@bench.test', '--owner-password', password], env),
-  ) as { orgId: string; ownerUserId: string; apiKey: { key: string } };
+  const created = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'Bench Ltd', '--seats', '100000', '--owner-email', 'owner@bench.test', '--owner-password', password], env);
+  if (created.code !== 0) throw new Error(`org create: ${created.stderr}`);
+  const org = JSON.parse(created.stdout) as { orgId: string; ownerUserId: string; apiKey: { key: string } };
 
   const servicePort = await freePort();
-  const service = await startNode([...SERVICE_NODE_FLAGS, 'src/main.ts'], { ...env, PORT: String(servicePort), BASE_URL: `http://127.0.0.1:${servicePort}` }, servicePort, '/health');
+  const service = await startProcess({ ...env, BASE_URL: `http://127.0.0.1:${servicePort}` }, servicePort);
   procs.push(service);
   const key = org.apiKey.key;
   const api = (method: string, path: string, body?: unknown) => httpRequest(service.url, method, path, { key, ...(body ? { body } : {}) });
@@ -172,7 +129,7 @@ try {
   const idToken = (await signIn(client, { username: 'owner@bench.test', password })).tokens.id_token as string;
 
   const baselinePort = await freePort();
-  const baseline = await startNode(['bench/baseline.ts', String(baselinePort)], {}, baselinePort, '/');
+  const baseline = await startProcess({}, baselinePort, { script: 'bench/baseline.ts', args: [String(baselinePort)], ready: '/' });
   procs.push(baseline);
 
   const results: Omit<Result, 'ratio'>[] = [];
@@ -216,7 +173,7 @@ try {
       }),
   };
   for (const name of chosen) results.push(await runs[name]());
-  const rssMb = peakRssMb(service.child.pid);
+  const rssMb = peakRssMb(service.pid);
   const base = results.find((r) => r.name === 'baseline') as Omit<Result, 'ratio'>;
   const scenarios: Result[] = results.map((r) => ({ ...r, ratio: base.rps ? Math.round((r.rps / base.rps) * 1000) / 1000 : 0 }));
   const report = { node: process.version, cpus: cpus().length, database: process.env.DATABASE_URL ? 'postgres' : 'embedded', durationS: duration, connections, scenarios, rssMb };

@@ -35,13 +35,21 @@ function cleanEnv(): Record<string, string> {
 
 export interface ServiceProcess {
   url: string;
+  pid: number | undefined;
   stop: () => Promise<void>;
   output: () => string;
 }
 
-/** Starts the real service (`node src/main.ts`) as its own process and waits until it listens. */
-export async function startProcess(env: Record<string, string>, port: number): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, 'src/main.ts'], {
+/**
+ * Starts the real service (`node src/main.ts`), or another server script, as its own process on
+ * `port`, and waits until `ready` (a path) answers 2xx: at any LOG_LEVEL.
+ */
+export async function startProcess(
+  env: Record<string, string>,
+  port: number,
+  opts: { script?: string; args?: string[]; ready?: string } = {},
+): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, opts.script ?? 'src/main.ts', ...(opts.args ?? [])], {
     cwd: ROOT,
     env: { ...cleanEnv(), LOG_LEVEL: 'info', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -50,22 +58,17 @@ export async function startProcess(env: Record<string, string>, port: number): P
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${out}`)), 60_000);
-    const check = () => {
-      if (out.includes('listening on')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout.on('data', check);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`service exited with ${code}:\n${out}`));
-    });
-  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${out}`);
+    if (Date.now() > deadline) throw new Error(`service did not start:\n${out}`);
+    if (await fetch(url + (opts.ready ?? '/health')).then((r) => r.ok, () => false)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
   return {
-    url: `http://127.0.0.1:${port}`,
+    url,
+    pid: child.pid,
     output: () => out,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
