@@ -45,7 +45,7 @@ export function pixelRoutes(deps: { opens: OpenCounter; clock: () => Date }): Fa
         reply.hijack();
         reply.raw.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...PIXEL_HEADERS });
         reply.raw.end(PIXEL_LATIN1, 'latin1');
-        logCompleted(request, reply, 200);
+        logCompleted(request, reply);
       },
     );
   };
