@@ -63,12 +63,16 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // are outside both (sign-in has its own limits; the webhook is signed).
   const stageThrottle = throttle(deps.limiters.stage, 'stage', { limit: config.rateLimit.burst, retryAfterS: config.retryAfterS });
   const pixelThrottle = throttle(deps.limiters.pixel, 'pixel', { limit: config.pixelRateLimit.burst, retryAfterS: config.retryAfterS });
-  // One global hook (each hook costs on every request): the correlation id header, then the throttle.
+  // Which bucket a route takes is decided once, when the route is declared: its first own hook.
+  app.addHook('onRoute', (route) => {
+    const bucket =
+      route.url.startsWith('/v1/orgs/') || route.url.startsWith('/v1/admin/') ? stageThrottle : route.url === '/v1/p/:userId' ? pixelThrottle : undefined;
+    if (!bucket) return;
+    const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
+    if (!own.includes(bucket)) route.onRequest = [bucket, ...own];
+  });
   app.addHook('onRequest', (request, reply, done) => {
     reply.header(CORRELATION_HEADER, request.id);
-    const route = request.routeOptions.url ?? '';
-    if (route.startsWith('/v1/orgs/') || route.startsWith('/v1/admin/')) return stageThrottle(request, reply, done);
-    if (route === '/v1/p/:userId') return pixelThrottle(request, reply, done);
     done();
   });
 
