@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, createTemplate, createUser, type TestOrg } from './helpers/fixtures.ts';
 import { PIXEL } from '../src/render/pixel.ts';
+import { usersRepo } from '../src/store/repositories/users.ts';
 
 describe('templates as untrusted input, and rendering', () => {
   let server: TestServer;
@@ -159,6 +160,21 @@ describe('templates as untrusted input, and rendering', () => {
     for (let i = 0; i < 30; i++) users.push(await createUser(server, o, { name: `Person ${i}` }));
     const gone = await createUser(server, o, { name: 'Gone' });
     await server.request('DELETE', `/v1/orgs/${o.orgId}/users/${gone.userId}`, { key: o.key });
+    // Renders asked together (here: in one turn, straight to the service) read their users together.
+    const reads: number[] = [];
+    const findMany = usersRepo.findMany;
+    usersRepo.findMany = (db, orgId, ids) => {
+      reads.push(ids.length);
+      return findMany(db, orgId, ids);
+    };
+    try {
+      const direct = await Promise.allSettled([...users, gone].map((u) => server.deps.render.render(o.orgId, u.userId)));
+      assert.deepEqual(direct.map((r) => r.status), [...Array(30).fill('fulfilled'), 'rejected']);
+    } finally {
+      usersRepo.findMany = findMany;
+    }
+    assert.deepEqual(reads, [31], 'one query for the 31 users');
+    // And over HTTP, each answer is its own user's; the deleted one is 404.
     const results = await Promise.all([...users, gone].map((u) => render(o, u.userId)));
     results.slice(0, 30).forEach((r, i) => assert.equal(r.body.html, `<p>Person ${i}</p>`));
     assert.equal(results[30]?.status, 404);
