@@ -123,34 +123,38 @@ export function interactionRoutes(deps: {
       return advance(request, reply, d, account.id, ['pwd']);
     });
 
-    app.post<{ Params: { uid: string }; Body: { otp?: string } }>(`${base}/:uid/otp`, async (request, reply) => {
-      const d = await details(request, reply);
-      if (!d) return reply;
-      const pending = pendingOf(d);
-      if (pending?.step !== 'otp') return reply.code(303).header('location', `${base}/${d.uid}`).send();
-      const account = await signIn.otp(pending.accountId, String(request.body?.otp ?? ''));
-      if (!account) return stepPage(reply, d.uid, pending, 'That code is not valid. Try the current one.', 401);
-      return advance(request, reply, d, account.id, [...pending.amr, 'otp']);
+    /**
+     * A step after the password: it must be the pending one (else back to the page of the one that
+     * is); `run` answers the account when the step passed, or why it did not.
+     */
+    function stepRoute(
+      step: Pending['step'],
+      run: (pending: Pending, form: Record<string, unknown>) => Promise<{ accountId: string; amr: string[] } | { error: string; status: number }>,
+    ) {
+      app.post<{ Params: { uid: string }; Body: Record<string, unknown> | undefined }>(`${base}/:uid/${step}`, async (request, reply) => {
+        const d = await details(request, reply);
+        if (!d) return reply;
+        const pending = pendingOf(d);
+        if (pending?.step !== step) return reply.code(303).header('location', `${base}/${d.uid}`).send();
+        const result = await run(pending, request.body ?? {});
+        if ('error' in result) return stepPage(reply, d.uid, pending, result.error, result.status);
+        return advance(request, reply, d, result.accountId, result.amr);
+      });
+    }
+
+    stepRoute('otp', async (pending, form) => {
+      const account = await signIn.otp(pending.accountId, String(form.otp ?? ''));
+      return account ? { accountId: account.id, amr: [...pending.amr, 'otp'] } : { error: 'That code is not valid. Try the current one.', status: 401 };
     });
 
-    app.post<{ Params: { uid: string }; Body: { otp?: string } }>(`${base}/:uid/enrol`, async (request, reply) => {
-      const d = await details(request, reply);
-      if (!d) return reply;
-      const pending = pendingOf(d);
-      if (pending?.step !== 'enrol') return reply.code(303).header('location', `${base}/${d.uid}`).send();
-      const account = await signIn.confirmEnrolment(pending.accountId, String(request.body?.otp ?? ''));
-      if (!account) return stepPage(reply, d.uid, pending, 'That code is not valid. Check the app and try again.', 401);
-      return advance(request, reply, d, account.id, [...pending.amr, 'otp']);
+    stepRoute('enrol', async (pending, form) => {
+      const account = await signIn.confirmEnrolment(pending.accountId, String(form.otp ?? ''));
+      return account ? { accountId: account.id, amr: [...pending.amr, 'otp'] } : { error: 'That code is not valid. Check the app and try again.', status: 401 };
     });
 
-    app.post<{ Params: { uid: string }; Body: { new_password?: string } }>(`${base}/:uid/new-password`, async (request, reply) => {
-      const d = await details(request, reply);
-      if (!d) return reply;
-      const pending = pendingOf(d);
-      if (pending?.step !== 'new-password') return reply.code(303).header('location', `${base}/${d.uid}`).send();
-      const result = await signIn.changePassword(pending.accountId, String(request.body?.new_password ?? ''));
-      if (typeof result === 'string') return stepPage(reply, d.uid, pending, result, 400);
-      return advance(request, reply, d, result.id, pending.amr);
+    stepRoute('new-password', async (pending, form) => {
+      const result = await signIn.changePassword(pending.accountId, String(form.new_password ?? ''));
+      return typeof result === 'string' ? { error: result, status: 400 } : { accountId: result.id, amr: pending.amr };
     });
   };
 }
