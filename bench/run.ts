@@ -60,10 +60,13 @@ interface Result {
   non2xx: number;
   /** CPU time of the answering process per request, µs: steadier than req/s on shared machines. */
   cpuUsPerRequest: number;
+  /** Throughput of the baseline slices measured just before and after this scenario (their mean). */
+  baselineRps: number;
   ratio: number;
 }
+type Measured = Omit<Result, 'ratio' | 'baselineRps'>;
 
-async function measure(name: Scenario, target: ServiceProcess, opts: autocannon.Options): Promise<Omit<Result, 'ratio'>> {
+async function measure(name: Scenario, target: ServiceProcess, opts: autocannon.Options): Promise<Measured> {
   progress(`… ${name}: ${connections} connections for ${duration} s`);
   const cpuBefore = cpuTimeUs(target.pid);
   const r = await autocannon({ connections, duration, ...opts });
@@ -132,10 +135,9 @@ try {
   const baseline = await startProcess({}, baselinePort, { script: 'bench/baseline.ts', args: [String(baselinePort)], ready: '/' });
   procs.push(baseline);
 
-  const results: Omit<Result, 'ratio'>[] = [];
   let cold = 0;
   let hookSeq = 0;
-  const runs: Record<Scenario, () => Promise<Omit<Result, 'ratio'>>> = {
+  const runs: Record<Scenario, () => Promise<Measured>> = {
     baseline: () => measure('baseline', baseline, { url: `${baseline.url}/` }),
     'org-apikey': () => measure('org-apikey', service, { url: `${service.url}/v1/orgs/${org.orgId}`, headers: { 'x-api-key': key } }),
     'org-idtoken': () => measure('org-idtoken', service, { url: `${service.url}/v1/orgs/${org.orgId}`, headers: { authorization: `Bearer ${idToken}` } }),
@@ -172,22 +174,44 @@ try {
         ],
       }),
   };
-  for (const name of chosen) results.push(await runs[name]());
+  // These machines' speed drifts by ±20 % within minutes (other tenants), which a single
+  // baseline measured first would put into every ratio. So the baseline is measured again after
+  // each scenario (B S₁ B S₂ B …), and each scenario's ratio is to the mean of the two baseline
+  // slices around it; the baseline row is the mean of all its slices.
+  const slices: Measured[] = [await runs.baseline()];
+  const scenarios: Result[] = [];
+  for (const name of chosen.filter((n) => n !== 'baseline')) {
+    const r = await runs[name]();
+    slices.push(await runs.baseline());
+    const around = (slices.at(-2)!.rps + slices.at(-1)!.rps) / 2;
+    scenarios.push({ ...r, baselineRps: Math.round(around), ratio: around ? Math.round((r.rps / around) * 1000) / 1000 : 0 });
+  }
+  const mean = (pick: (r: Measured) => number) => Math.round((slices.reduce((sum, r) => sum + pick(r), 0) / slices.length) * 10) / 10;
+  const baselineRps = Math.round(mean((r) => r.rps));
+  scenarios.unshift({
+    name: 'baseline',
+    rps: baselineRps,
+    p50Ms: mean((r) => r.p50Ms),
+    p99Ms: mean((r) => r.p99Ms),
+    errors: slices.reduce((sum, r) => sum + r.errors, 0),
+    non2xx: slices.reduce((sum, r) => sum + r.non2xx, 0),
+    cpuUsPerRequest: mean((r) => r.cpuUsPerRequest),
+    baselineRps,
+    ratio: 1,
+  });
   const rssMb = peakRssMb(service.pid);
-  const base = results.find((r) => r.name === 'baseline') as Omit<Result, 'ratio'>;
-  const scenarios: Result[] = results.map((r) => ({ ...r, ratio: base.rps ? Math.round((r.rps / base.rps) * 1000) / 1000 : 0 }));
   const report = { node: process.version, cpus: cpus().length, database: process.env.DATABASE_URL ? 'postgres' : 'embedded', durationS: duration, connections, scenarios, rssMb };
   if (values.json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
     const rows = scenarios.map((s) =>
-      `| ${s.name.padEnd(12)} | ${String(s.rps).padStart(7)} | ${s.ratio.toFixed(3).padStart(6)} | ${String(s.p50Ms).padStart(5)} | ${String(s.p99Ms).padStart(5)} | ${String(s.errors).padStart(6)} | ${String(s.non2xx).padStart(6)} | ${s.cpuUsPerRequest.toFixed(1).padStart(10)} |`,
+      `| ${s.name.padEnd(12)} | ${String(s.rps).padStart(7)} | ${String(s.baselineRps).padStart(14)} | ${s.ratio.toFixed(3).padStart(6)} | ${String(s.p50Ms).padStart(5)} | ${String(s.p99Ms).padStart(5)} | ${String(s.errors).padStart(6)} | ${String(s.non2xx).padStart(6)} | ${s.cpuUsPerRequest.toFixed(1).padStart(10)} |`,
     );
     process.stdout.write(
       [
         `Node ${report.node}, ${report.cpus} CPUs, ${report.database} database, ${connections} connections, ${duration} s each`,
-        '| scenario     |   req/s |  ratio |   p50 |   p99 | errors | non2xx | CPU µs/req |',
-        '|--------------|---------|--------|-------|-------|--------|--------|------------|',
+        '| scenario     |   req/s | baseline req/s |  ratio |   p50 |   p99 | errors | non2xx | CPU µs/req |',
+        '|--------------|---------|----------------|--------|-------|-------|--------|--------|------------|',
         ...rows,
         `peak RSS of the service: ${rssMb} MB`,
         '',
