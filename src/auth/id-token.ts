@@ -4,6 +4,7 @@
 import { hash } from 'node:crypto';
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { LRUCache } from 'lru-cache';
+import { entryBound } from '../store/read-cache.ts';
 import type { IdTokenVerifier } from './authenticate.ts';
 import type { Principal } from './principal.ts';
 import { SIGNING_ALG } from './idp/keys.ts';
@@ -63,7 +64,7 @@ export function createIdTokenVerifier(deps: {
    */
   current: (p: Principal) => Promise<Principal | undefined>;
 }): IdTokenVerifier {
-  const cache = new LRUCache<string, { principal: Principal; exp: number; local: boolean }>({ max: 50_000 });
+  const cache = new LRUCache<string, { principal: Principal; exp: number; local: boolean }>(entryBound(50_000));
   const resolve = (principal: Principal, local: boolean) => (local ? deps.current(principal) : Promise.resolve(principal));
 
   async function verifyWith(token: string, issuer: TrustedIssuer): Promise<JWTPayload | undefined> {

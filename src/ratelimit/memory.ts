@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { entryBound } from '../store/read-cache.ts';
 import { take, type BucketLimits, type BucketState, type Decision } from './token-bucket.ts';
 import type { RateLimiter } from './interface.ts';
 
@@ -11,7 +12,7 @@ export class MemoryRateLimiter implements RateLimiter {
   constructor(limits: BucketLimits, now: () => number = Date.now, maxBuckets = 100_000) {
     this.#limits = limits;
     this.#now = now;
-    this.#buckets = new LRUCache({ max: maxBuckets });
+    this.#buckets = new LRUCache(entryBound(maxBuckets));
   }
 
   take(bucket: string): Decision {

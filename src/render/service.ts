@@ -2,7 +2,7 @@
 // caches (CACHE_TTL_MS, forgotten at once on this instance when they change), and the rendered
 // output is cached by (template version, user version, org version), so it is never stale.
 import { LRUCache } from 'lru-cache';
-import { ReadCache } from '../store/read-cache.ts';
+import { entryBound, ReadCache } from '../store/read-cache.ts';
 import { Batcher } from '../store/batcher.ts';
 import type { Template } from 'liquidjs';
 import type { Db } from '../store/db.ts';
@@ -29,7 +29,7 @@ export function createRenderService(deps: { db: Db; orgs: OrgService; baseUrl: s
   const users = new ReadCache<UserRow>({ max: 100_000, ttlMs: deps.cacheTtlMs });
   const templates = new ReadCache<TemplateRow>({ max: 20_000, ttlMs: deps.cacheTtlMs });
   const defaults = new ReadCache<{ templateId: string | null }>({ max: 20_000, ttlMs: deps.cacheTtlMs });
-  const parsed = new LRUCache<string, { html: Template[]; text: Template[] }>({ max: 5_000 });
+  const parsed = new LRUCache<string, { html: Template[]; text: Template[] }>(entryBound(5_000));
   const outputs = new LRUCache<string, Rendered>({ max: 20_000, maxSize: 64 * 1024 * 1024, sizeCalculation: (r) => r.bytes * 2 + r.text.length * 2 + 64 });
 
   // Users missed by the cache while a query runs are read together in the next one (the first

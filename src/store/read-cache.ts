@@ -6,13 +6,23 @@ import { LRUCache } from 'lru-cache';
 
 const MISSING = Symbol('missing');
 
+/**
+ * lru-cache options for at most `entries` entries. Given `max`, lru-cache allocates its arrays
+ * for `max` slots up front (key, value, links, and with a TTL two more): the service's caches
+ * held ~18 MB before caching anything. Counted through `maxSize` instead (each entry size 1), the
+ * bound is the same and the arrays grow with use.
+ */
+export function entryBound(entries: number): { maxSize: number; sizeCalculation: () => number } {
+  return { maxSize: entries, sizeCalculation: () => 1 };
+}
+
 export class ReadCache<V extends object> {
   readonly #cache: LRUCache<string, V | typeof MISSING> | undefined;
 
   /** ttlMs: Infinity keeps entries until forgotten; 0 turns caching off. */
   constructor(opts: { max: number; ttlMs: number }) {
     if (opts.ttlMs <= 0) return;
-    this.#cache = new LRUCache({ max: opts.max, ...(Number.isFinite(opts.ttlMs) ? { ttl: opts.ttlMs } : {}) });
+    this.#cache = new LRUCache({ ...entryBound(opts.max), ...(Number.isFinite(opts.ttlMs) ? { ttl: opts.ttlMs } : {}) });
   }
 
   /** The cached value, or `load`'s (a miss is remembered too: an unknown key costs one query). */
