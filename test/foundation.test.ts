@@ -159,7 +159,8 @@ describe('configuration and start-up', () => {
     assert.equal(pkg.scripts.start, `node ${flags} src/main.ts serve`);
     assert.equal(pkg.scripts.cli, `node ${flags} src/cli/main.ts`);
     const launcher = readFileSync(new URL('../bin/sigsvc.mjs', import.meta.url), 'utf8');
-    assert.ok(launcher.includes(`const SERVICE_NODE_FLAGS = ${JSON.stringify([...SERVICE_NODE_FLAGS]).replaceAll('"', "'")};`), 'bin/sigsvc.mjs');
+    const declared = /const SERVICE_NODE_FLAGS = \[(.*)\];/.exec(launcher)?.[1];
+    assert.deepEqual(declared?.split(',').map((f) => f.trim().replace(/^'|'$/g, '')), [...SERVICE_NODE_FLAGS], 'bin/sigsvc.mjs');
   });
 
   test('the README documents every configuration variable', () => {
