@@ -18,6 +18,6 @@ if (major < 24) {
 }
 // The service's Node flags (src/runtime.ts, which explains them) apply to every command: the CLI
 // opens the same embedded database.
-const SERVICE_NODE_FLAGS = ['--liftoff-only', '--max-semi-space-size=8'];
+const SERVICE_NODE_FLAGS = ['--liftoff-only', '--max-semi-space-size=8', '--heap-growing-percent=20'];
 const result = spawnSync(node, [...SERVICE_NODE_FLAGS, cli, ...process.argv.slice(2)], { stdio: 'inherit' });
 process.exit(result.status ?? 1);
