@@ -186,15 +186,16 @@ try {
     const around = (slices.at(-2)!.rps + slices.at(-1)!.rps) / 2;
     scenarios.push({ ...r, baselineRps: Math.round(around), ratio: around ? Math.round((r.rps / around) * 1000) / 1000 : 0 });
   }
-  const mean = (pick: (r: Measured) => number) => Math.round((slices.reduce((sum, r) => sum + pick(r), 0) / slices.length) * 10) / 10;
+  const sum = (pick: (r: Measured) => number) => slices.reduce((total, r) => total + pick(r), 0);
+  const mean = (pick: (r: Measured) => number) => Math.round((sum(pick) / slices.length) * 10) / 10;
   const baselineRps = Math.round(mean((r) => r.rps));
   scenarios.unshift({
     name: 'baseline',
     rps: baselineRps,
     p50Ms: mean((r) => r.p50Ms),
     p99Ms: mean((r) => r.p99Ms),
-    errors: slices.reduce((sum, r) => sum + r.errors, 0),
-    non2xx: slices.reduce((sum, r) => sum + r.non2xx, 0),
+    errors: sum((r) => r.errors),
+    non2xx: sum((r) => r.non2xx),
     cpuUsPerRequest: mean((r) => r.cpuUsPerRequest),
     baselineRps,
     ratio: 1,

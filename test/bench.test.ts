@@ -24,4 +24,13 @@ test('npm run bench -- --duration 1 --json reports every scenario', async (t) =>
     assert.ok(s.rps > 0, s.name);
   }
   assert.equal(report.scenarios[0].ratio, 1);
+  // The baseline is measured before the first scenario and again after each one, and every
+  // ratio is to the baseline slices around its scenario, not to the baseline row.
+  const baselineSlices = res.stderr.split('\n').filter((line) => line.startsWith('… baseline:')).length;
+  assert.equal(baselineSlices, report.scenarios.length, 'one baseline slice before the first scenario and one after each');
+  assert.equal(report.scenarios[0].baselineRps, report.scenarios[0].rps);
+  for (const s of report.scenarios.slice(1)) {
+    assert.ok(s.baselineRps > 0, s.name);
+    assert.ok(Math.abs(s.ratio - s.rps / s.baselineRps) < 0.005, `${s.name}: ratio ${s.ratio} is rps ${s.rps} / baselineRps ${s.baselineRps}`);
+  }
 });
