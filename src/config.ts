@@ -39,7 +39,7 @@ export const envSchema = z
       .transform((v) => (v === '' ? undefined : v))
       .describe('unset: embedded PostgreSQL (PGlite) in `DATA_DIR`; `postgres://…` a PostgreSQL server; `memory://` an in-memory embedded one'),
     DATABASE_STATEMENT_TIMEOUT_MS: posInt(1500).describe(
-      "PostgreSQL server: the server cancels a statement running longer (`statement_timeout`); the client gives up 500 ms later",
+      'PostgreSQL server: the server cancels a statement running longer (`statement_timeout`); the client gives up 500 ms later',
     ),
     DATABASE_CONNECT_TIMEOUT_MS: posInt(1500).describe('PostgreSQL server: the longest wait for a pooled connection, opening a new one included'),
     DATA_DIR: z.string().min(1).default('./data').describe('embedded database files and generated signing keys'),

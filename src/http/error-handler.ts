@@ -41,7 +41,8 @@ export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBy
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error, limits);
-    if (appError.code === 'SERVICE_UNAVAILABLE') reply.header('retry-after', DATABASE_RETRY_AFTER_S);
+    const retryAfterS = appError.details?.retryAfterS;
+    if (typeof retryAfterS === 'number') reply.header('retry-after', retryAfterS);
     if (appError.status >= 500) {
       request.log.error({ err: error, internal: appError.internal }, 'request failed');
     } else if (appError.internal) {

@@ -11,7 +11,6 @@ import { TimeoutError, withTimeout } from './timeout.ts';
 import { DatabaseUnavailableError } from './errors.ts';
 import type { PGlite as PGliteType } from '@electric-sql/pglite';
 
-export { withTimeout };
 export type { PostgresTimeouts };
 
 export type Db = Kysely<DB>;
