@@ -2,11 +2,11 @@
 // the org in the path (403). They run in onRequest, before body parsing and validation, so an
 // anonymous or foreign caller learns nothing about what a valid request would look like.
 import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { AppError, forbidden } from '../http/errors.ts';
+import { AppError, forbidden } from '../errors.ts';
 import { graceExpired, planFacts } from '../billing/gate.ts';
 import type { OrgService } from '../orgs/service.ts';
 import type { Authenticate } from './authenticate.ts';
-import { authorize, type Action, type Decision, type EffectiveRole } from './policy.ts';
+import { authorize, enforce, type Access, type Action } from './policy.ts';
 import type { Principal } from './principal.ts';
 
 declare module 'fastify' {
@@ -14,19 +14,6 @@ declare module 'fastify' {
     principal?: Principal;
     access?: Access;
   }
-}
-
-/** Turns a refusal of the policy into 403, naming the field when the decision names one. */
-export function enforce(decision: Decision): asserts decision is Extract<Decision, { allowed: true }> {
-  if (!decision.allowed) throw forbidden(decision.reason, decision.field ? { field: decision.field } : undefined);
-}
-
-export interface Access {
-  orgId: string;
-  principal: Principal;
-  role: EffectiveRole;
-  /** The user id of the caller, when the caller is a user (members may act on themselves). */
-  userId: string | undefined;
 }
 
 export interface Guards {

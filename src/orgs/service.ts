@@ -4,7 +4,7 @@ import type { Db } from '../store/db.ts';
 import { orgsRepo, type OrgWithUsage } from '../store/repositories/orgs.ts';
 import { usersRepo } from '../store/repositories/users.ts';
 import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
 import type { ApiKeyService } from '../api-keys/service.ts';
 import type { OrgRole } from '../store/schema.ts';

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { OpenCounter } from './opens.ts';
 import { isProxy } from './opens.ts';
 import { logCompleted } from '../http/request-log.ts';
+import { isUuid } from '../lib/uuid.ts';
 
 // GIF89a, 1×1, one transparent pixel (graphic control extension): the classic 43 bytes.
 export const PIXEL = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
@@ -19,7 +20,6 @@ const PIXEL_HEADERS = {
   pragma: 'no-cache',
   expires: '0',
 };
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function pixelRoutes(deps: { opens: OpenCounter; clock: () => Date }): FastifyPluginAsyncZod {
   return async (app) => {
@@ -36,7 +36,7 @@ export function pixelRoutes(deps: { opens: OpenCounter; clock: () => Date }): Fa
       async (request, reply) => {
         const { userId } = request.params;
         // Malformed ids get the image too, and are not counted; unknown users are dropped at write time.
-        if (UUID.test(userId)) deps.opens.record(userId.toLowerCase(), isProxy(request.headers['user-agent']), deps.clock());
+        if (isUuid(userId)) deps.opens.record(userId.toLowerCase(), isProxy(request.headers['user-agent']), deps.clock());
         // The hottest public route answers the same 43 bytes every time, so it skips Fastify's send
         // pipeline (content-type parsing, serializer, onSend hooks) and Node's separate write of a
         // Buffer body: about a sixth of its cost in the benchmarks (BENCHMARKS.md). The headers set by the

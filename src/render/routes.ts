@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Guards } from '../auth/guard.ts';
 import type { Db } from '../store/db.ts';
 import { opensRepo } from '../store/repositories/opens.ts';
-import { badRequest } from '../http/errors.ts';
+import { badRequest } from '../errors.ts';
 import { errorResponses, orgParams, page, uuid } from '../http/schemas.ts';
 import type { RenderService, Rendered } from './service.ts';
 import { JsonMemo } from '../http/json-memo.ts';

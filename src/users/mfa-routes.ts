@@ -1,10 +1,10 @@
 // TOTP enrolment of org users through the API (the sign-in pages enrol staff, and users too).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { accessOf, enforce, writeContext, type Guards } from '../auth/guard.ts';
+import { accessOf, writeContext, type Guards } from '../auth/guard.ts';
 import { errorResponses } from '../http/schemas.ts';
-import { AppError } from '../http/errors.ts';
-import { manageMfa } from '../auth/policy.ts';
+import { AppError } from '../errors.ts';
+import { enforce, manageMfa } from '../auth/policy.ts';
 import type { SignIn } from '../auth/idp/sign-in.ts';
 import { recordAudit } from '../audit/record.ts';
 import type { Db } from '../store/db.ts';
