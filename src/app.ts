@@ -19,7 +19,7 @@ import { mfaRoutes } from './users/mfa-routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { renderRoutes } from './render/routes.ts';
-import { pixelRoutes } from './render/pixel.ts';
+import { trackingRoutes } from './tracking/routes.ts';
 import { throttle } from './ratelimit/hook.ts';
 import { lazyChildLogger } from './log.ts';
 import { logCompleted } from './http/request-log.ts';
@@ -134,12 +134,12 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const { guards } = deps;
   await app.register(orgRoutes({ guards, orgs: deps.orgs }));
   await app.register(userRoutes({ guards, users: deps.users }));
-  await app.register(mfaRoutes({ guards, users: deps.users, signIn: deps.signIn, db: deps.database.db }));
-  await app.register(templateRoutes({ guards, templates: deps.templates }));
+  await app.register(mfaRoutes({ guards, mfa: deps.mfa }));
+  await app.register(templateRoutes({ guards, templates: deps.templates, render: deps.render }));
   await app.register(apiKeyRoutes({ guards, apiKeys: deps.apiKeys }));
-  await app.register(auditRoutes({ guards, db: deps.database.db }));
-  await app.register(renderRoutes({ guards, render: deps.render, db: deps.database.db, clock: deps.clock }));
-  await app.register(pixelRoutes({ opens: deps.opens, clock: deps.clock }));
+  await app.register(auditRoutes({ guards, audit: deps.audit }));
+  await app.register(renderRoutes({ guards, render: deps.render }));
+  await app.register(trackingRoutes({ guards, tracking: deps.tracking }));
   await app.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, db: deps.database.db, clock: deps.clock }));
   await app.register(
     webhookRoutes({ billing: deps.billing, secret: config.webhookSecret, toleranceS: config.webhookToleranceS, clock: deps.clock }),

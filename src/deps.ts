@@ -26,7 +26,10 @@ import type { JWK } from 'jose';
 import { createBillingService, type BillingService } from './billing/service.ts';
 import { requireFreeSeat } from './billing/seats.ts';
 import { createRenderService, type RenderService } from './render/service.ts';
-import { OpenCounter } from './render/opens.ts';
+import { OpenCounter } from './tracking/open-counter.ts';
+import { createTrackingService, type TrackingService } from './tracking/service.ts';
+import { createAuditService, type AuditService } from './audit/service.ts';
+import { createMfaService, type MfaService } from './users/mfa.ts';
 import { opensRepo } from './store/repositories/opens.ts';
 import type { RateLimiter } from './ratelimit/interface.ts';
 import { MemoryRateLimiter } from './ratelimit/memory.ts';
@@ -52,6 +55,9 @@ export interface Deps {
   billing: BillingService;
   render: RenderService;
   opens: OpenCounter;
+  tracking: TrackingService;
+  audit: AuditService;
+  mfa: MfaService;
   /** The stage-wide bucket of authenticated routes, and the pixel's own. */
   limiters: { stage: RateLimiter; pixel: RateLimiter };
   close(): Promise<void>;
@@ -184,6 +190,9 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       billing,
       render,
       opens,
+      tracking: createTrackingService({ db, counter: opens, clock }),
+      audit: createAuditService({ db }),
+      mfa: createMfaService({ db, users, signIn }),
       limiters,
       async close() {
         for (const close of closers) await close();

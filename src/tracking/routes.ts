@@ -1,12 +1,13 @@
-// `GET /v1/p/{userId}`: the open-tracking pixel. Every well-formed id gets the same 43-byte GIF,
-// known or not, so no mail shows a broken image and nobody can probe which users exist.
+// `GET /v1/p/{userId}`, the open-tracking pixel, and `GET /v1/orgs/{orgId}/opens`, its counts.
+// Every well-formed pixel id gets the same 43-byte GIF, known or not, so no mail shows a broken
+// image and nobody can probe which users exist.
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { OpenCounter } from './opens.ts';
-import { isProxy } from './opens.ts';
+import type { Guards } from '../auth/guard.ts';
 import { logCompleted } from '../http/request-log.ts';
-import { isUuid } from '../lib/uuid.ts';
+import { errorResponses, orgParams, page, uuid } from '../http/schemas.ts';
+import type { TrackingService } from './service.ts';
 
 // GIF89a, 1×1, one transparent pixel (graphic control extension): the classic 43 bytes.
 export const PIXEL = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
@@ -21,7 +22,10 @@ const PIXEL_HEADERS = {
   expires: '0',
 };
 
-export function pixelRoutes(deps: { opens: OpenCounter; clock: () => Date }): FastifyPluginAsyncZod {
+const day = z.iso.date();
+
+export function trackingRoutes(deps: { guards: Guards; tracking: TrackingService }): FastifyPluginAsyncZod {
+  const { guards, tracking } = deps;
   return async (app) => {
     app.get(
       '/v1/p/:userId',
@@ -34,9 +38,7 @@ export function pixelRoutes(deps: { opens: OpenCounter; clock: () => Date }): Fa
         },
       },
       async (request, reply) => {
-        const { userId } = request.params;
-        // Malformed ids get the image too, and are not counted; unknown users are dropped at write time.
-        if (isUuid(userId)) deps.opens.record(userId.toLowerCase(), isProxy(request.headers['user-agent']), deps.clock());
+        tracking.recordOpen(request.params.userId, request.headers['user-agent']);
         // The hottest public route answers the same 43 bytes every time, so it skips Fastify's send
         // pipeline (content-type parsing, serializer, onSend hooks) and Node's separate write of a
         // Buffer body: about a sixth of its cost in the benchmarks (BENCHMARKS.md). The headers set by the
@@ -47,6 +49,28 @@ export function pixelRoutes(deps: { opens: OpenCounter; clock: () => Date }): Fa
         reply.raw.end(PIXEL_LATIN1, 'latin1');
         logCompleted(request, reply);
       },
+    );
+
+    app.get(
+      '/v1/orgs/:orgId/opens',
+      {
+        onRequest: guards.org('org.read'),
+        schema: {
+          summary: 'Daily open counts of the tracking pixel (real opens, and proxy or prefetch fetches)',
+          tags: ['render'],
+          params: orgParams,
+          querystring: z.object({
+            from: day.optional().describe('first day (UTC), default 30 days ago'),
+            to: day.optional().describe('last day (UTC), default today'),
+            userId: uuid.optional(),
+          }),
+          response: {
+            200: page(z.object({ day, real: z.number().int(), proxied: z.number().int() })).describe('every day of the range with opens; never more than one page'),
+            ...errorResponses('FORBIDDEN'),
+          },
+        },
+      },
+      async (request) => ({ items: await tracking.daily(request.params.orgId, request.query), nextCursor: null }),
     );
   };
 }
