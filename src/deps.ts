@@ -58,8 +58,8 @@ export interface Deps {
   tracking: TrackingService;
   audit: AuditService;
   mfa: MfaService;
-  /** The stage-wide bucket of authenticated routes, and the pixel's own. */
-  limiters: { stage: RateLimiter; pixel: RateLimiter };
+  /** The stage-wide bucket of authenticated requests, the pixel's own, and the per-client buckets of anonymous ones. */
+  limiters: { stage: RateLimiter; pixel: RateLimiter; anon: RateLimiter };
   close(): Promise<void>;
 }
 
@@ -100,12 +100,14 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const cacheTtlMs = database.kind === 'embedded' ? Number.POSITIVE_INFINITY : config.cacheTtlMs;
     const stageLimits = { rate: config.rateLimit.rps, burst: config.rateLimit.burst };
     const pixelLimits = { rate: config.pixelRateLimit.rps, burst: config.pixelRateLimit.burst };
+    const anonLimits = { rate: config.anonRateLimit.rps, burst: config.anonRateLimit.burst };
     const limiters = redis
       ? {
           stage: new RedisRateLimiter(redis, stageLimits, `sigsvc:${config.stage}:rl:`, logger),
           pixel: new RedisRateLimiter(redis, pixelLimits, `sigsvc:${config.stage}:rl:`, logger),
+          anon: new RedisRateLimiter(redis, anonLimits, `sigsvc:${config.stage}:rl:`, logger),
         }
-      : { stage: new MemoryRateLimiter(stageLimits), pixel: new MemoryRateLimiter(pixelLimits) };
+      : { stage: new MemoryRateLimiter(stageLimits), pixel: new MemoryRateLimiter(pixelLimits), anon: new MemoryRateLimiter(anonLimits) };
     const db = database.db;
     const usage = new KeyUsageRecorder((uses) => apiKeysRepo.touch(db, uses), logger);
     closers.unshift(() => usage.close());
@@ -184,7 +186,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       users,
       templates,
       authenticate,
-      guards: createGuards(authenticate, { orgs, clock }),
+      guards: createGuards(authenticate),
       provider,
       signIn,
       billing,

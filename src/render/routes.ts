@@ -1,20 +1,21 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Guards } from '../auth/guard.ts';
+import type { BillingHooks } from '../billing/hooks.ts';
 import { errorResponses, uuid } from '../http/schemas.ts';
 import type { RenderService, Rendered } from './service.ts';
 import { JsonMemo } from '../http/json-memo.ts';
 import { renderedSchema } from './schemas.ts';
 
-export function renderRoutes(deps: { guards: Guards; render: RenderService }): FastifyPluginAsyncZod {
-  const { guards, render } = deps;
+export function renderRoutes(deps: { guards: Guards; billing: BillingHooks; render: RenderService }): FastifyPluginAsyncZod {
+  const { guards, billing, render } = deps;
   // Rendered output is cached by versions (service.ts); its JSON text is kept beside it.
   const renderedJson = new JsonMemo(renderedSchema, (r: Rendered) => r);
   return async (app) => {
     app.post(
       '/v1/orgs/:orgId/render/:userId',
       {
-        onRequest: guards.org('render', { write: true }),
+        onRequest: [guards.org('render'), billing.writeGate],
         schema: {
           summary: "Render a user's signature",
           description: 'With the given template, or the org default. Output over RENDER_LIMIT_BYTES (30 KB) is 413.',

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import type { Guards } from '../auth/guard.ts';
 import { logCompleted } from '../http/request-log.ts';
 import { errorResponses, orgParams, page, uuid } from '../http/schemas.ts';
+import type { Throttle } from '../ratelimit/hook.ts';
 import type { TrackingService } from './service.ts';
 
 // GIF89a, 1×1, one transparent pixel (graphic control extension): the classic 43 bytes.
@@ -24,12 +25,14 @@ const PIXEL_HEADERS = {
 
 const day = z.iso.date();
 
-export function trackingRoutes(deps: { guards: Guards; tracking: TrackingService }): FastifyPluginAsyncZod {
-  const { guards, tracking } = deps;
+/** The pixel, outside the authenticated scope: no credentials, its own bucket listed on the route. */
+export function pixelRoutes(deps: { throttle: Throttle; tracking: TrackingService }): FastifyPluginAsyncZod {
+  const { tracking } = deps;
   return async (app) => {
     app.get(
       '/v1/p/:userId',
       {
+        onRequest: deps.throttle,
         schema: {
           summary: 'Open-tracking pixel (no auth; its own, stricter rate limit)',
           tags: ['render'],
@@ -50,7 +53,13 @@ export function trackingRoutes(deps: { guards: Guards; tracking: TrackingService
         logCompleted(request, reply);
       },
     );
+  };
+}
 
+/** The daily counts, an org route (registered in the authenticated scope). */
+export function opensRoutes(deps: { guards: Guards; tracking: TrackingService }): FastifyPluginAsyncZod {
+  const { guards, tracking } = deps;
+  return async (app) => {
     app.get(
       '/v1/orgs/:orgId/opens',
       {

@@ -2,17 +2,18 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { accessOf, writeContext, type Guards } from '../auth/guard.ts';
+import type { BillingHooks } from '../billing/hooks.ts';
 import { errorResponses } from '../http/schemas.ts';
 import type { MfaService } from './mfa.ts';
 import { userParams } from './schemas.ts';
 
-export function mfaRoutes(deps: { guards: Guards; mfa: MfaService }): FastifyPluginAsyncZod {
-  const { guards, mfa } = deps;
+export function mfaRoutes(deps: { guards: Guards; billing: BillingHooks; mfa: MfaService }): FastifyPluginAsyncZod {
+  const { guards, billing, mfa } = deps;
   return async (app) => {
     app.post(
       '/v1/orgs/:orgId/users/:userId/mfa/totp',
       {
-        onRequest: guards.org('user.update', { write: true }),
+        onRequest: [guards.org('user.update'), billing.writeGate],
         schema: {
           summary: 'Start TOTP enrolment (the user themselves)',
           description: 'Answers the secret and an `otpauth://` URI; confirm with a code at `…/mfa/totp/verify`.',
@@ -27,7 +28,7 @@ export function mfaRoutes(deps: { guards: Guards; mfa: MfaService }): FastifyPlu
     app.post(
       '/v1/orgs/:orgId/users/:userId/mfa/totp/verify',
       {
-        onRequest: guards.org('user.update', { write: true }),
+        onRequest: [guards.org('user.update'), billing.writeGate],
         schema: {
           summary: 'Confirm TOTP enrolment with a code from the app',
           tags: ['users'],
@@ -45,7 +46,7 @@ export function mfaRoutes(deps: { guards: Guards; mfa: MfaService }): FastifyPlu
     app.delete(
       '/v1/orgs/:orgId/users/:userId/mfa/totp',
       {
-        onRequest: guards.org('user.update', { write: true }),
+        onRequest: [guards.org('user.update'), billing.writeGate],
         schema: {
           summary: 'Turn TOTP off (the user, or an admin)',
           tags: ['users'],
