@@ -79,7 +79,7 @@ describe('throttling after authentication: anonymous requests have per-client bu
       const started = performance.now();
       for (let i = 0; i < 230; i++) {
         const target = tenants[i % tenants.length]!;
-        const headers = i % 2 === 0 ? {} : { 'x-api-key': `svc_${server.deps.config.stage}_${'A'.repeat(43)}` };
+        const headers: Record<string, string> = i % 2 === 0 ? {} : { 'x-api-key': `svc_${server.deps.config.stage}_${'A'.repeat(43)}` };
         anonymous.push((await server.request('GET', `/v1/orgs/${target.orgId}/users`, { headers })).status);
       }
       const refilled = Math.ceil((performance.now() - started) / 1000);
