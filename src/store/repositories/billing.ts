@@ -4,7 +4,8 @@ import { isUuid } from '../../lib/uuid.ts';
 import type { WebhookEventRow } from '../schema.ts';
 import type { BillingState } from '../../billing/state-machine.ts';
 
-export type LockedOrg = BillingState & { orgId: string };
+/** An org's billing state as stored; the live-user count (`seatsUsed`) is `seatsUsed` below. */
+export type LockedOrg = Omit<BillingState, 'seatsUsed'> & { orgId: string };
 
 export interface EventRecord {
   id: string;
@@ -50,7 +51,6 @@ export const billingRepo = {
       plan: org.plan,
       priceVersion: org.price_version,
       seats: org.seats,
-      seatsUsed: Number.NaN,
       overSeatLimit: org.over_seat_limit,
       currentPeriodEnd: org.current_period_end,
       gracePeriodEndsAt: org.grace_period_ends_at,
