@@ -7,7 +7,7 @@ import type { Db } from '../../store/db.ts';
 import { accountsRepo } from '../../store/repositories/accounts.ts';
 import { adapterFor } from './adapter.ts';
 import type { KeyMaterial } from './keys.ts';
-import { errorPage } from './views.ts';
+import { errorPage, logoutPage, PAGE_HEADERS, signedOutPage } from './views.ts';
 
 export const SCOPES = ['openid', 'email', 'profile', 'aws.cognito.signin.user.admin'];
 
@@ -15,7 +15,7 @@ export function clientIds(stage: string) {
   return { app: `app-client-${stage}`, admin: `admin-client-${stage}` };
 }
 
-export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial }): Provider {
+export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial; clock: () => Date }): Provider {
   const { config, db } = deps;
   const ids = clientIds(config.stage);
   const refreshTtl = (clientId: string | undefined) =>
@@ -40,7 +40,7 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
 
   const authPath = new URL(config.authUrl).pathname.replace(/\/$/, '');
   const configuration: Configuration = {
-    adapter: adapterFor(db),
+    adapter: adapterFor(db, deps.clock),
     clients: [
       {
         client_id: ids.app,
@@ -98,7 +98,10 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
       IdToken: config.idTokenTtlS,
       AccessToken: config.accessTokenTtlS,
       AuthorizationCode: 300,
-      Interaction: 3600,
+      // An anonymous authorize stores an interaction: at most SIGNIN_ATTEMPTS_PER_MINUTE a minute
+      // per address (interactions.ts), each kept 10 minutes (enough to type a password and a code),
+      // so an address can make the store keep ~10 × that many rows, not an hour's worth of calls.
+      Interaction: 600,
       RefreshToken: (_ctx, _token, client) => refreshTtl(client?.clientId),
       // Grants and sessions must outlive the longest refresh token, or refresh would stop early.
       Grant: longest,
@@ -106,7 +109,9 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
     },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: false,
-    expiresWithSession: async () => false,
+    // Codes and tokens belong to the session they were issued in: ending it (logout, a password
+    // change) ends them, and the provider's logout revokes them.
+    expiresWithSession: async () => true,
     extraTokenClaims: async (_ctx, token) => (token.kind === 'AccessToken' ? { token_use: 'access' } : undefined),
     cookies: { keys: deps.keys.cookieKeys, long: { signed: true }, short: { signed: true, path: authPath || '/' } },
     jwks: { keys: deps.keys.signing as NonNullable<Configuration['jwks']>['keys'] },
@@ -114,10 +119,24 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
       devInteractions: { enabled: false },
       revocation: { enabled: true },
       userinfo: { enabled: true },
-      rpInitiatedLogout: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        // Our own pages: the library's stock ones load Google Fonts (and it prints a NOTICE at start).
+        logoutSource: async (ctx, form) => {
+          ctx.set(PAGE_HEADERS);
+          ctx.type = 'html';
+          ctx.body = logoutPage(form);
+        },
+        postLogoutSuccessSource: async (ctx) => {
+          ctx.set(PAGE_HEADERS);
+          ctx.type = 'html';
+          ctx.body = signedOutPage();
+        },
+      },
     },
     interactions: { policy, url: (_ctx, interaction) => `${authPath}/interaction/${interaction.uid}` },
     renderError: async (ctx: KoaContextWithOIDC, out) => {
+      ctx.set(PAGE_HEADERS);
       ctx.type = 'html';
       ctx.body = errorPage(out.error, out.error_description ?? 'The request could not be completed.');
     },
