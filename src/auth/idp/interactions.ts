@@ -8,7 +8,7 @@ import formbody from '@fastify/formbody';
 import type Provider from 'oidc-provider';
 import QRCode from 'qrcode';
 import type { SignIn, NextStep } from './sign-in.ts';
-import { clientIds } from './provider.ts';
+import { clientIds, INTERACTION_TTL_S } from './provider.ts';
 import { handToProvider } from './mount.ts';
 import { enrolPage, errorPage, newPasswordPage, otpPage, PAGE_HEADERS, signedOutPage, signInPage } from './views.ts';
 import { MIN_PASSWORD_LENGTH } from '../passwords.ts';
@@ -82,9 +82,10 @@ export function interactionRoutes(deps: {
 
     const pendingOf = (d: Details) => (d.result as { pending?: Pending } | undefined)?.pending;
 
+    // Each step passed gives the sign-in the interaction's lifetime again (it has at most three).
     async function savePending(d: Details, pending: Pending) {
       d.result = { pending };
-      await d.save(Math.max(60, (d.exp ?? 0) - Math.floor(deps.clock().getTime() / 1000)));
+      await d.save(INTERACTION_TTL_S);
     }
 
     async function finish(request: FastifyRequest, reply: FastifyReply, d: Details, accountId: string, amr: string[]) {

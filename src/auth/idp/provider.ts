@@ -11,6 +11,9 @@ import { errorPage, logoutPage, PAGE_HEADERS, signedOutPage } from './views.ts';
 
 export const SCOPES = ['openid', 'email', 'profile', 'aws.cognito.signin.user.admin'];
 
+/** How long a sign-in in progress (an interaction) is kept. */
+export const INTERACTION_TTL_S = 600;
+
 export function clientIds(stage: string) {
   return { app: `app-client-${stage}`, admin: `admin-client-${stage}` };
 }
@@ -101,7 +104,7 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
       // An anonymous authorize stores an interaction: at most SIGNIN_ATTEMPTS_PER_MINUTE a minute
       // per address (interactions.ts), each kept 10 minutes (enough to type a password and a code),
       // so an address can make the store keep ~10 × that many rows, not an hour's worth of calls.
-      Interaction: 600,
+      Interaction: INTERACTION_TTL_S,
       RefreshToken: (_ctx, _token, client) => refreshTtl(client?.clientId),
       // Grants and sessions must outlive the longest refresh token, or refresh would stop early.
       Grant: longest,
