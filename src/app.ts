@@ -108,7 +108,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     url: `${authPath}/*`,
     schema: { hide: true },
-    onRequest: handToProvider(deps.provider, authPath),
+    onRequest: handToProvider(deps.provider, config.authUrl),
     handler: async () => undefined,
   });
   await app.register(
@@ -117,6 +117,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       signIn: deps.signIn,
       clock: deps.clock,
       stage: config.stage,
+      authUrl: config.authUrl,
       authPath,
       attemptsPerMinute: config.signInAttemptsPerMinute,
     }),

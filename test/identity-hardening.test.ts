@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import pino from 'pino';
+import { decodeJwt } from 'jose';
 import { loadConfig } from '../src/config.ts';
 import { createDeps } from '../src/deps.ts';
 import { buildApp } from '../src/app.ts';
@@ -12,15 +13,18 @@ import { scryptHasher } from '../src/auth/idp/sign-in.ts';
 import { accountsRepo } from '../src/store/repositories/accounts.ts';
 import { totpCode } from '../src/auth/totp.ts';
 import { freePort, httpRequest, testEnv, type TestServer } from './helpers/server.ts';
-import { createOrg, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
+import { createOrg, staffAccount, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
 import { Browser, authorizeUrl, client, oidcClient, signIn, type OidcClient } from './helpers/browser.ts';
 
 const LIMIT = 4;
+const EXTENSION_CB = 'chrome-extension://abcdefghijklmnop/callback';
+const MOBILE_CB = 'com.example.signatures:/oauth2/callback';
 
 describe('identity provider hardening', () => {
   let server: TestServer;
   let org: TestOrg;
   let app: OidcClient;
+  let admin: OidcClient;
   let offsetMs = 0;
   const clock = () => new Date(Date.now() + offsetMs);
   /** Moves our clock on: a minute refills every per-address bucket. */
@@ -33,7 +37,14 @@ describe('identity provider hardening', () => {
   before(async () => {
     const port = await freePort();
     const config = loadConfig(
-      testEnv({ PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, STAGE: 'hard', SIGNIN_ATTEMPTS_PER_MINUTE: String(LIMIT), LOG_LEVEL: 'info' }),
+      testEnv({
+        PORT: String(port),
+        BASE_URL: `http://127.0.0.1:${port}`,
+        STAGE: 'hard',
+        SIGNIN_ATTEMPTS_PER_MINUTE: String(LIMIT),
+        LOG_LEVEL: 'info',
+        EXTENSION_CALLBACK_URLS: `${EXTENSION_CB},${MOBILE_CB}`,
+      }),
     );
     const logger = pino({ level: 'info', base: undefined }, { write: (line: string) => void logLines.push(line) });
     const deps = await createDeps(config, logger, {
@@ -62,6 +73,7 @@ describe('identity provider hardening', () => {
     };
     org = await createOrg(server);
     app = await oidcClient(config.authUrl, 'app-client-hard', config.appUrl);
+    admin = await oidcClient(config.authUrl, 'admin-client-hard', config.adminUrl);
   });
   after(() => server.close());
 
@@ -330,5 +342,62 @@ describe('identity provider hardening', () => {
     for (const secret of ['secret-code-1', 'secret-rt-2', jwt]) assert.ok(!text.includes(secret), secret);
     assert.match(text, /code=\[redacted\]&refresh_token=\[redacted\]&q=\[redacted\]/);
     assert.match(text, /"url":"\/v1\/orgs\/\[redacted\]"/);
+  });
+
+  test('discovery and redirects derive from AUTH_URL whatever X-Forwarded-Host says', async () => {
+    const auth = server.deps.config.authUrl;
+    const spoof = { 'x-forwarded-host': 'evil.example', 'x-forwarded-proto': 'https', 'x-forwarded-port': '8443' };
+    const meta = (await (await fetch(`${auth}/.well-known/openid-configuration`, { headers: spoof })).json()) as Record<string, unknown>;
+    for (const key of ['issuer', 'authorization_endpoint', 'token_endpoint', 'userinfo_endpoint', 'end_session_endpoint', 'jwks_uri']) {
+      assert.ok(String(meta[key]).startsWith(auth), `${key}: ${meta[key]}`);
+    }
+    advance();
+    const res = await fetch((await authorizeUrl(app)).url, { redirect: 'manual', headers: spoof });
+    assert.equal(res.status, 303);
+    assert.ok(new URL(res.headers.get('location') as string, auth).toString().startsWith(auth), res.headers.get('location') ?? '');
+  });
+
+  test('ID tokens carry auth_time and cognito:username', async () => {
+    advance();
+    const u = await userWithPassword(server, org, 'member');
+    const { tokens } = await signIn(app, { username: u.email, password: u.password });
+    const claims = decodeJwt(tokens.id_token as string);
+    assert.equal(claims['cognito:username'], u.userId);
+    assert.equal(typeof claims.auth_time, 'number');
+    assert.ok(Math.abs((claims.auth_time as number) - Date.now() / 1000) < 120);
+  });
+
+  test('callbacks of any scheme: a browser extension and a mobile app sign in', async () => {
+    const u = await userWithPassword(server, org, 'member');
+    for (const callback of [EXTENSION_CB, MOBILE_CB]) {
+      advance();
+      const c = { config: app.config, redirectUri: callback };
+      const { tokens, callback: reached } = await signIn(c, { username: u.email, password: u.password });
+      assert.ok(reached.toString().startsWith(callback), reached.toString());
+      assert.equal(decodeJwt(tokens.id_token as string).sub, u.userId);
+    }
+    const other = await fetch((await authorizeUrl({ config: app.config, redirectUri: 'chrome-extension://someoneelse/callback' })).url, { redirect: 'manual' });
+    assert.equal(other.status, 400, 'an unregistered one is still refused');
+  });
+
+  test('the admin client grants custom:role=super-admin to staff; the customer client does not', async () => {
+    advance();
+    const staff = await staffAccount(server);
+    const browser = new Browser();
+    const scope = 'openid email profile aws.cognito.signin.user.admin custom:role=super-admin';
+    const { url, verifier } = await authorizeUrl(admin, { scope });
+    let step = await browser.follow(url, admin.redirectUri);
+    step = await browser.submit(step.url, { username: staff.email, password: staff.password }, admin.redirectUri);
+    const secret = /data-secret>([A-Z2-7]+)</.exec(browser.lastPage)?.[1];
+    assert.ok(secret, browser.lastPage.slice(0, 300));
+    step = await browser.submit(step.url, { otp: totpCode(secret, clock().getTime()) }, admin.redirectUri);
+    assert.ok(step.callback, browser.lastPage.slice(0, 300));
+    const tokens = await client.authorizationCodeGrant(admin.config, step.callback, { pkceCodeVerifier: verifier });
+    assert.ok(String(tokens.scope).split(' ').includes('custom:role=super-admin'), String(tokens.scope));
+    advance();
+    const refused = await fetch((await authorizeUrl(app, { scope })).url, { redirect: 'manual' });
+    const location = refused.headers.get('location');
+    assert.ok(location, `status ${refused.status}`);
+    assert.equal(new URL(location).searchParams.get('error'), 'invalid_scope');
   });
 });

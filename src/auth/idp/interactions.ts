@@ -9,7 +9,7 @@ import type Provider from 'oidc-provider';
 import QRCode from 'qrcode';
 import type { SignIn, NextStep } from './sign-in.ts';
 import { clientIds, INTERACTION_TTL_S } from './provider.ts';
-import { handToProvider } from './mount.ts';
+import { handToProvider, pinOrigin } from './mount.ts';
 import { enrolPage, errorPage, newPasswordPage, otpPage, PAGE_HEADERS, signedOutPage, signInPage } from './views.ts';
 import { MIN_PASSWORD_LENGTH } from '../passwords.ts';
 import { MemoryRateLimiter } from '../../ratelimit/memory.ts';
@@ -38,6 +38,7 @@ export function interactionRoutes(deps: {
   signIn: SignIn;
   clock: () => Date;
   stage: string;
+  authUrl: string;
   authPath: string;
   attemptsPerMinute: number;
 }): FastifyPluginAsync {
@@ -50,7 +51,7 @@ export function interactionRoutes(deps: {
     () => deps.clock().getTime(),
   );
   const base = `${deps.authPath}/interaction`;
-  const toProvider = handToProvider(provider, deps.authPath);
+  const toProvider = handToProvider(provider, deps.authUrl);
 
   return async (app) => {
     await app.register(formbody, { bodyLimit: 16 * 1024 });
@@ -58,13 +59,12 @@ export function interactionRoutes(deps: {
     const html = (reply: FastifyReply, body: string, status = 200) =>
       reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(body);
 
-    /** Takes a token from the address's bucket; false (with the 429 page sent) when there is none. */
-    function throttled(request: FastifyRequest, reply: FastifyReply, bucket: 'signin' | 'authorize', page: (error: string) => string) {
+    const TOO_MANY = 'Too many attempts from your network. Wait a minute and try again.';
+    /** Takes a token from the address's bucket; when there is none, sets Retry-After and answers false. */
+    function allowed(request: FastifyRequest, reply: FastifyReply, bucket: 'signin' | 'authorize'): boolean {
       const decision = perAddress.take(`${bucket}:${request.ip}`);
-      if (decision.allowed) return false;
-      reply.header('retry-after', String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))));
-      html(reply, page('Too many attempts from your network. Wait a minute and try again.'), 429);
-      return true;
+      if (!decision.allowed) reply.header('retry-after', String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))));
+      return decision.allowed;
     }
 
     async function details(request: FastifyRequest<{ Params: { uid: string } }>, reply: FastifyReply): Promise<Details | undefined> {
@@ -132,8 +132,8 @@ export function interactionRoutes(deps: {
       url: `${deps.authPath}/oauth2/authorize`,
       schema: { hide: true },
       onRequest: async (request, reply) => {
-        if (throttled(request, reply, 'authorize', () => errorPage('temporarily_unavailable', 'Too many sign-ins were started from your network. Wait a minute and try again.'))) {
-          return reply;
+        if (!allowed(request, reply, 'authorize')) {
+          return html(reply, errorPage('temporarily_unavailable', 'Too many sign-ins were started from your network. Wait a minute and try again.'), 429);
         }
         return toProvider(request, reply);
       },
@@ -153,6 +153,7 @@ export function interactionRoutes(deps: {
       }
       const client = await provider.Client.find(clientId);
       if (!client) return html(reply, errorPage('invalid_client', 'The sign-out link names an unknown app.'), 400);
+      pinOrigin(request.raw, new URL(deps.authUrl));
       const ctx = provider.createContext(request.raw, reply.raw);
       const session = await provider.Session.get(ctx);
       if (session.accountId) {
@@ -185,7 +186,7 @@ export function interactionRoutes(deps: {
       const form = request.body ?? {};
       const problem = fieldProblem(form.username) ?? fieldProblem(form.password);
       const email = problem ? '' : String(form.username ?? '').trim();
-      if (throttled(request, reply, 'signin', (error) => signInPage(action, { client: clientName(d), email, error }))) return reply;
+      if (!allowed(request, reply, 'signin')) return html(reply, signInPage(action, { client: clientName(d), email, error: TOO_MANY }), 429);
       if (problem) return html(reply, signInPage(action, { client: clientName(d), error: problem }), 400);
       const kind = d.params.client_id === ids.admin ? 'staff' : 'user';
       const account = email ? await signIn.password(kind, email, String(form.password ?? '')) : undefined;
@@ -211,13 +212,7 @@ export function interactionRoutes(deps: {
         if (!d) return reply;
         const pending = pendingOf(d);
         if (pending?.step !== step) return reply.code(303).header('location', `${base}/${d.uid}`).send();
-        if (guesses) {
-          const decision = perAddress.take(`signin:${request.ip}`);
-          if (!decision.allowed) {
-            reply.header('retry-after', String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))));
-            return stepPage(reply, d.uid, pending, 'Too many attempts from your network. Wait a minute and try again.', 429);
-          }
-        }
+        if (guesses && !allowed(request, reply, 'signin')) return stepPage(reply, d.uid, pending, TOO_MANY, 429);
         const value = (request.body ?? {})[field];
         const problem = fieldProblem(value);
         if (problem) return stepPage(reply, d.uid, pending, problem, 400);

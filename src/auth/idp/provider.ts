@@ -9,7 +9,17 @@ import { adapterFor } from './adapter.ts';
 import type { KeyMaterial } from './keys.ts';
 import { errorPage, logoutPage, PAGE_HEADERS, signedOutPage } from './views.ts';
 
-export const SCOPES = ['openid', 'email', 'profile', 'aws.cognito.signin.user.admin'];
+const USER_SCOPES = ['openid', 'email', 'profile', 'aws.cognito.signin.user.admin'];
+/** Granted to staff through the admin client only (spec: the admin client's scopes). */
+export const STAFF_SCOPE = 'custom:role=super-admin';
+export const SCOPES = [...USER_SCOPES, STAFF_SCOPE];
+
+/**
+ * oidc-provider takes only http(s) callbacks from "web" clients; a client with a callback of
+ * another scheme (an extension's, a mobile app's) is registered as "native", which allows them
+ * (and, for http, only loopback hosts).
+ */
+const applicationType = (callbacks: string[]) => (callbacks.every((u) => /^https?:/i.test(u)) ? 'web' : 'native');
 
 /** How long a sign-in in progress (an interaction) is kept. */
 export const INTERACTION_TTL_S = 600;
@@ -48,6 +58,9 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
       {
         client_id: ids.app,
         client_name: 'Signature Service',
+        application_type: applicationType([config.appUrl, ...config.extensionCallbackUrls]),
+        scope: USER_SCOPES.join(' '),
+        require_auth_time: true,
         token_endpoint_auth_method: 'none',
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
@@ -57,6 +70,9 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
       {
         client_id: ids.admin,
         client_name: 'Signature Service staff',
+        application_type: applicationType([config.adminUrl]),
+        scope: SCOPES.join(' '),
+        require_auth_time: true,
         token_endpoint_auth_method: 'none',
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
@@ -76,13 +92,20 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
           name: account.name,
           // Tenancy claims only on the ID token (spec 5.2).
           ...(use === 'id_token'
-            ? { 'custom:role': account.role, ...(account.orgId ? { 'custom:orgId': account.orgId } : {}), token_use: 'id' }
+            ? {
+                'custom:role': account.role,
+                ...(account.orgId ? { 'custom:orgId': account.orgId } : {}),
+                // Cognito's username is the user's id here (what `sub` holds).
+                'cognito:username': sub,
+                token_use: 'id',
+              }
             : {}),
         }),
       };
     },
     claims: {
-      openid: ['sub', 'amr', 'custom:orgId', 'custom:role', 'token_use'],
+      openid: ['sub', 'amr', 'custom:orgId', 'custom:role', 'cognito:username', 'token_use'],
+      [STAFF_SCOPE]: [],
       email: ['email', 'email_verified'],
       profile: ['name'],
     },
