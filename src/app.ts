@@ -15,7 +15,7 @@ import { templateRoutes } from './templates/routes.ts';
 import { apiKeyRoutes } from './api-keys/routes.ts';
 import { auditRoutes } from './audit/routes.ts';
 import { interactionRoutes } from './auth/idp/interactions.ts';
-import { handToProvider } from './auth/idp/mount.ts';
+import { handToProvider } from './auth/idp/hooks.ts';
 import { mfaRoutes } from './users/mfa-routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';

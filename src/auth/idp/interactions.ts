@@ -9,7 +9,7 @@ import type Provider from 'oidc-provider';
 import QRCode from 'qrcode';
 import type { SignIn, NextStep } from './sign-in.ts';
 import { clientIds, INTERACTION_TTL_S } from './provider.ts';
-import { handToProvider, pinOrigin } from './mount.ts';
+import { handToProvider, pinOrigin } from './hooks.ts';
 import { enrolPage, errorPage, newPasswordPage, otpPage, PAGE_HEADERS, signedOutPage, signInPage } from './views.ts';
 import { MIN_PASSWORD_LENGTH } from '../passwords.ts';
 import { MemoryRateLimiter } from '../../ratelimit/memory.ts';
@@ -60,10 +60,12 @@ export function interactionRoutes(deps: {
       reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(body);
 
     const TOO_MANY = 'Too many attempts from your network. Wait a minute and try again.';
+    // An empty bucket holds a token again within one refill interval (60 s / the limit).
+    const retryAfterS = String(Math.max(1, Math.ceil(60 / deps.attemptsPerMinute)));
     /** Takes a token from the address's bucket; when there is none, sets Retry-After and answers false. */
     function allowed(request: FastifyRequest, reply: FastifyReply, bucket: 'signin' | 'authorize'): boolean {
       const decision = perAddress.take(`${bucket}:${request.ip}`);
-      if (!decision.allowed) reply.header('retry-after', String(Math.max(1, Math.ceil(decision.retryAfterMs / 1000))));
+      if (!decision.allowed) reply.header('retry-after', retryAfterS);
       return decision.allowed;
     }
 

@@ -1,7 +1,7 @@
-// Hands a request to the identity provider (a Koa app) that answers under AUTH_URL's path. It is
-// done in onRequest, before any body parsing, with the mount path moved to originalUrl as a
-// mounting middleware would (this costs nothing on other routes, where a global middleware layer
-// would run on every request).
+// The onRequest hook that hands a request to the identity provider (a Koa app), which answers
+// under AUTH_URL's path. It runs before any body parsing and moves the mount path to originalUrl
+// as a mounting middleware would (this costs nothing on other routes, where a global middleware
+// layer would run on every request).
 import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
