@@ -315,6 +315,18 @@ describe('identity provider hardening', () => {
       assert.ok([400, 401].includes(b2.lastStatus), `otp ${b2.lastStatus}`);
       assert.match(b2.lastPage, /name="otp"/);
     }
+    // The new-password step after a temporary password.
+    const email = `temp-${Date.now()}@example.test`;
+    const created = await server.request('POST', `/v1/orgs/${org.orgId}/users`, { key: org.key, body: { email, temporaryPassword: 'temporary password 1' } });
+    assert.equal(created.status, 201, created.text);
+    advance();
+    const { browser: b3, step: s3 } = await toPassword({ email, password: 'temporary password 1' });
+    assert.match(b3.lastPage, /name="new_password"/);
+    for (const newPassword of ['a long new pass\u0000word', 'p'.repeat(5000)]) {
+      await b3.submit(s3.url, { new_password: newPassword }, app.redirectUri);
+      assert.equal(b3.lastStatus, 400);
+      assert.match(b3.lastPage, /name="new_password"/);
+    }
   });
 
   test("a NUL in authorize's state is invalid_request; in a token request invalid_grant; never a 500", async () => {
