@@ -140,7 +140,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(auditRoutes({ guards, db: deps.database.db }));
   await app.register(renderRoutes({ guards, render: deps.render, db: deps.database.db, clock: deps.clock }));
   await app.register(pixelRoutes({ opens: deps.opens, clock: deps.clock }));
-  await app.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, db: deps.database.db, clock: deps.clock }));
+  await app.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, clock: deps.clock }));
   await app.register(
     webhookRoutes({ billing: deps.billing, secret: config.webhookSecret, toleranceS: config.webhookToleranceS, clock: deps.clock }),
   );
