@@ -103,6 +103,17 @@ describe('payment-provider webhooks and billing', () => {
     assert.equal((await org(o)).subscriptionStatus, 'past_due');
   });
 
+  test('Stripe-Signature is accepted as well as Provider-Signature (same scheme, same checks)', async () => {
+    const o = await createOrg(server);
+    const evt = event('invoice.payment_failed', { customer: `cus_s_${o.orgId.slice(0, 8)}`, metadata: { orgId: o.orgId } });
+    const wrong = await deliver(server, evt, { headerName: 'stripe-signature', secret: 'whsec_other' });
+    assert.equal(wrong.status, 401);
+    const stale = await deliver(server, evt, { headerName: 'stripe-signature', timestamp: ts() - 301 });
+    assert.equal(stale.status, 401);
+    assert.deepEqual((await deliver(server, evt, { headerName: 'stripe-signature' })).body, { received: true, kind: 'patch' });
+    assert.equal((await org(o)).subscriptionStatus, 'past_due');
+  });
+
   test('a body without id, type or data.object is 400', async () => {
     for (const body of [{ type: 'invoice.paid', data: { object: {} } }, { id: 'evt_x', data: { object: {} } }, { id: 'evt_x', type: 'x', data: {} }]) {
       const res = await deliver(server, body);

@@ -24,9 +24,12 @@ export function webhookRoutes(deps: {
         schema: {
           summary: 'Payment-provider events (Stripe format, signed)',
           description:
-            'Authenticated by `Provider-Signature: t=<unix>,v1=<hex>` (HMAC-SHA256 of `<t>.<raw body>`), not by a token. Answers `{received: true, kind: "patch"}` when processed, `{received: true, deduplicated: true}` for an id seen within the dedup window, `{received: true}` when handling failed (the event is kept for replay) or when the event waits for an event that links its customer to an org.',
+            'Authenticated by `Provider-Signature: t=<unix>,v1=<hex>` (HMAC-SHA256 of `<t>.<raw body>`), or the same as `Stripe-Signature`, not by a token. Answers `{received: true, kind: "patch"}` when processed, `{received: true, deduplicated: true}` for an id seen within the dedup window, `{received: true}` when handling failed (the event is kept for replay) or when the event waits for an event that links its customer to an org.',
           tags: ['billing'],
-          headers: z.object({ 'provider-signature': z.string().optional() }),
+          headers: z.object({
+            'provider-signature': z.string().optional(),
+            'stripe-signature': z.string().optional().describe('the same scheme under Stripe\'s header name; used when Provider-Signature is absent'),
+          }),
           response: {
             200: z.object({ received: z.literal(true), kind: z.literal('patch').optional(), deduplicated: z.literal(true).optional() }),
             400: errorEnvelope,
@@ -39,7 +42,8 @@ export function webhookRoutes(deps: {
         if (!deps.secret) throw new AppError('SERVICE_UNAVAILABLE', 'Payment-provider webhooks are not configured (WEBHOOK_SECRET is unset).');
         const raw = request.body;
         if (!Buffer.isBuffer(raw)) throw new AppError('BAD_REQUEST', 'The body must be JSON.', { details: { field: 'body' } });
-        const header = request.headers['provider-signature'];
+        // Stripe's own header name too, so a Stripe account can point straight at this route.
+        const header = request.headers['provider-signature'] ?? request.headers['stripe-signature'];
         const check = verifySignature(raw, typeof header === 'string' ? header : undefined, deps.secret, {
           toleranceS: deps.toleranceS,
           nowS: Math.floor(deps.clock().getTime() / 1000),

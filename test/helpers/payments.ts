@@ -21,12 +21,12 @@ export function event(type: string, object: Record<string, unknown>, over: { id?
 export async function deliver(
   server: TestServer,
   evt: unknown,
-  opts: { secret?: string; timestamp?: number; header?: string | null; rawBody?: string; headers?: Record<string, string> } = {},
+  opts: { secret?: string; timestamp?: number; header?: string | null; rawBody?: string; headers?: Record<string, string>; headerName?: string } = {},
 ): Promise<TestResponse> {
   const payload = opts.rawBody ?? JSON.stringify(evt);
   const headers: Record<string, string> = { ...opts.headers };
   const header = opts.header === undefined ? signedHeader(payload, opts) : opts.header;
-  if (header !== null) headers['provider-signature'] = header;
+  if (header !== null) headers[opts.headerName ?? 'provider-signature'] = header;
   return server.request('POST', '/v1/webhooks/payment-provider', { rawBody: payload, headers });
 }
 
