@@ -144,6 +144,20 @@ describe('billing is order-independent', () => {
     });
   }
 
+  test('a pending event whose customer a concurrent transaction linked is applied by the periodic sweep', async () => {
+    const o = await createOrg(server);
+    const customer = `cus_race_${o.orgId.slice(0, 8)}`;
+    const { failed } = recovery(customer, since20250331);
+    assert.deepEqual((await deliver(server, failed)).body, { received: true });
+    // As if a checkout in another instance linked the customer while this event was being kept:
+    // that transaction could not see it waiting.
+    await server.deps.database.db.updateTable('orgs').set({ provider_customer_id: customer }).where('id', '=', o.orgId).execute();
+    assert.equal((await billing(o)).subscriptionStatus, 'trialing');
+    await server.deps.billing.purge();
+    assert.equal((await billing(o)).subscriptionStatus, 'past_due');
+    assert.deepEqual(await statuses(o), ['applied']);
+  });
+
   test('the failure alone, in either order with the sign-up, leaves the org past due with a grace counted from the failure', async () => {
     for (const order of [['signup', 'failed'], ['failed', 'signup']] as const) {
       const o = await createOrg(server);
