@@ -273,6 +273,34 @@ describe('payment-provider webhooks and billing', () => {
     assert.equal(failed.customer_id, `cus_nobody_${together.a.orgId.slice(0, 8)}`);
   });
 
+  test('in one batch, an event that waits for its customer is applied when a later event of the batch links it', async () => {
+    const run = async (together: boolean) => {
+      const o = await createOrg(server);
+      const customer = `cus_wait_${o.orgId.slice(0, 8)}`;
+      const t = ts();
+      const events = [
+        event('invoice.payment_failed', { customer }, { created: t + 1 }),
+        event('customer.subscription.updated', { ...subscription(o.orgId, { customer, quantity: 4 }), metadata: {} }, { created: t + 2 }),
+        event('checkout.session.completed', { customer, client_reference_id: o.orgId }, { created: t }),
+      ];
+      const results: string[] = together ? await intakeAll(events) : [];
+      if (!together) for (const e of events) results.push((await intakeAll([e]))[0] as string);
+      const rows = await server.deps.database.db.selectFrom('webhook_events').select(['id', 'status']).where('id', 'in', events.map((e) => e.id)).execute();
+      return { o, results, statuses: events.map((e) => rows.find((r) => r.id === e.id)?.status) };
+    };
+    const together = await run(true);
+    const apart = await run(false);
+    assert.deepEqual(apart.results, ['pending', 'pending', 'processed']);
+    assert.deepEqual(together.results, ['processed', 'processed', 'processed'], 'applied within the batch that linked them');
+    assert.deepEqual(together.statuses, ['applied', 'applied', 'applied']);
+    assert.deepEqual(apart.statuses, together.statuses);
+    const { version: _v1, ...a } = await billingState(together.o);
+    const { version: _v2, ...b } = await billingState(apart.o);
+    assert.deepEqual(a, b);
+    // Failed at t + 1, then the update of t + 2 says active again.
+    assert.deepEqual(a, { status: 'active', seats: 4, plan: 'pro', grace: false });
+  });
+
   test('a batch that fails as a whole is applied one event at a time: one bad event fails alone', async () => {
     const [a, b, c] = [await createOrg(server), await createOrg(server), await createOrg(server)];
     const customer = `cus_shared_${a.orgId.slice(0, 8)}`;
