@@ -6,7 +6,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, type TestOrg } from './helpers/fixtures.ts';
+import type Stripe from 'stripe';
 import { deliver, event, staffToken } from './helpers/payments.ts';
+
+/** Stripe's own types (the installed SDK speaks the newer API), every field optional. */
+type DeepPartial<T> = T extends (infer U)[] ? DeepPartial<U>[] : T extends object ? { [K in keyof T]?: DeepPartial<T[K]> } : T;
 
 function permutations<T>(items: T[]): T[][] {
   if (items.length <= 1) return [items];
@@ -15,7 +19,7 @@ function permutations<T>(items: T[]): T[][] {
 
 const T = 1_900_000_000; // the sign-up's second
 const PERIOD_END = T + 30 * 86400;
-const price = { id: 'price_team_v3', object: 'price', lookup_key: 'team', product: 'prod_team' };
+const price = { id: 'price_team_v3', object: 'price', lookup_key: 'team', product: 'prod_team' } satisfies DeepPartial<Stripe.Price>;
 
 interface Shape {
   subscription(customer: string, over: { status: string; quantity: number }): Record<string, unknown>;
@@ -45,14 +49,14 @@ const since20250331: Shape = {
     status,
     metadata: {},
     items: { object: 'list', data: [{ id: `si_${customer}`, object: 'subscription_item', quantity, current_period_end: PERIOD_END, price }] },
-  }),
+  }) satisfies DeepPartial<Stripe.Subscription>,
   invoice: (customer, status) => ({
     id: `in_${customer}_${status}`,
     object: 'invoice',
     customer,
     status,
     parent: { type: 'subscription_details', subscription_details: { subscription: `sub_${customer}`, metadata: {} } },
-  }),
+  }) satisfies DeepPartial<Stripe.Invoice>,
 };
 
 const SHAPES = { 'before 2025-03-31': before20250331, 'since 2025-03-31': since20250331 };
@@ -62,7 +66,15 @@ function signUp(o: TestOrg, customer: string, shape: Shape) {
   return {
     checkout: event(
       'checkout.session.completed',
-      { id: `cs_${customer}`, object: 'checkout.session', mode: 'subscription', client_reference_id: o.orgId, customer, subscription: `sub_${customer}`, metadata: {} },
+      {
+        id: `cs_${customer}`,
+        object: 'checkout.session',
+        mode: 'subscription',
+        client_reference_id: o.orgId,
+        customer,
+        subscription: `sub_${customer}`,
+        metadata: {},
+      } satisfies DeepPartial<Stripe.Checkout.Session>,
       { created: T + 1 },
     ),
     created: event('customer.subscription.created', shape.subscription(customer, { status: 'active', quantity: 12 }), { created: T }),
