@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Guards } from '../auth/guard.ts';
 import { errorResponses, iso, isoOrNull, listQuery, nullableTimestamp, orgParams, page, timestamp, uuid } from '../http/schemas.ts';
 import { isStorable } from './event.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../errors.ts';
 import type { OrgService } from '../orgs/service.ts';
 import type { BillingService } from './service.ts';
 import { planFacts, planStatus } from './gate.ts';

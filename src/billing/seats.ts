@@ -1,4 +1,4 @@
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import type { Db } from '../store/db.ts';
 import { billingRepo } from '../store/repositories/billing.ts';
 

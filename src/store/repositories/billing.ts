@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
+import { isUuid } from '../../lib/uuid.ts';
 import type { WebhookEventRow } from '../schema.ts';
 
 /** The billing columns of an org, as the payment provider's events set them. */
@@ -54,8 +55,6 @@ export type StoredEvent = Pick<WebhookEventRow, 'id' | 'type' | 'created_at' | '
 
 export type EventListRow = Omit<WebhookEventRow, 'raw_body'>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 const dateOrNull = (v: unknown) => (typeof v === 'string' ? new Date(v) : null);
 
 function baseFromJson(json: Record<string, any> | null): OrgBilling | null {
@@ -82,7 +81,7 @@ export const billingRepo = {
    * transactions locking overlapping orgs cannot deadlock.
    */
   async lockOrgs(db: Db, by: { orgIds: string[]; customerIds: string[] }): Promise<LockedOrg[]> {
-    const orgIds = [...new Set(by.orgIds.filter((id) => UUID.test(id)).map((id) => id.toLowerCase()))];
+    const orgIds = [...new Set(by.orgIds.filter(isUuid).map((id) => id.toLowerCase()))];
     const customerIds = [...new Set(by.customerIds)];
     if (orgIds.length === 0 && customerIds.length === 0) return [];
     const rows = await db
