@@ -4,7 +4,7 @@ import type { Guards } from '../auth/guard.ts';
 import type { Db } from '../store/db.ts';
 import { auditRepo } from '../store/repositories/audit.ts';
 import { decodeCursor, toPage } from '../store/pagination.ts';
-import { errorResponses, iso, listQuery, orgParams, page, timestamp } from '../http/schemas.ts';
+import { errorResponses, iso, listQuery, orgParams, page, text, timestamp } from '../http/schemas.ts';
 
 const auditEntrySchema = z
   .object({
@@ -28,8 +28,8 @@ export function auditRoutes(deps: { guards: Guards; db: Db }): FastifyPluginAsyn
           tags: ['audit'],
           params: orgParams,
           querystring: listQuery.extend({
-            action: z.string().max(100).optional().describe('only this action, e.g. `user.create`'),
-            targetId: z.string().max(100).optional().describe('only entries about this object'),
+            action: text().max(100).optional().describe('only this action, e.g. `user.create`'),
+            targetId: text().max(100).optional().describe('only entries about this object'),
           }),
           response: { 200: page(auditEntrySchema), ...errorResponses('FORBIDDEN') },
         },

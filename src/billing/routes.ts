@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Guards } from '../auth/guard.ts';
 import type { Db } from '../store/db.ts';
 import { billingRepo } from '../store/repositories/billing.ts';
-import { errorResponses, iso, isoOrNull, listQuery, nullableTimestamp, orgParams, page, timestamp } from '../http/schemas.ts';
+import { errorResponses, iso, isoOrNull, listQuery, nullableTimestamp, orgParams, page, text, timestamp } from '../http/schemas.ts';
 import { badRequest, notFound } from '../http/errors.ts';
 import type { OrgService } from '../orgs/service.ts';
 import type { BillingService } from './service.ts';
@@ -104,7 +104,7 @@ export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing:
         schema: {
           summary: 'Apply a failed payment-provider event again (staff)',
           tags: ['admin'],
-          params: z.object({ eventId: z.string().min(1).max(255) }),
+          params: z.object({ eventId: text().min(1).max(255) }),
           response: {
             200: z.object({ id: z.string(), result: z.enum(['applied', 'ignored', 'failed', 'not-failed']), detail: z.string() }),
             ...errorResponses('FORBIDDEN', 'NOT_FOUND'),

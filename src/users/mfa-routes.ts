@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { accessOf, enforce, writeContext, type Guards } from '../auth/guard.ts';
-import { errorResponses } from '../http/schemas.ts';
+import { errorResponses, text } from '../http/schemas.ts';
 import { AppError } from '../http/errors.ts';
 import { manageMfa } from '../auth/policy.ts';
 import type { SignIn } from '../auth/idp/sign-in.ts';
@@ -50,7 +50,7 @@ export function mfaRoutes(deps: { guards: Guards; users: UserService; signIn: Si
           summary: 'Confirm TOTP enrolment with a code from the app',
           tags: ['users'],
           params: userParams,
-          body: z.strictObject({ code: z.string().regex(/^\d{6}$/, 'must be 6 digits') }),
+          body: z.strictObject({ code: text().regex(/^\d{6}$/, 'must be 6 digits') }),
           response: { 200: z.object({ mfaEnabled: z.literal(true) }), ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
         },
       },
