@@ -4,7 +4,7 @@ import type { Guards } from '../auth/guard.ts';
 import type { Db } from '../store/db.ts';
 import { opensRepo } from '../store/repositories/opens.ts';
 import { badRequest } from '../http/errors.ts';
-import { errorResponses, orgParams, page, uuid } from '../http/schemas.ts';
+import { errorResponses, orgParams, page, text, uuid } from '../http/schemas.ts';
 import type { RenderService, Rendered } from './service.ts';
 import { JsonMemo } from '../http/json-memo.ts';
 
@@ -20,6 +20,9 @@ const renderedSchema = z
   .meta({ id: 'RenderedSignature' });
 
 const day = z.iso.date();
+// ISO dates of years 1 to 9999: PostgreSQL has no year 0 (a 500 from the database otherwise).
+const FIRST_DAY = '0001-01-01';
+const queryDay = day.refine((d) => d >= FIRST_DAY, { message: `must be a date from ${FIRST_DAY} to 9999-12-31` });
 
 export function renderRoutes(deps: { guards: Guards; render: RenderService; db: Db; clock: () => Date }): FastifyPluginAsyncZod {
   const { guards, render } = deps;
@@ -50,7 +53,7 @@ export function renderRoutes(deps: { guards: Guards; render: RenderService; db: 
           summary: 'Render an unsaved template for a user (the editor preview; admin)',
           tags: ['render'],
           params: orgParams,
-          body: z.strictObject({ userId: uuid, html: z.string().max(100_000), text: z.string().max(100_000).default('') }),
+          body: z.strictObject({ userId: uuid, html: text().max(100_000), text: text().max(100_000).default('') }),
           response: { 200: renderedSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'PAYMENT_REQUIRED') },
         },
       },
@@ -66,8 +69,8 @@ export function renderRoutes(deps: { guards: Guards; render: RenderService; db: 
           tags: ['render'],
           params: orgParams,
           querystring: z.object({
-            from: day.optional().describe('first day (UTC), default 30 days ago'),
-            to: day.optional().describe('last day (UTC), default today'),
+            from: queryDay.optional().describe('first day (UTC), default 30 days ago'),
+            to: queryDay.optional().describe('last day (UTC), default today'),
             userId: uuid.optional(),
           }),
           response: {
@@ -79,7 +82,7 @@ export function renderRoutes(deps: { guards: Guards; render: RenderService; db: 
       async (request) => {
         const today = deps.clock().toISOString().slice(0, 10);
         const to = request.query.to ?? today;
-        const from = request.query.from ?? new Date(Date.parse(to) - 29 * 86_400_000).toISOString().slice(0, 10);
+        const from = request.query.from ?? maxDay(FIRST_DAY, new Date(Date.parse(to) - 29 * 86_400_000).toISOString().slice(0, 10));
         if (from > to) throw badRequest('query.from: must not be after `to`', { field: 'query.from' });
         if (Date.parse(to) - Date.parse(from) > 366 * 86_400_000) throw badRequest('query.from: at most 366 days at once', { field: 'query.from' });
         return { items: await opensRepo.daily(deps.db, request.params.orgId, { from, to, userId: request.query.userId }), nextCursor: null };
@@ -87,3 +90,6 @@ export function renderRoutes(deps: { guards: Guards; render: RenderService; db: 
     );
   };
 }
+
+// ISO dates of years 1 to 9999 compare as strings (toISOString writes year 0 as 0000).
+const maxDay = (a: string, b: string) => (a > b ? a : b);
