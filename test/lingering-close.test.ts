@@ -131,6 +131,35 @@ describe('the lingering is bounded', () => {
   });
   after(() => server.close());
 
+  test('chunked uploads (no Content-Length) refused part-way also get their 413', async () => {
+    for (let i = 0; i < 10; i++) {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const req = httpRequest(
+          `${server.url}/v1/orgs/${org.orgId}/templates`,
+          { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': org.key } },
+          (res) => {
+            let text = '';
+            res.on('data', (d) => (text += d));
+            res.on('end', () => resolve(`${res.statusCode} ${JSON.parse(text).error.code}`));
+          },
+        );
+        req.on('error', reject);
+        // 112 KB against a 64 KB limit, in chunks: the limit is found while the body arrives.
+        const chunk = Buffer.alloc(16 * 1024, 0x20);
+        let n = 0;
+        const pump = () => {
+          while (n < 7) {
+            n++;
+            if (!req.write(chunk)) return void req.once('drain', pump);
+          }
+          req.end();
+        };
+        pump();
+      });
+      assert.equal(answer, '413 PAYLOAD_TOO_LARGE');
+    }
+  });
+
   test('a client that stops sending is disconnected after the idle bound, its 413 read', async () => {
     const started = Date.now();
     let client: Socket | undefined;
