@@ -29,6 +29,10 @@ export function answerAndLinger(request: FastifyRequest, reply: FastifyReply, st
   const socket = request.raw.socket;
   const payload = JSON.stringify(body);
   reply.hijack();
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
   reply.code(status);
   const headers: Record<string, string | number | string[]> = {};
   for (const [name, value] of Object.entries(reply.getHeaders())) {
