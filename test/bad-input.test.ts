@@ -113,6 +113,39 @@ describe('bad input is a 400 naming the field, never a 500', () => {
     assert.equal((await server.request('GET', '/v1/p/a%00b')).status, 200);
   });
 
+  test('hostile JSON on every route with a body: never a 500, refusals in the envelope', async () => {
+    const nest = (n: number) => '['.repeat(n) + ']'.repeat(n);
+    const bodies = [
+      '{"__proto__":{"isAdmin":true}}',
+      '{"constructor":{"prototype":{"isAdmin":true}}}',
+      nest(100_000),
+      `{"name":${nest(5_000)}}`,
+      '{"version":1e400,"name":"x"}',
+      '{"version":2147483648,"name":"x"}',
+      '{"version":1.5,"name":"x"}',
+      '"a string"',
+      'null',
+      '[]',
+      '12',
+      '{"\\u0000":"x"}',
+      '{"name":"\\ud800"}',
+      '{"name":"x"',
+    ];
+    let tried = 0;
+    for (const { method, route, op } of operations()) {
+      if (!op.requestBody) continue;
+      for (const rawBody of bodies) {
+        const res = await server.request(method, fill(route), { ...credentials(route), rawBody });
+        const what = `${method} ${route} ${rawBody.slice(0, 40)}: ${res.status} ${res.text.slice(0, 200)}`;
+        assert.ok(res.status < 500, what);
+        // (The render route takes `null` for "no options".)
+        if (res.status >= 400) assert.ok(res.body?.error?.correlationId, what);
+        tried++;
+      }
+    }
+    assert.ok(tried >= 8 * bodies.length, `only ${tried} cases`);
+  });
+
   test('numbers out of range in every numeric query parameter: 400 naming it', async () => {
     let tried = 0;
     for (const { method, route, op } of operations()) {
