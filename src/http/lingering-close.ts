@@ -47,23 +47,23 @@ export function answerAndLinger(request: FastifyRequest, reply: FastifyReply, st
   socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n${head}\r\n${payload}`);
   logCompleted(request, reply);
 
-  let received = 0;
-  const timers: NodeJS.Timeout[] = [];
   const destroy = () => socket.destroy();
-  // The body has ended: everything the client sent has been read, so closing sends no reset once
-  // our own answer is flushed (the overall bound still applies to a client that does not read it).
-  const closeAfterFlush = () => (socket.writableFinished ? destroy() : socket.once('finish', destroy));
+  const overall = setTimeout(destroy, limits.maxMs);
+  const idle = setTimeout(destroy, limits.idleMs);
+  let received = 0;
   const discard = (chunk: Buffer) => {
     received += chunk.length;
     if (received > limits.maxBytes) destroy();
-    else timers[1]?.refresh();
+    else idle.refresh();
   };
-  timers.push(setTimeout(destroy, limits.maxMs), setTimeout(destroy, limits.idleMs));
   socket.once('close', () => {
-    for (const t of timers) clearTimeout(t);
+    clearTimeout(overall);
+    clearTimeout(idle);
     request.raw.removeListener('data', discard);
   });
   request.raw.on('data', discard);
-  request.raw.once('end', closeAfterFlush);
+  // The body has ended: everything the client sent has been read, so closing sends no reset once
+  // our own answer is flushed (the overall bound still applies to a client that does not read it).
+  request.raw.once('end', () => (socket.writableFinished ? destroy() : socket.once('finish', destroy)));
   request.raw.resume();
 }
