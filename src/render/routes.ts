@@ -29,6 +29,3 @@ export function renderRoutes(deps: { guards: Guards; billing: BillingHooks; rend
     );
   };
 }
-
-// ISO dates of years 1 to 9999 compare as strings (toISOString writes year 0 as 0000).
-const maxDay = (a: string, b: string) => (a > b ? a : b);
