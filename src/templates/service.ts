@@ -36,6 +36,7 @@ export function createTemplateService(deps: { db: Db; onChange: (orgId: string, 
     async create(ctx: WriteContext, input: TemplateInput): Promise<SavedTemplate> {
       const { htmlPrepared, warnings } = await compileTemplate(input);
       const row = await db.transaction().execute(async (tx) => {
+        if (input.isDefault !== false) await templatesRepo.lockDefault(tx, ctx.orgId);
         const isDefault = input.isDefault ?? !(await templatesRepo.findDefault(tx, ctx.orgId));
         if (isDefault) await templatesRepo.clearDefault(tx, ctx.orgId);
         const row = await templatesRepo.insert(tx, {
@@ -64,7 +65,10 @@ export function createTemplateService(deps: { db: Db; onChange: (orgId: string, 
       const row = await db.transaction().execute(async (tx) => {
         const { isDefault, ...rest } = patch;
         // Before the update (one default per org is a unique index); a failed update rolls it back.
-        if (isDefault) await templatesRepo.clearDefault(tx, ctx.orgId, templateId);
+        if (isDefault) {
+          await templatesRepo.lockDefault(tx, ctx.orgId);
+          await templatesRepo.clearDefault(tx, ctx.orgId, templateId);
+        }
         // html and text were compiled from the version read above; the version check makes sure
         // the other part is still that version's.
         const updated = await templatesRepo.update(tx, ctx.orgId, templateId, check, {
