@@ -1,0 +1,69 @@
+// The render worker pool: saves, previews and first renders of templates run in worker threads
+// (piscina), so no template, however hostile, holds the event loop. Inside the worker a template is
+// limited by its own CPU time (compile.ts); here a wall-clock timeout is only the safety net that
+// replaces a worker stuck where no check runs, and a memory ceiling ends one that balloons.
+import { Piscina } from 'piscina';
+import { AppError } from '../http/errors.ts';
+import type { RenderedParts, Scope } from './compile.ts';
+import type { Compiled, RenderTask, TaskResult } from './worker.ts';
+
+export interface RenderPool {
+  compile(input: { html: string; text: string }): Promise<Compiled>;
+  render(task: { key: string; htmlPrepared: string; text: string; scope: Scope; limitBytes: number }): Promise<RenderedParts>;
+  preview(task: { html: string; text: string; scope: Scope; limitBytes: number }): Promise<RenderedParts>;
+  close(): Promise<void>;
+}
+
+export interface RenderPoolOptions {
+  threads: number;
+  /** Wall-clock bound of one task, queueing included: the safety net, far above the CPU limits. */
+  timeoutMs?: number;
+  /** Tasks that may wait for a thread before the pool answers 503. */
+  maxQueue?: number;
+}
+
+export function createRenderPool(options: RenderPoolOptions): RenderPool {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const pool = new Piscina<RenderTask, TaskResult<Compiled | RenderedParts>>({
+    filename: new URL('./worker.ts', import.meta.url).href,
+    // Started on the first template work, so processes that never render (the CLI) pay nothing.
+    minThreads: 0,
+    maxThreads: options.threads,
+    idleTimeout: 60_000,
+    maxQueue: options.maxQueue ?? 1_000,
+    // Well above Liquid's 2 MB memory limit; a worker past it dies alone, and is replaced.
+    resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 },
+  });
+
+  async function run<T>(task: RenderTask): Promise<T> {
+    let result: TaskResult<Compiled | RenderedParts>;
+    try {
+      result = await pool.run(task, { signal: AbortSignal.timeout(timeoutMs) });
+    } catch (err) {
+      throw classify(err, task.kind === 'render' ? 'templateId' : 'body.html', timeoutMs);
+    }
+    if (!result.ok) throw new AppError(result.error.code, result.error.message, result.error.details ? { details: result.error.details } : {});
+    return result.value as T;
+  }
+
+  return {
+    compile: (input) => run({ kind: 'compile', html: input.html, text: input.text }),
+    render: (task) => run({ kind: 'render', ...task }),
+    preview: (task) => run({ kind: 'preview', ...task }),
+    close: () => pool.close({ force: true }),
+  };
+}
+
+function classify(err: unknown, field: string, timeoutMs: number): unknown {
+  const e = err as { name?: string; code?: string; message?: string };
+  if (e.name === 'AbortError') {
+    return new AppError('BAD_REQUEST', `${field}: the template took longer than ${timeoutMs / 1000} s to process; simplify it.`, { details: { field }, internal: err });
+  }
+  if (e.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return new AppError('BAD_REQUEST', `${field}: the template needs too much memory to process; simplify it.`, { details: { field }, internal: err });
+  }
+  if (e.message === 'Task queue is at limit') {
+    return new AppError('SERVICE_UNAVAILABLE', 'Too many templates are being processed right now; retry shortly.', { internal: err });
+  }
+  return err;
+}
