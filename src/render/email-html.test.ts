@@ -41,7 +41,7 @@ test('style attributes keep email-safe CSS properties and values only', () => {
 
 test('templates: CSS inlined, dangerous markup dropped, Liquid kept intact even inside attributes', () => {
   const out = prepareTemplateHtml('<style>td{color:red}</style><table><tr>{% for i in (1..2) %}<td onclick="x()" title="{{ user.name }}" style="color: {{ user.title }}">{{ i }}</td>{% endfor %}</tr></table><script>x</script><a href="javascript:x">a</a>');
-  assert.equal(out, '<table><tr>{% for i in (1..2) %}<td title="{{ user.name }}" style="color:{{ user.title }}">{{ i }}</td>{% endfor %}</tr></table><a>a</a>');
+  assert.equal(out, '<table><tr>{% for i in (1..2) %}<td title="{{ user.name }}" style="color: {{ user.title }};">{{ i }}</td>{% endfor %}</tr></table><a>a</a>');
 });
 
 test('Liquid shielding is linear: unclosed delimiters do not rescan the input', () => {

@@ -21,11 +21,7 @@ export class TemplateRefused extends Error {}
 
 // A CSS value fit for a signature: words, numbers with units, #colours, quoted font names, commas,
 // and the colour functions. Anything else (url(), expression(), escapes, var(), attr()) is dropped.
-const PLACEHOLDER = '\u2063LQ\\d+\u2063';
-const VALUE = '(?:[-\\w.#%!,\'" /+]|(?:rgba?|hsla?)\\([\\d\\s.,%/]*\\))*';
-const SAFE_VALUE = new RegExp(`^${VALUE}$`, 'i');
-// At save time a value may hold a Liquid placeholder; the rendered value is checked again.
-const SAFE_VALUE_WITH_LIQUID = new RegExp(`^(?:${VALUE}|${PLACEHOLDER})*$`, 'i');
+const SAFE_VALUE = /^(?:[-\w.#%!,'" /+]|(?:rgba?|hsla?)\([\d\s.,%/]*\))*$/i;
 
 // Properties that mail clients honour and that cannot load anything or escape the signature's box
 // (no position, z-index, behavior, -moz-binding, background-image, content).
@@ -41,8 +37,12 @@ const CSS_PROPERTIES = [
   'text-decoration', 'text-indent', 'text-transform', 'vertical-align', 'white-space', 'width', 'word-break', 'word-spacing',
 ];
 
-function options(valuePattern: RegExp, onDataImage?: () => void): sanitizeHtml.IOptions {
-  const styles = Object.fromEntries(CSS_PROPERTIES.map((p) => [p, [valuePattern]]));
+const STYLES = Object.fromEntries(CSS_PROPERTIES.map((p) => [p, [SAFE_VALUE]]));
+
+// `rendered`: the CSS allowlist applies. Not at save: a Liquid placeholder standing for a whole
+// declaration (`style="{{ user.title }}"`) is no CSS, and the parser would drop the whole attribute;
+// the rendered output is checked with the values in place.
+function options(rendered: boolean, onDataImage?: () => void): sanitizeHtml.IOptions {
   return {
     allowedTags: [
       'a', 'b', 'br', 'center', 'div', 'em', 'font', 'h1', 'h2', 'h3', 'h4', 'hr', 'i', 'img', 'li', 'ol', 'p',
@@ -61,8 +61,7 @@ function options(valuePattern: RegExp, onDataImage?: () => void): sanitizeHtml.I
     allowedSchemesByTag: { img: ['http', 'https', 'cid'] },
     allowProtocolRelative: false,
     disallowedTagsMode: 'discard',
-    allowedStyles: { '*': styles },
-    parseStyleAttributes: true,
+    ...(rendered ? { allowedStyles: { '*': STYLES } } : { parseStyleAttributes: false }),
     ...(onDataImage
       ? {
           transformTags: {
@@ -76,7 +75,7 @@ function options(valuePattern: RegExp, onDataImage?: () => void): sanitizeHtml.I
   };
 }
 
-const TEMPLATE_OPTIONS = options(SAFE_VALUE_WITH_LIQUID);
+const TEMPLATE_OPTIONS = options(false);
 
 // juice shields `{{ }}` and `<% %>` itself with the same lazy regex as below (5 s for 100 KB of
 // `{`) and restores them with one regex pass per block (quadratic in their number). Liquid is
@@ -191,7 +190,7 @@ export function prepareTemplateHtml(source: string, between: () => void = () => 
  */
 export function sanitizeRendered(html: string): { html: string; removedDataImage: boolean } {
   let removedDataImage = false;
-  const clean = sanitizeHtml(html, options(SAFE_VALUE, () => (removedDataImage = true)));
+  const clean = sanitizeHtml(html, options(true, () => (removedDataImage = true)));
   return { html: clean, removedDataImage };
 }
 
