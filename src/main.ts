@@ -17,6 +17,8 @@ export async function serve(): Promise<void> {
   }
   const logger = createLogger(config.logLevel);
   const deps = await createDeps(config, logger);
+  // The render threads load while the server starts, not on the first signature asked for.
+  deps.render.warm().catch((err: unknown) => logger.warn({ err }, 'render threads did not start; they will on first use'));
   const app = await buildApp(deps);
 
   let stopping = false;

@@ -1,8 +1,8 @@
 // Email-safe HTML: CSS from <style> blocks inlined into style attributes (juice), then an allowlist
 // fit for signatures (tables, images, links, inline styles with email-safe CSS properties; no
-// scripts, handlers, iframes, forms or javascript: URLs) through sanitize-html. The same allowlist
-// runs twice: on the template when it is saved (Liquid shielded as placeholders), and on every
-// rendered output, because `| raw`, `{% raw %}` and user fields can put anything into the output.
+// scripts, handlers, iframes, forms or javascript: URLs) through sanitize-html. The allowlist runs
+// twice: on the template when it is saved (Liquid shielded as placeholders), and on every rendered
+// output (CSS properties too), because `| raw`, `{% raw %}` and user fields can put anything there.
 // All of it is CPU work on untrusted input and runs in the render worker (worker.ts), after the
 // linear-time caps below have bounded what juice and the serializers have to do.
 import juice from 'juice';

@@ -11,6 +11,8 @@ export interface RenderPool {
   compile(input: { html: string; text: string }): Promise<Compiled>;
   render(task: { key: string; htmlPrepared: string; text: string; scope: Scope; limitBytes: number }): Promise<RenderedParts>;
   preview(task: { html: string; text: string; scope: Scope; limitBytes: number }): Promise<RenderedParts>;
+  /** Starts the threads now, so the first template work does not wait for them to load. */
+  warm(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -26,10 +28,12 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const pool = new Piscina<RenderTask, TaskResult<Compiled | RenderedParts>>({
     filename: new URL('./worker.ts', import.meta.url).href,
-    // Started on the first template work, so processes that never render (the CLI) pay nothing.
+    // Started by warm() (the server, at start) or on the first template work, so processes that
+    // never render (the CLI) pay nothing; once started they stay: loading a thread takes a second
+    // of CPU, and a render that waits for one is the slowest a user sees.
     minThreads: 0,
     maxThreads: options.threads,
-    idleTimeout: 60_000,
+    idleTimeout: Number.POSITIVE_INFINITY,
     maxQueue: options.maxQueue ?? 1_000,
     // Well above Liquid's 2 MB memory limit; a worker past it dies alone, and is replaced.
     resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 },
@@ -37,10 +41,16 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
 
   async function run<T>(task: RenderTask): Promise<T> {
     let result: TaskResult<Compiled | RenderedParts>;
+    // A plain timer, cleared when the task ends: AbortSignal.timeout() keeps each signal for the
+    // garbage collector to finalise, which cost the main thread more than the render did.
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), timeoutMs);
     try {
-      result = await pool.run(task, { signal: AbortSignal.timeout(timeoutMs) });
+      result = await pool.run(task, { signal: abort.signal });
     } catch (err) {
       throw classify(err, task.kind === 'render' ? 'templateId' : 'body.html', timeoutMs);
+    } finally {
+      clearTimeout(timer);
     }
     if (!result.ok) throw new AppError(result.error.code, result.error.message, result.error.details ? { details: result.error.details } : {});
     return result.value as T;
@@ -50,6 +60,9 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     compile: (input) => run({ kind: 'compile', html: input.html, text: input.text }),
     render: (task) => run({ kind: 'render', ...task }),
     preview: (task) => run({ kind: 'preview', ...task }),
+    async warm() {
+      await Promise.all(Array.from({ length: options.threads }, () => run({ kind: 'compile', html: '', text: '' })));
+    },
     close: () => pool.close({ force: true }),
   };
 }

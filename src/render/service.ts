@@ -29,6 +29,7 @@ export function createRenderService(deps: { db: Db; orgs: OrgService; pool: Rend
   const users = new ReadCache<UserRow>({ max: 100_000, ttlMs: deps.cacheTtlMs });
   const templates = new ReadCache<TemplateRow>({ max: 20_000, ttlMs: deps.cacheTtlMs });
   const defaults = new ReadCache<{ templateId: string | null }>({ max: 20_000, ttlMs: deps.cacheTtlMs });
+  const producing = new Map<string, Promise<Rendered>>();
   const outputs = new LRUCache<string, Rendered>({ max: 20_000, maxSize: 64 * 1024 * 1024, sizeCalculation: (r) => r.bytes * 2 + r.text.length * 2 + 64 });
 
   // Users missed by the cache while a query runs are read together in the next one (the first
@@ -75,16 +76,26 @@ export function createRenderService(deps: { db: Db; orgs: OrgService; pool: Rend
       const key = `${template.id}:${template.version}:${user.id}:${user.version}:${org.version}`;
       const hit = outputs.get(key);
       if (hit) return hit;
-      const parts = await deps.pool.render({
-        key: `${template.id}:${template.version}`,
-        htmlPrepared: template.html_prepared,
-        text: template.text,
-        scope: scopeOf(user, org.name),
-        limitBytes: deps.renderLimitBytes,
-      });
-      const result = { userId: user.id, templateId: template.id, ...parts };
-      outputs.set(key, result);
-      return result;
+      // Concurrent first renders of one signature (a mail burst from one user) share one task.
+      let pending = producing.get(key);
+      if (!pending) {
+        pending = deps.pool
+          .render({
+            key: `${template.id}:${template.version}`,
+            htmlPrepared: template.html_prepared,
+            text: template.text,
+            scope: scopeOf(user, org.name),
+            limitBytes: deps.renderLimitBytes,
+          })
+          .then((parts) => {
+            const result = { userId: user.id, templateId: template.id, ...parts };
+            outputs.set(key, result);
+            return result;
+          })
+          .finally(() => producing.delete(key));
+        producing.set(key, pending);
+      }
+      return pending;
     },
 
     /** Renders an unsaved template for the editor (nothing cached). */
@@ -92,6 +103,11 @@ export function createRenderService(deps: { db: Db; orgs: OrgService; pool: Rend
       const [user, org] = await Promise.all([userOf(orgId, userId), deps.orgs.require(orgId)]);
       const parts = await deps.pool.preview({ html: source.html, text: source.text, scope: scopeOf(user, org.name), limitBytes: deps.renderLimitBytes });
       return { userId: user.id, templateId: null, ...parts };
+    },
+
+    /** Loads the render threads ahead of the first template work (the server, at start). */
+    warm() {
+      return deps.pool.warm();
     },
 
     /** Prepares a template's source for saving (templates/service.ts). */
