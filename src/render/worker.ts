@@ -10,9 +10,11 @@ import { compileTemplate, parseSaved, renderSignature, threadCpuMs, type Parsed,
 // gets the same 100 ms of its own work however busy the machine is.
 Object.defineProperty(globalThis, 'performance', { value: { now: threadCpuMs }, configurable: true, writable: true });
 
+export type RenderItem = { key: string; htmlPrepared: string; text: string; scope: Scope; limitBytes: number };
+
 export type RenderTask =
   | { kind: 'compile'; html: string; text: string }
-  | { kind: 'render'; key: string; htmlPrepared: string; text: string; scope: Scope; limitBytes: number }
+  | { kind: 'renders'; items: RenderItem[] }
   | { kind: 'preview'; html: string; text: string; scope: Scope; limitBytes: number };
 
 export type Compiled = { htmlPrepared: string; warnings: string[] };
@@ -22,19 +24,25 @@ export type TaskResult<T> = { ok: true; value: T } | { ok: false; error: { code:
 // Parsed templates of this thread, by template id and version (a version never changes).
 const parsed = new LRUCache<string, Parsed>({ max: 2_000 });
 
-async function run(task: RenderTask): Promise<Compiled | RenderedParts> {
+async function renderOne(item: RenderItem): Promise<RenderedParts> {
+  let p = parsed.get(item.key);
+  if (!p) {
+    p = parseSaved(item);
+    parsed.set(item.key, p);
+  }
+  return renderSignature(p, item.scope, item.limitBytes);
+}
+
+async function run(task: RenderTask): Promise<Compiled | RenderedParts | TaskResult<RenderedParts>[]> {
   switch (task.kind) {
     case 'compile': {
       const { htmlPrepared, warnings } = await compileTemplate(task);
       return { htmlPrepared, warnings };
     }
-    case 'render': {
-      let p = parsed.get(task.key);
-      if (!p) {
-        p = parseSaved(task);
-        parsed.set(task.key, p);
-      }
-      return renderSignature(p, task.scope, task.limitBytes);
+    case 'renders': {
+      const results: TaskResult<RenderedParts>[] = [];
+      for (const item of task.items) results.push(await settle(() => renderOne(item)));
+      return results;
     }
     case 'preview': {
       const compiled = await compileTemplate(task);
@@ -45,11 +53,17 @@ async function run(task: RenderTask): Promise<Compiled | RenderedParts> {
 }
 
 /** Expected refusals come back as values (an Error loses its code crossing threads); bugs throw. */
-export default async function handle(task: RenderTask): Promise<TaskResult<Compiled | RenderedParts>> {
+async function settle<T>(work: () => Promise<T>): Promise<TaskResult<T>> {
   try {
-    return { ok: true, value: await run(task) };
+    return { ok: true, value: await work() };
   } catch (err) {
     if (err instanceof AppError) return { ok: false, error: { code: err.code, message: err.message, details: err.details } };
     throw err;
   }
+}
+
+export type TaskOutput = Compiled | RenderedParts | TaskResult<RenderedParts>[];
+
+export default function handle(task: RenderTask): Promise<TaskResult<TaskOutput>> {
+  return settle(() => run(task));
 }
