@@ -5,6 +5,9 @@ import { z } from 'zod';
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const posInt = (def: number) => int(def, 1);
 const url = z.url({ protocol: /^https?$/ });
+// Callbacks may use any scheme (a browser extension's `chrome-extension://…`, a mobile app's own),
+// except those that run or embed content where they are opened.
+const callbackUrl = z.url().refine((v) => !/^(javascript|vbscript|data|blob|file|about):/i.test(v), { message: 'scheme not allowed for a callback' });
 const optionalString = z
   .string()
   .optional()
@@ -27,8 +30,8 @@ export const envSchema = z
       .string()
       .default('')
       .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
-      .pipe(z.array(url))
-      .describe('extra callback URLs of the customer client, comma-separated'),
+      .pipe(z.array(callbackUrl))
+      .describe('extra callback URLs of the customer client, comma-separated, any scheme (`chrome-extension://…`, `com.example.app:/cb`)'),
     DATABASE_URL: z
       .string()
       .optional()
@@ -45,6 +48,8 @@ export const envSchema = z
     RATE_LIMIT_BURST: posInt(200).describe('stage-wide token bucket size'),
     PIXEL_RATE_LIMIT_RPS: posInt(50).describe('token bucket refill per second of `GET /v1/p/{userId}`'),
     PIXEL_RATE_LIMIT_BURST: posInt(100).describe('token bucket size of `GET /v1/p/{userId}`'),
+    ANON_RATE_LIMIT_RPS: posInt(5).describe('per-client token bucket refill per second of requests with missing or invalid credentials'),
+    ANON_RATE_LIMIT_BURST: posInt(20).describe('per-client token bucket size of requests with missing or invalid credentials'),
     RETRY_AFTER_S: posInt(30).describe('`Retry-After` sent with 429'),
     BODY_LIMIT_BYTES: posInt(5 * 1024 * 1024).describe('request body maximum'),
     RENDER_LIMIT_BYTES: posInt(30 * 1024).describe('render output maximum, in UTF-8 bytes of the HTML'),
@@ -95,6 +100,7 @@ export const envSchema = z
       redisUrl: env.REDIS_URL,
       rateLimit: { rps: env.RATE_LIMIT_RPS, burst: env.RATE_LIMIT_BURST },
       pixelRateLimit: { rps: env.PIXEL_RATE_LIMIT_RPS, burst: env.PIXEL_RATE_LIMIT_BURST },
+      anonRateLimit: { rps: env.ANON_RATE_LIMIT_RPS, burst: env.ANON_RATE_LIMIT_BURST },
       retryAfterS: env.RETRY_AFTER_S,
       bodyLimitBytes: env.BODY_LIMIT_BYTES,
       renderLimitBytes: env.RENDER_LIMIT_BYTES,

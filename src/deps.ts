@@ -19,7 +19,7 @@ import { loadKeyMaterial, publicJwks } from './auth/idp/keys.ts';
 import { idpKeysRepo } from './store/repositories/idp-keys.ts';
 import { oidcRepo } from './store/repositories/oidc.ts';
 import { clientIds, createProvider } from './auth/idp/provider.ts';
-import { createSignIn, type SignIn } from './auth/idp/sign-in.ts';
+import { createSignIn, type PasswordHasher, type SignIn } from './auth/idp/sign-in.ts';
 import { createAccountsCache } from './auth/accounts-cache.ts';
 import { createIdTokenVerifier, discoverIssuer, localIssuer, type TrustedIssuer } from './auth/id-token.ts';
 import type { JWK } from 'jose';
@@ -27,7 +27,10 @@ import { createBillingService, type BillingService } from './billing/service.ts'
 import { requireFreeSeat } from './billing/seats.ts';
 import { createRenderService, type RenderService } from './render/service.ts';
 import { createRenderPool } from './render/pool.ts';
-import { OpenCounter } from './render/opens.ts';
+import { OpenCounter } from './tracking/open-counter.ts';
+import { createTrackingService, type TrackingService } from './tracking/service.ts';
+import { createAuditService, type AuditService } from './audit/service.ts';
+import { createMfaService, type MfaService } from './users/mfa.ts';
 import { opensRepo } from './store/repositories/opens.ts';
 import type { RateLimiter } from './ratelimit/interface.ts';
 import { MemoryRateLimiter } from './ratelimit/memory.ts';
@@ -53,13 +56,18 @@ export interface Deps {
   billing: BillingService;
   render: RenderService;
   opens: OpenCounter;
-  /** The stage-wide bucket of authenticated routes, and the pixel's own. */
-  limiters: { stage: RateLimiter; pixel: RateLimiter };
+  tracking: TrackingService;
+  audit: AuditService;
+  mfa: MfaService;
+  /** The stage-wide bucket of authenticated requests, the pixel's own, and the per-client buckets of anonymous ones. */
+  limiters: { stage: RateLimiter; pixel: RateLimiter; anon: RateLimiter };
   close(): Promise<void>;
 }
 
 export interface DepsOverrides {
   clock?: Clock;
+  /** The sign-in steps' password hashing (tests count its calls). */
+  passwords?: PasswordHasher;
 }
 
 export async function createDeps(config: Config, logger: Logger, overrides: DepsOverrides = {}): Promise<Deps> {
@@ -95,12 +103,14 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const cacheTtlMs = database.kind === 'embedded' ? Number.POSITIVE_INFINITY : config.cacheTtlMs;
     const stageLimits = { rate: config.rateLimit.rps, burst: config.rateLimit.burst };
     const pixelLimits = { rate: config.pixelRateLimit.rps, burst: config.pixelRateLimit.burst };
+    const anonLimits = { rate: config.anonRateLimit.rps, burst: config.anonRateLimit.burst };
     const limiters = redis
       ? {
           stage: new RedisRateLimiter(redis, stageLimits, `sigsvc:${config.stage}:rl:`, logger),
           pixel: new RedisRateLimiter(redis, pixelLimits, `sigsvc:${config.stage}:rl:`, logger),
+          anon: new RedisRateLimiter(redis, anonLimits, `sigsvc:${config.stage}:rl:`, logger),
         }
-      : { stage: new MemoryRateLimiter(stageLimits), pixel: new MemoryRateLimiter(pixelLimits) };
+      : { stage: new MemoryRateLimiter(stageLimits), pixel: new MemoryRateLimiter(pixelLimits), anon: new MemoryRateLimiter(anonLimits) };
     const db = database.db;
     const usage = new KeyUsageRecorder((uses) => apiKeysRepo.touch(db, uses), logger);
     closers.unshift(() => usage.close());
@@ -117,23 +127,20 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       renderLimitBytes: config.renderLimitBytes,
       cacheTtlMs,
     });
-    const users = createUserService({
-      db,
-      seatCheck: requireFreeSeat,
-      onChange: (orgId, userId) => {
-        orgs.invalidate(orgId);
-        if (userId) {
-          accounts.invalidate(userId);
-          render.forgetUser(orgId, userId);
-        }
-      },
-    });
+    const userChanged = (orgId: string, userId?: string) => {
+      orgs.invalidate(orgId);
+      if (userId) {
+        accounts.invalidate(userId);
+        render.forgetUser(orgId, userId);
+      }
+    };
+    const users = createUserService({ db, seatCheck: requireFreeSeat, onChange: userChanged });
     const templates = createTemplateService({ db, compile: render.compile, onChange: (orgId, templateId) => render.forgetTemplate(orgId, templateId) });
     const opens = new OpenCounter((counts) => opensRepo.add(db, counts), logger);
     closers.unshift(() => opens.close());
 
-    const keys = await loadKeyMaterial(db, { tokenTtlS: Math.max(config.idTokenTtlS, config.accessTokenTtlS) });
-    const provider = createProvider({ config, db, keys });
+    const keys = await loadKeyMaterial(db, { tokenTtlS: Math.max(config.idTokenTtlS, config.accessTokenTtlS), clock });
+    const provider = createProvider({ config, db, keys, clock });
     const ids = clientIds(config.stage);
     const issuers: TrustedIssuer[] = [
       localIssuer({
@@ -148,7 +155,13 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     if (config.oidcIssuer) issuers.push(await discoverIssuer(config.oidcIssuer, config.oidcAudiences));
     const idTokens = createIdTokenVerifier({ issuers, clock, current: accounts.current });
     const authenticate = createAuthenticator({ apiKeys, idTokens });
-    const signIn = createSignIn({ db, clock });
+    const signIn = createSignIn({
+      db,
+      clock,
+      hasher: overrides.passwords,
+      // Sign-in writes (lockouts, TOTP, passwords) reach the caches as any other account change does.
+      onAccountChange: (account) => (account.orgId ? userChanged(account.orgId, account.id) : accounts.invalidate(account.id)),
+    });
 
     const billing = createBillingService({
       db,
@@ -166,7 +179,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
 
     // Expired sessions, codes and tokens of the identity provider are purged every 10 minutes.
     const purge = setInterval(() => {
-      oidcRepo.purgeExpired(db).catch((err) => logger.warn({ err }, 'purging expired identity-provider rows failed'));
+      oidcRepo.purgeExpired(db, clock()).catch((err) => logger.warn({ err }, 'purging expired identity-provider rows failed'));
     }, 600_000).unref();
     closers.unshift(async () => clearInterval(purge));
 
@@ -182,12 +195,15 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       users,
       templates,
       authenticate,
-      guards: createGuards(authenticate, { orgs, clock }),
+      guards: createGuards(authenticate),
       provider,
       signIn,
       billing,
       render,
       opens,
+      tracking: createTrackingService({ db, counter: opens, clock }),
+      audit: createAuditService({ db }),
+      mfa: createMfaService({ db, users, signIn }),
       limiters,
       async close() {
         for (const close of closers) await close();

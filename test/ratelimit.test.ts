@@ -36,9 +36,9 @@ describe('throttling: the 429 contract, the pixel bucket, the exemptions', () =>
     assert.deepEqual(Object.keys(res.body.error).sort(), ['code', 'message']);
     assert.equal(res.body.error.code, 'TOO_MANY_REQUESTS');
     assert.match(res.body.error.message, /30 seconds/);
-    // The throttle runs before authentication: anonymous floods are throttled too, cheaply.
-    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`)).status, 429);
     assert.equal((await server.request('POST', `/v1/orgs/${org.orgId}/users`, { key: org.key, body: { email: 'x@y.z' } })).status, 429);
+    // Anonymous requests take from their client's own bucket, never the stage's: still a 401.
+    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`)).status, 401);
   });
 
   test('with the stage bucket empty: the pixel, health, sign-in, docs and the webhook still answer', async () => {
@@ -64,6 +64,61 @@ describe('throttling: the 429 contract, the pixel bucket, the exemptions', () =>
       assert.equal((await fresh.request('GET', `/v1/orgs/${o.orgId}`, { key: o.key })).status, 200, 'images cannot starve the API');
     } finally {
       await fresh.close();
+    }
+  });
+});
+
+describe('throttling after authentication: anonymous requests have per-client buckets', () => {
+  test("230 anonymous requests do not make any tenant's authenticated request 429", async () => {
+    // The stage bucket refills slowly and holds 200 tokens: 230 anonymous requests taken from it
+    // would leave nothing for the tenants.
+    const server = await startServer({ STAGE: stage(), RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '200', ANON_RATE_LIMIT_RPS: '1', ANON_RATE_LIMIT_BURST: '20' });
+    try {
+      const tenants = await Promise.all(Array.from({ length: 12 }, () => createOrg(server)));
+      const anonymous: number[] = [];
+      const started = performance.now();
+      for (let i = 0; i < 230; i++) {
+        const target = tenants[i % tenants.length]!;
+        const headers: Record<string, string> = i % 2 === 0 ? {} : { 'x-api-key': `svc_${server.deps.config.stage}_${'A'.repeat(43)}` };
+        anonymous.push((await server.request('GET', `/v1/orgs/${target.orgId}/users`, { headers })).status);
+      }
+      const refilled = Math.ceil((performance.now() - started) / 1000);
+      assert.deepEqual(new Set(anonymous), new Set([401, 429]));
+      const unauthorized = anonymous.filter((s) => s === 401).length;
+      assert.ok(unauthorized >= 20 && unauthorized <= 20 + refilled, `${unauthorized} answered 401: the client bucket holds 20, refilled once a second`);
+      for (const tenant of tenants) {
+        const res = await server.request('GET', `/v1/orgs/${tenant.orgId}`, { key: tenant.key });
+        assert.equal(res.status, 200, `tenant ${tenant.orgId}: ${res.status}`);
+        assert.equal(res.headers.get('x-ratelimit-limit'), '200');
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('an anonymous client past its burst gets the 429 of spec section 8; 401 while its bucket has tokens', async () => {
+    const server = await startServer({ STAGE: stage(), RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '5', ANON_RATE_LIMIT_RPS: '1', ANON_RATE_LIMIT_BURST: '3', RETRY_AFTER_S: '30' });
+    try {
+      const org = await createOrg(server);
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await server.request('POST', `/v1/orgs/${org.orgId}/users`, { headers: { authorization: 'Bearer not-a-token' }, body: { email: 'a@b.c' } });
+        statuses.push(res.status);
+        assert.equal(res.body.error.code, 'UNAUTHORIZED');
+        assert.equal(res.headers.get('x-ratelimit-limit'), '3');
+      }
+      const refused = await server.request('GET', '/v1/admin/webhook-events', { headers: { 'x-correlation-id': 'anon-flood' } });
+      statuses.push(refused.status);
+      assert.deepEqual(statuses, [401, 401, 401, 429]);
+      assert.equal(refused.headers.get('retry-after'), '30');
+      assert.equal(refused.headers.get('x-correlation-id'), 'anon-flood');
+      assert.deepEqual(Object.keys(refused.body.error).sort(), ['code', 'message']);
+      assert.equal(refused.body.error.code, 'TOO_MANY_REQUESTS');
+      // The tenant's own requests were not touched: its 5 stage tokens are all there.
+      for (let i = 0; i < 5; i++) assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).status, 200);
+      assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).status, 429);
+    } finally {
+      await server.close();
     }
   });
 });

@@ -33,7 +33,7 @@ export async function staffCreate(values: Record<string, unknown>, config: Confi
 /** A new signing key; the previous one stays published until its tokens have expired. */
 export async function keysRotate(_values: Record<string, unknown>, config: Config) {
   return withDeps(config, async (deps) => {
-    const { kid } = await rotateSigningKey(deps.database.db);
+    const { kid } = await rotateSigningKey(deps.database.db, deps.clock);
     return { kid, note: 'Restart the instances (one at a time) so that they sign with the new key.' };
   });
 }

@@ -4,7 +4,7 @@
 // else. Templates are parsed and rendered only in the render worker (worker.ts), where the render
 // limit counts the thread's CPU time rather than the wall clock.
 import { Liquid, Tag, type FS, type Template } from 'liquidjs';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 
 const noFiles: FS = {
   exists: async () => false,

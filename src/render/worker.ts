@@ -2,7 +2,7 @@
 // first render of a template runs here, so a hostile template spends this thread's time, never the
 // event loop that answers everyone else.
 import { LRUCache } from 'lru-cache';
-import { AppError, type ErrorCode, type ErrorDetails } from '../http/errors.ts';
+import { AppError, type ErrorCode, type ErrorDetails } from '../errors.ts';
 import { compileTemplate, parseSaved, renderSignature, threadCpuMs, type Parsed, type RenderedParts, type Scope } from './compile.ts';
 
 // liquidjs enforces its render limit against `performance.now()` and has no option for another
