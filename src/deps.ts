@@ -59,6 +59,8 @@ export interface Deps {
 
 export interface DepsOverrides {
   clock?: Clock;
+  /** A migrated embedded database to start from (`openDatabase`'s snapshot): the tests' servers. */
+  snapshot?: Blob;
 }
 
 export async function createDeps(config: Config, logger: Logger, overrides: DepsOverrides = {}): Promise<Deps> {
@@ -66,6 +68,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
     onPoolError: (err) => logger.warn({ err }, 'database connection lost'),
+    snapshot: overrides.snapshot,
   });
   const closers: (() => Promise<unknown>)[] = [() => database.close()];
   try {
