@@ -92,7 +92,7 @@ export function createBillingService(deps: {
     for (const d of deliveries) if (!first.has(d.event.id)) first.set(d.event.id, d);
     const unique = [...first.values()];
     const outcomes = await db.transaction().execute(async (tx) => {
-      const claimed = await billingRepo.claimEvents(tx, unique.map((d) => d.record), deps.dedupWindowS);
+      const claimed = await billingRepo.claimEvents(tx, unique.map((d) => d.record), deps.dedupWindowS, deps.clock());
       const mine = unique.filter((d) => claimed.has(d.event.id));
       if (mine.length === 0) return new Map<string, EventOutcome>();
       const applied = await applyEvents(tx, mine.map((d) => ({ event: d.event, correlationId: d.record.correlationId })));
@@ -179,7 +179,7 @@ export function createBillingService(deps: {
       return results;
     },
 
-    purge: () => billingRepo.purge(db, deps.dedupWindowS),
+    purge: () => billingRepo.purge(db, deps.dedupWindowS, deps.clock()),
   };
 }
 

@@ -113,9 +113,11 @@ export const billingRepo = {
    * Claims event ids for processing, atomically, and answers the ids claimed: those new, or last
    * seen longer ago than the dedup window. A concurrent delivery of a claimed id waits on the
    * unique key and then finds it taken. The ids must be distinct. Inserted in id order, so two
-   * instances claiming overlapping batches wait for each other instead of deadlocking.
+   * instances claiming overlapping batches wait for each other instead of deadlocking. `now` is
+   * the service's clock (injected, so tests need not wait out the window); instances' clocks
+   * differ by seconds, the window is days.
    */
-  async claimEvents(db: Db, events: EventRecord[], windowS: number): Promise<Set<string>> {
+  async claimEvents(db: Db, events: EventRecord[], windowS: number, now: Date): Promise<Set<string>> {
     if (events.length === 0) return new Set();
     const rows = await db
       .insertInto('webhook_events')
@@ -127,6 +129,7 @@ export const billingRepo = {
           status: 'applied' as const,
           payload: JSON.stringify(e.payload),
           correlation_id: e.correlationId,
+          received_at: now,
         })),
       )
       .onConflict((oc) =>
@@ -135,7 +138,7 @@ export const billingRepo = {
           .doUpdateSet((eb) => ({
             type: eb.ref('excluded.type'),
             created_at: eb.ref('excluded.created_at'),
-            received_at: sql`now()`,
+            received_at: now,
             status: 'applied',
             error: null,
             outcome: null,
@@ -143,7 +146,7 @@ export const billingRepo = {
             correlation_id: eb.ref('excluded.correlation_id'),
             attempts: 1,
           }))
-          .where('webhook_events.received_at', '<', sql<Date>`now() - make_interval(secs => ${windowS})`),
+          .where('webhook_events.received_at', '<', new Date(now.getTime() - windowS * 1000)),
       )
       .returning('id')
       .execute();
@@ -221,10 +224,10 @@ export const billingRepo = {
   },
 
   /** Forgets ids older than the dedup window; failed events stay until replayed. */
-  async purge(db: Db, windowS: number): Promise<number> {
+  async purge(db: Db, windowS: number, now: Date): Promise<number> {
     const result = await db
       .deleteFrom('webhook_events')
-      .where('received_at', '<', sql<Date>`now() - make_interval(secs => ${windowS})`)
+      .where('received_at', '<', new Date(now.getTime() - windowS * 1000))
       .where('status', '!=', 'failed')
       .executeTakeFirst();
     return Number(result.numDeletedRows);
