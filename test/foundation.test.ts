@@ -204,13 +204,13 @@ describe('the process', () => {
       const pixel = await fetch(`${service.url}/v1/p/${crypto.randomUUID()}`, { headers: { 'x-correlation-id': 'trace-log-pixel' } });
       assert.equal(pixel.headers.get('x-correlation-id'), 'trace-log-pixel');
       // The embedded database belongs to the running service: a second process is refused.
-      const { runNode } = await import('./helpers/process.ts');
-      const cli = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'X', '--owner-email', 'x@example.test'], { DATA_DIR: dir, DATABASE_URL: '' });
+      const { runCli } = await import('./helpers/cli.ts');
+      const cli = await runCli(['org', 'create', '--name', 'X', '--owner-email', 'x@example.test'], { DATA_DIR: dir, DATABASE_URL: '' });
       assert.equal(cli.code, 1);
       assert.match(cli.stderr, /in use by process \d+/);
       assert.equal(cli.stdout, '');
       await service.stop();
-      const after = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'X', '--owner-email', 'x@example.test'], { DATA_DIR: dir, DATABASE_URL: '' });
+      const after = await runCli(['org', 'create', '--name', 'X', '--owner-email', 'x@example.test'], { DATA_DIR: dir, DATABASE_URL: '' });
       assert.equal(after.code, 0, after.stderr);
       const out = service.output();
       assert.match(out, /listening on http:\/\/127\.0\.0\.1:\d+; API reference at .*\/docs; database: embedded PostgreSQL \(PGlite\) in /);
