@@ -92,6 +92,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     }
 
     const clock = overrides.clock ?? (() => new Date());
+    const now = () => clock().getTime();
     // The embedded database belongs to this process alone: nothing changes behind its back, so
     // cached reads live until this process changes them. On a server, CACHE_TTL_MS bounds staleness.
     const cacheTtlMs = database.kind === 'embedded' ? Number.POSITIVE_INFINITY : config.cacheTtlMs;
@@ -99,10 +100,10 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const pixelLimits = { rate: config.pixelRateLimit.rps, burst: config.pixelRateLimit.burst };
     const limiters = redis
       ? {
-          stage: new RedisRateLimiter(redis, stageLimits, `sigsvc:${config.stage}:rl:`, logger),
-          pixel: new RedisRateLimiter(redis, pixelLimits, `sigsvc:${config.stage}:rl:`, logger),
+          stage: new RedisRateLimiter(redis, stageLimits, `sigsvc:${config.stage}:rl:`, logger, now),
+          pixel: new RedisRateLimiter(redis, pixelLimits, `sigsvc:${config.stage}:rl:`, logger, now),
         }
-      : { stage: new MemoryRateLimiter(stageLimits), pixel: new MemoryRateLimiter(pixelLimits) };
+      : { stage: new MemoryRateLimiter(stageLimits, now), pixel: new MemoryRateLimiter(pixelLimits, now) };
     const db = database.db;
     const usage = new KeyUsageRecorder((uses) => apiKeysRepo.touch(db, uses), logger);
     closers.unshift(() => usage.close());
