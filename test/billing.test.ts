@@ -152,7 +152,9 @@ describe('payment-provider webhooks and billing', () => {
     const o = await createOrg(server);
     const customer = `cus_late_${o.orgId.slice(0, 6)}`;
     // The invoice arrives before the checkout that links the customer to the org: no org yet.
-    const invoice = event('invoice.payment_failed', { customer, status: 'open' }, { created: ts() + 5 });
+    // Both are dated here, the invoice 5 s after the checkout, however long the steps between take.
+    const checkoutCreated = ts();
+    const invoice = event('invoice.payment_failed', { customer, status: 'open' }, { created: checkoutCreated + 5 });
     const res = await deliver(server, invoice, {});
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { received: true });
@@ -189,7 +191,7 @@ describe('payment-provider webhooks and billing', () => {
     );
     assert.equal(afterEarly.attempts, 2);
     assert.match(afterEarly.error, /no org/);
-    await deliver(server, event('checkout.session.completed', { customer, client_reference_id: o.orgId }));
+    await deliver(server, event('checkout.session.completed', { customer, client_reference_id: o.orgId }, { created: checkoutCreated }));
     const replayed = await server.request('POST', `/v1/admin/webhook-events/${invoice.id}/replay`, { token });
     assert.equal(replayed.body.result, 'applied');
     assert.equal((await org(o)).subscriptionStatus, 'past_due');
