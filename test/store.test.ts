@@ -4,12 +4,13 @@ import { openDatabase } from '../src/store/db.ts';
 import { migrate, migrationFiles } from '../src/store/migrate.ts';
 import { postgresAvailable, scratchDatabase } from './helpers/pg.ts';
 import { runCli } from './helpers/cli.ts';
+import { emptySnapshot } from './helpers/snapshot.ts';
 import { startServer } from './helpers/server.ts';
 import { startTcpProxy } from './helpers/tcp-proxy.ts';
 
 describe('migrations', () => {
   test('are idempotent: a second run applies nothing', async () => {
-    const database = await openDatabase({ databaseUrl: 'memory://', dataDir: 'unused' });
+    const database = await openDatabase({ databaseUrl: 'memory://', dataDir: 'unused', snapshot: await emptySnapshot() });
     try {
       const first = await migrate(database);
       assert.deepEqual(first.applied, migrationFiles().map((f) => f.version));

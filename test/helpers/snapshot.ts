@@ -16,18 +16,18 @@ import { migrate, migrationFiles } from '../../src/store/migrate.ts';
 
 const DIR = join(tmpdir(), 'sigsvc-test-snapshots');
 
-function snapshotPath(): string {
+function snapshotPaths(): { empty: string; migrated: string } {
   const hash = createHash('sha256');
   const pglite = readFileSync(new URL('../../node_modules/@electric-sql/pglite/package.json', import.meta.url), 'utf8');
   hash.update(JSON.parse(pglite).version);
   for (const f of migrationFiles()) hash.update(`\0${f.version}\0${f.script}`);
-  return join(DIR, `migrated-${hash.digest('hex').slice(0, 16)}.tar`);
+  const key = hash.digest('hex').slice(0, 16);
+  return { empty: join(DIR, `empty-${key}.tar`), migrated: join(DIR, `migrated-${key}.tar`) };
 }
 
-let cached: Promise<Blob> | undefined;
+let cached: Promise<{ empty: Blob; migrated: Blob }> | undefined;
 
-/** The migrated empty database as a PGlite data-directory tarball (for `loadDataDir`). */
-export function migratedSnapshot(): Promise<Blob> {
+function snapshots(): Promise<{ empty: Blob; migrated: Blob }> {
   cached ??= load().catch((err) => {
     cached = undefined;
     throw err;
@@ -35,16 +35,28 @@ export function migratedSnapshot(): Promise<Blob> {
   return cached;
 }
 
-async function load(): Promise<Blob> {
-  const path = snapshotPath();
+/** The migrated empty database as a PGlite data-directory tarball (for `loadDataDir`). */
+export async function migratedSnapshot(): Promise<Blob> {
+  return (await snapshots()).migrated;
+}
+
+/** A new database before any migration (for the tests of the migrations themselves). */
+export async function emptySnapshot(): Promise<Blob> {
+  return (await snapshots()).empty;
+}
+
+async function load(): Promise<{ empty: Blob; migrated: Blob }> {
+  const paths = snapshotPaths();
   try {
-    return new Blob([readFileSync(path)]);
+    return { empty: new Blob([readFileSync(paths.empty)]), migrated: new Blob([readFileSync(paths.migrated)]) };
   } catch {
     // Not made yet.
   }
   const client = await PGlite.create();
   const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
   try {
+    const dump = async () => new Blob([await (await client.dumpDataDir('none')).arrayBuffer()]);
+    const empty = await dump();
     await migrate({
       db,
       kind: 'embedded',
@@ -53,19 +65,21 @@ async function load(): Promise<Blob> {
       ping: async () => {},
       close: () => db.destroy(),
     });
-    const tarball = new Blob([await (await client.dumpDataDir('none')).arrayBuffer()]);
-    // Written under a private name and renamed: test processes racing to make it never read half a file.
+    const migrated = await dump();
+    // Written under private names and renamed, the migrated one last (it is what marks the pair
+    // as made): test processes racing to make them never read half a file.
     mkdirSync(DIR, { recursive: true });
-    const partial = `${path}.${process.pid}.partial`;
-    writeFileSync(partial, Buffer.from(await tarball.arrayBuffer()));
-    renameSync(partial, path);
-    return tarball;
+    for (const [path, tarball] of [[paths.empty, empty], [paths.migrated, migrated]] as const) {
+      const partial = `${path}.${process.pid}.partial`;
+      writeFileSync(partial, Buffer.from(await tarball.arrayBuffer()));
+      renameSync(partial, path);
+    }
+    return { empty, migrated };
   } finally {
     await db.destroy();
     if (!client.closed) await client.close();
   }
 }
-
 
 /**
  * A new data directory (for DATA_DIR) holding the migrated snapshot: for tests of what a file
