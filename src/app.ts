@@ -19,8 +19,9 @@ import { mfaRoutes } from './users/mfa-routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { renderRoutes } from './render/routes.ts';
-import { pixelRoutes } from './render/pixel.ts';
-import { throttle } from './ratelimit/hook.ts';
+import { opensRoutes, pixelRoutes } from './tracking/routes.ts';
+import { throttle, throttleByCaller } from './ratelimit/hook.ts';
+import { createBillingHooks } from './billing/hooks.ts';
 import { lazyChildLogger } from './log.ts';
 import { logCompleted } from './http/request-log.ts';
 
@@ -58,19 +59,6 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   }
   installErrorHandling(app, { bodyLimitBytes: config.bodyLimitBytes });
 
-  // Throttling first (spec section 8): one stage-wide bucket for every authenticated route, and a
-  // stricter one of its own for the pixel. Health, the identity provider's pages and the webhook
-  // are outside both (sign-in has its own limits; the webhook is signed).
-  const stageThrottle = throttle(deps.limiters.stage, 'stage', { limit: config.rateLimit.burst, retryAfterS: config.retryAfterS });
-  const pixelThrottle = throttle(deps.limiters.pixel, 'pixel', { limit: config.pixelRateLimit.burst, retryAfterS: config.retryAfterS });
-  // Which bucket a route takes is decided once, when the route is declared: its first own hook.
-  app.addHook('onRoute', (route) => {
-    const bucket =
-      route.url.startsWith('/v1/orgs/') || route.url.startsWith('/v1/admin/') ? stageThrottle : route.url === '/v1/p/:userId' ? pixelThrottle : undefined;
-    if (!bucket) return;
-    const own = route.onRequest === undefined ? [] : Array.isArray(route.onRequest) ? route.onRequest : [route.onRequest];
-    if (!own.includes(bucket)) route.onRequest = [bucket, ...own];
-  });
   app.addHook('onRequest', (request, reply, done) => {
     reply.header(CORRELATION_HEADER, request.id);
     done();
@@ -131,16 +119,36 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       attemptsPerMinute: config.signInAttemptsPerMinute,
     }),
   );
+  // Throttling (spec section 8; DECISIONS' order of a request's steps). Health, the identity
+  // provider's pages and the webhook take no token (sign-in has its own limits; the webhook is signed).
+  const { rateLimit, pixelRateLimit, anonRateLimit, retryAfterS } = config;
+  const byCaller = throttleByCaller({
+    authenticated: throttle(deps.limiters.stage, { limit: rateLimit.burst, retryAfterS, bucketOf: () => 'stage' }),
+    // Keyed by the socket's address (request.ip, until TRUST_PROXY names a proxy).
+    anonymous: throttle(deps.limiters.anon, { limit: anonRateLimit.burst, retryAfterS, bucketOf: (request) => `anon:${request.ip}` }),
+  });
+  const pixelThrottle = throttle(deps.limiters.pixel, { limit: pixelRateLimit.burst, retryAfterS, bucketOf: () => 'pixel' });
+
   const { guards } = deps;
-  await app.register(orgRoutes({ guards, orgs: deps.orgs }));
-  await app.register(userRoutes({ guards, users: deps.users }));
-  await app.register(mfaRoutes({ guards, users: deps.users, signIn: deps.signIn, db: deps.database.db }));
-  await app.register(templateRoutes({ guards, templates: deps.templates }));
-  await app.register(apiKeyRoutes({ guards, apiKeys: deps.apiKeys }));
-  await app.register(auditRoutes({ guards, db: deps.database.db }));
-  await app.register(renderRoutes({ guards, render: deps.render, db: deps.database.db, clock: deps.clock }));
-  await app.register(pixelRoutes({ opens: deps.opens, clock: deps.clock }));
-  await app.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, db: deps.database.db, clock: deps.clock }));
+  const billing = createBillingHooks({ orgs: deps.orgs, clock: deps.clock });
+  // The org and staff routes: every route in this scope authenticates, then takes its token; each
+  // route lists the rest of its steps (authorize, the billing gate on writes), and its schema the
+  // validation.
+  await app.register(async (api) => {
+    api.addHook('onRequest', guards.authenticate);
+    api.addHook('onRequest', byCaller);
+    await api.register(orgRoutes({ guards, billing, orgs: deps.orgs }));
+    await api.register(userRoutes({ guards, billing, users: deps.users }));
+    await api.register(mfaRoutes({ guards, billing, mfa: deps.mfa }));
+    await api.register(templateRoutes({ guards, billing, templates: deps.templates, render: deps.render }));
+    await api.register(apiKeyRoutes({ guards, billing, apiKeys: deps.apiKeys }));
+    await api.register(auditRoutes({ guards, audit: deps.audit }));
+    await api.register(renderRoutes({ guards, billing, render: deps.render }));
+    await api.register(opensRoutes({ guards, tracking: deps.tracking }));
+    // Org (plan status) and staff routes (payment events) of billing: the same two first steps.
+    await api.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, db: deps.database.db, clock: deps.clock }));
+  });
+  await app.register(pixelRoutes({ throttle: pixelThrottle, tracking: deps.tracking }));
   await app.register(
     webhookRoutes({ billing: deps.billing, secret: config.webhookSecret, toleranceS: config.webhookToleranceS, clock: deps.clock }),
   );

@@ -26,7 +26,10 @@ import type { JWK } from 'jose';
 import { createBillingService, type BillingService } from './billing/service.ts';
 import { requireFreeSeat } from './billing/seats.ts';
 import { createRenderService, type RenderService } from './render/service.ts';
-import { OpenCounter } from './render/opens.ts';
+import { OpenCounter } from './tracking/open-counter.ts';
+import { createTrackingService, type TrackingService } from './tracking/service.ts';
+import { createAuditService, type AuditService } from './audit/service.ts';
+import { createMfaService, type MfaService } from './users/mfa.ts';
 import { opensRepo } from './store/repositories/opens.ts';
 import type { RateLimiter } from './ratelimit/interface.ts';
 import { MemoryRateLimiter } from './ratelimit/memory.ts';
@@ -52,8 +55,11 @@ export interface Deps {
   billing: BillingService;
   render: RenderService;
   opens: OpenCounter;
-  /** The stage-wide bucket of authenticated routes, and the pixel's own. */
-  limiters: { stage: RateLimiter; pixel: RateLimiter };
+  tracking: TrackingService;
+  audit: AuditService;
+  mfa: MfaService;
+  /** The stage-wide bucket of authenticated requests, the pixel's own, and the per-client buckets of anonymous ones. */
+  limiters: { stage: RateLimiter; pixel: RateLimiter; anon: RateLimiter };
   close(): Promise<void>;
 }
 
@@ -98,12 +104,18 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const cacheTtlMs = database.kind === 'embedded' ? Number.POSITIVE_INFINITY : config.cacheTtlMs;
     const stageLimits = { rate: config.rateLimit.rps, burst: config.rateLimit.burst };
     const pixelLimits = { rate: config.pixelRateLimit.rps, burst: config.pixelRateLimit.burst };
+    const anonLimits = { rate: config.anonRateLimit.rps, burst: config.anonRateLimit.burst };
     const limiters = redis
       ? {
           stage: new RedisRateLimiter(redis, stageLimits, `sigsvc:${config.stage}:rl:`, logger, now),
           pixel: new RedisRateLimiter(redis, pixelLimits, `sigsvc:${config.stage}:rl:`, logger, now),
+          anon: new RedisRateLimiter(redis, anonLimits, `sigsvc:${config.stage}:rl:`, logger, now),
         }
-      : { stage: new MemoryRateLimiter(stageLimits, now), pixel: new MemoryRateLimiter(pixelLimits, now) };
+      : {
+          stage: new MemoryRateLimiter(stageLimits, now),
+          pixel: new MemoryRateLimiter(pixelLimits, now),
+          anon: new MemoryRateLimiter(anonLimits, now),
+        };
     const db = database.db;
     const usage = new KeyUsageRecorder((uses) => apiKeysRepo.touch(db, uses), logger);
     closers.unshift(() => usage.close());
@@ -182,12 +194,15 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       users,
       templates,
       authenticate,
-      guards: createGuards(authenticate, { orgs, clock }),
+      guards: createGuards(authenticate),
       provider,
       signIn,
       billing,
       render,
       opens,
+      tracking: createTrackingService({ db, counter: opens, clock }),
+      audit: createAuditService({ db }),
+      mfa: createMfaService({ db, users, signIn }),
       limiters,
       async close() {
         for (const close of closers) await close();

@@ -42,9 +42,9 @@ describe('throttling: the 429 contract, the pixel bucket, the exemptions', () =>
       assert.deepEqual(Object.keys(res.body.error).sort(), ['code', 'message']);
       assert.equal(res.body.error.code, 'TOO_MANY_REQUESTS');
       assert.match(res.body.error.message, /30 seconds/);
-      // The throttle runs before authentication: anonymous floods are throttled too, cheaply.
-      assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`)).status, 429);
       assert.equal((await server.request('POST', `/v1/orgs/${org.orgId}/users`, { key: org.key, body: { email: 'x@y.z' } })).status, 429);
+      // Anonymous requests take from their client's own bucket, never the stage's: still a 401.
+      assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`)).status, 401);
       // One second refills one token (RATE_LIMIT_RPS=1), and only one.
       clock.advance(1000);
       assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).status, 200);
@@ -80,6 +80,67 @@ describe('throttling: the 429 contract, the pixel bucket, the exemptions', () =>
       assert.deepEqual([...statuses, third.status], [200, 200, 429]);
       assert.equal(third.headers.get('retry-after'), '30');
       assert.equal((await server.request('GET', `/v1/orgs/${o.orgId}`, { key: o.key })).status, 200, 'images cannot starve the API');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('throttling after authentication: anonymous requests have per-client buckets', () => {
+  // In-process buckets on a clock that stands still, as above: nothing refills during the test.
+  const still = { clock: manualClock().now };
+
+  test("230 anonymous requests do not make any tenant's authenticated request 429", async () => {
+    // The stage bucket holds 200 tokens: 230 anonymous requests taken from it would leave
+    // nothing for the tenants.
+    const server = await startServer(
+      { STAGE: stage(), REDIS_URL: '', RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '200', ANON_RATE_LIMIT_RPS: '1', ANON_RATE_LIMIT_BURST: '20' },
+      still,
+    );
+    try {
+      const tenants = await Promise.all(Array.from({ length: 12 }, () => createOrg(server)));
+      const anonymous: number[] = [];
+      for (let i = 0; i < 230; i++) {
+        const target = tenants[i % tenants.length]!;
+        const headers: Record<string, string> = i % 2 === 0 ? {} : { 'x-api-key': `svc_${server.deps.config.stage}_${'A'.repeat(43)}` };
+        anonymous.push((await server.request('GET', `/v1/orgs/${target.orgId}/users`, { headers })).status);
+      }
+      assert.deepEqual(new Set(anonymous), new Set([401, 429]));
+      assert.equal(anonymous.filter((s) => s === 401).length, 20, 'the client bucket holds 20');
+      for (const tenant of tenants) {
+        const res = await server.request('GET', `/v1/orgs/${tenant.orgId}`, { key: tenant.key });
+        assert.equal(res.status, 200, `tenant ${tenant.orgId}: ${res.status}`);
+        assert.equal(res.headers.get('x-ratelimit-limit'), '200');
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('an anonymous client past its burst gets the 429 of spec section 8; 401 while its bucket has tokens', async () => {
+    const server = await startServer(
+      { STAGE: stage(), REDIS_URL: '', RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '5', ANON_RATE_LIMIT_RPS: '1', ANON_RATE_LIMIT_BURST: '3', RETRY_AFTER_S: '30' },
+      still,
+    );
+    try {
+      const org = await createOrg(server);
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await server.request('POST', `/v1/orgs/${org.orgId}/users`, { headers: { authorization: 'Bearer not-a-token' }, body: { email: 'a@b.c' } });
+        statuses.push(res.status);
+        assert.equal(res.body.error.code, 'UNAUTHORIZED');
+        assert.equal(res.headers.get('x-ratelimit-limit'), '3');
+      }
+      const refused = await server.request('GET', '/v1/admin/webhook-events', { headers: { 'x-correlation-id': 'anon-flood' } });
+      statuses.push(refused.status);
+      assert.deepEqual(statuses, [401, 401, 401, 429]);
+      assert.equal(refused.headers.get('retry-after'), '30');
+      assert.equal(refused.headers.get('x-correlation-id'), 'anon-flood');
+      assert.deepEqual(Object.keys(refused.body.error).sort(), ['code', 'message']);
+      assert.equal(refused.body.error.code, 'TOO_MANY_REQUESTS');
+      // The tenant's own requests were not touched: its 5 stage tokens are all there.
+      for (let i = 0; i < 5; i++) assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).status, 200);
+      assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).status, 429);
     } finally {
       await server.close();
     }

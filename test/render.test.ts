@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { manualClock } from './helpers/clock.ts';
 import { createOrg, createTemplate, createUser, type TestOrg } from './helpers/fixtures.ts';
-import { PIXEL } from '../src/render/pixel.ts';
+import { PIXEL } from '../src/tracking/routes.ts';
 import { usersRepo } from '../src/store/repositories/users.ts';
 
 describe('templates as untrusted input, and rendering', () => {

@@ -1,38 +1,39 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
-import { createOrg, createTemplate, createUser, type TestOrg } from './helpers/fixtures.ts';
-import { assertSecurityCases, fillPath, openApiOperations, type RouteCase } from './helpers/security.ts';
+import { createOrg, createTemplate, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
+import { oidcClient, signIn } from './helpers/browser.ts';
+import { assertRoleCases, assertSecurityCases, fillPath, openApiOperations, type RouteCase } from './helpers/security.ts';
 
 // Every org route. The catalog test below fails when a route exists that this table lacks.
 export const ORG_ROUTES: RouteCase[] = [
-  { method: 'GET', route: '/v1/orgs/{orgId}' },
-  { method: 'PATCH', route: '/v1/orgs/{orgId}', body: { version: 1, name: 'x' } },
-  { method: 'GET', route: '/v1/orgs/{orgId}/users' },
-  { method: 'POST', route: '/v1/orgs/{orgId}/users', body: { email: 'sec@example.test' } },
-  { method: 'GET', route: '/v1/orgs/{orgId}/users/{userId}' },
-  { method: 'PATCH', route: '/v1/orgs/{orgId}/users/{userId}', body: { version: 1, name: 'x' } },
-  { method: 'DELETE', route: '/v1/orgs/{orgId}/users/{userId}' },
-  { method: 'POST', route: '/v1/orgs/{orgId}/users/{userId}/mfa/totp' },
-  { method: 'POST', route: '/v1/orgs/{orgId}/users/{userId}/mfa/totp/verify', body: { code: '123456' } },
-  { method: 'DELETE', route: '/v1/orgs/{orgId}/users/{userId}/mfa/totp' },
-  { method: 'GET', route: '/v1/orgs/{orgId}/templates' },
-  { method: 'POST', route: '/v1/orgs/{orgId}/templates', body: { name: 'x', html: '<p>x</p>' } },
-  { method: 'GET', route: '/v1/orgs/{orgId}/templates/{templateId}' },
-  { method: 'PATCH', route: '/v1/orgs/{orgId}/templates/{templateId}', body: { version: 1, name: 'x' } },
-  { method: 'DELETE', route: '/v1/orgs/{orgId}/templates/{templateId}' },
-  { method: 'GET', route: '/v1/orgs/{orgId}/api-keys' },
-  { method: 'POST', route: '/v1/orgs/{orgId}/api-keys', body: { name: 'x' } },
-  { method: 'DELETE', route: '/v1/orgs/{orgId}/api-keys/{keyId}' },
-  { method: 'GET', route: '/v1/orgs/{orgId}/audit' },
-  { method: 'GET', route: '/v1/orgs/{orgId}/plan-status' },
-  { method: 'POST', route: '/v1/orgs/{orgId}/render/{userId}' },
-  { method: 'POST', route: '/v1/orgs/{orgId}/templates/preview', body: { userId: '00000000-0000-4000-8000-000000000000', html: '<p>x</p>' } },
-  { method: 'GET', route: '/v1/orgs/{orgId}/opens' },
+  { method: 'GET', route: '/v1/orgs/{orgId}', minRole: 'member' },
+  { method: 'PATCH', route: '/v1/orgs/{orgId}', body: { version: 1, name: 'x' }, minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/users', minRole: 'member' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/users', body: { email: 'sec@example.test' }, minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/users/{userId}', minRole: 'member' },
+  { method: 'PATCH', route: '/v1/orgs/{orgId}/users/{userId}', body: { version: 1, name: 'x' }, minRole: 'member' },
+  { method: 'DELETE', route: '/v1/orgs/{orgId}/users/{userId}', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/users/{userId}/mfa/totp', minRole: 'member' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/users/{userId}/mfa/totp/verify', body: { code: '123456' }, minRole: 'member' },
+  { method: 'DELETE', route: '/v1/orgs/{orgId}/users/{userId}/mfa/totp', minRole: 'member' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/templates', minRole: 'member' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/templates', body: { name: 'x', html: '<p>x</p>' }, minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/templates/{templateId}', minRole: 'member' },
+  { method: 'PATCH', route: '/v1/orgs/{orgId}/templates/{templateId}', body: { version: 1, name: 'x' }, minRole: 'admin' },
+  { method: 'DELETE', route: '/v1/orgs/{orgId}/templates/{templateId}', minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/api-keys', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/api-keys', body: { name: 'x' }, minRole: 'admin' },
+  { method: 'DELETE', route: '/v1/orgs/{orgId}/api-keys/{keyId}', minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/audit', minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/plan-status', minRole: 'member' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/render/{userId}', minRole: 'member' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/templates/preview', body: { userId: '00000000-0000-4000-8000-000000000000', html: '<p>x</p>' }, minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/opens', minRole: 'member' },
 ];
 
 // Staff-only routes: any org credential is 403.
-export const ADMIN_ROUTES: RouteCase[] = [
+export const ADMIN_ROUTES: Omit<RouteCase, 'minRole'>[] = [
   { method: 'GET', route: '/v1/admin/webhook-events' },
   { method: 'POST', route: '/v1/admin/webhook-events/{eventId}/replay' },
 ];
@@ -72,6 +73,24 @@ describe('security cases on every org route', () => {
       const res = await server.request(c.method, path, { key: org.key });
       assert.equal(res.status, 403, c.route);
       assert.equal(res.body.error.code, 'FORBIDDEN');
+    }
+  });
+
+  test("each route's minimum role: a member's ID token 403 on every admin route, an admin's on owner-only ones; staff routes 403 to every org role", async () => {
+    const { authUrl, appUrl, stage } = server.deps.config;
+    const app = await oidcClient(authUrl, `app-client-${stage}`, appUrl);
+    const tokens = { member: '', admin: '', owner: '' };
+    for (const role of ['member', 'admin', 'owner'] as const) {
+      const account = await userWithPassword(server, org, role);
+      tokens[role] = (await signIn(app, { username: account.email, password: account.password })).tokens.id_token as string;
+    }
+    const refusals = await assertRoleCases(server, ORG_ROUTES, org, tokens);
+    assert.equal(refusals, ORG_ROUTES.filter((r) => r.minRole !== 'member').length);
+    for (const c of ADMIN_ROUTES) {
+      for (const role of ['member', 'admin', 'owner'] as const) {
+        const res = await server.request(c.method, fillPath(c.route, org, { eventId: 'evt_1' }), { token: tokens[role] });
+        assert.equal(res.status, 403, `${c.method} ${c.route} with an ${role}'s ID token`);
+      }
     }
   });
 

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { writeContext, type Guards } from '../auth/guard.ts';
+import type { BillingHooks } from '../billing/hooks.ts';
 import { errorResponses, iso, isoOrNull, listQuery, nullableTimestamp, orgParams, page, timestamp, uuid } from '../http/schemas.ts';
 import type { ApiKeyRow } from '../store/schema.ts';
 import type { ApiKeyService } from './service.ts';
@@ -29,13 +30,13 @@ const present = (k: ApiKeyRow) => ({
   revokedAt: isoOrNull(k.revoked_at),
 });
 
-export function apiKeyRoutes(deps: { guards: Guards; apiKeys: ApiKeyService }): FastifyPluginAsyncZod {
-  const { guards, apiKeys } = deps;
+export function apiKeyRoutes(deps: { guards: Guards; billing: BillingHooks; apiKeys: ApiKeyService }): FastifyPluginAsyncZod {
+  const { guards, billing, apiKeys } = deps;
   return async (app) => {
     app.post(
       '/v1/orgs/:orgId/api-keys',
       {
-        onRequest: guards.org('apiKey.manage', { write: true }),
+        onRequest: [guards.org('apiKey.manage'), billing.writeGate],
         schema: {
           summary: 'Mint an API key (admin)',
           description: 'The answer carries the secret `key` once; only its hash is stored. Keys act with the admin role.',

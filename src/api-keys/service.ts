@@ -4,7 +4,7 @@ import type { Db } from '../store/db.ts';
 import { apiKeysRepo } from '../store/repositories/api-keys.ts';
 import type { ApiKeyRow } from '../store/schema.ts';
 import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../errors.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
 import { hashKey, mintKey, parseKey } from './key-format.ts';
 import type { KeyUsageRecorder } from './usage.ts';
@@ -15,32 +15,21 @@ export type KeyVerification =
 
 type CachedKey = { keyId: string; orgId: string; revoked: boolean };
 
-export interface ApiKeyService {
-  verify(value: string): Promise<KeyVerification>;
-  mint(ctx: WriteContext, input: { name: string }, tx?: Db): Promise<{ row: ApiKeyRow; key: string }>;
-  list(orgId: string, page: PageRequest): ReturnType<typeof listKeys>;
-  revoke(ctx: WriteContext, keyId: string): Promise<ApiKeyRow>;
-}
-
-async function listKeys(db: Db, orgId: string, page: PageRequest) {
-  const rows = await apiKeysRepo.list(db, orgId, decodeCursor(page.cursor), page.limit);
-  return toPage(rows, page.limit, (r) => r.seq, (r) => r);
-}
-
 export function createApiKeyService(deps: {
   db: Db;
   stage: string;
   cacheTtlMs: number;
   usage: KeyUsageRecorder;
   clock: () => Date;
-}): ApiKeyService {
+}) {
   const { db, stage, usage, clock } = deps;
   // Keyed by the key's hash. Entries live at most CACHE_TTL_MS (≤ 5 s), which bounds how long
   // another instance may accept a key revoked elsewhere; this instance forgets it at once.
   const cache = new ReadCache<CachedKey>({ max: 50_000, ttlMs: deps.cacheTtlMs });
 
   return {
-    async verify(value) {
+    /** The key's org, or why it is refused; a known key's use is recorded off the request path. */
+    async verify(value: string): Promise<KeyVerification> {
       const shape = parseKey(value);
       if (!shape.ok) return { ok: false, reason: 'malformed' };
       if (shape.stage !== stage) return { ok: false, reason: 'wrong-stage' };
@@ -55,7 +44,8 @@ export function createApiKeyService(deps: {
       return { ok: true, keyId: entry.keyId, orgId: entry.orgId };
     },
 
-    async mint(ctx, input, tx) {
+    /** A new key (shown once); inside `tx` when given, as org creation does. */
+    async mint(ctx: WriteContext, input: { name: string }, tx?: Db): Promise<{ row: ApiKeyRow; key: string }> {
       const minted = mintKey(stage);
       const write = async (t: Db) => {
         const row = await apiKeysRepo.insert(t, {
@@ -72,9 +62,12 @@ export function createApiKeyService(deps: {
       return { row, key: minted.key };
     },
 
-    list: (orgId, page) => listKeys(db, orgId, page),
+    async list(orgId: string, page: PageRequest) {
+      const rows = await apiKeysRepo.list(db, orgId, decodeCursor(page.cursor), page.limit);
+      return toPage(rows, page.limit, (r) => r.seq, (r) => r);
+    },
 
-    async revoke(ctx, keyId) {
+    async revoke(ctx: WriteContext, keyId: string): Promise<ApiKeyRow> {
       const row = await db.transaction().execute(async (tx) => {
         const revoked = await apiKeysRepo.revoke(tx, ctx.orgId, keyId);
         if (revoked) await recordAudit(tx, ctx, { action: 'apiKey.revoke', targetId: keyId, changes: ['revokedAt'] });
@@ -86,3 +79,5 @@ export function createApiKeyService(deps: {
     },
   };
 }
+
+export type ApiKeyService = ReturnType<typeof createApiKeyService>;

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Guards } from '../auth/guard.ts';
-import type { Db } from '../store/db.ts';
-import { auditRepo } from '../store/repositories/audit.ts';
-import { decodeCursor, toPage } from '../store/pagination.ts';
 import { errorResponses, iso, listQuery, orgParams, page, timestamp } from '../http/schemas.ts';
+import type { AuditRow } from '../store/schema.ts';
+import type { AuditService } from './service.ts';
 
 const auditEntrySchema = z
   .object({
@@ -17,7 +16,16 @@ const auditEntrySchema = z
   })
   .meta({ id: 'AuditEntry' });
 
-export function auditRoutes(deps: { guards: Guards; db: Db }): FastifyPluginAsyncZod {
+const presentEntry = (r: AuditRow) => ({
+  at: iso(r.at),
+  actor: { type: r.actor_type, id: r.actor_id },
+  action: r.action,
+  targetId: r.target_id,
+  correlationId: r.correlation_id,
+  changes: r.changes,
+});
+
+export function auditRoutes(deps: { guards: Guards; audit: AuditService }): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/v1/orgs/:orgId/audit',
@@ -36,15 +44,8 @@ export function auditRoutes(deps: { guards: Guards; db: Db }): FastifyPluginAsyn
       },
       async (request) => {
         const { limit, cursor, action, targetId } = request.query;
-        const rows = await auditRepo.list(deps.db, request.params.orgId, { action, targetId }, decodeCursor(cursor), limit);
-        return toPage(rows, limit, (r) => r.id, (r) => ({
-          at: iso(r.at),
-          actor: { type: r.actor_type, id: r.actor_id },
-          action: r.action,
-          targetId: r.target_id,
-          correlationId: r.correlation_id,
-          changes: r.changes,
-        }));
+        const result = await deps.audit.list(request.params.orgId, { action, targetId }, { limit, cursor });
+        return { items: result.items.map(presentEntry), nextCursor: result.nextCursor };
       },
     );
   };

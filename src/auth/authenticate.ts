@@ -2,7 +2,7 @@
 // `Authorization: Bearer <value>`: a value that starts with the key prefix is an API key and is
 // never parsed as a JWT (rule 3); anything else must be an ID token. `X-Api-Key` carries keys only.
 import type { IncomingHttpHeaders } from 'node:http';
-import { unauthorized } from '../http/errors.ts';
+import { unauthorized } from '../errors.ts';
 import { KEY_PREFIX } from '../api-keys/key-format.ts';
 import type { ApiKeyService } from '../api-keys/service.ts';
 import type { Principal } from './principal.ts';

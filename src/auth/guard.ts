@@ -1,75 +1,76 @@
-// Route-level hooks, listed in order on each route: authenticate (401), then authorize against
-// the org in the path (403). They run in onRequest, before body parsing and validation, so an
-// anonymous or foreign caller learns nothing about what a valid request would look like.
-import type { FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import { AppError, forbidden } from '../http/errors.ts';
-import { graceExpired, planFacts } from '../billing/gate.ts';
-import type { OrgService } from '../orgs/service.ts';
+// The authentication and authorization hooks of the org and staff routes, in DECISIONS' order:
+// authenticate → throttle → authorize → billing gate (writes) → validate → handler. The scope in
+// app.ts adds `authenticate` and the throttle to every route inside it; each route lists the rest
+// (`onRequest: [guards.org('user.create'), billing.writeGate]`). They run in onRequest, before body
+// parsing and validation, so an anonymous or foreign caller learns nothing about what a valid
+// request would look like.
+import type { FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
+import { AppError, forbidden, unauthorized } from '../errors.ts';
 import type { Authenticate } from './authenticate.ts';
-import { authorize, type Action, type Decision, type EffectiveRole } from './policy.ts';
+import { authorize, enforce, type Access, type Action } from './policy.ts';
 import type { Principal } from './principal.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
+    /** Who calls, once `authenticate` ran; undefined when the credentials are missing or invalid. */
     principal?: Principal;
+    /** Why the credentials were refused: the 401 the authorizing hook answers after the throttle. */
+    authFailure?: AppError;
     access?: Access;
   }
 }
 
-/** Turns a refusal of the policy into 403, naming the field when the decision names one. */
-export function enforce(decision: Decision): asserts decision is Extract<Decision, { allowed: true }> {
-  if (!decision.allowed) throw forbidden(decision.reason, decision.field ? { field: decision.field } : undefined);
-}
-
-export interface Access {
-  orgId: string;
-  principal: Principal;
-  role: EffectiveRole;
-  /** The user id of the caller, when the caller is a user (members may act on themselves). */
-  userId: string | undefined;
-}
-
 export interface Guards {
   /**
-   * Authenticates, then requires `action` on the org named by the path's `orgId`; a write is
-   * refused with 402 once the org's grace period has ended (spec section 3 rule 2).
+   * Establishes who calls, and refuses nothing: the throttle that follows must know whether the
+   * request is authenticated (stage bucket) or not (the client's own bucket) before the 401.
    */
-  org(action: Action, opts?: { write?: boolean }): onRequestAsyncHookHandler;
-  /** Authenticates, then requires a staff ID token (super-admin). */
-  staff(): onRequestAsyncHookHandler;
+  authenticate: onRequestAsyncHookHandler;
+  /** Requires `action` on the org named by the path's `orgId`: 401 without credentials, 403 without the role. */
+  org(action: Action): onRequestHookHandler;
+  /** Requires a staff ID token (super-admin): 401 without credentials, 403 for anyone else. */
+  staff(): onRequestHookHandler;
 }
 
-// Each guard is one hook doing its steps in turn: every hook costs on every request of the route.
-export function createGuards(authenticate: Authenticate, deps: { orgs: OrgService; clock: () => Date }): Guards {
+const principalOf = (request: FastifyRequest): Principal => {
+  if (request.principal) return request.principal;
+  throw request.authFailure ?? unauthorized();
+};
+
+export function createGuards(authenticate: Authenticate): Guards {
   return {
-    org(action, opts) {
-      return async (request) => {
-        const principal = await authenticate(request.headers);
-        request.principal = principal;
-        const orgId = (request.params as { orgId?: string }).orgId ?? '';
-        const decision = authorize(principal, orgId, action);
-        enforce(decision);
-        request.access = {
-          orgId,
-          principal,
-          role: decision.role,
-          userId: principal.kind === 'user' ? principal.userId : undefined,
-        };
-        if (!opts?.write) return;
-        const org = await deps.orgs.require(orgId);
-        if (graceExpired(planFacts(org), deps.clock())) {
-          throw new AppError(
-            'PAYMENT_REQUIRED',
-            `The subscription is ${org.subscription_status} and its grace period ended at ${org.grace_period_ends_at?.toISOString()}: writes are blocked until the subscription is paid. Reads still work; see GET /v1/orgs/{orgId}/plan-status.`,
-            { details: { blockedBy: 'grace_expired', gracePeriodEndsAt: org.grace_period_ends_at?.toISOString() } },
-          );
+    async authenticate(request) {
+      try {
+        request.principal = await authenticate(request.headers);
+      } catch (err) {
+        // Only a refusal of the credentials waits for the throttle; a failing store answers now.
+        if (!(err instanceof AppError) || err.code !== 'UNAUTHORIZED') throw err;
+        request.authFailure = err;
+      }
+    },
+    // Synchronous callback hooks: they run on every request of their routes and need no promise.
+    org(action) {
+      return (request, _reply, done) => {
+        try {
+          const principal = principalOf(request);
+          const orgId = (request.params as { orgId?: string }).orgId ?? '';
+          const decision = authorize(principal, orgId, action);
+          enforce(decision);
+          request.access = { orgId, principal, role: decision.role, userId: principal.kind === 'user' ? principal.userId : undefined };
+        } catch (err) {
+          return done(err as Error);
         }
+        done();
       };
     },
     staff() {
-      return async (request) => {
-        request.principal = await authenticate(request.headers);
-        if (request.principal.kind !== 'staff') throw forbidden('This route is for staff (a super-admin ID token of the admin client).');
+      return (request, _reply, done) => {
+        try {
+          if (principalOf(request).kind !== 'staff') throw forbidden('This route is for staff (a super-admin ID token of the admin client).');
+        } catch (err) {
+          return done(err as Error);
+        }
+        done();
       };
     },
   };

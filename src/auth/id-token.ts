@@ -4,7 +4,7 @@
 import { hash } from 'node:crypto';
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { LRUCache } from 'lru-cache';
-import { entryBound } from '../store/read-cache.ts';
+import { entryBound } from '../lib/lru.ts';
 import type { IdTokenVerifier } from './authenticate.ts';
 import type { Principal } from './principal.ts';
 import { SIGNING_ALG } from './idp/keys.ts';

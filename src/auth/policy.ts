@@ -1,5 +1,7 @@
 // The one authorization policy: every route asks it, for every kind of caller (spec 5.4, 5.6, 7).
-// Pure functions: decisions are returned, and the HTTP layer turns a refusal into 403.
+// Pure functions return decisions; `enforce` turns a refusal into the 403 error, for the guards
+// and the services that judge a decision against the row they are about to change.
+import { forbidden } from '../errors.ts';
 import type { OrgRole } from '../store/schema.ts';
 import type { Principal } from './principal.ts';
 
@@ -39,6 +41,20 @@ const MINIMUM: Record<Action, OrgRole> = {
 };
 
 export type Decision = { allowed: true; role: EffectiveRole } | { allowed: false; reason: string; field?: string };
+
+/** Turns a refusal of the policy into 403, naming the field when the decision names one. */
+export function enforce(decision: Decision): asserts decision is Extract<Decision, { allowed: true }> {
+  if (!decision.allowed) throw forbidden(decision.reason, decision.field ? { field: decision.field } : undefined);
+}
+
+/** What a caller may do in the org of the request, as the org guard established it. */
+export interface Access {
+  orgId: string;
+  principal: Principal;
+  role: EffectiveRole;
+  /** The user id of the caller, when the caller is a user (members may act on themselves). */
+  userId: string | undefined;
+}
 
 const deny = (reason: string, field?: string): Decision => ({ allowed: false, reason, ...(field ? { field } : {}) });
 

@@ -4,7 +4,7 @@ import type { Guards } from '../auth/guard.ts';
 import type { Db } from '../store/db.ts';
 import { billingRepo } from '../store/repositories/billing.ts';
 import { errorResponses, iso, isoOrNull, listQuery, nullableTimestamp, orgParams, page, timestamp } from '../http/schemas.ts';
-import { badRequest, notFound } from '../http/errors.ts';
+import { badRequest, notFound } from '../errors.ts';
 import type { OrgService } from '../orgs/service.ts';
 import type { BillingService } from './service.ts';
 import { planFacts, planStatus } from './gate.ts';

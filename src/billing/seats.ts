@@ -1,4 +1,4 @@
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import type { Db } from '../store/db.ts';
 import { billingRepo } from '../store/repositories/billing.ts';
 
@@ -10,12 +10,12 @@ import { billingRepo } from '../store/repositories/billing.ts';
 export async function requireFreeSeat(tx: Db, orgId: string): Promise<void> {
   const [org] = await billingRepo.lockOrgs(tx, { orgIds: [orgId], customerIds: [] });
   if (!org) throw new AppError('NOT_FOUND', 'Organisation not found.');
-  org.seatsUsed = (await billingRepo.seatsUsed(tx, [orgId])).get(orgId) ?? 0;
-  if (org.seatsUsed >= org.seats) {
+  const seatsUsed = (await billingRepo.seatsUsed(tx, [orgId])).get(orgId) ?? 0;
+  if (seatsUsed >= org.seats) {
     throw new AppError(
       'PAYMENT_REQUIRED',
-      `All ${org.seats} seats of the plan are in use (${org.seatsUsed} users): add seats to the subscription, or delete a user, to create another.`,
-      { details: { blockedBy: 'seats', seats: { limit: org.seats, used: org.seatsUsed } } },
+      `All ${org.seats} seats of the plan are in use (${seatsUsed} users): add seats to the subscription, or delete a user, to create another.`,
+      { details: { blockedBy: 'seats', seats: { limit: org.seats, used: seatsUsed } } },
     );
   }
 }

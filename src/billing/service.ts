@@ -8,10 +8,13 @@
 // unique violation), its events are applied one at a time, so one bad event cannot fail others.
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
-import { billingRepo, type EventOutcome, type EventRecord, type LockedOrg } from '../store/repositories/billing.ts';
+import { billingRepo, type EventOutcome, type EventRecord } from '../store/repositories/billing.ts';
 import { auditRepo, type AuditEntry } from '../store/repositories/audit.ts';
-import { HANDLED_EVENTS, orgHints, transition, type ProviderEvent } from './state-machine.ts';
+import { HANDLED_EVENTS, orgHints, transition, type BillingState, type ProviderEvent } from './state-machine.ts';
 import { Batcher, type Settled } from '../store/batcher.ts';
+
+/** An org's billing state inside a batch of events, with its live users counted. */
+type OrgState = BillingState & { orgId: string };
 
 export type IntakeResult = 'processed' | 'duplicate' | 'failed';
 
@@ -46,12 +49,10 @@ export function createBillingService(deps: {
       orgIds: hints.flatMap((h) => (h.orgId ? [h.orgId] : [])),
       customerIds: hints.flatMap((h) => (h.customerId ? [h.customerId] : [])),
     });
-    // Only a subscription update can recompute the seat cap (spec rule 4): only it needs the count.
-    if (events.some(({ event }) => event.type === 'customer.subscription.updated')) {
-      const used = await billingRepo.seatsUsed(tx, locked.map((o) => o.orgId));
-      for (const org of locked) org.seatsUsed = used.get(org.orgId) ?? 0;
-    }
-    const orgs = new Map(locked.map((o) => [o.orgId, o]));
+    // The live users, counted under the same locks: the state machine judges the seat cap on them
+    // (spec rule 4). One grouped count per batch, so every state it sees is whole.
+    const used = await billingRepo.seatsUsed(tx, locked.map((o) => o.orgId));
+    const orgs = new Map<string, OrgState>(locked.map((o) => [o.orgId, { ...o, seatsUsed: used.get(o.orgId) ?? 0 }]));
     const byCustomer = (customerId: string) => [...orgs.values()].find((o) => o.providerCustomerId === customerId);
     const steps = new Map<string, number>();
     const audit: AuditEntry[] = [];
@@ -60,7 +61,7 @@ export function createBillingService(deps: {
     const outcomes = events.map(({ event, correlationId }, i): EventOutcome => {
       if (!handled(event.type)) return { status: 'ignored', outcome: `event type ${event.type} changes nothing`, orgId: null };
       const h = hints[i] ?? {};
-      const org: LockedOrg | undefined = (h.orgId ? orgs.get(h.orgId.toLowerCase()) : undefined) ?? (h.customerId ? byCustomer(h.customerId) : undefined);
+      const org: OrgState | undefined = (h.orgId ? orgs.get(h.orgId.toLowerCase()) : undefined) ?? (h.customerId ? byCustomer(h.customerId) : undefined);
       if (!org) {
         const error = `no org for this event (metadata.orgId ${h.orgId ?? 'absent'}, customer ${h.customerId ?? 'absent'}); replay it once the org is linked`;
         return { status: 'failed', outcome: null, orgId: null, error };
@@ -80,7 +81,7 @@ export function createBillingService(deps: {
       return { status: 'applied', outcome: t.changed.length ? `changed ${t.changed.join(', ')}` : 'no change', orgId: org.orgId };
     });
 
-    await billingRepo.saveOrgs(tx, [...steps].map(([orgId, versionStep]) => ({ orgId, state: orgs.get(orgId) as LockedOrg, versionStep })));
+    await billingRepo.saveOrgs(tx, [...steps].map(([orgId, versionStep]) => ({ orgId, state: orgs.get(orgId) as OrgState, versionStep })));
     await auditRepo.insertMany(tx, audit);
     return outcomes;
   }

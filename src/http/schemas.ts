@@ -1,6 +1,6 @@
 // Shapes shared by many routes: the error envelope, list pages, path parameters.
 import { z } from 'zod';
-import { ERROR_CODES, codeToStatus, type ErrorCode } from './errors.ts';
+import { ERROR_CODES, codeToStatus, type ErrorCode } from '../errors.ts';
 import { MAX_VERSION } from '../store/conditional.ts';
 
 export const errorEnvelope = z

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Guards } from '../auth/guard.ts';
+import type { BillingHooks } from '../billing/hooks.ts';
 import { writeContext } from '../auth/guard.ts';
 import { errorResponses, orgParams } from '../http/schemas.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';
@@ -8,8 +9,8 @@ import { etagOf } from '../store/conditional.ts';
 import type { OrgService } from './service.ts';
 import { orgPatchSchema, orgSchema, presentOrg } from './schemas.ts';
 
-export function orgRoutes(deps: { guards: Guards; orgs: OrgService }): FastifyPluginAsyncZod {
-  const { guards, orgs } = deps;
+export function orgRoutes(deps: { guards: Guards; billing: BillingHooks; orgs: OrgService }): FastifyPluginAsyncZod {
+  const { guards, billing, orgs } = deps;
   const orgJson = new JsonMemo(orgSchema, presentOrg);
   return async (app) => {
     app.get(
@@ -32,7 +33,7 @@ export function orgRoutes(deps: { guards: Guards; orgs: OrgService }): FastifyPl
     app.patch(
       '/v1/orgs/:orgId',
       {
-        onRequest: guards.org('org.update', { write: true }),
+        onRequest: [guards.org('org.update'), billing.writeGate],
         schema: {
           summary: 'Update an organisation (admin)',
           description: 'Send the `version` you read; a stale one is 409. `If-Match` with a stale ETag is 412.',

@@ -4,45 +4,29 @@ import type { Db } from '../store/db.ts';
 import { orgsRepo, type OrgWithUsage } from '../store/repositories/orgs.ts';
 import { usersRepo } from '../store/repositories/users.ts';
 import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
-import { notFound } from '../http/errors.ts';
+import { notFound } from '../errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
 import type { ApiKeyService } from '../api-keys/service.ts';
 import type { OrgRole } from '../store/schema.ts';
 import { hashPassword } from '../auth/passwords.ts';
 
-export interface OrgService {
-  /** The org with its live user count; served from a short cache (CACHE_TTL_MS). */
-  get(orgId: string): Promise<OrgWithUsage | undefined>;
-  require(orgId: string): Promise<OrgWithUsage>;
-  update(ctx: WriteContext, check: VersionCheck, patch: { name?: string | undefined }): Promise<OrgWithUsage>;
-  /** Forget the cached org after a change (this instance; others within CACHE_TTL_MS). */
-  invalidate(orgId: string): void;
-  create(input: {
-    name: string;
-    seats: number;
-    plan: string;
-    ownerEmail: string;
-    ownerName?: string | undefined;
-    ownerPassword?: string | undefined;
-    correlationId: string;
-  }): Promise<{ orgId: string; ownerUserId: string; apiKey: { keyId: string; key: string } }>;
-}
-
-export function createOrgService(deps: { db: Db; cacheTtlMs: number; apiKeys: ApiKeyService }): OrgService {
+export function createOrgService(deps: { db: Db; cacheTtlMs: number; apiKeys: ApiKeyService }) {
   const { db } = deps;
   const cache = new ReadCache<OrgWithUsage>({ max: 10_000, ttlMs: deps.cacheTtlMs });
-  const get = (orgId: string) => cache.get(orgId, () => orgsRepo.find(db, orgId));
+  /** The org with its live user count; served from a short cache (CACHE_TTL_MS). */
+  const get = (orgId: string): Promise<OrgWithUsage | undefined> => cache.get(orgId, () => orgsRepo.find(db, orgId));
 
   return {
     get,
-    async require(orgId) {
+    async require(orgId: string): Promise<OrgWithUsage> {
       const org = await get(orgId);
       if (!org) throw notFound('Organisation');
       return org;
     },
-    invalidate: (orgId) => void cache.delete(orgId),
+    /** Forget the cached org after a change (this instance; others within CACHE_TTL_MS). */
+    invalidate: (orgId: string): void => void cache.delete(orgId),
 
-    async update(ctx, check, patch) {
+    async update(ctx: WriteContext, check: VersionCheck, patch: { name?: string | undefined }): Promise<OrgWithUsage> {
       await db.transaction().execute(async (tx) => {
         const updated = await orgsRepo.update(tx, ctx.orgId, check, patch);
         if (!updated) throw versionMismatch('Organisation', await orgsRepo.find(tx, ctx.orgId), check);
@@ -54,7 +38,15 @@ export function createOrgService(deps: { db: Db; cacheTtlMs: number; apiKeys: Ap
       return org;
     },
 
-    async create(input) {
+    async create(input: {
+      name: string;
+      seats: number;
+      plan: string;
+      ownerEmail: string;
+      ownerName?: string | undefined;
+      ownerPassword?: string | undefined;
+      correlationId: string;
+    }): Promise<{ orgId: string; ownerUserId: string; apiKey: { keyId: string; key: string } }> {
       const orgId = randomUUID();
       const ownerUserId = randomUUID();
       const passwordHash = input.ownerPassword ? await hashPassword(input.ownerPassword) : null;
@@ -83,3 +75,5 @@ export function createOrgService(deps: { db: Db; cacheTtlMs: number; apiKeys: Ap
     },
   };
 }
+
+export type OrgService = ReturnType<typeof createOrgService>;

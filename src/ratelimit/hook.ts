@@ -1,6 +1,8 @@
-// The throttle, as the first hook of the routes it guards: before authentication and before any
-// database work, so a flood costs little. 429 exactly as spec section 8: JSON, Retry-After,
-// X-Correlation-Id header, and no correlationId in the body.
+// The throttle hooks. On the org and staff routes the throttle runs right after authentication
+// (DECISIONS): an authenticated request takes a token from the stage-wide bucket (spec section 8),
+// a request with missing or invalid credentials one from its client's own bucket, so anonymous
+// floods cannot starve the tenants. The pixel lists its own bucket on its route. 429 exactly as
+// spec section 8: JSON, Retry-After, X-Correlation-Id header, and no correlationId in the body.
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { RateLimiter } from './interface.ts';
 import type { Decision } from './token-bucket.ts';
@@ -8,7 +10,11 @@ import { CORRELATION_HEADER } from '../http/correlation.ts';
 
 export type Throttle = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
 
-export function throttle(limiter: RateLimiter, bucket: string, opts: { limit: number; retryAfterS: number }): Throttle {
+/** Takes a token from the bucket `bucketOf` names for the request; 429 when there is none. */
+export function throttle(
+  limiter: RateLimiter,
+  opts: { limit: number; retryAfterS: number; bucketOf: (request: FastifyRequest) => string },
+): Throttle {
   const answer = (decision: Decision, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
     reply.header('x-ratelimit-limit', opts.limit);
     reply.header('x-ratelimit-remaining', decision.remaining);
@@ -23,8 +29,14 @@ export function throttle(limiter: RateLimiter, bucket: string, opts: { limit: nu
   // A callback hook, and no promise when the bucket answers at once (in memory): this runs on
   // every throttled request.
   return (request, reply, done) => {
-    const decision = limiter.take(bucket);
+    const decision = limiter.take(opts.bucketOf(request));
     if (decision instanceof Promise) decision.then((d) => answer(d, request, reply, done), done);
     else answer(decision, request, reply, done);
   };
+}
+
+/** After `authenticate`: the stage bucket for a request with a principal, the client's bucket otherwise. */
+export function throttleByCaller(buckets: { authenticated: Throttle; anonymous: Throttle }): Throttle {
+  const { authenticated, anonymous } = buckets;
+  return (request, reply, done) => (request.principal ? authenticated : anonymous)(request, reply, done);
 }

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { entryBound } from '../store/read-cache.ts';
+import { entryBound } from '../lib/lru.ts';
 import { take, type BucketLimits, type BucketState, type Decision } from './token-bucket.ts';
 import type { RateLimiter } from './interface.ts';
 

@@ -54,7 +54,7 @@ export class RedisRateLimiter implements RateLimiter {
         this.#logger.info({ bucket }, 'rate limit: back on the shared Redis bucket');
       }
       if (allowed === 1) return { allowed: true, remaining: Math.floor(Number(tokens)) };
-      return { allowed: false, remaining: 0, retryAfterMs: Math.ceil(((1 - Number(tokens)) / this.#limits.rate) * 1000) };
+      return { allowed: false, remaining: 0 };
     } catch (err) {
       if (!this.#degraded) {
         this.#degraded = true;

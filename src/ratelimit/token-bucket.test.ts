@@ -14,7 +14,7 @@ test('a new bucket is full: burst requests pass, the next one waits', () => {
   }
   const refused = take(state, limits, 0);
   assert.equal(refused.decision.allowed, false);
-  assert.equal(refused.decision.allowed === false && refused.decision.retryAfterMs, 10);
+  assert.equal(refused.state.tokens, 0);
 });
 
 test('refill at rate per second, fractional tokens kept', () => {
@@ -27,7 +27,7 @@ test('refill at rate per second, fractional tokens kept', () => {
   assert.ok(Math.abs(r.state.tokens) < 1e-9);
   r = take({ tokens: 0.25, at: 0 }, { rate: 1, burst: 5 }, 700); // 0.95
   assert.equal(r.decision.allowed, false);
-  assert.equal(r.decision.allowed === false && r.decision.retryAfterMs, 50);
+  assert.ok(Math.abs(r.state.tokens - 0.95) < 1e-9, 'the fraction is kept for the next request');
 });
 
 test('a long idle refills to the burst, never beyond', () => {

@@ -12,7 +12,8 @@ export interface BucketLimits {
   burst: number;
 }
 
-export type Decision = { allowed: true; remaining: number } | { allowed: false; remaining: 0; retryAfterMs: number };
+// No wait time: the 429 sends the configured RETRY_AFTER_S (spec section 8), not the bucket's own.
+export type Decision = { allowed: true; remaining: number } | { allowed: false; remaining: 0 };
 
 export function take(state: BucketState | undefined, limits: BucketLimits, now: number): { state: BucketState; decision: Decision } {
   const start = state ?? { tokens: limits.burst, at: now };
@@ -21,6 +22,5 @@ export function take(state: BucketState | undefined, limits: BucketLimits, now: 
   if (tokens >= 1) {
     return { state: { tokens: tokens - 1, at: now }, decision: { allowed: true, remaining: Math.floor(tokens - 1) } };
   }
-  const retryAfterMs = Math.ceil(((1 - tokens) / limits.rate) * 1000 - 1e-6);
-  return { state: { tokens, at: now }, decision: { allowed: false, remaining: 0, retryAfterMs } };
+  return { state: { tokens, at: now }, decision: { allowed: false, remaining: 0 } };
 }

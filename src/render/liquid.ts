@@ -2,7 +2,7 @@
 // system (include/render/layout find nothing), own properties only, and hard limits on parse size,
 // render time and memory, so a hostile template fails fast instead of slowing anyone else.
 import { Liquid, type FS, type Template } from 'liquidjs';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 
 const noFiles: FS = {
   exists: async () => false,

@@ -2,14 +2,15 @@
 // caches (CACHE_TTL_MS, forgotten at once on this instance when they change), and the rendered
 // output is cached by (template version, user version, org version), so it is never stale.
 import { LRUCache } from 'lru-cache';
-import { entryBound, ReadCache } from '../store/read-cache.ts';
+import { entryBound } from '../lib/lru.ts';
+import { ReadCache } from '../store/read-cache.ts';
 import { Batcher } from '../store/batcher.ts';
 import type { Template } from 'liquidjs';
 import type { Db } from '../store/db.ts';
 import type { TemplateRow, UserRow } from '../store/schema.ts';
 import { usersRepo } from '../store/repositories/users.ts';
 import { templatesRepo } from '../store/repositories/templates.ts';
-import { AppError, notFound } from '../http/errors.ts';
+import { AppError, notFound } from '../errors.ts';
 import type { OrgService } from '../orgs/service.ts';
 import { htmlLiquid, parseTemplate, renderTemplate, textLiquid } from './liquid.ts';
 import { renderWarnings, sanitizeRendered } from './email-html.ts';

@@ -1,6 +1,6 @@
 // Keyset pagination over an identity column: stable under concurrent inserts (a page never
 // repeats or skips a row that existed when the listing began), and an opaque cursor for clients.
-import { badRequest } from '../http/errors.ts';
+import { badRequest } from '../errors.ts';
 
 export interface PageRequest {
   limit: number;

@@ -3,18 +3,10 @@
 // (CACHE_TTL_MS, at most 5 s). With the embedded database there are no other instances (PGlite
 // belongs to one process), so entries live until they are forgotten or pushed out.
 import { LRUCache } from 'lru-cache';
+import { entryBound } from '../lib/lru.ts';
 
 const MISSING = Symbol('missing');
 
-/**
- * lru-cache options for at most `entries` entries. Given `max`, lru-cache allocates its arrays
- * for `max` slots up front (key, value, links, and with a TTL two more): the service's caches
- * held ~18 MB before caching anything. Counted through `maxSize` instead (each entry size 1), the
- * bound is the same and the arrays grow with use.
- */
-export function entryBound(entries: number): { maxSize: number; sizeCalculation: () => number } {
-  return { maxSize: entries, sizeCalculation: () => 1 };
-}
 
 export class ReadCache<V extends object> {
   readonly #cache: LRUCache<string, V | typeof MISSING> | undefined;

@@ -173,5 +173,4 @@ export type UserUpdate = Updateable<UsersTable>;
 export type TemplateRow = Selectable<TemplatesTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type AuditRow = Selectable<AuditEntriesTable>;
-export type StaffRow = Selectable<StaffTable>;
 export type WebhookEventRow = Selectable<WebhookEventsTable>;

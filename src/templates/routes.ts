@@ -1,13 +1,16 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { writeContext, type Guards } from '../auth/guard.ts';
-import { errorResponses, listQuery, orgParams, page } from '../http/schemas.ts';
+import type { BillingHooks } from '../billing/hooks.ts';
+import { errorResponses, listQuery, orgParams, page, uuid } from '../http/schemas.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';
+import type { RenderService } from '../render/service.ts';
+import { renderedSchema } from '../render/schemas.ts';
 import type { TemplateService } from './service.ts';
 import { presentTemplate, savedTemplateSchema, templateCreateSchema, templateParams, templatePatchSchema, templateSchema } from './schemas.ts';
 
-export function templateRoutes(deps: { guards: Guards; templates: TemplateService }): FastifyPluginAsyncZod {
-  const { guards, templates } = deps;
+export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; templates: TemplateService; render: RenderService }): FastifyPluginAsyncZod {
+  const { guards, billing, templates, render } = deps;
   return async (app) => {
     app.get(
       '/v1/orgs/:orgId/templates',
@@ -30,7 +33,7 @@ export function templateRoutes(deps: { guards: Guards; templates: TemplateServic
     app.post(
       '/v1/orgs/:orgId/templates',
       {
-        onRequest: guards.org('template.write', { write: true }),
+        onRequest: [guards.org('template.write'), billing.writeGate],
         schema: {
           summary: 'Create a template (admin)',
           tags: ['templates'],
@@ -44,6 +47,21 @@ export function templateRoutes(deps: { guards: Guards; templates: TemplateServic
         reply.code(201);
         return withEtag(reply, { ...presentTemplate(template), warnings: template.warnings });
       },
+    );
+
+    app.post(
+      '/v1/orgs/:orgId/templates/preview',
+      {
+        onRequest: [guards.org('template.write'), billing.writeGate],
+        schema: {
+          summary: 'Render an unsaved template for a user (the editor preview; admin)',
+          tags: ['render'],
+          params: orgParams,
+          body: z.strictObject({ userId: uuid, html: z.string().max(100_000), text: z.string().max(100_000).default('') }),
+          response: { 200: renderedSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'PAYMENT_REQUIRED') },
+        },
+      },
+      async (request) => render.preview(request.params.orgId, request.body.userId, request.body),
     );
 
     app.get(
@@ -64,7 +82,7 @@ export function templateRoutes(deps: { guards: Guards; templates: TemplateServic
     app.patch(
       '/v1/orgs/:orgId/templates/:templateId',
       {
-        onRequest: guards.org('template.write', { write: true }),
+        onRequest: [guards.org('template.write'), billing.writeGate],
         schema: {
           summary: 'Update a template (admin)',
           description: 'Send `version`; a stale one is 409, a stale `If-Match` 412.',
@@ -89,7 +107,7 @@ export function templateRoutes(deps: { guards: Guards; templates: TemplateServic
     app.delete(
       '/v1/orgs/:orgId/templates/:templateId',
       {
-        onRequest: guards.org('template.write', { write: true }),
+        onRequest: [guards.org('template.write'), billing.writeGate],
         schema: {
           summary: 'Delete a template (soft delete; admin)',
           tags: ['templates'],

@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { accessOf, writeContext, type Guards } from '../auth/guard.ts';
+import type { BillingHooks } from '../billing/hooks.ts';
 import { errorResponses, listQuery, orgParams, page } from '../http/schemas.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';
 import type { UserService } from './service.ts';
 import { presentUser, userCreateSchema, userParams, userPatchSchema, userSchema } from './schemas.ts';
 
-export function userRoutes(deps: { guards: Guards; users: UserService }): FastifyPluginAsyncZod {
-  const { guards, users } = deps;
+export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users: UserService }): FastifyPluginAsyncZod {
+  const { guards, billing, users } = deps;
   return async (app) => {
     app.get(
       '/v1/orgs/:orgId/users',
@@ -30,7 +31,7 @@ export function userRoutes(deps: { guards: Guards; users: UserService }): Fastif
     app.post(
       '/v1/orgs/:orgId/users',
       {
-        onRequest: guards.org('user.create', { write: true }),
+        onRequest: [guards.org('user.create'), billing.writeGate],
         schema: {
           summary: 'Create a user (admin; only an owner creates an owner)',
           tags: ['users'],
@@ -63,7 +64,7 @@ export function userRoutes(deps: { guards: Guards; users: UserService }): Fastif
     app.patch(
       '/v1/orgs/:orgId/users/:userId',
       {
-        onRequest: guards.org('user.update', { write: true }),
+        onRequest: [guards.org('user.update'), billing.writeGate],
         schema: {
           summary: 'Update a user',
           description:
@@ -90,7 +91,7 @@ export function userRoutes(deps: { guards: Guards; users: UserService }): Fastif
     app.delete(
       '/v1/orgs/:orgId/users/:userId',
       {
-        onRequest: guards.org('user.delete', { write: true }),
+        onRequest: [guards.org('user.delete'), billing.writeGate],
         schema: {
           summary: 'Delete a user (soft delete; admin)',
           tags: ['users'],

@@ -6,11 +6,11 @@ import type { OrgRole, UserRow } from '../store/schema.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
 import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
-import { conflict, notFound } from '../http/errors.ts';
+import { conflict, notFound } from '../errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
 import * as policy from '../auth/policy.ts';
+import { enforce, type Access } from '../auth/policy.ts';
 import { hashPassword } from '../auth/passwords.ts';
-import { enforce, type Access } from '../auth/guard.ts';
 
 export interface UserProfile {
   name: string;

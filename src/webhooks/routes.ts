@@ -2,7 +2,7 @@
 // bytes, then parse, dedup and apply. Answers exactly the spec's table.
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
-import { AppError } from '../http/errors.ts';
+import { AppError } from '../errors.ts';
 import { errorEnvelope } from '../http/schemas.ts';
 import type { BillingService } from '../billing/service.ts';
 import { verifySignature } from './signature.ts';

@@ -11,7 +11,11 @@ export interface RouteCase {
   route: string;
   /** A body that would be valid, so only credentials decide the answer. */
   body?: unknown;
+  /** The least role of the org that may call the route (auth/policy.ts); one below it gets 403. */
+  minRole: 'member' | 'admin' | 'owner';
 }
+
+const BELOW = { member: undefined, admin: 'member', owner: 'admin' } as const;
 
 export function fillPath(route: string, org: TestOrg, ids: Record<string, string> = {}): string {
   return route.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'orgId' ? org.orgId : (ids[name] ?? randomUUID())));
@@ -61,4 +65,26 @@ export async function assertSecurityCases(server: TestServer, cases: RouteCase[]
     assert.equal(foreign.status, 403, `${c.method} ${c.route} with another org's key: ${foreign.status} ${foreign.text}`);
     assert.equal(foreign.body.error.code, 'FORBIDDEN');
   }
+}
+
+/**
+ * The minimum role of every route: an ID token of the role just below it gets 403 FORBIDDEN; an
+ * ID token of the role itself is let past authorization (whatever the handler answers next).
+ */
+export async function assertRoleCases(server: TestServer, cases: RouteCase[], org: TestOrg, tokens: Record<'member' | 'admin' | 'owner', string>) {
+  let refusals = 0;
+  for (const c of cases) {
+    const path = fillPath(c.route, org);
+    const below = BELOW[c.minRole];
+    if (below) {
+      const res = await server.request(c.method, path, { token: tokens[below], ...(c.body ? { body: c.body } : {}) });
+      assert.equal(res.status, 403, `${c.method} ${c.route} with a ${below}'s ID token: ${res.status} ${res.text}`);
+      assert.equal(res.body.error.code, 'FORBIDDEN');
+      assert.match(res.body.error.message, new RegExp(`${c.minRole} role`), `${c.method} ${c.route}: refused for its role`);
+      refusals++;
+    }
+    const allowed = await server.request(c.method, path, { token: tokens[c.minRole], ...(c.body ? { body: c.body } : {}) });
+    assert.ok(![401, 403].includes(allowed.status), `${c.method} ${c.route} with a ${c.minRole}'s ID token: ${allowed.status} ${allowed.text}`);
+  }
+  return refusals;
 }

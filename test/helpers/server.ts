@@ -43,6 +43,8 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     RATE_LIMIT_BURST: '1000000',
     PIXEL_RATE_LIMIT_RPS: '1000000',
     PIXEL_RATE_LIMIT_BURST: '1000000',
+    ANON_RATE_LIMIT_RPS: '1000000',
+    ANON_RATE_LIMIT_BURST: '1000000',
     WEBHOOK_SECRET: 'whsec_test_secret',
     SIGNIN_ATTEMPTS_PER_MINUTE: '100000',
     ...extra,

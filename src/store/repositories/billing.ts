@@ -1,9 +1,11 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
+import { isUuid } from '../../lib/uuid.ts';
 import type { WebhookEventRow } from '../schema.ts';
 import type { BillingState } from '../../billing/state-machine.ts';
 
-export type LockedOrg = BillingState & { orgId: string };
+/** An org's billing state as stored; the live-user count (`seatsUsed`) is `seatsUsed` below. */
+export type LockedOrg = Omit<BillingState, 'seatsUsed'> & { orgId: string };
 
 export interface EventRecord {
   id: string;
@@ -21,8 +23,6 @@ export interface EventOutcome {
   error?: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export const billingRepo = {
   /**
    * The billing state of the orgs some events name (by id or provider customer id), locked for the
@@ -30,7 +30,7 @@ export const billingRepo = {
    * transactions locking overlapping orgs cannot deadlock.
    */
   async lockOrgs(db: Db, by: { orgIds: string[]; customerIds: string[] }): Promise<LockedOrg[]> {
-    const orgIds = [...new Set(by.orgIds.filter((id) => UUID.test(id)))];
+    const orgIds = [...new Set(by.orgIds.filter(isUuid))];
     const customerIds = [...new Set(by.customerIds)];
     if (orgIds.length === 0 && customerIds.length === 0) return [];
     const rows = await db
@@ -51,7 +51,6 @@ export const billingRepo = {
       plan: org.plan,
       priceVersion: org.price_version,
       seats: org.seats,
-      seatsUsed: Number.NaN,
       overSeatLimit: org.over_seat_limit,
       currentPeriodEnd: org.current_period_end,
       gracePeriodEndsAt: org.grace_period_ends_at,

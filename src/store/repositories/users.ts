@@ -31,15 +31,6 @@ export const usersRepo = {
       .execute();
   },
 
-  async findLiveByEmail(db: Db, orgId: string, email: string): Promise<UserRow | undefined> {
-    return db
-      .selectFrom('users')
-      .selectAll()
-      .where('org_id', '=', orgId)
-      .where(sql`lower(email)`, '=', email.toLowerCase())
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
-  },
 
   async list(db: Db, orgId: string, after: string | undefined, limit: number): Promise<UserRow[]> {
     let query = db.selectFrom('users').selectAll().where('org_id', '=', orgId).where('deleted_at', 'is', null);
@@ -47,15 +38,6 @@ export const usersRepo = {
     return query.orderBy('seq').limit(limit + 1).execute();
   },
 
-  async countLive(db: Db, orgId: string): Promise<number> {
-    const row = await db
-      .selectFrom('users')
-      .select(sql<number>`count(*)::int`.as('n'))
-      .where('org_id', '=', orgId)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirstOrThrow();
-    return row.n;
-  },
 
   async update(db: Db, orgId: string, userId: string, check: VersionCheck, patch: UserUpdate): Promise<UserRow | undefined> {
     return db

@@ -1,5 +1,6 @@
 // One error model for the whole service (spec section 7): a closed set of codes, a total mapping to
 // HTTP status, and an AppError that keeps what the client sees apart from what goes to the log.
+import { UUIDS_IN_TEXT } from './lib/uuid.ts';
 
 export const ERROR_CODES = [
   'BAD_REQUEST',
@@ -73,9 +74,8 @@ export const conflict = (message: string, details?: ErrorDetails) => new AppErro
 
 const ARN = /\barn:aws[a-z-]*:[^\s"',;]*/gi;
 const JWT = /\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
-const UUID = /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi;
 
 /** Removes ARNs, JWTs and UUIDs from a message meant for clients (spec section 7). */
 export function scrub(message: string): string {
-  return message.replace(JWT, '[token]').replace(ARN, '[arn]').replace(UUID, '[id]');
+  return message.replace(JWT, '[token]').replace(ARN, '[arn]').replace(UUIDS_IN_TEXT, '[id]');
 }

@@ -1,0 +1,26 @@
+// The billing gate, a hook each write route lists after its guard: once an org's grace period has
+// ended, writes answer 402 and reads still work (spec section 3 rule 2).
+import type { onRequestAsyncHookHandler } from 'fastify';
+import { AppError } from '../errors.ts';
+import { accessOf } from '../auth/guard.ts';
+import type { OrgService } from '../orgs/service.ts';
+import { graceExpired, planFacts } from './gate.ts';
+
+export interface BillingHooks {
+  /** 402 PAYMENT_REQUIRED for a write of an org whose grace period has ended; after `guards.org`. */
+  writeGate: onRequestAsyncHookHandler;
+}
+
+export function createBillingHooks(deps: { orgs: OrgService; clock: () => Date }): BillingHooks {
+  return {
+    async writeGate(request) {
+      const org = await deps.orgs.require(accessOf(request).orgId);
+      if (!graceExpired(planFacts(org), deps.clock())) return;
+      throw new AppError(
+        'PAYMENT_REQUIRED',
+        `The subscription is ${org.subscription_status} and its grace period ended at ${org.grace_period_ends_at?.toISOString()}: writes are blocked until the subscription is paid. Reads still work; see GET /v1/orgs/{orgId}/plan-status.`,
+        { details: { blockedBy: 'grace_expired', gracePeriodEndsAt: org.grace_period_ends_at?.toISOString() } },
+      );
+    },
+  };
+}

@@ -1,0 +1,85 @@
+// `GET /v1/p/{userId}`, the open-tracking pixel, and `GET /v1/orgs/{orgId}/opens`, its counts.
+// Every well-formed pixel id gets the same 43-byte GIF, known or not, so no mail shows a broken
+// image and nobody can probe which users exist.
+import type { OutgoingHttpHeaders } from 'node:http';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Guards } from '../auth/guard.ts';
+import { logCompleted } from '../http/request-log.ts';
+import { errorResponses, orgParams, page, uuid } from '../http/schemas.ts';
+import type { Throttle } from '../ratelimit/hook.ts';
+import type { TrackingService } from './service.ts';
+
+// GIF89a, 1×1, one transparent pixel (graphic control extension): the classic 43 bytes.
+export const PIXEL = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
+// The image as a latin1 string and its headers, built once: the response is written straight to
+// the socket (below), where a string body goes out in one write with the headers.
+const PIXEL_LATIN1 = PIXEL.toString('latin1');
+const PIXEL_HEADERS = {
+  'content-type': 'image/gif',
+  'content-length': String(PIXEL.length),
+  'cache-control': 'no-store, no-cache, must-revalidate, max-age=0',
+  pragma: 'no-cache',
+  expires: '0',
+};
+
+const day = z.iso.date();
+
+/** The pixel, outside the authenticated scope: no credentials, its own bucket listed on the route. */
+export function pixelRoutes(deps: { throttle: Throttle; tracking: TrackingService }): FastifyPluginAsyncZod {
+  const { tracking } = deps;
+  return async (app) => {
+    app.get(
+      '/v1/p/:userId',
+      {
+        onRequest: deps.throttle,
+        schema: {
+          summary: 'Open-tracking pixel (no auth; its own, stricter rate limit)',
+          tags: ['render'],
+          description: 'Answers a 1×1 transparent GIF (image/gif) for any id.',
+          params: z.object({ userId: z.string().max(100) }),
+        },
+      },
+      async (request, reply) => {
+        tracking.recordOpen(request.params.userId, request.headers['user-agent']);
+        // The hottest public route answers the same 43 bytes every time, so it skips Fastify's send
+        // pipeline (content-type parsing, serializer, onSend hooks) and Node's separate write of a
+        // Buffer body: about a sixth of its cost in the benchmarks (BENCHMARKS.md). The headers set by the
+        // hooks (correlation id, rate limit) are carried over; the request log line is written here
+        // because a hijacked reply skips the onResponse hooks.
+        reply.hijack();
+        reply.raw.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...PIXEL_HEADERS });
+        reply.raw.end(PIXEL_LATIN1, 'latin1');
+        logCompleted(request, reply);
+      },
+    );
+  };
+}
+
+/** The daily counts, an org route (registered in the authenticated scope). */
+export function opensRoutes(deps: { guards: Guards; tracking: TrackingService }): FastifyPluginAsyncZod {
+  const { guards, tracking } = deps;
+  return async (app) => {
+    app.get(
+      '/v1/orgs/:orgId/opens',
+      {
+        onRequest: guards.org('org.read'),
+        schema: {
+          summary: 'Daily open counts of the tracking pixel (real opens, and proxy or prefetch fetches)',
+          tags: ['render'],
+          params: orgParams,
+          querystring: z.object({
+            from: day.optional().describe('first day (UTC), default 30 days ago'),
+            to: day.optional().describe('last day (UTC), default today'),
+            userId: uuid.optional(),
+          }),
+          response: {
+            200: page(z.object({ day, real: z.number().int(), proxied: z.number().int() })).describe('every day of the range with opens; never more than one page'),
+            ...errorResponses('FORBIDDEN'),
+          },
+        },
+      },
+      async (request) => ({ items: await tracking.daily(request.params.orgId, request.query), nextCursor: null }),
+    );
+  };
+}

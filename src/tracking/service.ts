@@ -1,0 +1,30 @@
+// Open tracking: fetches of the pixel counted per user and day (open-counter.ts keeps them off
+// the request path), and the daily counts an org reads back.
+import type { Db } from '../store/db.ts';
+import { opensRepo } from '../store/repositories/opens.ts';
+import { badRequest } from '../errors.ts';
+import { isUuid } from '../lib/uuid.ts';
+import { isProxy, type OpenCounter } from './open-counter.ts';
+
+const DAY_MS = 86_400_000;
+const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+
+export function createTrackingService(deps: { db: Db; counter: OpenCounter; clock: () => Date }) {
+  return {
+    /** Counts one fetch of the pixel. Malformed ids are not counted; unknown users are dropped at write time. */
+    recordOpen(userId: string, userAgent: string | undefined): void {
+      if (isUuid(userId)) deps.counter.record(userId.toLowerCase(), isProxy(userAgent), deps.clock());
+    },
+
+    /** Every day of the range (UTC, default the last 30 days) with opens, at most 366 days at once. */
+    async daily(orgId: string, query: { from?: string | undefined; to?: string | undefined; userId?: string | undefined }) {
+      const to = query.to ?? dayOf(deps.clock().getTime());
+      const from = query.from ?? dayOf(Date.parse(to) - 29 * DAY_MS);
+      if (from > to) throw badRequest('query.from: must not be after `to`', { field: 'query.from' });
+      if (Date.parse(to) - Date.parse(from) > 366 * DAY_MS) throw badRequest('query.from: at most 366 days at once', { field: 'query.from' });
+      return opensRepo.daily(deps.db, orgId, { from, to, userId: query.userId });
+    },
+  };
+}
+
+export type TrackingService = ReturnType<typeof createTrackingService>;
