@@ -5,6 +5,9 @@ import { z } from 'zod';
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const posInt = (def: number) => int(def, 1);
 const url = z.url({ protocol: /^https?$/ });
+// Callbacks may use any scheme (a browser extension's `chrome-extension://…`, a mobile app's own),
+// except those that run or embed content where they are opened.
+const callbackUrl = z.url().refine((v) => !/^(javascript|vbscript|data|blob|file|about):/i.test(v), { message: 'scheme not allowed for a callback' });
 const optionalString = z
   .string()
   .optional()
@@ -27,8 +30,8 @@ export const envSchema = z
       .string()
       .default('')
       .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
-      .pipe(z.array(url))
-      .describe('extra callback URLs of the customer client, comma-separated'),
+      .pipe(z.array(callbackUrl))
+      .describe('extra callback URLs of the customer client, comma-separated, any scheme (`chrome-extension://…`, `com.example.app:/cb`)'),
     DATABASE_URL: z
       .string()
       .optional()

@@ -19,7 +19,7 @@ import { loadKeyMaterial, publicJwks } from './auth/idp/keys.ts';
 import { idpKeysRepo } from './store/repositories/idp-keys.ts';
 import { oidcRepo } from './store/repositories/oidc.ts';
 import { clientIds, createProvider } from './auth/idp/provider.ts';
-import { createSignIn, type SignIn } from './auth/idp/sign-in.ts';
+import { createSignIn, type PasswordHasher, type SignIn } from './auth/idp/sign-in.ts';
 import { createAccountsCache } from './auth/accounts-cache.ts';
 import { createIdTokenVerifier, discoverIssuer, localIssuer, type TrustedIssuer } from './auth/id-token.ts';
 import type { JWK } from 'jose';
@@ -67,6 +67,8 @@ export interface DepsOverrides {
   clock?: Clock;
   /** A migrated embedded database to start from (`openDatabase`'s snapshot): the tests' servers. */
   snapshot?: Blob;
+  /** The sign-in steps' password hashing (tests count its calls). */
+  passwords?: PasswordHasher;
 }
 
 export async function createDeps(config: Config, logger: Logger, overrides: DepsOverrides = {}): Promise<Deps> {
@@ -129,23 +131,20 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       renderLimitBytes: config.renderLimitBytes,
       cacheTtlMs,
     });
-    const users = createUserService({
-      db,
-      seatCheck: requireFreeSeat,
-      onChange: (orgId, userId) => {
-        orgs.invalidate(orgId);
-        if (userId) {
-          accounts.invalidate(userId);
-          render.forgetUser(orgId, userId);
-        }
-      },
-    });
+    const userChanged = (orgId: string, userId?: string) => {
+      orgs.invalidate(orgId);
+      if (userId) {
+        accounts.invalidate(userId);
+        render.forgetUser(orgId, userId);
+      }
+    };
+    const users = createUserService({ db, seatCheck: requireFreeSeat, onChange: userChanged });
     const templates = createTemplateService({ db, onChange: (orgId, templateId) => render.forgetTemplate(orgId, templateId) });
     const opens = new OpenCounter((counts) => opensRepo.add(db, counts), logger);
     closers.unshift(() => opens.close());
 
-    const keys = await loadKeyMaterial(db, { tokenTtlS: Math.max(config.idTokenTtlS, config.accessTokenTtlS) });
-    const provider = createProvider({ config, db, keys });
+    const keys = await loadKeyMaterial(db, { tokenTtlS: Math.max(config.idTokenTtlS, config.accessTokenTtlS), clock });
+    const provider = createProvider({ config, db, keys, clock });
     const ids = clientIds(config.stage);
     const issuers: TrustedIssuer[] = [
       localIssuer({
@@ -160,7 +159,13 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     if (config.oidcIssuer) issuers.push(await discoverIssuer(config.oidcIssuer, config.oidcAudiences));
     const idTokens = createIdTokenVerifier({ issuers, clock, current: accounts.current });
     const authenticate = createAuthenticator({ apiKeys, idTokens });
-    const signIn = createSignIn({ db, clock });
+    const signIn = createSignIn({
+      db,
+      clock,
+      hasher: overrides.passwords,
+      // Sign-in writes (lockouts, TOTP, passwords) reach the caches as any other account change does.
+      onAccountChange: (account) => (account.orgId ? userChanged(account.orgId, account.id) : accounts.invalidate(account.id)),
+    });
 
     const billing = createBillingService({
       db,
@@ -178,7 +183,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
 
     // Expired sessions, codes and tokens of the identity provider are purged every 10 minutes.
     const purge = setInterval(() => {
-      oidcRepo.purgeExpired(db).catch((err) => logger.warn({ err }, 'purging expired identity-provider rows failed'));
+      oidcRepo.purgeExpired(db, clock()).catch((err) => logger.warn({ err }, 'purging expired identity-provider rows failed'));
     }, 600_000).unref();
     closers.unshift(async () => clearInterval(purge));
 

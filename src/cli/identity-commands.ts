@@ -32,7 +32,7 @@ export async function staffCreate(values: Record<string, unknown>, ctx: CommandC
 /** A new signing key; the previous one stays published until its tokens have expired. */
 export async function keysRotate(_values: Record<string, unknown>, ctx: CommandContext) {
   return withDatabase(ctx, async ({ db }) => {
-    const { kid } = await rotateSigningKey(db);
+    const { kid } = await rotateSigningKey(db, () => new Date());
     return { kid, note: 'Restart the instances (one at a time) so that they sign with the new key.' };
   });
 }

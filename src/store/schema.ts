@@ -48,6 +48,7 @@ export interface UsersTable {
   password_must_change: Generated<boolean>;
   failed_logins: Generated<number>;
   locked_until: NullableTimestamp;
+  failures_since: NullableTimestamp;
 }
 
 export interface StaffTable {
@@ -60,6 +61,7 @@ export interface StaffTable {
   totp_last_step: Generated<string | null>;
   failed_logins: Generated<number>;
   locked_until: NullableTimestamp;
+  failures_since: NullableTimestamp;
   created_at: CreatedAt;
   deleted_at: NullableTimestamp;
 }
