@@ -67,6 +67,8 @@ export interface Deps {
 
 export interface DepsOverrides {
   clock?: Clock;
+  /** A migrated embedded database to start from (`openDatabase`'s snapshot): the tests' servers. */
+  snapshot?: Blob;
   /** The sign-in steps' password hashing (tests count its calls). */
   passwords?: PasswordHasher;
 }
@@ -77,6 +79,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     dataDir: config.dataDir,
     timeouts: config.databaseTimeouts,
     onConnectionLost: (err) => logger.warn({ err }, 'database connection lost; the pool opens a new one when needed'),
+    snapshot: overrides.snapshot,
   });
   const closers: (() => Promise<unknown>)[] = [() => database.close()];
   try {
@@ -94,6 +97,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     if (redis) healthChecks.redis = redisCheck(redis);
 
     const clock = overrides.clock ?? (() => new Date());
+    const now = () => clock().getTime();
     // The embedded database belongs to this process alone: nothing changes behind its back, so
     // cached reads live until this process changes them. On a server, CACHE_TTL_MS bounds staleness.
     const cacheTtlMs = database.kind === 'embedded' ? Number.POSITIVE_INFINITY : config.cacheTtlMs;
@@ -102,11 +106,15 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const anonLimits = { rate: config.anonRateLimit.rps, burst: config.anonRateLimit.burst };
     const limiters = redis
       ? {
-          stage: new RedisRateLimiter(redis, stageLimits, `sigsvc:${config.stage}:rl:`, logger),
-          pixel: new RedisRateLimiter(redis, pixelLimits, `sigsvc:${config.stage}:rl:`, logger),
-          anon: new RedisRateLimiter(redis, anonLimits, `sigsvc:${config.stage}:rl:`, logger),
+          stage: new RedisRateLimiter(redis, stageLimits, `sigsvc:${config.stage}:rl:`, logger, now),
+          pixel: new RedisRateLimiter(redis, pixelLimits, `sigsvc:${config.stage}:rl:`, logger, now),
+          anon: new RedisRateLimiter(redis, anonLimits, `sigsvc:${config.stage}:rl:`, logger, now),
         }
-      : { stage: new MemoryRateLimiter(stageLimits), pixel: new MemoryRateLimiter(pixelLimits), anon: new MemoryRateLimiter(anonLimits) };
+      : {
+          stage: new MemoryRateLimiter(stageLimits, now),
+          pixel: new MemoryRateLimiter(pixelLimits, now),
+          anon: new MemoryRateLimiter(anonLimits, now),
+        };
     const db = database.db;
     const usage = new KeyUsageRecorder((uses) => apiKeysRepo.touch(db, uses), logger);
     closers.unshift(() => usage.close());

@@ -166,7 +166,9 @@ describe('payment-provider webhooks and billing', () => {
     const o = await createOrg(server);
     const customer = `cus_late_${o.orgId.slice(0, 6)}`;
     // The invoice arrives before the checkout that links the customer to the org: no org yet.
-    const invoice = event('invoice.payment_failed', { customer, status: 'open' }, { created: ts() + 5 });
+    // Both are dated here, the invoice 5 s after the checkout, however long the steps between take.
+    const checkoutCreated = ts();
+    const invoice = event('invoice.payment_failed', { customer, status: 'open' }, { created: checkoutCreated + 5 });
     const res = await deliver(server, invoice, {});
     assert.equal(res.status, 200);
     assert.deepEqual(res.body, { received: true });
@@ -402,20 +404,25 @@ describe('webhook configuration and dedup window', () => {
   });
 
   test('after the dedup window an event id is processed again', async () => {
-    const server = await startServer({ WEBHOOK_DEDUP_S: '1' });
+    // The window is measured on the service's clock, which stands still but for the test's moves.
+    const start = Date.now();
+    let offsetMs = 0;
+    const server = await startServer({ WEBHOOK_DEDUP_S: '60' }, { clock: () => new Date(start + offsetMs) });
     try {
       const o = await createOrg(server);
       const evt = event('invoice.payment_failed', { customer: `cus_${o.orgId}`, metadata: { orgId: o.orgId } });
       assert.equal((await deliver(server, evt)).body.kind, 'patch');
+      offsetMs = 59_000;
       assert.equal((await deliver(server, evt)).body.deduplicated, true);
-      await new Promise((r) => setTimeout(r, 1200));
+      offsetMs = 61_000;
       assert.equal((await deliver(server, evt)).body.kind, 'patch');
       const unrelated = event('customer.discount.created', { customer: 'cus_nobody_at_all' });
       assert.equal((await deliver(server, unrelated)).body.kind, 'patch');
       const stored = (id: string) => server.deps.database.db.selectFrom('webhook_events').select('id').where('id', '=', id).executeTakeFirst();
+      offsetMs = 120_000;
       await server.deps.billing.purge();
       assert.ok(await stored(unrelated.id), 'the fresh delivery is inside the window');
-      await new Promise((r) => setTimeout(r, 1200));
+      offsetMs = 122_000;
       assert.ok((await server.deps.billing.purge()) >= 1);
       assert.equal(await stored(unrelated.id), undefined, 'ids older than the window are purged');
       assert.ok(await stored(evt.id), 'an org\'s history stays: a late event is applied by re-applying it');

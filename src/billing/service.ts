@@ -65,7 +65,7 @@ export function createBillingService(deps: {
     const unique = [...first.values()];
     const now = deps.clock();
     const { outcomes, changedOrgs } = await db.transaction().execute(async (tx) => {
-      const claimed = await billingRepo.claimEvents(tx, unique.map((d) => d.record), deps.dedupWindowS);
+      const claimed = await billingRepo.claimEvents(tx, unique.map((d) => d.record), deps.dedupWindowS, now);
       const mine = unique.filter((d) => claimed.has(d.event.id));
       if (mine.length === 0) return { outcomes: new Map<string, EventOutcome>(), changedOrgs: [] };
       const arrivals = mine.map((d) => ({ id: d.event.id, event: d.event, seq: claimed.get(d.event.id) as bigint, receivedAt: now, correlationId: d.record.correlationId }));
@@ -159,7 +159,7 @@ export function createBillingService(deps: {
      */
     async purge(): Promise<number> {
       for (const row of await billingRepo.pendingLinked(db, 1000)) await replayOne(row);
-      return billingRepo.purge(db, deps.dedupWindowS, HANDLED_EVENTS);
+      return billingRepo.purge(db, deps.dedupWindowS, HANDLED_EVENTS, deps.clock());
     },
   };
 }

@@ -39,6 +39,11 @@ export async function openDatabase(options: {
   /** Server timeouts; defaults suit the CLI (config.ts has the service's). */
   timeouts?: PostgresTimeouts;
   onConnectionLost?: (err: Error) => void;
+  /**
+   * In memory only: start from this data directory (a PGlite `dumpDataDir` tarball) instead of
+   * creating one, which takes seconds; the tests start every server from one migrated snapshot.
+   */
+  snapshot?: Blob;
 }): Promise<Database> {
   const { databaseUrl, dataDir } = options;
   if (databaseUrl?.startsWith('postgres')) {
@@ -62,6 +67,7 @@ export async function openDatabase(options: {
   let client: PGliteType;
   try {
     client = await PGlite.create(dir, {
+      loadDataDir: inMemory ? options.snapshot : undefined,
       parsers: { [INT8]: (v: string) => v },
       postgresqlconf: ['shared_buffers = 16MB', 'work_mem = 4MB', 'maintenance_work_mem = 16MB'],
     });

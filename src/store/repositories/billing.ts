@@ -171,9 +171,10 @@ export const billingRepo = {
    * arrival order: those new, or last seen longer ago than the dedup window. A concurrent delivery
    * of a claimed id waits on the unique key and then finds it taken. The ids must be distinct.
    * Inserted in id order, so two instances claiming overlapping batches wait for each other
-   * instead of deadlocking.
+   * instead of deadlocking. `now` is the service's clock (injected, so tests need not wait out the
+   * window); instances' clocks differ by seconds, the window is days.
    */
-  async claimEvents(db: Db, events: EventRecord[], windowS: number): Promise<Map<string, bigint>> {
+  async claimEvents(db: Db, events: EventRecord[], windowS: number, now: Date): Promise<Map<string, bigint>> {
     if (events.length === 0) return new Map();
     const rows = await db
       .insertInto('webhook_events')
@@ -185,6 +186,7 @@ export const billingRepo = {
           status: 'applied' as const,
           raw_body: e.rawBody,
           correlation_id: e.correlationId,
+          received_at: now,
         })),
       )
       .onConflict((oc) =>
@@ -193,7 +195,7 @@ export const billingRepo = {
           .doUpdateSet((eb) => ({
             type: eb.ref('excluded.type'),
             created_at: eb.ref('excluded.created_at'),
-            received_at: sql`now()`,
+            received_at: now,
             seq: sql`DEFAULT`,
             status: 'applied',
             error: null,
@@ -204,7 +206,7 @@ export const billingRepo = {
             correlation_id: eb.ref('excluded.correlation_id'),
             attempts: 1,
           }))
-          .where('webhook_events.received_at', '<', sql<Date>`now() - make_interval(secs => ${windowS})`),
+          .where('webhook_events.received_at', '<', new Date(now.getTime() - windowS * 1000)),
       )
       .returning(['id', 'seq'])
       .execute();
@@ -329,10 +331,10 @@ export const billingRepo = {
    * Forgets ids older than the dedup window. Failed and pending events stay until applied, and an
    * org's history stays: an event that arrives late is applied by re-applying it with them.
    */
-  async purge(db: Db, windowS: number, historyTypes: readonly string[]): Promise<number> {
+  async purge(db: Db, windowS: number, historyTypes: readonly string[], now: Date): Promise<number> {
     const result = await db
       .deleteFrom('webhook_events')
-      .where('received_at', '<', sql<Date>`now() - make_interval(secs => ${windowS})`)
+      .where('received_at', '<', new Date(now.getTime() - windowS * 1000))
       .where('status', 'not in', ['failed', 'pending'])
       .where((eb) => eb.or([eb('org_id', 'is', null), eb('type', 'not in', [...historyTypes])]))
       .executeTakeFirst();
