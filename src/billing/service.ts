@@ -12,6 +12,8 @@ import { billingRepo, type EventOutcome, type EventRecord } from '../store/repos
 import { auditRepo, type AuditEntry } from '../store/repositories/audit.ts';
 import { HANDLED_EVENTS, orgHints, transition, type BillingState, type ProviderEvent } from './state-machine.ts';
 import { Batcher, type Settled } from '../store/batcher.ts';
+import type { Invalidate } from '../cache/namespaces.ts';
+import { every } from '../lib/every.ts';
 
 /** An org's billing state inside a batch of events, with its live users counted. */
 type OrgState = BillingState & { orgId: string };
@@ -26,6 +28,9 @@ interface Delivery {
 /** The most events one transaction applies. */
 const MAX_BATCH = 200;
 
+/** Event ids past the dedup window are no longer needed; an hour's worth of them is small. */
+const PURGE_EVENTS_EVERY_MS = 3_600_000;
+
 const handled = (type: string) => (HANDLED_EVENTS as readonly string[]).includes(type);
 
 export function createBillingService(deps: {
@@ -34,7 +39,7 @@ export function createBillingService(deps: {
   clock: () => Date;
   gracePeriodS: number;
   dedupWindowS: number;
-  onOrgChange: (orgId: string) => void;
+  invalidate: Invalidate;
 }) {
   const { db } = deps;
 
@@ -105,7 +110,7 @@ export function createBillingService(deps: {
       if (o.status === 'failed') deps.logger.error({ eventId: id, error: o.error }, 'payment event failed; kept for replay');
     }
     for (const orgId of new Set([...outcomes.values()].filter((o) => o.status === 'applied').map((o) => o.orgId))) {
-      if (orgId) deps.onOrgChange(orgId);
+      if (orgId) deps.invalidate.orgChanged(orgId);
     }
     return deliveries.map((d) => {
       const o = first.get(d.event.id) === d ? outcomes.get(d.event.id) : undefined;
@@ -169,7 +174,7 @@ export function createBillingService(deps: {
             if (!(await billingRepo.setOutcome(tx, row.id, done, true))) throw new Error('replayed concurrently');
             return done;
           });
-          if (outcome.orgId && outcome.status === 'applied') deps.onOrgChange(outcome.orgId);
+          if (outcome.orgId && outcome.status === 'applied') deps.invalidate.orgChanged(outcome.orgId);
           results.push({ id: row.id, result: outcome.status, detail: outcome.outcome });
         } catch (err) {
           const message = err instanceof Error ? err.message : String(err);
@@ -181,6 +186,10 @@ export function createBillingService(deps: {
     },
 
     purge: () => billingRepo.purge(db, deps.dedupWindowS),
+
+    /** Forgets event ids older than the dedup window every hour; returns what stops it. */
+    startPurging: () =>
+      every(PURGE_EVENTS_EVERY_MS, () => billingRepo.purge(db, deps.dedupWindowS), { logger: deps.logger, message: 'purging old payment events failed' }),
   };
 }
 

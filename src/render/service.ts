@@ -1,9 +1,7 @@
-// Rendering a user's signature. Hot path: users, templates and parsed templates come from bounded
-// caches (CACHE_TTL_MS, forgotten at once on this instance when they change), and the rendered
-// output is cached by (template version, user version, org version), so it is never stale.
-import { LRUCache } from 'lru-cache';
-import { entryBound } from '../lib/lru.ts';
-import { ReadCache } from '../store/read-cache.ts';
+// Rendering a user's signature. Hot path: users, templates and parsed templates come from the
+// caches declared in src/cache/namespaces.ts, and the rendered output is cached by (template
+// version, user version, org version), so it is never stale.
+import type { Caches } from '../cache/namespaces.ts';
 import { Batcher } from '../store/batcher.ts';
 import type { Template } from 'liquidjs';
 import type { Db } from '../store/db.ts';
@@ -25,13 +23,9 @@ export interface Rendered {
   warnings: string[];
 }
 
-export function createRenderService(deps: { db: Db; orgs: OrgService; baseUrl: string; renderLimitBytes: number; cacheTtlMs: number }) {
+export function createRenderService(deps: { db: Db; caches: Caches; orgs: OrgService; baseUrl: string; renderLimitBytes: number }) {
   const { db } = deps;
-  const users = new ReadCache<UserRow>({ max: 100_000, ttlMs: deps.cacheTtlMs });
-  const templates = new ReadCache<TemplateRow>({ max: 20_000, ttlMs: deps.cacheTtlMs });
-  const defaults = new ReadCache<{ templateId: string | null }>({ max: 20_000, ttlMs: deps.cacheTtlMs });
-  const parsed = new LRUCache<string, { html: Template[]; text: Template[] }>(entryBound(5_000));
-  const outputs = new LRUCache<string, Rendered>({ max: 20_000, maxSize: 64 * 1024 * 1024, sizeCalculation: (r) => r.bytes * 2 + r.text.length * 2 + 64 });
+  const { renderUsers: users, templates, defaultTemplates: defaults, parsedTemplates: parsed, renderOutputs: outputs } = deps.caches;
 
   // Users missed by the cache while a query runs are read together in the next one (the first
   // render of many users, e.g. a signature roll-out, is otherwise one query per user).
@@ -110,14 +104,6 @@ export function createRenderService(deps: { db: Db; orgs: OrgService; baseUrl: s
       const { parsed, warnings } = await compileTemplate(source);
       const result = await produce(parsed, user, org.name, null);
       return { ...result, warnings: [...warnings, ...result.warnings] };
-    },
-
-    forgetUser(orgId: string, userId: string) {
-      users.delete(`${orgId}:${userId}`);
-    },
-    forgetTemplate(orgId: string, templateId: string) {
-      templates.delete(`${orgId}:${templateId}`);
-      defaults.delete(orgId);
     },
   };
 }

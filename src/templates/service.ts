@@ -7,6 +7,7 @@ import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
 import { notFound } from '../errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
 import { compileTemplate } from '../render/compile.ts';
+import type { Invalidate } from '../cache/namespaces.ts';
 
 export interface TemplateInput {
   name: string;
@@ -19,8 +20,8 @@ export type TemplatePatch = Partial<TemplateInput>;
 
 export type SavedTemplate = TemplateRow & { warnings: string[] };
 
-export function createTemplateService(deps: { db: Db; onChange: (orgId: string, templateId: string) => void }) {
-  const { db } = deps;
+export function createTemplateService(deps: { db: Db; invalidate: Invalidate }) {
+  const { db, invalidate } = deps;
   return {
     async get(orgId: string, templateId: string): Promise<TemplateRow> {
       const template = await templatesRepo.find(db, orgId, templateId);
@@ -50,7 +51,7 @@ export function createTemplateService(deps: { db: Db; onChange: (orgId: string, 
         await recordAudit(tx, ctx, { action: 'template.create', targetId: row.id, changes: changedFields(input) });
         return row;
       });
-      deps.onChange(ctx.orgId, row.id);
+      invalidate.templateChanged(ctx.orgId, row.id);
       return { ...row, warnings };
     },
 
@@ -76,7 +77,7 @@ export function createTemplateService(deps: { db: Db; onChange: (orgId: string, 
         await recordAudit(tx, ctx, { action: 'template.update', targetId: templateId, changes: changedFields(patch) });
         return updated;
       });
-      deps.onChange(ctx.orgId, templateId);
+      invalidate.templateChanged(ctx.orgId, templateId);
       return { ...row, warnings: compiled?.warnings ?? [] };
     },
 
@@ -86,7 +87,7 @@ export function createTemplateService(deps: { db: Db; onChange: (orgId: string, 
         if (!deleted) throw notFound('Template');
         await recordAudit(tx, ctx, { action: 'template.delete', targetId: templateId, changes: ['deletedAt'] });
       });
-      deps.onChange(ctx.orgId, templateId);
+      invalidate.templateChanged(ctx.orgId, templateId);
     },
   };
 }

@@ -6,6 +6,7 @@ import { accountsRepo, type Account, type AccountKind } from '../../store/reposi
 import { oidcRepo } from '../../store/repositories/oidc.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../passwords.ts';
 import { checkTotp, newTotpSecret, otpauthUri } from '../totp.ts';
+import type { Invalidate } from '../../cache/namespaces.ts';
 
 export const LOCK_AFTER_FAILURES = 5;
 export const LOCK_MINUTES = 15;
@@ -15,8 +16,12 @@ export type NextStep = 'done' | 'otp' | 'enrol' | 'new-password';
 // A real hash of a random password: verifying against it costs what a real account costs.
 const DUMMY_HASH = hashPassword(`dummy-${Math.random()}`);
 
-export function createSignIn(deps: { db: Db; clock: () => Date }) {
+export function createSignIn(deps: { db: Db; clock: () => Date; invalidate: Invalidate }) {
   const { db, clock } = deps;
+  // A new password and TOTP switched on or off change the account as the API shows it (a user's
+  // version and mfaEnabled). The counters written on each attempt (failures, lock, last TOTP
+  // step, a pending enrolment) are read from the database only, never through a cache.
+  const changed = (a: Account) => (a.orgId ? deps.invalidate.userChanged(a.orgId, a.id) : deps.invalidate.staffChanged(a.id));
   const locked = (a: Account) => a.lockedUntil !== null && a.lockedUntil > clock();
   const fail = (a: Account) =>
     accountsRepo.recordFailure(db, a, LOCK_AFTER_FAILURES, new Date(clock().getTime() + LOCK_MINUTES * 60_000));
@@ -76,19 +81,26 @@ export function createSignIn(deps: { db: Db; clock: () => Date }) {
       return { secret, uri: otpauthUri(secret, account.email) };
     },
 
-    /** Confirms the pending enrolment with a current code; `tx` lets a caller audit in the same transaction. */
-    async confirmEnrolment(accountId: string, code: string, tx: Db = db): Promise<Account | undefined> {
-      const account = await accountsRepo.byId(tx, accountId);
+    /**
+     * Confirms the pending enrolment with a current code. A caller that passes its own `tx` (to
+     * audit in the same transaction) forgets the cached account once that commits.
+     */
+    async confirmEnrolment(accountId: string, code: string, tx?: Db): Promise<Account | undefined> {
+      const account = await accountsRepo.byId(tx ?? db, accountId);
       if (!account?.totpPendingSecret) return undefined;
       const step = checkTotp(account.totpPendingSecret, code.trim(), null, clock().getTime());
       if (step === undefined) return undefined;
-      await accountsRepo.confirmTotp(tx, account, step);
-      return accountsRepo.byId(tx, accountId);
+      await accountsRepo.confirmTotp(tx ?? db, account, step);
+      if (!tx) changed(account);
+      return accountsRepo.byId(tx ?? db, accountId);
     },
 
-    async disableTotp(accountId: string, tx: Db = db): Promise<void> {
-      const account = await accountsRepo.byId(tx, accountId);
-      if (account) await accountsRepo.disableTotp(tx, account);
+    /** Switches TOTP off; as with confirmEnrolment, a caller's `tx` makes forgetting the caller's job. */
+    async disableTotp(accountId: string, tx?: Db): Promise<void> {
+      const account = await accountsRepo.byId(tx ?? db, accountId);
+      if (!account) return;
+      await accountsRepo.disableTotp(tx ?? db, account);
+      if (!tx) changed(account);
     },
 
     /** Sets a new password and ends every other session and token of the account. */
@@ -100,11 +112,13 @@ export function createSignIn(deps: { db: Db; clock: () => Date }) {
         return 'Choose a password different from the temporary one.';
       }
       const hash = await hashPassword(password);
-      return db.transaction().execute(async (tx) => {
+      const updated = await db.transaction().execute(async (tx) => {
         await accountsRepo.setPassword(tx, account, hash, false);
         await oidcRepo.revokeAccount(tx, accountId);
         return (await accountsRepo.byId(tx, accountId)) as Account;
       });
+      changed(updated);
+      return updated;
     },
   };
 }
