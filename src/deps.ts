@@ -1,5 +1,8 @@
-// Builds every long-lived dependency from the config, once, and closes them in reverse order.
-// Tests call createDeps with their own config (and may override parts, such as the clock).
+// The composition root: builds every long-lived dependency from the config, once, wires them
+// together, and closes them in reverse order. It decides nothing itself: each capability owns its
+// settings and timers (cache lifetimes in src/cache/namespaces.ts, purge intervals with billing
+// and the identity provider). Tests call createDeps with their own config (and may override
+// parts, such as the clock).
 import { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
