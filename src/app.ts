@@ -15,6 +15,7 @@ import { templateRoutes } from './templates/routes.ts';
 import { apiKeyRoutes } from './api-keys/routes.ts';
 import { auditRoutes } from './audit/routes.ts';
 import { interactionRoutes } from './auth/idp/interactions.ts';
+import { handToProvider } from './auth/idp/hooks.ts';
 import { mfaRoutes } from './users/mfa-routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
@@ -86,33 +87,23 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
 
   await app.register(healthRoutes(deps.healthChecks));
 
-  // The identity provider (a Koa app) answers under AUTH_URL's path, except our sign-in pages,
-  // which are more specific Fastify routes. The request is handed over in onRequest, before any
-  // body parsing, with the mount path moved to originalUrl as a mounting middleware would (this
-  // costs nothing on other routes, where a global middleware layer would run on every request).
+  // The identity provider answers under AUTH_URL's path, except our sign-in pages, which are more
+  // specific Fastify routes.
   const authPath = new URL(config.authUrl).pathname.replace(/\/$/, '');
-  const providerCallback = deps.provider.callback();
   app.route({
     method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     url: `${authPath}/*`,
     schema: { hide: true },
-    onRequest: async (request, reply) => {
-      reply.hijack();
-      const raw = request.raw as typeof request.raw & { originalUrl?: string };
-      raw.originalUrl = raw.url;
-      raw.url = (raw.url ?? '').slice(authPath.length) || '/';
-      reply.raw.setHeader(CORRELATION_HEADER, request.id);
-      providerCallback(raw, reply.raw);
-      return reply;
-    },
+    onRequest: handToProvider(deps.provider, config.authUrl),
     handler: async () => undefined,
   });
   await app.register(
     interactionRoutes({
       provider: deps.provider,
       signIn: deps.signIn,
-      db: deps.database.db,
+      clock: deps.clock,
       stage: config.stage,
+      authUrl: config.authUrl,
       authPath,
       attemptsPerMinute: config.signInAttemptsPerMinute,
     }),
@@ -144,7 +135,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(renderRoutes({ guards, billing, render: deps.render }));
     await api.register(opensRoutes({ guards, tracking: deps.tracking }));
     // Org (plan status) and staff routes (payment events) of billing: the same two first steps.
-    await api.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, db: deps.database.db, clock: deps.clock }));
+    await api.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, clock: deps.clock }));
   });
   await app.register(pixelRoutes({ throttle: pixelThrottle, tracking: deps.tracking }));
   await app.register(

@@ -5,6 +5,9 @@ import { z } from 'zod';
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const posInt = (def: number) => int(def, 1);
 const url = z.url({ protocol: /^https?$/ });
+// Callbacks may use any scheme (a browser extension's `chrome-extension://…`, a mobile app's own),
+// except those that run or embed content where they are opened.
+const callbackUrl = z.url().refine((v) => !/^(javascript|vbscript|data|blob|file|about):/i.test(v), { message: 'scheme not allowed for a callback' });
 const optionalString = z
   .string()
   .optional()
@@ -27,20 +30,26 @@ export const envSchema = z
       .string()
       .default('')
       .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
-      .pipe(z.array(url))
-      .describe('extra callback URLs of the customer client, comma-separated'),
+      .pipe(z.array(callbackUrl))
+      .describe('extra callback URLs of the customer client, comma-separated, any scheme (`chrome-extension://…`, `com.example.app:/cb`)'),
     DATABASE_URL: z
       .string()
       .optional()
       .refine((v) => v === undefined || v === '' || /^(postgres|postgresql|memory):\/\//.test(v), {
         message: 'must start with postgres://, postgresql:// or memory://',
       })
+      .refine((v) => v === undefined || !v.startsWith('postgres') || URL.canParse(v), { message: 'is not a valid URL' })
       .transform((v) => (v === '' ? undefined : v))
       .describe('unset: embedded PostgreSQL (PGlite) in `DATA_DIR`; `postgres://…` a PostgreSQL server; `memory://` an in-memory embedded one'),
+    DATABASE_STATEMENT_TIMEOUT_MS: posInt(1500).describe(
+      'PostgreSQL server: the server cancels a statement running longer (`statement_timeout`); the client gives up 500 ms later',
+    ),
+    DATABASE_CONNECT_TIMEOUT_MS: posInt(1500).describe('PostgreSQL server: the longest wait for a pooled connection, opening a new one included'),
     DATA_DIR: z.string().min(1).default('./data').describe('embedded database files and generated signing keys'),
     REDIS_URL: optionalString
       .refine((v) => v === undefined || /^rediss?:\/\//.test(v), { message: 'must start with redis:// or rediss://' })
       .describe('unset: in-process; set: shared rate-limit buckets for several instances'),
+    REDIS_COMMAND_TIMEOUT_MS: posInt(150).describe('a Redis command unanswered after this long fails, and the per-instance fallback answers'),
     RATE_LIMIT_RPS: posInt(100).describe('stage-wide token bucket refill per second, authenticated routes'),
     RATE_LIMIT_BURST: posInt(200).describe('stage-wide token bucket size'),
     PIXEL_RATE_LIMIT_RPS: posInt(50).describe('token bucket refill per second of `GET /v1/p/{userId}`'),
@@ -50,6 +59,7 @@ export const envSchema = z
     RETRY_AFTER_S: posInt(30).describe('`Retry-After` sent with 429'),
     BODY_LIMIT_BYTES: posInt(5 * 1024 * 1024).describe('request body maximum'),
     RENDER_LIMIT_BYTES: posInt(30 * 1024).describe('render output maximum, in UTF-8 bytes of the HTML'),
+    RENDER_THREADS: posInt(2).describe('worker threads that save, preview and first-render templates (warm renders stay on the main thread)'),
     WEBHOOK_SECRET: optionalString.describe('shared secret of the payment provider; unset: the webhook route answers 503'),
     WEBHOOK_TOLERANCE_S: posInt(300).describe('webhook signature timestamp tolerance'),
     WEBHOOK_DEDUP_S: posInt(604800).describe('webhook event-id dedup window'),
@@ -93,13 +103,16 @@ export const envSchema = z
       extensionCallbackUrls: env.EXTENSION_CALLBACK_URLS,
       databaseUrl: env.DATABASE_URL,
       dataDir: env.DATA_DIR,
+      databaseTimeouts: { statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS, connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS },
       redisUrl: env.REDIS_URL,
+      redisTimeouts: { commandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS },
       rateLimit: { rps: env.RATE_LIMIT_RPS, burst: env.RATE_LIMIT_BURST },
       pixelRateLimit: { rps: env.PIXEL_RATE_LIMIT_RPS, burst: env.PIXEL_RATE_LIMIT_BURST },
       anonRateLimit: { rps: env.ANON_RATE_LIMIT_RPS, burst: env.ANON_RATE_LIMIT_BURST },
       retryAfterS: env.RETRY_AFTER_S,
       bodyLimitBytes: env.BODY_LIMIT_BYTES,
       renderLimitBytes: env.RENDER_LIMIT_BYTES,
+      renderThreads: env.RENDER_THREADS,
       webhookSecret: env.WEBHOOK_SECRET,
       webhookToleranceS: env.WEBHOOK_TOLERANCE_S,
       webhookDedupS: env.WEBHOOK_DEDUP_S,
@@ -137,9 +150,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   throw new ConfigError(
     result.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? '(environment)');
-      return `${name}: ${issue.message} (got ${JSON.stringify(env[name] ?? null)})`;
+      return `${name}: ${issue.message} (got ${JSON.stringify(shown(name, env[name]))})`;
     }),
   );
+}
+
+/** A value as an error message may show it: no secret, and no URL's password. */
+function shown(name: string, value: string | undefined): string | null {
+  if (value === undefined) return null;
+  if (/SECRET|TOKEN|PASSWORD|_KEY$/.test(name)) return '[hidden]';
+  return redactUrlPassword(value);
+}
+
+/** `scheme://user:password@host…` with the password replaced by `***` (the last `@` ends it). */
+export function redactUrlPassword(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s]*@/gi, '$1***@');
 }
 
 /** Names, defaults and meanings of every variable, for the README table and its test. */

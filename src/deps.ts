@@ -3,12 +3,13 @@
 // settings and timers (cache lifetimes in src/cache/namespaces.ts, purge intervals with billing
 // and the identity provider). Tests call createDeps with their own config (and may override
 // parts, such as the clock).
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import { openDatabase, type Database } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
-import type { HealthCheck } from './health/routes.ts';
+import { databaseCheck, redisCheck, type HealthCheck } from './health/checks.ts';
+import { connectRedis } from './store/redis.ts';
 import { KeyUsageRecorder } from './api-keys/usage.ts';
 import { createApiKeyService, type ApiKeyService } from './api-keys/service.ts';
 import { apiKeysRepo } from './store/repositories/api-keys.ts';
@@ -21,7 +22,7 @@ import type Provider from 'oidc-provider';
 import { loadKeyMaterial, publicJwks } from './auth/idp/keys.ts';
 import { idpKeysRepo } from './store/repositories/idp-keys.ts';
 import { clientIds, createProvider } from './auth/idp/provider.ts';
-import { createSignIn, type SignIn } from './auth/idp/sign-in.ts';
+import { createSignIn, type PasswordHasher, type SignIn } from './auth/idp/sign-in.ts';
 import { createAccountsCache } from './auth/accounts-cache.ts';
 import { startPurgingExpired } from './auth/idp/purge.ts';
 import { createCaches, type Caches } from './cache/namespaces.ts';
@@ -30,6 +31,7 @@ import type { JWK } from 'jose';
 import { createBillingService, type BillingService } from './billing/service.ts';
 import { requireFreeSeat } from './billing/seats.ts';
 import { createRenderService, type RenderService } from './render/service.ts';
+import { createRenderPool } from './render/pool.ts';
 import { OpenCounter } from './tracking/open-counter.ts';
 import { createTrackingService, type TrackingService } from './tracking/service.ts';
 import { createAuditService, type AuditService } from './audit/service.ts';
@@ -71,13 +73,19 @@ export interface Deps {
 
 export interface DepsOverrides {
   clock?: Clock;
+  /** A migrated embedded database to start from (`openDatabase`'s snapshot): the tests' servers. */
+  snapshot?: Blob;
+  /** The sign-in steps' password hashing (tests count its calls). */
+  passwords?: PasswordHasher;
 }
 
 export async function createDeps(config: Config, logger: Logger, overrides: DepsOverrides = {}): Promise<Deps> {
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
-    onPoolError: (err) => logger.warn({ err }, 'database connection lost'),
+    timeouts: config.databaseTimeouts,
+    onConnectionLost: (err) => logger.warn({ err }, 'database connection lost; the pool opens a new one when needed'),
+    snapshot: overrides.snapshot,
   });
   const closers: (() => Promise<unknown>)[] = [() => database.close()];
   try {
@@ -86,21 +94,16 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
 
     let redis: Redis | undefined;
     if (config.redisUrl) {
-      redis = connectRedis(config.redisUrl, logger);
+      redis = connectRedis(config.redisUrl, logger, config.redisTimeouts);
       const r = redis;
       closers.unshift(() => r.quit().catch(() => r.disconnect()));
     }
 
-    const healthChecks: Record<string, HealthCheck> = { database: () => database.ping(1000) };
-    if (redis) {
-      const r = redis;
-      healthChecks.redis = async () => {
-        if (r.status !== 'ready') throw new Error(`redis is ${r.status}`);
-        await r.ping();
-      };
-    }
+    const healthChecks: Record<string, HealthCheck> = { database: databaseCheck(database) };
+    if (redis) healthChecks.redis = redisCheck(redis);
 
     const clock = overrides.clock ?? (() => new Date());
+    const now = () => clock().getTime();
     const caches = createCaches({ mode: database.kind, ttlMs: config.cacheTtlMs });
     const { invalidate } = caches;
     const stageLimits = { rate: config.rateLimit.rps, burst: config.rateLimit.burst };
@@ -108,25 +111,38 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const anonLimits = { rate: config.anonRateLimit.rps, burst: config.anonRateLimit.burst };
     const limiters = redis
       ? {
-          stage: new RedisRateLimiter(redis, stageLimits, `sigsvc:${config.stage}:rl:`, logger),
-          pixel: new RedisRateLimiter(redis, pixelLimits, `sigsvc:${config.stage}:rl:`, logger),
-          anon: new RedisRateLimiter(redis, anonLimits, `sigsvc:${config.stage}:rl:`, logger),
+          stage: new RedisRateLimiter(redis, stageLimits, `sigsvc:${config.stage}:rl:`, logger, now),
+          pixel: new RedisRateLimiter(redis, pixelLimits, `sigsvc:${config.stage}:rl:`, logger, now),
+          anon: new RedisRateLimiter(redis, anonLimits, `sigsvc:${config.stage}:rl:`, logger, now),
         }
-      : { stage: new MemoryRateLimiter(stageLimits), pixel: new MemoryRateLimiter(pixelLimits), anon: new MemoryRateLimiter(anonLimits) };
+      : {
+          stage: new MemoryRateLimiter(stageLimits, now),
+          pixel: new MemoryRateLimiter(pixelLimits, now),
+          anon: new MemoryRateLimiter(anonLimits, now),
+        };
     const db = database.db;
     const usage = new KeyUsageRecorder((uses) => apiKeysRepo.touch(db, uses), logger);
     closers.unshift(() => usage.close());
     const apiKeys = createApiKeyService({ db, stage: config.stage, caches, usage, clock });
     const orgs = createOrgService({ db, caches, apiKeys });
     const accounts = createAccountsCache({ db, caches });
-    const render = createRenderService({ db, caches, orgs, baseUrl: config.baseUrl, renderLimitBytes: config.renderLimitBytes });
+    const renderPool = createRenderPool({ threads: config.renderThreads });
+    closers.unshift(() => renderPool.close());
+    const render = createRenderService({
+      db,
+      caches,
+      orgs,
+      pool: renderPool,
+      baseUrl: config.baseUrl,
+      renderLimitBytes: config.renderLimitBytes,
+    });
     const users = createUserService({ db, invalidate, seatCheck: requireFreeSeat });
-    const templates = createTemplateService({ db, invalidate });
+    const templates = createTemplateService({ db, compile: render.compile, invalidate });
     const opens = new OpenCounter((counts) => opensRepo.add(db, counts), logger);
     closers.unshift(() => opens.close());
 
-    const keys = await loadKeyMaterial(db, { tokenTtlS: Math.max(config.idTokenTtlS, config.accessTokenTtlS) });
-    const provider = createProvider({ config, db, keys });
+    const keys = await loadKeyMaterial(db, { tokenTtlS: Math.max(config.idTokenTtlS, config.accessTokenTtlS), clock });
+    const provider = createProvider({ config, db, keys, clock });
     const ids = clientIds(config.stage);
     const issuers: TrustedIssuer[] = [
       localIssuer({
@@ -141,7 +157,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     if (config.oidcIssuer) issuers.push(await discoverIssuer(config.oidcIssuer, config.oidcAudiences));
     const idTokens = createIdTokenVerifier({ issuers, clock, cache: caches.idTokens, current: accounts.current });
     const authenticate = createAuthenticator({ apiKeys, idTokens });
-    const signIn = createSignIn({ db, clock, invalidate });
+    const signIn = createSignIn({ db, clock, hasher: overrides.passwords, invalidate });
 
     const billing = createBillingService({
       db,
@@ -152,7 +168,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       invalidate,
     });
     closers.unshift(billing.startPurging());
-    closers.unshift(startPurgingExpired({ db, logger }));
+    closers.unshift(startPurgingExpired({ db, logger, clock }));
 
     return {
       config,
@@ -185,24 +201,4 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     for (const close of closers) await close().catch(() => {});
     throw err;
   }
-}
-
-function connectRedis(url: string, logger: Logger): Redis {
-  const redis = new Redis(url, {
-    // Fail fast while Redis is away, so callers can fall back instead of queueing requests.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2000,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
-  });
-  let reported = false;
-  redis.on('error', (err) => {
-    if (!reported) logger.warn({ err: err.message }, 'redis unreachable; using per-instance fallbacks');
-    reported = true;
-  });
-  redis.on('ready', () => {
-    if (reported) logger.info('redis reachable again');
-    reported = false;
-  });
-  return redis;
 }

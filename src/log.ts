@@ -2,9 +2,12 @@ import pino, { type Logger } from 'pino';
 
 export type { Logger };
 
-/** JSON lines for machines; readable lines when a person watches a terminal. */
-export function createLogger(level: string, pretty = process.stdout.isTTY === true): Logger {
-  return pino({
+/**
+ * JSON lines for machines; readable lines when a person watches a terminal. On stdout unless a
+ * destination is given (the CLI logs to stderr: its stdout is the command's JSON answer).
+ */
+export function createLogger(level: string, pretty = process.stdout.isTTY === true, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: undefined,
     redact: {
@@ -12,5 +15,6 @@ export function createLogger(level: string, pretty = process.stdout.isTTY === tr
       censor: '[redacted]',
     },
     ...(pretty ? { transport: { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } } } : {}),
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

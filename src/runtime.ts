@@ -1,6 +1,7 @@
-// How the service's Node process is started: `npm start`, `sigsvc serve` (bin/sigsvc.mjs), the
-// benchmarks and the tests that start it as a process all use these flags (a test checks that the
-// package scripts and the launcher agree).
+// How the service's Node process is started. The flags are listed once, in node-flags.json (plain
+// JSON, so that bin/sigsvc.mjs can read them on any Node); `npm start` and `npm run cli` go
+// through that launcher, and the benchmarks and the tests that start the service as a process
+// use this module. Why each flag:
 //
 // --liftoff-only: the embedded PostgreSQL (PGlite) is a WebAssembly build of Postgres. V8 compiles
 // it with its baseline compiler (Liftoff) and then recompiles hot functions with its optimizing
@@ -22,4 +23,6 @@
 // main-thread time in ~48 s of CPU (PerformanceObserver 'gc' entries); the work per collection
 // grows with the live heap and the number of collections falls with it, so the share stays small
 // as the caches fill.
-export const SERVICE_NODE_FLAGS = ['--liftoff-only', '--max-semi-space-size=8', '--heap-growing-percent=20'] as const;
+import flags from './node-flags.json' with { type: 'json' };
+
+export const SERVICE_NODE_FLAGS: readonly string[] = flags;

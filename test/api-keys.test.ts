@@ -1,12 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, type TestOrg } from './helpers/fixtures.ts';
-import { runNode } from './helpers/process.ts';
-import { postgresAvailable, scratchDatabase } from './helpers/pg.ts';
+import { isolatedStore, runCli } from './helpers/cli.ts';
 import { hashKey } from '../src/api-keys/key-format.ts';
 
 describe('API keys', () => {
@@ -88,26 +84,15 @@ describe('API keys', () => {
 });
 
 describe('sigsvc org create', () => {
-  test('creates an org, its owner and a first key that the service accepts', async (t) => {
-    let env: Record<string, string>;
-    let cleanup: () => Promise<void>;
-    if (process.env.DATABASE_URL?.startsWith('postgres')) {
-      if (!(await postgresAvailable())) return t.skip('no PostgreSQL');
-      const scratch = await scratchDatabase();
-      env = { DATABASE_URL: scratch.url };
-      cleanup = scratch.drop;
-    } else {
-      const dir = mkdtempSync(join(tmpdir(), 'sigsvc-cli-'));
-      env = { DATA_DIR: dir };
-      cleanup = async () => rmSync(dir, { recursive: true, force: true });
-    }
+  test('creates an org, its owner and a first key that the service accepts', async () => {
+    const { env, cleanup } = await isolatedStore();
     try {
-      const res = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'Acme', '--seats', '3', '--owner-email', 'boss@acme.test', '--owner-password', 'correct horse battery'], env);
+      const res = await runCli(['org', 'create', '--name', 'Acme', '--seats', '3', '--owner-email', 'boss@acme.test', '--owner-password', 'correct horse battery'], env);
       assert.equal(res.code, 0, res.stderr);
       const out = JSON.parse(res.stdout);
       assert.deepEqual(Object.keys(out).sort(), ['apiKey', 'orgId', 'ownerUserId']);
       assert.match(out.apiKey.key, /^svc_dev_/);
-      const server = await startServer({ ...env, ...(env.DATA_DIR ? { DATABASE_URL: '' } : {}) });
+      const server = await startServer(env);
       try {
         const org = await server.request('GET', `/v1/orgs/${out.orgId}`, { key: out.apiKey.key });
         assert.equal(org.status, 200);
@@ -120,7 +105,7 @@ describe('sigsvc org create', () => {
       } finally {
         await server.close();
       }
-      const bad = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'X', '--owner-email', 'x@y.z', '--owner-password', 'short'], env);
+      const bad = await runCli(['org', 'create', '--name', 'X', '--owner-email', 'x@y.z', '--owner-password', 'short'], env);
       assert.notEqual(bad.code, 0);
       assert.match(bad.stderr, /--owner-password must have at least 12 characters/);
       assert.equal(bad.stdout, '');

@@ -1,38 +1,73 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { decodeProtectedHeader } from 'jose';
 import { runNode } from './helpers/process.ts';
-import { postgresAvailable, scratchDatabase } from './helpers/pg.ts';
+import { isolatedStore, runCli } from './helpers/cli.ts';
 import { freePort, startServer } from './helpers/server.ts';
 import { createOrg, userWithPassword } from './helpers/fixtures.ts';
 import { oidcClient, signIn } from './helpers/browser.ts';
+import { migrationFiles } from '../src/store/migrate.ts';
+import { openDatabase } from '../src/store/db.ts';
+import { idpKeysRepo } from '../src/store/repositories/idp-keys.ts';
 
-/** A database of its own for CLI runs: a scratch PostgreSQL database, or an embedded one in a temp dir. */
-async function isolatedStore(): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
-  if (process.env.DATABASE_URL?.startsWith('postgres') && (await postgresAvailable())) {
-    const scratch = await scratchDatabase();
-    return { env: { DATABASE_URL: scratch.url }, cleanup: scratch.drop };
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'sigsvc-cli-'));
-  return { env: { DATA_DIR: dir, DATABASE_URL: '' }, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
-}
+describe('sigsvc as a process: each command once, through bin/sigsvc.mjs', () => {
+  // The other tests run the commands in this process (helpers/cli.ts); these check that each one
+  // also works as the operator runs it: the launcher, Node's flags, exit codes, stdout and stderr.
+  test('migrate, org create, staff create, keys rotate, events replay', async () => {
+    const store = await isolatedStore();
+    const sigsvc = (...args: string[]) => runNode(['bin/sigsvc.mjs', ...args], store.env);
+    try {
+      const migrated = await sigsvc('migrate');
+      assert.equal(migrated.code, 0, migrated.stderr);
+      assert.equal(JSON.parse(migrated.stdout).current, migrationFiles().at(-1)?.version);
+
+      const org = await sigsvc('org', 'create', '--name', 'Acme', '--owner-email', 'boss@acme.test');
+      assert.equal(org.code, 0, org.stderr);
+      assert.match(JSON.parse(org.stdout).apiKey.key, /^svc_dev_/);
+
+      const staff = await sigsvc('staff', 'create', '--email', 'ops@operator.test', '--password', 'a good staff password');
+      assert.equal(staff.code, 0, staff.stderr);
+      assert.match(JSON.parse(staff.stdout).userId, /^[0-9a-f-]{36}$/);
+
+      const rotated = await sigsvc('keys', 'rotate');
+      assert.equal(rotated.code, 0, rotated.stderr);
+      assert.equal(typeof JSON.parse(rotated.stdout).kid, 'string');
+
+      const replayed = await sigsvc('events', 'replay');
+      assert.equal(replayed.code, 0, replayed.stderr);
+      assert.deepEqual(JSON.parse(replayed.stdout), { replayed: [] });
+
+      // A usage error's exit code and message, in this process like the other tests' checks.
+      const unknown = await runCli(['events', 'replay', '--id', 'evt_unknown'], store.env);
+      assert.equal(unknown.code, 2);
+      assert.match(unknown.stderr, /no stored event evt_unknown/);
+      assert.equal(unknown.stdout, '');
+    } finally {
+      await store.cleanup();
+    }
+  });
+});
 
 describe('sigsvc staff create and keys rotate', () => {
   test('staff create prints a userId; duplicates and short passwords fail with a message', async () => {
     const store = await isolatedStore();
     try {
-      const ok = await runNode(['src/cli/main.ts', 'staff', 'create', '--email', 'ops@operator.test', '--password', 'a good staff password'], store.env);
+      const ok = await runCli(['staff', 'create', '--email', 'ops@operator.test', '--password', 'a good staff password'], store.env);
       assert.equal(ok.code, 0, ok.stderr);
       assert.match(JSON.parse(ok.stdout).userId, /^[0-9a-f-]{36}$/);
-      const dup = await runNode(['src/cli/main.ts', 'staff', 'create', '--email', 'OPS@operator.test', '--password', 'a good staff password'], store.env);
-      assert.notEqual(dup.code, 0);
+      const dup = await runCli(['staff', 'create', '--email', 'OPS@operator.test', '--password', 'a good staff password'], store.env);
+      assert.equal(dup.code, 2);
       assert.match(dup.stderr, /exists already/);
-      const short = await runNode(['src/cli/main.ts', 'staff', 'create', '--email', 'x@operator.test', '--password', 'short'], store.env);
-      assert.notEqual(short.code, 0);
+      const short = await runCli(['staff', 'create', '--email', 'x@operator.test', '--password', 'short'], store.env);
+      assert.equal(short.code, 2);
       assert.match(short.stderr, /at least 12 characters/);
+      // Only the database: no identity provider, so no signing key generated on the way.
+      const database = await openDatabase({ databaseUrl: store.env.DATABASE_URL, dataDir: store.env.DATA_DIR ?? 'unused' });
+      try {
+        assert.deepEqual(await idpKeysRepo.all(database.db), []);
+      } finally {
+        await database.close();
+      }
     } finally {
       await store.cleanup();
     }
@@ -51,7 +86,7 @@ describe('sigsvc staff create and keys rotate', () => {
       const before = (await signIn(c1, { username: member.email, password: member.password })).tokens.id_token as string;
       await first.close();
 
-      const rotated = await runNode(['src/cli/main.ts', 'keys', 'rotate'], store.env);
+      const rotated = await runCli(['keys', 'rotate'], store.env);
       assert.equal(rotated.code, 0, rotated.stderr);
       const { kid } = JSON.parse(rotated.stdout);
 

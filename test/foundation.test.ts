@@ -2,6 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { SERVICE_NODE_FLAGS } from '../src/runtime.ts';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { runNode } from './helpers/process.ts';
@@ -153,14 +154,16 @@ describe('configuration and start-up', () => {
     assert.match(res.stderr, /DATABASE_URL: must start with postgres/);
   });
 
-  test('npm start, npm run cli and bin/sigsvc start Node with the service flags of src/runtime.ts', () => {
+  test('npm start and npm run cli go through bin/sigsvc.mjs, which alone reads the Node flags', () => {
     const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
-    const flags = SERVICE_NODE_FLAGS.join(' ');
-    assert.equal(pkg.scripts.start, `node ${flags} src/main.ts serve`);
-    assert.equal(pkg.scripts.cli, `node ${flags} src/cli/main.ts`);
+    assert.equal(pkg.scripts.start, 'node bin/sigsvc.mjs serve');
+    assert.equal(pkg.scripts.cli, 'node bin/sigsvc.mjs');
     const launcher = readFileSync(new URL('../bin/sigsvc.mjs', import.meta.url), 'utf8');
-    const declared = /const SERVICE_NODE_FLAGS = \[(.*)\];/.exec(launcher)?.[1];
-    assert.deepEqual(declared?.split(',').map((f) => f.trim().replace(/^'|'$/g, '')), [...SERVICE_NODE_FLAGS], 'bin/sigsvc.mjs');
+    assert.match(launcher, /node-flags\.json/);
+    for (const flag of SERVICE_NODE_FLAGS) {
+      assert.ok(!JSON.stringify(pkg.scripts).includes(flag), `package.json names ${flag}`);
+      assert.ok(!launcher.includes(flag), `bin/sigsvc.mjs names ${flag}`);
+    }
   });
 
   test('the README documents every configuration variable', () => {
@@ -188,7 +191,7 @@ function rawHttp(port: number, request: string): Promise<string> {
 }
 
 describe('the process', () => {
-  test('npm start on an empty data dir: migrates, logs where it listens, stops cleanly on SIGTERM', async () => {
+  test('sigsvc serve on an empty data dir: runs with the Node flags, migrates, logs where it listens, stops cleanly on SIGTERM', async () => {
     const { startProcess } = await import('./helpers/process.ts');
     const { freePort } = await import('./helpers/server.ts');
     const { mkdtempSync, rmSync } = await import('node:fs');
@@ -196,7 +199,11 @@ describe('the process', () => {
     const { join } = await import('node:path');
     const dir = mkdtempSync(join(tmpdir(), 'sigsvc-start-'));
     try {
-      const service = await startProcess({ DATA_DIR: dir, DATABASE_URL: '' }, await freePort());
+      // Through the launcher, as `npm start` runs it: it becomes the service (same pid), which
+      // receives the SIGTERM itself and runs with the flags of src/node-flags.json.
+      const service = await startProcess({ DATA_DIR: dir, DATABASE_URL: '' }, await freePort(), { script: 'bin/sigsvc.mjs', args: ['serve'] });
+      const cmdline = readFileSync(`/proc/${service.pid}/cmdline`, 'utf8').split('\0');
+      assert.deepEqual(cmdline.slice(1, SERVICE_NODE_FLAGS.length + 2), [...SERVICE_NODE_FLAGS, fileURLToPath(new URL('../src/cli/main.ts', import.meta.url))]);
       const health = await fetch(`${service.url}/health`);
       assert.equal(health.status, 200);
       // One log line per request, labelled with its correlation id, the hijacked pixel included.
@@ -204,13 +211,13 @@ describe('the process', () => {
       const pixel = await fetch(`${service.url}/v1/p/${crypto.randomUUID()}`, { headers: { 'x-correlation-id': 'trace-log-pixel' } });
       assert.equal(pixel.headers.get('x-correlation-id'), 'trace-log-pixel');
       // The embedded database belongs to the running service: a second process is refused.
-      const { runNode } = await import('./helpers/process.ts');
-      const cli = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'X', '--owner-email', 'x@example.test'], { DATA_DIR: dir, DATABASE_URL: '' });
+      const { runCli } = await import('./helpers/cli.ts');
+      const cli = await runCli(['org', 'create', '--name', 'X', '--owner-email', 'x@example.test'], { DATA_DIR: dir, DATABASE_URL: '' });
       assert.equal(cli.code, 1);
       assert.match(cli.stderr, /in use by process \d+/);
       assert.equal(cli.stdout, '');
       await service.stop();
-      const after = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'X', '--owner-email', 'x@example.test'], { DATA_DIR: dir, DATABASE_URL: '' });
+      const after = await runCli(['org', 'create', '--name', 'X', '--owner-email', 'x@example.test'], { DATA_DIR: dir, DATABASE_URL: '' });
       assert.equal(after.code, 0, after.stderr);
       const out = service.output();
       assert.match(out, /listening on http:\/\/127\.0\.0\.1:\d+; API reference at .*\/docs; database: embedded PostgreSQL \(PGlite\) in /);

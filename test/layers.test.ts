@@ -35,15 +35,9 @@ export function layerOf(file: string): Layer {
 const ALLOWED = new Set([
   // The billing helper moves BillingState out of the domain (issue 15 item 3).
   'store/repositories/billing.ts -> billing/state-machine.ts',
-  // Routes of the identity and billing helpers' areas, which move their store calls into services.
-  'auth/idp/interactions.ts -> store/repositories/accounts.ts',
-  'auth/idp/interactions.ts -> store/db.ts',
+  // Routes of the billing helper's area, which move their store calls into services.
   'billing/routes.ts -> store/repositories/billing.ts',
   'billing/routes.ts -> store/db.ts',
-  // The health checks' timeout, with the dependency-failures helper's work on health.
-  'health/routes.ts -> store/db.ts',
-  // The health checks leave deps.ts with its composition-root pass (issue 15 item 5).
-  'deps.ts -> health/routes.ts',
 ]);
 
 const IMPORT = /(?:^|\n)\s*(import|export)(\s+type\b)?[^'";]*?\bfrom\s+'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g;

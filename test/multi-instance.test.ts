@@ -2,7 +2,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { runNode, startProcess, type ServiceProcess } from './helpers/process.ts';
+import { startProcess, type ServiceProcess } from './helpers/process.ts';
+import { runCli } from './helpers/cli.ts';
 import { postgresAvailable, scratchDatabase } from './helpers/pg.ts';
 import { redisAvailable, redisUrl } from './helpers/redis.ts';
 import { freePort, httpRequest } from './helpers/server.ts';
@@ -39,7 +40,7 @@ describe('two instances, one stage', () => {
       WEBHOOK_SECRET: SECRET,
       CACHE_TTL_MS: '2000',
     };
-    const created = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'Multi', '--owner-email', 'multi@example.test'], env);
+    const created = await runCli(['org', 'create', '--name', 'Multi', '--owner-email', 'multi@example.test'], env);
     assert.equal(created.code, 0, created.stderr);
     org = JSON.parse(created.stdout);
     [a, b] = await Promise.all([startProcess(env, await freePort()), startProcess(env, await freePort())]);

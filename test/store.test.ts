@@ -3,13 +3,14 @@ import assert from 'node:assert/strict';
 import { openDatabase } from '../src/store/db.ts';
 import { migrate, migrationFiles } from '../src/store/migrate.ts';
 import { postgresAvailable, scratchDatabase } from './helpers/pg.ts';
-import { runNode } from './helpers/process.ts';
+import { runCli } from './helpers/cli.ts';
+import { emptySnapshot } from './helpers/snapshot.ts';
 import { startServer } from './helpers/server.ts';
 import { startTcpProxy } from './helpers/tcp-proxy.ts';
 
 describe('migrations', () => {
   test('are idempotent: a second run applies nothing', async () => {
-    const database = await openDatabase({ databaseUrl: 'memory://', dataDir: 'unused' });
+    const database = await openDatabase({ databaseUrl: 'memory://', dataDir: 'unused', snapshot: await emptySnapshot() });
     try {
       const first = await migrate(database);
       assert.deepEqual(first.applied, migrationFiles().map((f) => f.version));
@@ -20,14 +21,16 @@ describe('migrations', () => {
     }
   });
 
-  test('two processes migrating one PostgreSQL database at once apply each file exactly once', async (t) => {
+  // Two runs at once on two connections, as two processes would have (`sigsvc migrate` runs as a
+  // process in cli.test.ts): the advisory lock is per connection.
+  test('two migrations of one PostgreSQL database at once apply each file exactly once', async (t) => {
     if (!(await postgresAvailable())) return t.skip('no PostgreSQL server reachable');
     const scratch = await scratchDatabase();
     try {
       const env = { DATABASE_URL: scratch.url };
       const [a, b] = await Promise.all([
-        runNode(['src/cli/main.ts', 'migrate'], env),
-        runNode(['src/cli/main.ts', 'migrate'], env),
+        runCli(['migrate'], env),
+        runCli(['migrate'], env),
       ]);
       assert.equal(a.code, 0, a.stderr);
       assert.equal(b.code, 0, b.stderr);

@@ -7,9 +7,12 @@
 // Lifetimes. Rows read from the database are kept until forgotten with the embedded database (it
 // belongs to this process, so nothing changes behind its back), and for at most CACHE_TTL_MS with a
 // PostgreSQL server (other instances write too; this instance forgets its own writes at once).
-// Entries keyed by versions (parsed templates, rendered output) cannot go stale and need neither.
+// Entries keyed by versions (rendered output) cannot go stale and need neither.
+//
+// Not here, because they are not this process's main thread's: the parsed templates of each render
+// thread (render/worker.ts, keyed by template id and version, so never stale) and the identity
+// provider's signing keys (auth/id-token.ts reloads them when a token names an unknown key).
 import { LRUCache } from 'lru-cache';
-import type { Template } from 'liquidjs';
 import { entryBound } from '../lib/lru.ts';
 import type { OrgWithUsage } from '../store/repositories/orgs.ts';
 import type { TemplateRow, UserRow } from '../store/schema.ts';
@@ -56,8 +59,6 @@ export function createCaches(settings: CacheSettings) {
     templates: new ReadCache<TemplateRow>({ max: 20_000, ttlMs }),
     /** The org's default template id by `orgId`. Forgotten by template writes (any may move the default). */
     defaultTemplates: new ReadCache<{ templateId: string | null }>({ max: 20_000, ttlMs }),
-    /** Parsed Liquid by `templateId:version`: a new version is a new key, so no write forgets it. */
-    parsedTemplates: new LRUCache<string, { html: Template[]; text: Template[] }>(entryBound(5_000)),
     /**
      * Rendered output by `templateId:version:userId:version:orgVersion`: a write to any of the
      * three bumps a version, so the next render misses; old entries age out. Bounded by bytes too.
@@ -76,16 +77,16 @@ export function createCaches(settings: CacheSettings) {
 
   const invalidate = {
     /**
-     * A user was created, changed or deleted: by an admin through the API, or by the user's own
-     * sign-in steps (a new password, TOTP switched on or off). Forgets the account's state, its
-     * org (the live user count is the seat count) and the row its renders read.
+     * A user was created, changed or deleted: by an admin through the API, or by any write of the
+     * user's own sign-in steps (failures and lockouts, TOTP, a new password). Forgets the account's
+     * state, its org (the live user count is the seat count) and the row its renders read.
      */
     userChanged(orgId: string, userId: string): void {
       caches.orgs.delete(orgId);
       caches.accounts.delete(userId);
       caches.renderUsers.delete(`${orgId}:${userId}`);
     },
-    /** A staff account changed (staff have no org and are never rendered). */
+    /** A staff account changed through the sign-in steps (staff have no org and are never rendered). */
     staffChanged(staffId: string): void {
       caches.accounts.delete(staffId);
     },
@@ -110,3 +111,6 @@ export function createCaches(settings: CacheSettings) {
 export type Caches = ReturnType<typeof createCaches>;
 /** What a service that only writes needs: the invalidation rules, not the caches. */
 export type Invalidate = Caches['invalidate'];
+
+/** For a one-shot command (the CLI): every read goes to the database, so there is nothing to forget. */
+export const uncached = (): Caches => createCaches({ mode: 'postgres', ttlMs: 0 });

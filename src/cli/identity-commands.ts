@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Config } from '../config.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
 import { accountsRepo } from '../store/repositories/accounts.ts';
 import { rotateSigningKey } from '../auth/idp/keys.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import { UsageError } from './errors.ts';
-import { withDeps } from './org-commands.ts';
+import { withDatabase, type CommandContext } from './context.ts';
 
 const staffArgs = z.object({
   email: z.email('--email must be an email address'),
@@ -14,14 +13,14 @@ const staffArgs = z.object({
 });
 
 /** A super-admin of the staff admin app; TOTP is enrolled at their first sign-in. */
-export async function staffCreate(values: Record<string, unknown>, config: Config) {
+export async function staffCreate(values: Record<string, unknown>, ctx: CommandContext) {
   const parsed = staffArgs.safeParse(values);
   if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => i.message).join('; '));
   const userId = randomUUID();
   const hash = await hashPassword(parsed.data.password);
-  return withDeps(config, async (deps) => {
+  return withDatabase(ctx, async ({ db }) => {
     try {
-      await accountsRepo.insertStaff(deps.database.db, { id: userId, email: parsed.data.email, password_hash: hash });
+      await accountsRepo.insertStaff(db, { id: userId, email: parsed.data.email, password_hash: hash });
     } catch (err) {
       if (isUniqueViolation(err)) throw new UsageError(`a staff account with the email ${parsed.data.email} exists already`);
       throw err;
@@ -31,9 +30,9 @@ export async function staffCreate(values: Record<string, unknown>, config: Confi
 }
 
 /** A new signing key; the previous one stays published until its tokens have expired. */
-export async function keysRotate(_values: Record<string, unknown>, config: Config) {
-  return withDeps(config, async (deps) => {
-    const { kid } = await rotateSigningKey(deps.database.db);
+export async function keysRotate(_values: Record<string, unknown>, ctx: CommandContext) {
+  return withDatabase(ctx, async ({ db }) => {
+    const { kid } = await rotateSigningKey(db, () => new Date());
     return { kid, note: 'Restart the instances (one at a time) so that they sign with the new key.' };
   });
 }

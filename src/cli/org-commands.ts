@@ -1,20 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import type { Config } from '../config.ts';
-import { createLogger } from '../log.ts';
-import { createDeps, type Deps } from '../deps.ts';
 import { MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
 import { UsageError } from './errors.ts';
-
-/** Runs fn with the service's dependencies (database migrated), quietly, and closes them. */
-export async function withDeps<T>(config: Config, fn: (deps: Deps) => Promise<T>): Promise<T> {
-  const deps = await createDeps(config, createLogger('warn', false));
-  try {
-    return await fn(deps);
-  } finally {
-    await deps.close();
-  }
-}
+import { withBilling, withOrgs, type CommandContext } from './context.ts';
 
 const orgCreateArgs = z.object({
   name: z.string().trim().min(1, '--name is required').max(200),
@@ -28,12 +16,12 @@ const orgCreateArgs = z.object({
     .optional(),
 });
 
-export async function orgCreate(values: Record<string, unknown>, config: Config) {
+export async function orgCreate(values: Record<string, unknown>, ctx: CommandContext) {
   const parsed = orgCreateArgs.safeParse(values);
   if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => i.message).join('; '));
   const a = parsed.data;
-  return withDeps(config, (deps) =>
-    deps.orgs.create({
+  return withOrgs(ctx, (orgs) =>
+    orgs.create({
       name: a.name,
       seats: a.seats,
       plan: a.plan,
@@ -43,4 +31,11 @@ export async function orgCreate(values: Record<string, unknown>, config: Config)
       correlationId: `cli-${randomUUID()}`,
     }),
   );
+}
+
+/** Applies stored payment events again: the failed ones, or the one named. */
+export async function eventsReplay(values: { id?: string }, ctx: CommandContext) {
+  const results = await withBilling(ctx, (billing) => billing.replay(values.id));
+  if (values.id && results.length === 0) throw new UsageError(`no stored event ${values.id}`);
+  return { replayed: results };
 }

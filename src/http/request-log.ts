@@ -1,6 +1,50 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
+// Query parameters that carry credentials in OAuth and OpenID Connect URLs (a logout link holds
+// a live ID token; a callback an authorization code).
+const SECRET_PARAMS = new Set([
+  'id_token_hint',
+  'id_token',
+  'access_token',
+  'refresh_token',
+  'token',
+  'code',
+  'code_verifier',
+  'client_secret',
+  'xsrf',
+]);
+// Anything shaped like a JWT (or JWE): base64url JSON header "eyJ…", then dot-separated parts.
+const JWT_LIKE = /eyJ[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*){1,4}/g;
+const REDACTED = '[redacted]';
+
+function paramName(raw: string): string {
+  try {
+    return decodeURIComponent(raw.replaceAll('+', ' ')).toLowerCase();
+  } catch {
+    return raw.toLowerCase();
+  }
+}
+
+/** The URL as it may be logged: credentials in the query and JWT-looking values anywhere replaced. */
+export function redactUrl(url: string): string {
+  const q = url.indexOf('?');
+  const path = (q === -1 ? url : url.slice(0, q)).replace(JWT_LIKE, REDACTED);
+  if (q === -1) return path;
+  const query = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq !== -1 && SECRET_PARAMS.has(paramName(pair.slice(0, eq)))) return `${pair.slice(0, eq)}=${REDACTED}`;
+      return pair.replace(JWT_LIKE, REDACTED);
+    })
+    .join('&');
+  return `${path}?${query}`;
+}
+
 /** The one log line per request (info level), labelled with the correlation id by the request's logger. */
 export function logCompleted(request: FastifyRequest, reply: FastifyReply): void {
-  request.log.info({ method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');
+  // Requests handed to the identity provider had their mount path moved to originalUrl.
+  const url = (request.raw as { originalUrl?: string }).originalUrl ?? request.url;
+  request.log.info({ method: request.method, url: redactUrl(url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');
 }

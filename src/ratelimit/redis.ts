@@ -37,12 +37,12 @@ export class RedisRateLimiter implements RateLimiter {
   readonly #logger: Logger;
   #degraded = false;
 
-  constructor(redis: Redis, limits: BucketLimits, prefix: string, logger: Logger) {
+  constructor(redis: Redis, limits: BucketLimits, prefix: string, logger: Logger, now: () => number = Date.now) {
     if (!('tokenBucket' in redis)) redis.defineCommand('tokenBucket', { numberOfKeys: 1, lua: SCRIPT });
     this.#redis = redis as WithBucket;
     this.#limits = limits;
     this.#prefix = prefix;
-    this.#fallback = new MemoryRateLimiter(limits);
+    this.#fallback = new MemoryRateLimiter(limits, now);
     this.#logger = logger;
   }
 

@@ -7,7 +7,9 @@ export const ROOT = new URL('../../', import.meta.url);
 export function runNode(
   args: string[],
   env: Record<string, string | undefined>,
-  timeoutMs = 60_000,
+  // Safety nets only, sized for a 2-core machine that other work keeps busy (a process that
+  // creates an embedded database took over a minute there).
+  timeoutMs = 110_000,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...args], { cwd: ROOT, env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -59,7 +61,7 @@ export async function startProcess(
   child.stderr.on('data', (d) => (out += d));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + 110_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${out}`);
     if (Date.now() > deadline) throw new Error(`service did not start:\n${out}`);

@@ -1,12 +1,13 @@
 // Starts the real service in this test process (real database, real HTTP) and speaks HTTP to it.
 // DATABASE_URL / REDIS_URL from the environment choose PostgreSQL and Redis (as .ci/run does);
-// without them the embedded database runs in memory.
+// without them the embedded database runs in memory, started from the run's migrated snapshot.
 import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { createDeps, type Deps, type DepsOverrides } from '../../src/deps.ts';
 import { buildApp } from '../../src/app.ts';
+import { migratedSnapshot } from './snapshot.ts';
 
 export interface TestServer {
   url: string;
@@ -69,7 +70,9 @@ export async function startServer(
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const config = loadConfig(testEnv({ PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, ...env }));
   const logger = createLogger(config.logLevel, false);
-  const deps = await createDeps(config, logger, options);
+  const inMemory = config.databaseUrl?.startsWith('memory://') ?? false;
+  const snapshot = options.snapshot ?? (inMemory ? await migratedSnapshot() : undefined);
+  const deps = await createDeps(config, logger, { ...options, snapshot });
   const app = await buildApp(deps);
   options.beforeReady?.(app);
   await app.listen({ port, host: '127.0.0.1' });

@@ -1,34 +1,52 @@
 // oidc-provider's storage adapter over our database (see the library's example/my_adapter.js).
-import type { Adapter, AdapterPayload } from 'oidc-provider';
+import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import type { Db } from '../../store/db.ts';
 import { oidcRepo } from '../../store/repositories/oidc.ts';
 
-export function adapterFor(db: Db) {
+/**
+ * Text the database can hold: PostgreSQL's text and jsonb refuse NUL characters and unpaired
+ * surrogates (a 500 if they reach it). Anything the provider would store comes from a request
+ * (state, nonce, login_hint, …), so such a value is the client's invalid_request.
+ */
+function storable(value: unknown): boolean {
+  if (typeof value === 'string') return !value.includes('\0') && value.isWellFormed();
+  if (Array.isArray(value)) return value.every(storable);
+  if (value && typeof value === 'object') return Object.entries(value).every(([k, v]) => storable(k) && storable(v));
+  return true;
+}
+
+export function adapterFor(db: Db, clock: () => Date) {
+  /** A lookup by a value no row can hold finds nothing (rather than failing in the driver). */
+  const lookup = (key: string) => storable(key);
   return class DbAdapter implements Adapter {
     readonly model: string;
     constructor(model: string) {
       this.model = model;
     }
     async upsert(id: string, payload: AdapterPayload, expiresIn: number): Promise<void> {
-      await oidcRepo.upsert(db, this.model, id, payload as Record<string, unknown>, expiresIn);
+      if (!storable(payload)) throw new errors.InvalidRequest('parameters may not contain NUL characters or unpaired surrogates');
+      await oidcRepo.upsert(db, this.model, id, payload as Record<string, unknown>, expiresIn, clock());
     }
     async find(id: string): Promise<AdapterPayload | undefined> {
-      return (await oidcRepo.find(db, this.model, { id })) as AdapterPayload | undefined;
+      if (!lookup(id)) return undefined;
+      return (await oidcRepo.find(db, this.model, { id }, clock())) as AdapterPayload | undefined;
     }
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
-      return (await oidcRepo.find(db, this.model, { uid })) as AdapterPayload | undefined;
+      if (!lookup(uid)) return undefined;
+      return (await oidcRepo.find(db, this.model, { uid }, clock())) as AdapterPayload | undefined;
     }
     async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
-      return (await oidcRepo.find(db, this.model, { userCode })) as AdapterPayload | undefined;
+      if (!lookup(userCode)) return undefined;
+      return (await oidcRepo.find(db, this.model, { userCode }, clock())) as AdapterPayload | undefined;
     }
     async consume(id: string): Promise<void> {
-      await oidcRepo.consume(db, this.model, id);
+      await oidcRepo.consume(db, this.model, id, clock());
     }
     async destroy(id: string): Promise<void> {
-      await oidcRepo.destroy(db, this.model, id);
+      if (lookup(id)) await oidcRepo.destroy(db, this.model, id);
     }
     async revokeByGrantId(grantId: string): Promise<void> {
-      await oidcRepo.revokeByGrantId(db, grantId);
+      if (lookup(grantId)) await oidcRepo.revokeByGrantId(db, grantId);
     }
   };
 }

@@ -21,27 +21,29 @@ async function newSigningKey(): Promise<JWK> {
   return { ...jwk, kid: randomUUID(), alg: SIGNING_ALG, use: 'sig' };
 }
 
-export async function rotateSigningKey(db: Db): Promise<{ kid: string }> {
+export async function rotateSigningKey(db: Db, clock: () => Date): Promise<{ kid: string }> {
   const jwk = await newSigningKey();
+  const now = clock();
   await db.transaction().execute(async (tx) => {
-    await idpKeysRepo.insert(tx, { kid: jwk.kid as string, use: 'signing', material: jwk as Record<string, unknown> });
-    await idpKeysRepo.retireOthers(tx, 'signing', jwk.kid as string);
+    await idpKeysRepo.insert(tx, { kid: jwk.kid as string, use: 'signing', material: jwk as Record<string, unknown> }, now);
+    await idpKeysRepo.retireOthers(tx, 'signing', jwk.kid as string, now);
   });
   return { kid: jwk.kid as string };
 }
 
 /** Loads the keys, creating them on the very first start. */
-export async function loadKeyMaterial(db: Db, opts: { tokenTtlS: number }): Promise<KeyMaterial> {
+export async function loadKeyMaterial(db: Db, opts: { tokenTtlS: number; clock: () => Date }): Promise<KeyMaterial> {
+  const now = opts.clock();
   let rows = await idpKeysRepo.all(db);
   if (!rows.some((r) => r.use === 'signing' && !r.retired_at)) {
     const jwk = await newSigningKey();
-    await idpKeysRepo.insert(db, { kid: jwk.kid as string, use: 'signing', material: jwk as Record<string, unknown> });
+    await idpKeysRepo.insert(db, { kid: jwk.kid as string, use: 'signing', material: jwk as Record<string, unknown> }, now);
   }
   if (!rows.some((r) => r.use === 'cookie' && !r.retired_at)) {
     const secret = randomBytes(32).toString('base64url');
-    await idpKeysRepo.insert(db, { kid: randomUUID(), use: 'cookie', material: { secret } });
+    await idpKeysRepo.insert(db, { kid: randomUUID(), use: 'cookie', material: { secret } }, now);
   }
-  await idpKeysRepo.deleteRetiredBefore(db, new Date(Date.now() - opts.tokenTtlS * 1000 - 60_000));
+  await idpKeysRepo.deleteRetiredBefore(db, new Date(now.getTime() - opts.tokenTtlS * 1000 - 60_000));
   rows = await idpKeysRepo.all(db);
   const ordered = [...rows].sort((a, b) => Number(a.retired_at !== null) - Number(b.retired_at !== null));
   return {

@@ -7,15 +7,28 @@ import type { Db } from '../../store/db.ts';
 import { accountsRepo } from '../../store/repositories/accounts.ts';
 import { adapterFor } from './adapter.ts';
 import type { KeyMaterial } from './keys.ts';
-import { errorPage } from './views.ts';
+import { errorPage, logoutPage, PAGE_HEADERS, signedOutPage } from './views.ts';
 
-export const SCOPES = ['openid', 'email', 'profile', 'aws.cognito.signin.user.admin'];
+const USER_SCOPES = ['openid', 'email', 'profile', 'aws.cognito.signin.user.admin'];
+/** Granted to staff through the admin client only (spec: the admin client's scopes). */
+export const STAFF_SCOPE = 'custom:role=super-admin';
+export const SCOPES = [...USER_SCOPES, STAFF_SCOPE];
+
+/**
+ * oidc-provider takes only http(s) callbacks from "web" clients; a client with a callback of
+ * another scheme (an extension's, a mobile app's) is registered as "native", which allows them
+ * (and, for http, only loopback hosts).
+ */
+const applicationType = (callbacks: string[]) => (callbacks.every((u) => /^https?:/i.test(u)) ? 'web' : 'native');
+
+/** How long a sign-in in progress (an interaction) is kept. */
+export const INTERACTION_TTL_S = 600;
 
 export function clientIds(stage: string) {
   return { app: `app-client-${stage}`, admin: `admin-client-${stage}` };
 }
 
-export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial }): Provider {
+export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial; clock: () => Date }): Provider {
   const { config, db } = deps;
   const ids = clientIds(config.stage);
   const refreshTtl = (clientId: string | undefined) =>
@@ -40,11 +53,14 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
 
   const authPath = new URL(config.authUrl).pathname.replace(/\/$/, '');
   const configuration: Configuration = {
-    adapter: adapterFor(db),
+    adapter: adapterFor(db, deps.clock),
     clients: [
       {
         client_id: ids.app,
         client_name: 'Signature Service',
+        application_type: applicationType([config.appUrl, ...config.extensionCallbackUrls]),
+        scope: USER_SCOPES.join(' '),
+        require_auth_time: true,
         token_endpoint_auth_method: 'none',
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
@@ -54,6 +70,9 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
       {
         client_id: ids.admin,
         client_name: 'Signature Service staff',
+        application_type: applicationType([config.adminUrl]),
+        scope: SCOPES.join(' '),
+        require_auth_time: true,
         token_endpoint_auth_method: 'none',
         grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
@@ -73,13 +92,20 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
           name: account.name,
           // Tenancy claims only on the ID token (spec 5.2).
           ...(use === 'id_token'
-            ? { 'custom:role': account.role, ...(account.orgId ? { 'custom:orgId': account.orgId } : {}), token_use: 'id' }
+            ? {
+                'custom:role': account.role,
+                ...(account.orgId ? { 'custom:orgId': account.orgId } : {}),
+                // Cognito's username is the user's id here (what `sub` holds).
+                'cognito:username': sub,
+                token_use: 'id',
+              }
             : {}),
         }),
       };
     },
     claims: {
-      openid: ['sub', 'amr', 'custom:orgId', 'custom:role', 'token_use'],
+      openid: ['sub', 'amr', 'custom:orgId', 'custom:role', 'cognito:username', 'token_use'],
+      [STAFF_SCOPE]: [],
       email: ['email', 'email_verified'],
       profile: ['name'],
     },
@@ -98,7 +124,10 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
       IdToken: config.idTokenTtlS,
       AccessToken: config.accessTokenTtlS,
       AuthorizationCode: 300,
-      Interaction: 3600,
+      // An anonymous authorize stores an interaction: at most SIGNIN_ATTEMPTS_PER_MINUTE a minute
+      // per address (interactions.ts), each kept 10 minutes (enough to type a password and a code),
+      // so an address can make the store keep ~10 × that many rows, not an hour's worth of calls.
+      Interaction: INTERACTION_TTL_S,
       RefreshToken: (_ctx, _token, client) => refreshTtl(client?.clientId),
       // Grants and sessions must outlive the longest refresh token, or refresh would stop early.
       Grant: longest,
@@ -106,7 +135,9 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
     },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: false,
-    expiresWithSession: async () => false,
+    // Codes and tokens belong to the session they were issued in: ending it (logout, a password
+    // change) ends them, and the provider's logout revokes them.
+    expiresWithSession: async () => true,
     extraTokenClaims: async (_ctx, token) => (token.kind === 'AccessToken' ? { token_use: 'access' } : undefined),
     cookies: { keys: deps.keys.cookieKeys, long: { signed: true }, short: { signed: true, path: authPath || '/' } },
     jwks: { keys: deps.keys.signing as NonNullable<Configuration['jwks']>['keys'] },
@@ -114,10 +145,24 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
       devInteractions: { enabled: false },
       revocation: { enabled: true },
       userinfo: { enabled: true },
-      rpInitiatedLogout: { enabled: true },
+      rpInitiatedLogout: {
+        enabled: true,
+        // Our own pages: the library's stock ones load Google Fonts (and it prints a NOTICE at start).
+        logoutSource: async (ctx, form) => {
+          ctx.set(PAGE_HEADERS);
+          ctx.type = 'html';
+          ctx.body = logoutPage(form);
+        },
+        postLogoutSuccessSource: async (ctx) => {
+          ctx.set(PAGE_HEADERS);
+          ctx.type = 'html';
+          ctx.body = signedOutPage();
+        },
+      },
     },
     interactions: { policy, url: (_ctx, interaction) => `${authPath}/interaction/${interaction.uid}` },
     renderError: async (ctx: KoaContextWithOIDC, out) => {
+      ctx.set(PAGE_HEADERS);
       ctx.type = 'html';
       ctx.body = errorPage(out.error, out.error_description ?? 'The request could not be completed.');
     },

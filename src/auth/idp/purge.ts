@@ -5,11 +5,11 @@ import type { Logger } from '../../log.ts';
 import { oidcRepo } from '../../store/repositories/oidc.ts';
 import { every } from '../../lib/every.ts';
 
-export const PURGE_EXPIRED_EVERY_MS = 600_000;
+const PURGE_EVERY_MS = 600_000;
 
-/** Purges expired rows every 10 minutes; returns what stops it. */
-export function startPurgingExpired(deps: { db: Db; logger: Logger }): () => Promise<void> {
-  return every(PURGE_EXPIRED_EVERY_MS, () => oidcRepo.purgeExpired(deps.db), {
+/** Purges rows expired by `clock` every 10 minutes; returns what stops it. */
+export function startPurgingExpired(deps: { db: Db; logger: Logger; clock: () => Date }): () => Promise<void> {
+  return every(PURGE_EVERY_MS, () => oidcRepo.purgeExpired(deps.db, deps.clock()), {
     logger: deps.logger,
     message: 'purging expired identity-provider rows failed',
   });

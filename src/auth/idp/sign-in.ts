@@ -1,6 +1,13 @@
 // The sign-in steps behind the identity provider's pages: password, new password, TOTP, enrolment.
-// Brute force: 5 failures in a row lock an account for 15 minutes; answers never say whether an
-// account exists (a missing account costs the same password hash as a present one).
+// This service owns their reads, writes and transactions; the pages (interactions.ts) only call it.
+//
+// Brute force: wrong passwords and wrong TOTP codes count against the account alike; 5 within 15
+// minutes lock it for 15 minutes, across sign-ins. Only a finished sign-in clears the count: a right
+// password alone does not when a TOTP code must follow, or a guesser who knows the password could
+// reset the count between code guesses.
+// Enumeration: every path through `password` costs one password hash per candidate account, or
+// one of a dummy hash when there is none, so a locked or unknown account answers as slowly as a
+// wrong password.
 import type { Db } from '../../store/db.ts';
 import { accountsRepo, type Account, type AccountKind } from '../../store/repositories/accounts.ts';
 import { oidcRepo } from '../../store/repositories/oidc.ts';
@@ -10,21 +17,52 @@ import type { Invalidate } from '../../cache/namespaces.ts';
 
 export const LOCK_AFTER_FAILURES = 5;
 export const LOCK_MINUTES = 15;
+/** Failures older than this no longer count towards a lockout. */
+export const FAILURE_WINDOW_MINUTES = 15;
 
 export type NextStep = 'done' | 'otp' | 'enrol' | 'new-password';
 
-// A real hash of a random password: verifying against it costs what a real account costs.
-const DUMMY_HASH = hashPassword(`dummy-${Math.random()}`);
+/** The password hashing the steps use; injectable so tests can see that each path hashes. */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(password: string, stored: string): Promise<boolean>;
+}
 
-export function createSignIn(deps: { db: Db; clock: () => Date; invalidate: Invalidate }) {
+export const scryptHasher: PasswordHasher = { hash: hashPassword, verify: verifyPassword };
+
+export function createSignIn(deps: {
+  db: Db;
+  clock: () => Date;
+  hasher?: PasswordHasher;
+  /** The cache rules (src/cache/namespaces.ts): every write to an account forgets it. */
+  invalidate: Invalidate;
+}) {
   const { db, clock } = deps;
-  // A new password and TOTP switched on or off change the account as the API shows it (a user's
-  // version and mfaEnabled). The counters written on each attempt (failures, lock, last TOTP
-  // step, a pending enrolment) are read from the database only, never through a cache.
-  const changed = (a: Account) => (a.orgId ? deps.invalidate.userChanged(a.orgId, a.id) : deps.invalidate.staffChanged(a.id));
+  const onAccountChange = (a: Account) => (a.orgId ? deps.invalidate.userChanged(a.orgId, a.id) : deps.invalidate.staffChanged(a.id));
+  const hasher = deps.hasher ?? scryptHasher;
+  // A real hash of a random password, made once on first use: verifying against it costs what a
+  // real account costs.
+  let dummyHash: Promise<string> | undefined;
+  const dummy = () => (dummyHash ??= hasher.hash(`dummy-${crypto.randomUUID()}`));
+
   const locked = (a: Account) => a.lockedUntil !== null && a.lockedUntil > clock();
-  const fail = (a: Account) =>
-    accountsRepo.recordFailure(db, a, LOCK_AFTER_FAILURES, new Date(clock().getTime() + LOCK_MINUTES * 60_000));
+
+  async function fail(account: Account): Promise<void> {
+    const now = clock();
+    await accountsRepo.recordFailure(db, account, {
+      now,
+      windowStart: new Date(now.getTime() - FAILURE_WINDOW_MINUTES * 60_000),
+      lockAfter: LOCK_AFTER_FAILURES,
+      lockUntil: new Date(now.getTime() + LOCK_MINUTES * 60_000),
+    });
+    onAccountChange(account);
+  }
+
+  async function succeed(account: Account): Promise<void> {
+    if (account.failedLogins === 0 && account.lockedUntil === null) return;
+    await accountsRepo.resetFailures(db, account);
+    onAccountChange(account);
+  }
 
   function nextStep(account: Account, mfaRequired: boolean): NextStep {
     if (account.passwordMustChange) return 'new-password';
@@ -35,21 +73,26 @@ export function createSignIn(deps: { db: Db; clock: () => Date; invalidate: Inva
   return {
     nextStep,
 
+    account: (accountId: string) => accountsRepo.byId(db, accountId),
+
     /** Checks a password for the accounts of one kind with this email. */
     async password(kind: AccountKind, email: string, password: string): Promise<Account | undefined> {
       const candidates = (await accountsRepo.byEmail(db, kind, email)).filter((a) => a.passwordHash);
       if (candidates.length === 0) {
-        await verifyPassword(password, await DUMMY_HASH);
+        await hasher.verify(password, await dummy());
         return undefined;
       }
       // An email may belong to users of several orgs: the password decides which one signs in.
+      // A locked account is hashed too (then refused), so its answer takes as long as any other.
       for (const account of candidates) {
+        const matches = await hasher.verify(password, account.passwordHash as string);
         if (locked(account)) continue;
-        if (await verifyPassword(password, account.passwordHash as string)) {
-          await accountsRepo.resetFailures(db, account);
-          return account;
+        if (!matches) {
+          await fail(account);
+          continue;
         }
-        await fail(account);
+        if (!account.totpSecret) await succeed(account);
+        return account;
       }
       return undefined;
     },
@@ -62,7 +105,7 @@ export function createSignIn(deps: { db: Db; clock: () => Date; invalidate: Inva
         await fail(account);
         return undefined;
       }
-      await accountsRepo.resetFailures(db, account);
+      await succeed(account);
       return account;
     },
 
@@ -77,13 +120,15 @@ export function createSignIn(deps: { db: Db; clock: () => Date; invalidate: Inva
       if (!secret) {
         secret = newTotpSecret();
         await accountsRepo.setPendingTotp(db, account, secret);
+        onAccountChange(account);
       }
       return { secret, uri: otpauthUri(secret, account.email) };
     },
 
     /**
      * Confirms the pending enrolment with a current code. A caller that passes its own `tx` (to
-     * audit in the same transaction) forgets the cached account once that commits.
+     * audit in the same transaction) forgets the cached account once that commits: forgotten
+     * before the commit, a concurrent read could cache the old row again.
      */
     async confirmEnrolment(accountId: string, code: string, tx?: Db): Promise<Account | undefined> {
       const account = await accountsRepo.byId(tx ?? db, accountId);
@@ -91,7 +136,7 @@ export function createSignIn(deps: { db: Db; clock: () => Date; invalidate: Inva
       const step = checkTotp(account.totpPendingSecret, code.trim(), null, clock().getTime());
       if (step === undefined) return undefined;
       await accountsRepo.confirmTotp(tx ?? db, account, step);
-      if (!tx) changed(account);
+      if (!tx) onAccountChange(account);
       return accountsRepo.byId(tx ?? db, accountId);
     },
 
@@ -100,7 +145,12 @@ export function createSignIn(deps: { db: Db; clock: () => Date; invalidate: Inva
       const account = await accountsRepo.byId(tx ?? db, accountId);
       if (!account) return;
       await accountsRepo.disableTotp(tx ?? db, account);
-      if (!tx) changed(account);
+      if (!tx) onAccountChange(account);
+    },
+
+    /** Ends the grants of a session that signs out, with every code and token issued under them. */
+    async endSession(grantIds: string[]): Promise<void> {
+      await oidcRepo.revokeGrants(db, grantIds);
     },
 
     /** Sets a new password and ends every other session and token of the account. */
@@ -108,17 +158,17 @@ export function createSignIn(deps: { db: Db; clock: () => Date; invalidate: Inva
       if (password.length < MIN_PASSWORD_LENGTH) return `The password needs at least ${MIN_PASSWORD_LENGTH} characters.`;
       const account = await accountsRepo.byId(db, accountId);
       if (!account) return 'The account no longer exists.';
-      if (account.passwordHash && (await verifyPassword(password, account.passwordHash))) {
+      if (account.passwordHash && (await hasher.verify(password, account.passwordHash))) {
         return 'Choose a password different from the temporary one.';
       }
-      const hash = await hashPassword(password);
-      const updated = await db.transaction().execute(async (tx) => {
+      const hash = await hasher.hash(password);
+      const changed = await db.transaction().execute(async (tx) => {
         await accountsRepo.setPassword(tx, account, hash, false);
         await oidcRepo.revokeAccount(tx, accountId);
         return (await accountsRepo.byId(tx, accountId)) as Account;
       });
-      changed(updated);
-      return updated;
+      onAccountChange(account);
+      return changed;
     },
   };
 }

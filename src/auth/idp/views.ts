@@ -1,12 +1,10 @@
 // The sign-in pages: small, server-rendered, usable without JavaScript, labelled for screen readers.
+import { createHash } from 'node:crypto';
+
 const escape = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
 
-function layout(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(title)} · Signature Service</title>
-<style>
+const STYLE = `
 body{font:16px/1.5 system-ui,sans-serif;background:#f4f5f7;color:#1d2330;margin:0;display:flex;min-height:100vh;align-items:center;justify-content:center}
 main{background:#fff;padding:2rem;border-radius:8px;box-shadow:0 1px 4px rgba(0,0,0,.12);width:min(22rem,90vw)}
 h1{font-size:1.3rem;margin:0 0 1rem}label{display:block;margin:.8rem 0 .2rem;font-weight:600}
@@ -14,7 +12,34 @@ input{width:100%;box-sizing:border-box;padding:.55rem;border:1px solid #a7adba;b
 button{margin-top:1.2rem;width:100%;padding:.6rem;border:0;border-radius:4px;background:#2450d4;color:#fff;font:inherit;cursor:pointer}
 .error{background:#fdecec;color:#8a1010;padding:.6rem;border-radius:4px}.hint{color:#5a6272;font-size:.9rem}
 code{word-break:break-all}img{display:block;margin:1rem auto}
-</style></head><body><main>${body}</main></body></html>`;
+`;
+
+/**
+ * Headers of every page of the identity provider. The pages run no script and load nothing but
+ * their own inline style (allowed by its hash) and the enrolment's QR code (a data: image); they
+ * may not be framed (clickjacking of the sign-in form). No `form-action`: browsers apply it to the
+ * redirect after a form post, and the sign-in ends in a redirect to the client's callback, which
+ * may be on another origin or scheme.
+ */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = {
+  'content-security-policy': [
+    "default-src 'none'",
+    `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
+    'img-src data:',
+    "base-uri 'none'",
+    "frame-ancestors 'none'",
+  ].join('; '),
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
+
+function layout(title: string, body: string): string {
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escape(title)} · Signature Service</title>
+<style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
 }
 
 const errorBox = (error?: string) => (error ? `<p class="error" role="alert">${escape(error)}</p>` : '');
@@ -66,4 +91,18 @@ export function newPasswordPage(action: string, opts: { error?: string; minLengt
 
 export function errorPage(code: string, description: string): string {
   return layout('Sign-in error', `<h1>Something went wrong</h1><p class="error" role="alert">${escape(description)}</p><p class="hint">${escape(code)}</p>`);
+}
+
+/** RP-initiated logout asks before it ends the session; `form` is the provider's (it holds the xsrf token). */
+export function logoutPage(form: string): string {
+  return layout(
+    'Sign out',
+    `<h1>Sign out?</h1><p class="hint">This ends your session and the app's sign-in on this device.</p>
+${form}
+<button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>`,
+  );
+}
+
+export function signedOutPage(): string {
+  return layout('Signed out', '<h1>You are signed out</h1><p class="hint">You can close this window.</p>');
 }

@@ -23,6 +23,13 @@ export interface Account {
 
 const table = (kind: AccountKind) => (kind === 'user' ? 'users' : 'staff') as 'users';
 
+/**
+ * What a change visible in the user resource also sets: a new version (the API's optimistic
+ * concurrency) and updated_at. Staff rows have neither.
+ */
+const userVisible = (account: Account, set: Record<string, unknown>): Record<string, unknown> =>
+  account.kind === 'user' ? { ...set, version: sql`version + 1`, updated_at: sql`now()` } : set;
+
 function fromUser(r: Record<string, any>): Account {
   return {
     kind: 'user',
@@ -64,20 +71,31 @@ export const accountsRepo = {
     return staff ? fromStaff(staff) : undefined;
   },
 
-  /** Counts a failed attempt; the fifth in a row locks the account until `lockUntil`. */
-  async recordFailure(db: Db, account: Account, lockAfter: number, lockUntil: Date): Promise<void> {
+  /**
+   * Counts a failed attempt (a wrong password or TOTP code) in the account's window: a failure after
+   * the window (`windowStart`) starts a new one; the `lockAfter`-th within it locks the account
+   * until `lockUntil`. One statement, so concurrent failures all count.
+   */
+  async recordFailure(db: Db, account: Account, f: { now: Date; windowStart: Date; lockAfter: number; lockUntil: Date }): Promise<void> {
+    const fresh = sql<boolean>`(failures_since is null or failures_since <= ${f.windowStart.toISOString()}::timestamptz)`;
+    const count = sql<number>`case when ${fresh} then 1 else failed_logins + 1 end`;
     await db
       .updateTable(table(account.kind))
       .set({
-        failed_logins: sql`failed_logins + 1`,
-        locked_until: sql`case when failed_logins + 1 >= ${lockAfter} then ${lockUntil.toISOString()}::timestamptz else locked_until end`,
+        failed_logins: count,
+        failures_since: sql`case when ${fresh} then ${f.now.toISOString()}::timestamptz else failures_since end`,
+        locked_until: sql`case when ${count} >= ${f.lockAfter} then ${f.lockUntil.toISOString()}::timestamptz else locked_until end`,
       })
       .where('id', '=', account.id)
       .execute();
   },
 
   async resetFailures(db: Db, account: Account): Promise<void> {
-    await db.updateTable(table(account.kind)).set({ failed_logins: 0, locked_until: null }).where('id', '=', account.id).execute();
+    await db
+      .updateTable(table(account.kind))
+      .set({ failed_logins: 0, failures_since: null, locked_until: null })
+      .where('id', '=', account.id)
+      .execute();
   },
 
   /** Remembers the step a TOTP code used, only if it is newer (a code is accepted once). */
@@ -97,37 +115,30 @@ export const accountsRepo = {
 
   /** Confirms enrolment: the pending secret becomes the secret. */
   async confirmTotp(db: Db, account: Account, step: number): Promise<void> {
-    const set: Record<string, unknown> = {
-      totp_secret: sql`totp_pending_secret`,
-      totp_pending_secret: null,
-      totp_last_step: String(step),
-    };
-    if (account.kind === 'user') {
-      set.mfa_enabled = true;
-      set.version = sql`version + 1`;
-      set.updated_at = sql`now()`;
-    }
-    await db.updateTable(table(account.kind)).set(set).where('id', '=', account.id).execute();
+    const set = { totp_secret: sql`totp_pending_secret`, totp_pending_secret: null, totp_last_step: String(step) };
+    await db
+      .updateTable(table(account.kind))
+      .set(userVisible(account, account.kind === 'user' ? { ...set, mfa_enabled: true } : set))
+      .where('id', '=', account.id)
+      .execute();
   },
 
   async disableTotp(db: Db, account: Account): Promise<void> {
-    const set: Record<string, unknown> = { totp_secret: null, totp_pending_secret: null, totp_last_step: null };
-    if (account.kind === 'user') {
-      set.mfa_enabled = false;
-      set.version = sql`version + 1`;
-      set.updated_at = sql`now()`;
-    }
-    await db.updateTable(table(account.kind)).set(set).where('id', '=', account.id).execute();
+    const set = { totp_secret: null, totp_pending_secret: null, totp_last_step: null };
+    await db
+      .updateTable(table(account.kind))
+      .set(userVisible(account, account.kind === 'user' ? { ...set, mfa_enabled: false } : set))
+      .where('id', '=', account.id)
+      .execute();
   },
 
   async setPassword(db: Db, account: Account, hash: string, mustChange: boolean): Promise<void> {
-    const set: Record<string, unknown> = { password_hash: hash, failed_logins: 0, locked_until: null };
-    if (account.kind === 'user') {
-      set.password_must_change = mustChange;
-      set.version = sql`version + 1`;
-      set.updated_at = sql`now()`;
-    }
-    await db.updateTable(table(account.kind)).set(set).where('id', '=', account.id).execute();
+    const set = { password_hash: hash, failed_logins: 0, failures_since: null, locked_until: null };
+    await db
+      .updateTable(table(account.kind))
+      .set(userVisible(account, account.kind === 'user' ? { ...set, password_must_change: mustChange } : set))
+      .where('id', '=', account.id)
+      .execute();
   },
 
   async insertStaff(db: Db, staff: { id: string; email: string; password_hash: string }): Promise<void> {

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 
 export interface KeyRow {
@@ -13,14 +12,14 @@ export const idpKeysRepo = {
   async all(db: Db): Promise<KeyRow[]> {
     return db.selectFrom('idp_keys').selectAll().orderBy('created_at', 'desc').execute();
   },
-  async insert(db: Db, key: { kid: string; use: 'signing' | 'cookie'; material: Record<string, unknown> }): Promise<void> {
-    await db.insertInto('idp_keys').values({ ...key, material: JSON.stringify(key.material) }).execute();
+  async insert(db: Db, key: { kid: string; use: 'signing' | 'cookie'; material: Record<string, unknown> }, now: Date): Promise<void> {
+    await db.insertInto('idp_keys').values({ ...key, material: JSON.stringify(key.material), created_at: now }).execute();
   },
   /** Retires every active key of a use except one. */
-  async retireOthers(db: Db, use: 'signing' | 'cookie', keepKid: string): Promise<void> {
+  async retireOthers(db: Db, use: 'signing' | 'cookie', keepKid: string, now: Date): Promise<void> {
     await db
       .updateTable('idp_keys')
-      .set({ retired_at: sql`now()` })
+      .set({ retired_at: now })
       .where('use', '=', use)
       .where('kid', '!=', keepKid)
       .where('retired_at', 'is', null)

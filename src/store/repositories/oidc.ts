@@ -1,13 +1,13 @@
 // Storage of the identity provider's models (oidc-provider's adapter interface), in one table so
-// every instance shares sessions, grants, codes and tokens.
+// every instance shares sessions, grants, codes and tokens. Times come from the caller's clock.
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 
 type Payload = Record<string, unknown>;
 
 export const oidcRepo = {
-  async upsert(db: Db, model: string, id: string, payload: Payload, expiresInS: number | undefined): Promise<void> {
-    const expiresAt = expiresInS ? new Date(Date.now() + expiresInS * 1000) : null;
+  async upsert(db: Db, model: string, id: string, payload: Payload, expiresInS: number | undefined, now: Date): Promise<void> {
+    const expiresAt = expiresInS ? new Date(now.getTime() + expiresInS * 1000) : null;
     const row = {
       model,
       id,
@@ -34,12 +34,12 @@ export const oidcRepo = {
       .execute();
   },
 
-  async find(db: Db, model: string, where: { id?: string; uid?: string; userCode?: string }): Promise<Payload | undefined> {
+  async find(db: Db, model: string, where: { id?: string; uid?: string; userCode?: string }, now: Date): Promise<Payload | undefined> {
     let query = db
       .selectFrom('oidc_payloads')
       .select(['payload', 'consumed_at'])
       .where('model', '=', model)
-      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', sql<Date>`now()`)]));
+      .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]));
     if (where.id !== undefined) query = query.where('id', '=', where.id);
     if (where.uid !== undefined) query = query.where('uid', '=', where.uid);
     if (where.userCode !== undefined) query = query.where('user_code', '=', where.userCode);
@@ -48,8 +48,8 @@ export const oidcRepo = {
     return row.consumed_at ? { ...row.payload, consumed: Math.floor(row.consumed_at.getTime() / 1000) } : row.payload;
   },
 
-  async consume(db: Db, model: string, id: string): Promise<void> {
-    await db.updateTable('oidc_payloads').set({ consumed_at: sql`now()` }).where('model', '=', model).where('id', '=', id).execute();
+  async consume(db: Db, model: string, id: string, now: Date): Promise<void> {
+    await db.updateTable('oidc_payloads').set({ consumed_at: now }).where('model', '=', model).where('id', '=', id).execute();
   },
 
   async destroy(db: Db, model: string, id: string): Promise<void> {
@@ -83,8 +83,17 @@ export const oidcRepo = {
     return Number(result.numDeletedRows);
   },
 
-  async purgeExpired(db: Db): Promise<number> {
-    const result = await db.deleteFrom('oidc_payloads').where('expires_at', '<', sql<Date>`now()`).executeTakeFirst();
+  /** Ends grants and everything issued under them (codes, access and refresh tokens). */
+  async revokeGrants(db: Db, grantIds: string[]): Promise<void> {
+    if (grantIds.length === 0) return;
+    await db
+      .deleteFrom('oidc_payloads')
+      .where((eb) => eb.or([eb('grant_id', 'in', grantIds), eb.and([eb('model', '=', 'Grant'), eb('id', 'in', grantIds)])]))
+      .execute();
+  },
+
+  async purgeExpired(db: Db, now: Date): Promise<number> {
+    const result = await db.deleteFrom('oidc_payloads').where('expires_at', '<', now).executeTakeFirst();
     return Number(result.numDeletedRows);
   },
 };
