@@ -9,9 +9,9 @@
 // PostgreSQL server (other instances write too; this instance forgets its own writes at once).
 // Entries keyed by versions (rendered output) cannot go stale and need neither.
 //
-// Not here, because they are not this process's main thread's: the parsed templates of each render
-// thread (render/worker.ts, keyed by template id and version, so never stale) and the identity
-// provider's signing keys (auth/id-token.ts reloads them when a token names an unknown key).
+// Not here: the parsed templates of each render thread (render/worker.ts: another thread's memory,
+// keyed by template id and version, so never stale), and the identity provider's public keys
+// (auth/id-token.ts: a key set no write of ours touches, reloaded when a token names a new key).
 import { LRUCache } from 'lru-cache';
 import { entryBound } from '../lib/lru.ts';
 import type { OrgWithUsage } from '../store/repositories/orgs.ts';
