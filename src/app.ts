@@ -137,7 +137,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(renderRoutes({ guards, billing, render: deps.render }));
     await api.register(opensRoutes({ guards, tracking: deps.tracking }));
     // Org (plan status) and staff routes (payment events) of billing: the same two first steps.
-    await api.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, db: deps.database.db, clock: deps.clock }));
+    await api.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, clock: deps.clock }));
   });
   await app.register(pixelRoutes({ throttle: pixelThrottle, tracking: deps.tracking }));
   await app.register(

@@ -38,12 +38,18 @@ export const envSchema = z
       .refine((v) => v === undefined || v === '' || /^(postgres|postgresql|memory):\/\//.test(v), {
         message: 'must start with postgres://, postgresql:// or memory://',
       })
+      .refine((v) => v === undefined || !v.startsWith('postgres') || URL.canParse(v), { message: 'is not a valid URL' })
       .transform((v) => (v === '' ? undefined : v))
       .describe('unset: embedded PostgreSQL (PGlite) in `DATA_DIR`; `postgres://…` a PostgreSQL server; `memory://` an in-memory embedded one'),
+    DATABASE_STATEMENT_TIMEOUT_MS: posInt(1500).describe(
+      'PostgreSQL server: the server cancels a statement running longer (`statement_timeout`); the client gives up 500 ms later',
+    ),
+    DATABASE_CONNECT_TIMEOUT_MS: posInt(1500).describe('PostgreSQL server: the longest wait for a pooled connection, opening a new one included'),
     DATA_DIR: z.string().min(1).default('./data').describe('embedded database files and generated signing keys'),
     REDIS_URL: optionalString
       .refine((v) => v === undefined || /^rediss?:\/\//.test(v), { message: 'must start with redis:// or rediss://' })
       .describe('unset: in-process; set: shared rate-limit buckets for several instances'),
+    REDIS_COMMAND_TIMEOUT_MS: posInt(150).describe('a Redis command unanswered after this long fails, and the per-instance fallback answers'),
     RATE_LIMIT_RPS: posInt(100).describe('stage-wide token bucket refill per second, authenticated routes'),
     RATE_LIMIT_BURST: posInt(200).describe('stage-wide token bucket size'),
     PIXEL_RATE_LIMIT_RPS: posInt(50).describe('token bucket refill per second of `GET /v1/p/{userId}`'),
@@ -96,7 +102,9 @@ export const envSchema = z
       extensionCallbackUrls: env.EXTENSION_CALLBACK_URLS,
       databaseUrl: env.DATABASE_URL,
       dataDir: env.DATA_DIR,
+      databaseTimeouts: { statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS, connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS },
       redisUrl: env.REDIS_URL,
+      redisTimeouts: { commandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS },
       rateLimit: { rps: env.RATE_LIMIT_RPS, burst: env.RATE_LIMIT_BURST },
       pixelRateLimit: { rps: env.PIXEL_RATE_LIMIT_RPS, burst: env.PIXEL_RATE_LIMIT_BURST },
       anonRateLimit: { rps: env.ANON_RATE_LIMIT_RPS, burst: env.ANON_RATE_LIMIT_BURST },
@@ -140,9 +148,21 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   throw new ConfigError(
     result.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? '(environment)');
-      return `${name}: ${issue.message} (got ${JSON.stringify(env[name] ?? null)})`;
+      return `${name}: ${issue.message} (got ${JSON.stringify(shown(name, env[name]))})`;
     }),
   );
+}
+
+/** A value as an error message may show it: no secret, and no URL's password. */
+function shown(name: string, value: string | undefined): string | null {
+  if (value === undefined) return null;
+  if (/SECRET|TOKEN|PASSWORD|_KEY$/.test(name)) return '[hidden]';
+  return redactUrlPassword(value);
+}
+
+/** `scheme://user:password@host…` with the password replaced by `***` (the last `@` ends it). */
+export function redactUrlPassword(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s]*@/gi, '$1***@');
 }
 
 /** Names, defaults and meanings of every variable, for the README table and its test. */

@@ -1,11 +1,12 @@
 // Builds every long-lived dependency from the config, once, and closes them in reverse order.
 // Tests call createDeps with their own config (and may override parts, such as the clock).
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
 import { openDatabase, type Database } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
-import type { HealthCheck } from './health/routes.ts';
+import { databaseCheck, redisCheck, type HealthCheck } from './health/checks.ts';
+import { connectRedis } from './store/redis.ts';
 import { KeyUsageRecorder } from './api-keys/usage.ts';
 import { createApiKeyService, type ApiKeyService } from './api-keys/service.ts';
 import { apiKeysRepo } from './store/repositories/api-keys.ts';
@@ -75,7 +76,8 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     dataDir: config.dataDir,
-    onPoolError: (err) => logger.warn({ err }, 'database connection lost'),
+    timeouts: config.databaseTimeouts,
+    onConnectionLost: (err) => logger.warn({ err }, 'database connection lost; the pool opens a new one when needed'),
     snapshot: overrides.snapshot,
   });
   const closers: (() => Promise<unknown>)[] = [() => database.close()];
@@ -85,19 +87,13 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
 
     let redis: Redis | undefined;
     if (config.redisUrl) {
-      redis = connectRedis(config.redisUrl, logger);
+      redis = connectRedis(config.redisUrl, logger, config.redisTimeouts);
       const r = redis;
       closers.unshift(() => r.quit().catch(() => r.disconnect()));
     }
 
-    const healthChecks: Record<string, HealthCheck> = { database: () => database.ping(1000) };
-    if (redis) {
-      const r = redis;
-      healthChecks.redis = async () => {
-        if (r.status !== 'ready') throw new Error(`redis is ${r.status}`);
-        await r.ping();
-      };
-    }
+    const healthChecks: Record<string, HealthCheck> = { database: databaseCheck(database) };
+    if (redis) healthChecks.redis = redisCheck(redis);
 
     const clock = overrides.clock ?? (() => new Date());
     const now = () => clock().getTime();
@@ -217,24 +213,4 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     for (const close of closers) await close().catch(() => {});
     throw err;
   }
-}
-
-function connectRedis(url: string, logger: Logger): Redis {
-  const redis = new Redis(url, {
-    // Fail fast while Redis is away, so callers can fall back instead of queueing requests.
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 2000,
-    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
-  });
-  let reported = false;
-  redis.on('error', (err) => {
-    if (!reported) logger.warn({ err: err.message }, 'redis unreachable; using per-instance fallbacks');
-    reported = true;
-  });
-  redis.on('ready', () => {
-    if (reported) logger.info('redis reachable again');
-    reported = false;
-  });
-  return redis;
 }

@@ -1,8 +1,13 @@
 // config → dependencies → app → listen; a graceful stop on SIGTERM/SIGINT.
-import { loadConfig, ConfigError } from './config.ts';
+import { loadConfig, ConfigError, redactUrlPassword, type Config } from './config.ts';
 import { createLogger } from './log.ts';
 import { createDeps } from './deps.ts';
 import { buildApp } from './app.ts';
+import { DatabaseUnavailableError } from './store/errors.ts';
+import { postgresDescription } from './store/postgres.ts';
+
+/** A start-up failure whose message says it all (no stack trace helps the operator). */
+class StartupError extends Error {}
 
 export async function serve(): Promise<void> {
   let config;
@@ -16,7 +21,9 @@ export async function serve(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.logLevel);
-  const deps = await createDeps(config, logger);
+  const deps = await createDeps(config, logger).catch((err: unknown) => {
+    throw err instanceof DatabaseUnavailableError ? databaseAway(config, err) : err;
+  });
   const app = await buildApp(deps);
 
   let stopping = false;
@@ -51,9 +58,19 @@ export async function serve(): Promise<void> {
   );
 }
 
+function databaseAway(config: Config, err: DatabaseUnavailableError): StartupError {
+  const where = config.databaseUrl?.startsWith('postgres') ? postgresDescription(config.databaseUrl) : 'embedded PostgreSQL';
+  let cause: unknown = err;
+  while (cause instanceof Error && cause.cause !== undefined) cause = cause.cause;
+  const why = cause instanceof Error ? cause.message : String(cause);
+  return new StartupError(`the database (${where}) is ${err.reason === 'timeout' ? 'not answering' : 'unreachable'}: ${why}`);
+}
+
 if (import.meta.main) {
   serve().catch((err) => {
-    process.stderr.write(`failed to start: ${err instanceof Error ? err.stack : String(err)}\n`);
+    const message = err instanceof StartupError ? err.message : err instanceof Error ? err.stack : String(err);
+    // Whatever failed, a URL in the message keeps its password to itself.
+    process.stderr.write(`failed to start: ${redactUrlPassword(message ?? String(err))}\n`);
     process.exit(1);
   });
 }

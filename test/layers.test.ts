@@ -38,10 +38,6 @@ const ALLOWED = new Set([
   // Routes of the billing helper's area, which move their store calls into services.
   'billing/routes.ts -> store/repositories/billing.ts',
   'billing/routes.ts -> store/db.ts',
-  // The health checks' timeout, with the dependency-failures helper's work on health.
-  'health/routes.ts -> store/db.ts',
-  // The health checks leave deps.ts with its composition-root pass (issue 15 item 5).
-  'deps.ts -> health/routes.ts',
 ]);
 
 const IMPORT = /(?:^|\n)\s*(import|export)(\s+type\b)?[^'";]*?\bfrom\s+'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g;

@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Guards } from '../auth/guard.ts';
-import type { Db } from '../store/db.ts';
-import { billingRepo } from '../store/repositories/billing.ts';
-import { errorResponses, iso, isoOrNull, listQuery, nullableTimestamp, orgParams, page, timestamp } from '../http/schemas.ts';
-import { badRequest, notFound } from '../errors.ts';
+import { errorResponses, iso, isoOrNull, listQuery, nullableTimestamp, orgParams, page, timestamp, uuid } from '../http/schemas.ts';
+import { isStorable } from './event.ts';
+import { notFound } from '../errors.ts';
 import type { OrgService } from '../orgs/service.ts';
 import type { BillingService } from './service.ts';
 import { planFacts, planStatus } from './gate.ts';
@@ -19,30 +18,26 @@ const planStatusSchema = z
   })
   .meta({ id: 'PlanStatus' });
 
+/** Ids and types as the database can look them up (no NUL). */
+const storableText = z.string().min(1).max(255).refine(isStorable, 'must not hold a NUL character');
+
+const eventStatus = z.enum(['applied', 'ignored', 'failed', 'pending']);
+
 const eventSchema = z.object({
   id: z.string(),
   type: z.string(),
-  status: z.enum(['applied', 'ignored', 'failed']),
+  status: eventStatus.describe('pending: no org is linked to its customer yet; applied when one is'),
   outcome: z.string().nullable(),
   error: z.string().nullable(),
   orgId: z.string().nullable(),
+  customerId: z.string().nullable(),
   createdAt: nullableTimestamp,
   receivedAt: timestamp,
   attempts: z.number().int(),
   correlationId: z.string().nullable(),
 });
 
-function decodeEventCursor(cursor: string | undefined): { receivedAt: Date; id: string } | undefined {
-  if (cursor === undefined) return undefined;
-  const [at, ...id] = Buffer.from(cursor, 'base64url').toString().split('|');
-  const receivedAt = new Date(at ?? '');
-  if (Number.isNaN(receivedAt.getTime()) || id.length === 0) {
-    throw badRequest('query.cursor: is not a cursor this service issued', { field: 'query.cursor' });
-  }
-  return { receivedAt, id: id.join('|') };
-}
-
-export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing: BillingService; db: Db; clock: () => Date }): FastifyPluginAsyncZod {
+export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing: BillingService; clock: () => Date }): FastifyPluginAsyncZod {
   const { guards } = deps;
   return async (app) => {
     app.get(
@@ -69,25 +64,27 @@ export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing:
         schema: {
           summary: 'Payment-provider events received, newest first (staff)',
           tags: ['admin'],
-          querystring: listQuery.extend({ status: z.enum(['applied', 'ignored', 'failed']).optional() }),
+          querystring: listQuery.extend({
+            status: eventStatus.optional(),
+            orgId: uuid.optional(),
+            type: storableText.optional(),
+          }),
           response: { 200: page(eventSchema), ...errorResponses('FORBIDDEN') },
         },
       },
       async (request) => {
-        const { limit, cursor, status } = request.query;
-        const rows = await billingRepo.list(deps.db, { status }, limit + 1, decodeEventCursor(cursor));
-        const more = rows.length > limit;
-        const kept = rows.slice(0, limit);
-        const last = kept.at(-1);
+        const { limit, cursor, status, orgId, type } = request.query;
+        const found = await deps.billing.listEvents({ status, orgId: orgId?.toLowerCase(), type }, { limit, cursor });
         return {
-          nextCursor: more && last ? Buffer.from(`${last.received_at.toISOString()}|${last.id}`).toString('base64url') : null,
-          items: kept.map((r) => ({
+          nextCursor: found.nextCursor,
+          items: found.items.map((r) => ({
             id: r.id,
             type: r.type,
             status: r.status,
             outcome: r.outcome,
             error: r.error,
             orgId: r.org_id,
+            customerId: r.customer_id,
             createdAt: isoOrNull(r.created_at),
             receivedAt: iso(r.received_at),
             attempts: r.attempts,
@@ -102,11 +99,11 @@ export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing:
       {
         onRequest: guards.staff(),
         schema: {
-          summary: 'Apply a failed payment-provider event again (staff)',
+          summary: 'Apply a failed or pending payment-provider event again (staff)',
           tags: ['admin'],
-          params: z.object({ eventId: z.string().min(1).max(255) }),
+          params: z.object({ eventId: storableText }),
           response: {
-            200: z.object({ id: z.string(), result: z.enum(['applied', 'ignored', 'failed', 'not-failed']), detail: z.string() }),
+            200: z.object({ id: z.string(), result: z.enum(['applied', 'ignored', 'failed', 'pending', 'not-failed']), detail: z.string() }),
             ...errorResponses('FORBIDDEN', 'NOT_FOUND'),
           },
         },

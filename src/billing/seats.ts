@@ -10,12 +10,13 @@ import { billingRepo } from '../store/repositories/billing.ts';
 export async function requireFreeSeat(tx: Db, orgId: string): Promise<void> {
   const [org] = await billingRepo.lockOrgs(tx, { orgIds: [orgId], customerIds: [] });
   if (!org) throw new AppError('NOT_FOUND', 'Organisation not found.');
-  const seatsUsed = (await billingRepo.seatsUsed(tx, [orgId])).get(orgId) ?? 0;
-  if (seatsUsed >= org.seats) {
+  const seats = org.billing.seats;
+  const used = (await billingRepo.seatsUsed(tx, [orgId])).get(orgId) ?? 0;
+  if (used >= seats) {
     throw new AppError(
       'PAYMENT_REQUIRED',
-      `All ${org.seats} seats of the plan are in use (${seatsUsed} users): add seats to the subscription, or delete a user, to create another.`,
-      { details: { blockedBy: 'seats', seats: { limit: org.seats, used: seatsUsed } } },
+      `All ${seats} seats of the plan are in use (${used} users): add seats to the subscription, or delete a user, to create another.`,
+      { details: { blockedBy: 'seats', seats: { limit: seats, used } } },
     );
   }
 }

@@ -1,22 +1,24 @@
-// Applies payment-provider events: dedup, org lookup, the state machine, the audit entry, all in
-// one transaction. A failure is kept (with its error) for replay and never loses the event.
+// Takes payment-provider events in: dedup, then the applier (./apply.ts), the audit entries and
+// the outcomes, all in one transaction. A failure is kept (with its error and the raw body) for
+// replay and never loses the event.
 //
 // Deliveries that arrive while a transaction is being written are applied together in the next
-// one (group commit, src/store/batcher.ts): a few statements per batch instead of five per event,
-// which is what the embedded database, one statement at a time, needs under a burst. The result
-// is the same as applying them one by one in arrival order. If a batch fails as a whole (say a
-// unique violation), its events are applied one at a time, so one bad event cannot fail others.
+// one (group commit, src/store/batcher.ts): a few statements per batch instead of several per
+// event, which is what the embedded database, one statement at a time, needs under a burst. The
+// result is the same as applying them one by one in arrival order. If a batch fails as a whole
+// (say a unique violation), its events are applied one at a time, so one bad event cannot fail others.
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
-import { billingRepo, type EventOutcome, type EventRecord } from '../store/repositories/billing.ts';
-import { auditRepo, type AuditEntry } from '../store/repositories/audit.ts';
-import { HANDLED_EVENTS, orgHints, transition, type BillingState, type ProviderEvent } from './state-machine.ts';
+import { billingRepo, type EventListRow, type EventOutcome, type EventRecord, type EventStatus } from '../store/repositories/billing.ts';
+import { auditRepo } from '../store/repositories/audit.ts';
+import { decodeCursor, toPage, type Page, type PageRequest } from '../store/pagination.ts';
 import { Batcher, type Settled } from '../store/batcher.ts';
+import { applyEvents, type Arrival } from './apply.ts';
+import { parseEvent, storable, type ProviderEvent } from './event.ts';
+import { HANDLED_EVENTS } from './state-machine.ts';
 
-/** An org's billing state inside a batch of events, with its live users counted. */
-type OrgState = BillingState & { orgId: string };
-
-export type IntakeResult = 'processed' | 'duplicate' | 'failed';
+export type IntakeResult = 'processed' | 'pending' | 'duplicate' | 'failed';
+export type ReplayResult = { id: string; result: EventStatus | 'not-failed'; detail: string };
 
 interface Delivery {
   event: ProviderEvent;
@@ -26,7 +28,7 @@ interface Delivery {
 /** The most events one transaction applies. */
 const MAX_BATCH = 200;
 
-const handled = (type: string) => (HANDLED_EVENTS as readonly string[]).includes(type);
+const message = (err: unknown) => storable(err instanceof Error ? err.message : String(err));
 
 export function createBillingService(deps: {
   db: Db;
@@ -37,53 +39,22 @@ export function createBillingService(deps: {
   onOrgChange: (orgId: string) => void;
 }) {
   const { db } = deps;
+  const config = { gracePeriodS: deps.gracePeriodS };
 
-  /**
-   * Applies events in order to the orgs they name, inside `tx`: locks those orgs, runs the state
-   * machine on each event against the state the previous ones left, then writes every changed org
-   * and the audit entries. An event whose org cannot be found fails (nothing of it is written).
-   */
-  async function applyEvents(tx: Db, events: { event: ProviderEvent; correlationId: string | null }[]): Promise<EventOutcome[]> {
-    const hints = events.map(({ event }) => (handled(event.type) ? orgHints(event.object) : {}));
-    const locked = await billingRepo.lockOrgs(tx, {
-      orgIds: hints.flatMap((h) => (h.orgId ? [h.orgId] : [])),
-      customerIds: hints.flatMap((h) => (h.customerId ? [h.customerId] : [])),
-    });
-    // The live users, counted under the same locks: the state machine judges the seat cap on them
-    // (spec rule 4). One grouped count per batch, so every state it sees is whole.
-    const used = await billingRepo.seatsUsed(tx, locked.map((o) => o.orgId));
-    const orgs = new Map<string, OrgState>(locked.map((o) => [o.orgId, { ...o, seatsUsed: used.get(o.orgId) ?? 0 }]));
-    const byCustomer = (customerId: string) => [...orgs.values()].find((o) => o.providerCustomerId === customerId);
-    const steps = new Map<string, number>();
-    const audit: AuditEntry[] = [];
-    const now = deps.clock();
+  /** Applies the arrivals inside `tx` and writes orgs, audit entries and the outcomes of released events. */
+  async function applyAndSave(tx: Db, arrivals: Arrival[]) {
+    const applied = await applyEvents(tx, arrivals, config);
+    await billingRepo.saveOrgs(tx, applied.saves);
+    await auditRepo.insertMany(tx, applied.audit);
+    await billingRepo.setOutcomes(tx, applied.released);
+    return applied;
+  }
 
-    const outcomes = events.map(({ event, correlationId }, i): EventOutcome => {
-      if (!handled(event.type)) return { status: 'ignored', outcome: `event type ${event.type} changes nothing`, orgId: null };
-      const h = hints[i] ?? {};
-      const org: OrgState | undefined = (h.orgId ? orgs.get(h.orgId.toLowerCase()) : undefined) ?? (h.customerId ? byCustomer(h.customerId) : undefined);
-      if (!org) {
-        const error = `no org for this event (metadata.orgId ${h.orgId ?? 'absent'}, customer ${h.customerId ?? 'absent'}); replay it once the org is linked`;
-        return { status: 'failed', outcome: null, orgId: null, error };
-      }
-      const t = transition(org, event, { now, gracePeriodS: deps.gracePeriodS });
-      if (t.outcome === 'ignored') return { status: 'ignored', outcome: t.reason, orgId: org.orgId };
-      orgs.set(org.orgId, { ...t.state, orgId: org.orgId });
-      steps.set(org.orgId, (steps.get(org.orgId) ?? 0) + 1);
-      audit.push({
-        orgId: org.orgId,
-        correlationId,
-        actor: { type: 'paymentProvider', id: event.id },
-        action: `billing.${event.type}`,
-        targetId: org.orgId,
-        changes: t.changed.map(String).sort(),
-      });
-      return { status: 'applied', outcome: t.changed.length ? `changed ${t.changed.join(', ')}` : 'no change', orgId: org.orgId };
-    });
-
-    await billingRepo.saveOrgs(tx, [...steps].map(([orgId, versionStep]) => ({ orgId, state: orgs.get(orgId) as OrgState, versionStep })));
-    await auditRepo.insertMany(tx, audit);
-    return outcomes;
+  function afterCommit(outcomes: { id: string; outcome: EventOutcome; correlationId: string | null }[], changedOrgs: string[]) {
+    for (const { id, outcome, correlationId } of outcomes) {
+      if (outcome.status === 'failed') deps.logger.error({ eventId: id, correlationId, error: outcome.error }, 'payment event failed; kept for replay');
+    }
+    for (const orgId of new Set(changedOrgs)) deps.onOrgChange(orgId);
   }
 
   /** One transaction for a batch of deliveries: claim the ids, apply the claimed, record outcomes. */
@@ -92,24 +63,21 @@ export function createBillingService(deps: {
     const first = new Map<string, Delivery>();
     for (const d of deliveries) if (!first.has(d.event.id)) first.set(d.event.id, d);
     const unique = [...first.values()];
-    const outcomes = await db.transaction().execute(async (tx) => {
-      const claimed = await billingRepo.claimEvents(tx, unique.map((d) => d.record), deps.dedupWindowS, deps.clock());
+    const now = deps.clock();
+    const { outcomes, changedOrgs } = await db.transaction().execute(async (tx) => {
+      const claimed = await billingRepo.claimEvents(tx, unique.map((d) => d.record), deps.dedupWindowS, now);
       const mine = unique.filter((d) => claimed.has(d.event.id));
-      if (mine.length === 0) return new Map<string, EventOutcome>();
-      const applied = await applyEvents(tx, mine.map((d) => ({ event: d.event, correlationId: d.record.correlationId })));
-      const outcomes = new Map(mine.map((d, i) => [d.event.id, applied[i] as EventOutcome]));
+      if (mine.length === 0) return { outcomes: new Map<string, EventOutcome>(), changedOrgs: [] };
+      const arrivals = mine.map((d) => ({ id: d.event.id, event: d.event, seq: claimed.get(d.event.id) as bigint, receivedAt: now, correlationId: d.record.correlationId }));
+      const applied = await applyAndSave(tx, arrivals);
+      const outcomes = new Map(mine.map((d, i) => [d.event.id, applied.outcomes[i] as EventOutcome]));
       await billingRepo.setOutcomes(tx, [...outcomes].map(([id, o]) => ({ id, ...o })));
-      return outcomes;
+      return { outcomes, changedOrgs: applied.saves.filter((s) => s.versionStep > 0).map((s) => s.orgId) };
     });
-    for (const [id, o] of outcomes) {
-      if (o.status === 'failed') deps.logger.error({ eventId: id, error: o.error }, 'payment event failed; kept for replay');
-    }
-    for (const orgId of new Set([...outcomes.values()].filter((o) => o.status === 'applied').map((o) => o.orgId))) {
-      if (orgId) deps.onOrgChange(orgId);
-    }
+    afterCommit([...outcomes].map(([id, outcome]) => ({ id, outcome, correlationId: first.get(id)?.record.correlationId ?? null })), changedOrgs);
     return deliveries.map((d) => {
       const o = first.get(d.event.id) === d ? outcomes.get(d.event.id) : undefined;
-      return !o ? 'duplicate' : o.status === 'failed' ? 'failed' : 'processed';
+      return !o ? 'duplicate' : o.status === 'failed' ? 'failed' : o.status === 'pending' ? 'pending' : 'processed';
     });
   }
 
@@ -120,7 +88,7 @@ export function createBillingService(deps: {
     } catch (err) {
       deps.logger.error({ err, correlationId: d.record.correlationId, eventId: d.event.id, eventType: d.event.type }, 'payment event failed; kept for replay');
       // If even this fails, the error reaches the client as a 500 and the provider retries.
-      await billingRepo.recordFailure(db, { ...d.record, error: err instanceof Error ? err.message : String(err) });
+      await billingRepo.recordFailure(db, { ...d.record, error: message(err) });
       return 'failed';
     }
   }
@@ -140,47 +108,59 @@ export function createBillingService(deps: {
     return results;
   }, MAX_BATCH);
 
-  const createdOf = (event: ProviderEvent) => (event.created ? new Date(event.created * 1000) : null);
+  /** Applies one stored failed or pending event again, by the same rule as a delivery. */
+  async function replayOne(row: NonNullable<Awaited<ReturnType<typeof billingRepo.find>>>): Promise<ReplayResult> {
+    if (row.status !== 'failed' && row.status !== 'pending') return { id: row.id, result: 'not-failed', detail: `status is ${row.status}` };
+    const was = row.status;
+    try {
+      const parsed = parseEvent(row.raw_body);
+      if (!parsed.ok) throw new Error(parsed.message);
+      const arrival: Arrival = { id: row.id, event: { ...parsed.event, id: row.id }, seq: BigInt(row.seq), receivedAt: row.received_at, correlationId: row.correlation_id };
+      const { outcome, changedOrgs } = await db.transaction().execute(async (tx) => {
+        const applied = await applyAndSave(tx, [arrival]);
+        const outcome = applied.outcomes[0] as EventOutcome;
+        if (outcome.status === 'failed') throw new Error(outcome.error ?? 'not applied');
+        // Only one replay wins: the row must still have the status this one read.
+        if (!(await billingRepo.setOutcomeIf(tx, row.id, was, outcome))) throw new Error('replayed concurrently');
+        return { outcome, changedOrgs: applied.saves.filter((s) => s.versionStep > 0).map((s) => s.orgId) };
+      });
+      afterCommit([], changedOrgs);
+      return { id: row.id, result: outcome.status, detail: outcome.outcome ?? '' };
+    } catch (err) {
+      await billingRepo.noteFailedAgain(db, row.id, message(err));
+      return { id: row.id, result: 'failed', detail: message(err) };
+    }
+  }
 
   return {
-    intake(event: ProviderEvent, payload: unknown, correlationId: string): Promise<IntakeResult> {
-      return intake.submit({ event, record: { id: event.id, type: event.type, createdAt: createdOf(event), payload, correlationId } });
+    /** Takes a verified delivery: the event read from `rawBody`, which is kept as it is. */
+    intake(event: ProviderEvent, rawBody: Uint8Array, correlationId: string): Promise<IntakeResult> {
+      const createdAt = event.created ? new Date(event.created * 1000) : null;
+      return intake.submit({ event, record: { id: event.id, type: event.type, createdAt, rawBody, correlationId } });
     },
 
-    /** Applies stored failed events again (one, or all of them, oldest first). */
-    async replay(eventId?: string): Promise<{ id: string; result: 'applied' | 'ignored' | 'failed' | 'not-failed'; detail: string }[]> {
-      const rows = eventId
-        ? [await billingRepo.find(db, eventId)].filter((r) => r !== undefined)
-        : (await billingRepo.list(db, { status: 'failed' }, 1000)).reverse();
-      const results = [];
-      for (const row of rows) {
-        if (row.status !== 'failed') {
-          results.push({ id: row.id, result: 'not-failed' as const, detail: `status is ${row.status}` });
-          continue;
-        }
-        const payload = row.payload as { id: string; type: string; created?: number; data: { object: Record<string, unknown> } };
-        const event: ProviderEvent = { id: payload.id, type: payload.type, created: payload.created, object: payload.data.object };
-        try {
-          const outcome = await db.transaction().execute(async (tx) => {
-            const [result] = await applyEvents(tx, [{ event, correlationId: row.correlation_id }]);
-            if (!result || result.status === 'failed') throw new Error(result?.error ?? 'not applied');
-            // Only one replay wins: the row must still be failed.
-            const done = { status: result.status, outcome: result.outcome ?? '', orgId: result.orgId };
-            if (!(await billingRepo.setOutcome(tx, row.id, done, true))) throw new Error('replayed concurrently');
-            return done;
-          });
-          if (outcome.orgId && outcome.status === 'applied') deps.onOrgChange(outcome.orgId);
-          results.push({ id: row.id, result: outcome.status, detail: outcome.outcome });
-        } catch (err) {
-          const message = err instanceof Error ? err.message : String(err);
-          await billingRepo.noteFailedAgain(db, row.id, message);
-          results.push({ id: row.id, result: 'failed' as const, detail: message });
-        }
-      }
+    /** Applies stored failed events again (one, or all of them, oldest first); one named pending event too. */
+    async replay(eventId?: string): Promise<ReplayResult[]> {
+      const rows = eventId ? [await billingRepo.find(db, eventId)].filter((r) => r !== undefined) : await billingRepo.failed(db, 1000);
+      const results: ReplayResult[] = [];
+      for (const row of rows) results.push(await replayOne(row));
       return results;
     },
 
-    purge: () => billingRepo.purge(db, deps.dedupWindowS, deps.clock()),
+    /** The staff list of received events, newest first. */
+    async listEvents(filter: { status?: EventStatus | undefined; orgId?: string | undefined; type?: string | undefined }, page: PageRequest): Promise<Page<EventListRow>> {
+      const rows = await billingRepo.list(db, filter, decodeCursor(page.cursor), page.limit);
+      return toPage(rows, page.limit, (r) => r.seq, (r) => r);
+    },
+
+    /**
+     * Forgets event ids older than the dedup window, and applies pending events whose customer an
+     * org has meanwhile been linked to by a transaction that ran beside theirs.
+     */
+    async purge(): Promise<number> {
+      for (const row of await billingRepo.pendingLinked(db, 1000)) await replayOne(row);
+      return billingRepo.purge(db, deps.dedupWindowS, HANDLED_EVENTS, deps.clock());
+    },
   };
 }
 

@@ -1,27 +1,28 @@
 // The spec's state table (section 3), row by row.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { transition, type BillingState, type ProviderEvent } from './state-machine.ts';
+import { fold, rankOf, transition, type BillingState } from './state-machine.ts';
+import type { ProviderEvent } from './event.ts';
 import { graceExpired, planStatus } from './gate.ts';
 
 const NOW = new Date('2026-11-22T12:00:00Z');
 const GRACE_S = 14 * 86400;
-const ctx = { now: NOW, gracePeriodS: GRACE_S };
-const graceEnd = new Date(NOW.getTime() + GRACE_S * 1000);
+const ctx = { now: NOW, gracePeriodS: GRACE_S, seatsUsed: 3 };
 const unix = (iso: string) => Date.parse(iso) / 1000;
+const CREATED = '2026-11-22T11:00:00Z';
+// Grace counts from the event's own time, so applying it again gives the same date.
+const graceEnd = new Date(Date.parse(CREATED) + GRACE_S * 1000);
 
 const base: BillingState = {
   subscriptionStatus: 'trialing',
   plan: 'trial',
   priceVersion: null,
   seats: 5,
-  seatsUsed: 3,
   overSeatLimit: false,
   currentPeriodEnd: null,
   gracePeriodEndsAt: null,
   providerCustomerId: null,
   providerSubscriptionId: null,
-  billingEventAt: null,
 };
 
 const sub = (over: Record<string, unknown> = {}, itemOver: Record<string, unknown> = {}) => ({
@@ -31,10 +32,10 @@ const sub = (over: Record<string, unknown> = {}, itemOver: Record<string, unknow
   items: { data: [{ quantity: 10, current_period_end: unix('2026-12-22T00:00:00Z'), price: { id: 'price_v2', lookup_key: 'pro', product: 'prod_1' }, ...itemOver }] },
   ...over,
 });
-const ev = (type: string, object: Record<string, unknown>, created = unix('2026-11-22T11:00:00Z')): ProviderEvent => ({ id: `evt_${type}`, type, created, object });
+const ev = (type: string, object: Record<string, unknown>, created = unix(CREATED)): ProviderEvent => ({ id: `evt_${type}`, type, created, object });
 
-function applied(state: BillingState, event: ProviderEvent) {
-  const t = transition(state, event, ctx);
+function applied(state: BillingState, event: ProviderEvent, seatsUsed = ctx.seatsUsed) {
+  const t = transition(state, event, { ...ctx, seatsUsed });
   assert.equal(t.outcome, 'applied', JSON.stringify(t));
   return t.outcome === 'applied' ? t : (undefined as never);
 }
@@ -65,23 +66,23 @@ describe('spec section 3: the subscription state table', () => {
   });
 
   test('any + customer.subscription.updated → re-synced; over-limit recomputed only when the quantity changes', () => {
-    const state = { ...base, subscriptionStatus: 'active', seats: 10, seatsUsed: 8 };
-    const down = applied(state, ev('customer.subscription.updated', sub({ status: 'active' }, { quantity: 5 })));
+    const state = { ...base, subscriptionStatus: 'active', seats: 10 };
+    const down = applied(state, ev('customer.subscription.updated', sub({ status: 'active' }, { quantity: 5 })), 8);
     assert.equal(down.state.seats, 5);
     assert.equal(down.state.overSeatLimit, true);
-    const sameQty = applied({ ...state, overSeatLimit: false, seatsUsed: 50 }, ev('customer.subscription.updated', sub({ status: 'past_due' }, { quantity: 10 })));
+    const sameQty = applied({ ...state, overSeatLimit: false }, ev('customer.subscription.updated', sub({ status: 'past_due' }, { quantity: 10 })), 50);
     assert.equal(sameQty.state.overSeatLimit, false, 'rule 4: no recomputation without a quantity change');
     assert.equal(sameQty.state.subscriptionStatus, 'past_due');
-    const up = applied({ ...state, overSeatLimit: true, seats: 5 }, ev('customer.subscription.updated', sub({}, { quantity: 20, price: { id: 'price_v3', lookup_key: 'team' } })));
+    const up = applied({ ...state, overSeatLimit: true, seats: 5 }, ev('customer.subscription.updated', sub({}, { quantity: 20, price: { id: 'price_v3', lookup_key: 'team' } })), 8);
     assert.equal(up.state.overSeatLimit, false);
     assert.equal(up.state.plan, 'team');
     assert.equal(up.state.priceVersion, 'price_v3');
     // created never recomputes (rule 4).
-    const created = applied({ ...state, seatsUsed: 50 }, ev('customer.subscription.created', sub({}, { quantity: 5 })));
+    const created = applied(state, ev('customer.subscription.created', sub({}, { quantity: 5 })), 50);
     assert.equal(created.state.overSeatLimit, false);
   });
 
-  test('any + customer.subscription.deleted → canceled, grace = now + 14 days', () => {
+  test('any + customer.subscription.deleted → canceled, grace = the event\'s time + 14 days', () => {
     const t = applied({ ...base, subscriptionStatus: 'active' }, ev('customer.subscription.deleted', sub({ status: 'canceled' })));
     assert.equal(t.state.subscriptionStatus, 'canceled');
     assert.deepEqual(t.state.gracePeriodEndsAt, graceEnd);
@@ -103,12 +104,28 @@ describe('spec section 3: the subscription state table', () => {
     assert.deepEqual(retry.state.gracePeriodEndsAt, earlier);
   });
 
-  test('unknown types change nothing; an event older than the last applied is ignored', () => {
+  test('unknown types change nothing', () => {
     assert.equal(transition(base, ev('customer.created', {}), ctx).outcome, 'ignored');
-    const state = { ...base, subscriptionStatus: 'active', billingEventAt: new Date('2026-11-22T11:00:00Z') };
-    const stale = transition(state, ev('invoice.payment_failed', {}, unix('2026-11-22T10:59:59Z')), ctx);
-    assert.equal(stale.outcome, 'ignored');
-    assert.equal(applied(state, ev('invoice.payment_failed', {}, unix('2026-11-22T11:00:00Z'))).state.subscriptionStatus, 'past_due');
+  });
+
+  test('a fold applies events in created order, ties in the table order, whatever order it is given them in', () => {
+    const keyed = (event: ProviderEvent, seq: number) => ({ event, key: { at: new Date((event.created as number) * 1000), rank: rankOf(event.type), seq: BigInt(seq) } });
+    const events = [
+      keyed(ev('invoice.payment_failed', { customer: 'cus_1' }, unix('2026-11-20T00:00:00Z')), 1),
+      keyed(ev('invoice.paid', { customer: 'cus_1' }, unix('2026-11-21T00:00:00Z')), 2),
+      keyed(ev('customer.subscription.updated', sub({}, { quantity: 7 }), unix('2026-11-21T00:00:00Z')), 3),
+      keyed(ev('checkout.session.completed', { customer: 'cus_1', client_reference_id: 'org' }, unix('2026-11-19T00:00:00Z')), 4),
+    ];
+    const forward = fold(base, events, ctx);
+    assert.deepEqual(fold(base, [...events].reverse(), ctx), forward);
+    assert.equal(forward.subscriptionStatus, 'active', 'failed, then paid: active again');
+    assert.equal(forward.gracePeriodEndsAt, null);
+    assert.equal(forward.seats, 7);
+    // A paid invoice and a failed one in the same second: the table puts invoice.paid first.
+    const second = unix('2026-11-22T00:00:00Z');
+    const tie = [keyed(ev('invoice.payment_failed', {}, second), 6), keyed(ev('invoice.paid', {}, second), 5)];
+    assert.equal(fold({ ...base, subscriptionStatus: 'active' }, tie, ctx).subscriptionStatus, 'past_due');
+    assert.equal(fold({ ...base, subscriptionStatus: 'active' }, [...tie].reverse(), ctx).subscriptionStatus, 'past_due');
   });
 });
 

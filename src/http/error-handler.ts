@@ -3,6 +3,11 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, codeToStatus, scrub, type ErrorCode, type ErrorDetails } from '../errors.ts';
 import { CORRELATION_HEADER } from './correlation.ts';
+import { DatabaseUnavailableError } from '../store/errors.ts';
+
+// How long a client should wait after a 503 for a database that is away: long enough not to hammer
+// a server that is failing over, short enough that a restart of a few seconds is hardly noticed.
+export const DATABASE_RETRY_AFTER_S = 5;
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
   const body = {
@@ -36,6 +41,8 @@ export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBy
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const appError = toAppError(error, limits);
+    const retryAfterS = appError.details?.retryAfterS;
+    if (typeof retryAfterS === 'number') reply.header('retry-after', retryAfterS);
     if (appError.status >= 500) {
       request.log.error({ err: error, internal: appError.internal }, 'request failed');
     } else if (appError.internal) {
@@ -76,6 +83,15 @@ function toAppError(error: FastifyError, limits: { bodyLimitBytes: number }): Ap
     return new AppError('BAD_REQUEST', 'The body is not valid JSON.', { details: { field: 'body' } });
   }
 
+  const unavailable = databaseUnavailable(error);
+  if (unavailable) {
+    const what = unavailable.reason === 'timeout' ? 'did not answer in time' : 'is unreachable';
+    return new AppError('SERVICE_UNAVAILABLE', `The database ${what}; retry in ${DATABASE_RETRY_AFTER_S} seconds.`, {
+      details: { retryAfterS: DATABASE_RETRY_AFTER_S },
+      internal: error,
+    });
+  }
+
   const status = error.statusCode ?? 500;
   if (status >= 400 && status < 500) {
     return new AppError(clientCode(status), error.message || 'The request was refused.', { internal: error.code });
@@ -95,4 +111,12 @@ function fieldName(where: string, instancePath: string): string {
   const path = instancePath.replace(/^\//, '').replaceAll('/', '.');
   const prefix = where === 'querystring' ? 'query' : where;
   return path ? `${prefix}.${path}` : prefix;
+}
+
+/** The database failure behind an error, if any (services may wrap it as a cause). */
+function databaseUnavailable(error: unknown): DatabaseUnavailableError | undefined {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e instanceof DatabaseUnavailableError) return e;
+  }
+  return undefined;
 }

@@ -2,12 +2,16 @@
 // says so. Both speak the same SQL; the rest of the code sees only Kysely and this small interface.
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Kysely, PostgresDialect, sql } from 'kysely';
-import pg from 'pg';
+import { Kysely, sql } from 'kysely';
 import type { DB } from './schema.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { lockDataDir } from './data-dir-lock.ts';
+import { openPostgres, type PostgresTimeouts } from './postgres.ts';
+import { TimeoutError, withTimeout } from './timeout.ts';
+import { DatabaseUnavailableError } from './errors.ts';
 import type { PGlite as PGliteType } from '@electric-sql/pglite';
+
+export type { PostgresTimeouts };
 
 export type Db = Kysely<DB>;
 
@@ -18,6 +22,8 @@ export interface Database {
   readonly description: string;
   /** Runs a multi-statement SQL script (migrations). */
   execScript(script: string): Promise<void>;
+  /** Runs `work` where statements have no time limit (migrations); the same db when embedded. */
+  unbounded<T>(work: (db: Db) => Promise<T>): Promise<T>;
   /** Throws when the database does not answer within timeoutMs. */
   ping(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
@@ -30,7 +36,9 @@ const INT8 = 20;
 export async function openDatabase(options: {
   databaseUrl: string | undefined;
   dataDir: string;
-  onPoolError?: (err: Error) => void;
+  /** Server timeouts; defaults suit the CLI (config.ts has the service's). */
+  timeouts?: PostgresTimeouts;
+  onConnectionLost?: (err: Error) => void;
   /**
    * In memory only: start from this data directory (a PGlite `dumpDataDir` tarball) instead of
    * creating one, which takes seconds; the tests start every server from one migrated snapshot.
@@ -38,7 +46,12 @@ export async function openDatabase(options: {
   snapshot?: Blob;
 }): Promise<Database> {
   const { databaseUrl, dataDir } = options;
-  if (databaseUrl?.startsWith('postgres')) return openPostgres(databaseUrl, options.onPoolError);
+  if (databaseUrl?.startsWith('postgres')) {
+    return openPostgres(databaseUrl, {
+      timeouts: options.timeouts ?? { statementTimeoutMs: 30_000, connectTimeoutMs: 5000 },
+      onConnectionLost: options.onConnectionLost,
+    });
+  }
   const inMemory = databaseUrl?.startsWith('memory://') ?? false;
   let dir: string | undefined;
   let unlock = () => {};
@@ -71,9 +84,14 @@ export async function openDatabase(options: {
     async execScript(script) {
       await client.exec(script);
     },
+    unbounded: (work) => work(db),
     async ping(timeoutMs) {
-      if (closed || client.closed) throw new Error('embedded database is closed');
-      await withTimeout(sql`select 1`.execute(db), timeoutMs);
+      if (closed || client.closed) throw new DatabaseUnavailableError('unreachable', new Error('embedded database is closed'));
+      try {
+        await withTimeout(sql`select 1`.execute(db), timeoutMs);
+      } catch (err) {
+        throw new DatabaseUnavailableError(err instanceof TimeoutError ? 'timeout' : 'unreachable', err);
+      }
     },
     async close() {
       if (closed) return;
@@ -82,52 +100,4 @@ export async function openDatabase(options: {
       unlock();
     },
   };
-}
-
-function openPostgres(url: string, onPoolError?: (err: Error) => void): Database {
-  pg.types.setTypeParser(INT8, (v) => v);
-  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30000 });
-  // An idle client whose server went away emits 'error'; without a listener that kills the process.
-  pool.on('error', (err) => onPoolError?.(err));
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  const parsed = new URL(url);
-  let closed = false;
-  return {
-    db,
-    kind: 'postgres',
-    description: `PostgreSQL at ${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
-    async execScript(script) {
-      await sql.raw(script).execute(db);
-    },
-    async ping(timeoutMs) {
-      const connecting = pool.connect();
-      let client: pg.PoolClient;
-      try {
-        client = await withTimeout(connecting, timeoutMs);
-      } catch (err) {
-        connecting.then((late) => late.release(true), () => {});
-        throw err;
-      }
-      try {
-        await withTimeout(client.query('select 1'), timeoutMs);
-        client.release();
-      } catch (err) {
-        client.release(true);
-        throw err;
-      }
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await db.destroy();
-    },
-  };
-}
-
-export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

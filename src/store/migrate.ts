@@ -19,7 +19,7 @@ export function migrationFiles(): { version: string; script: string }[] {
 export async function migrate(database: Database): Promise<{ applied: string[]; current: string | null }> {
   const files = migrationFiles();
   const applied: string[] = [];
-  await database.db.connection().execute(async (conn) => {
+  await database.unbounded((db) => db.connection().execute(async (conn) => {
     if (database.kind === 'postgres') await sql`select pg_advisory_lock(${LOCK_ID})`.execute(conn);
     try {
       await sql`create table if not exists schema_migrations (
@@ -38,6 +38,6 @@ export async function migrate(database: Database): Promise<{ applied: string[]; 
     } finally {
       if (database.kind === 'postgres') await sql`select pg_advisory_unlock(${LOCK_ID})`.execute(conn);
     }
-  });
+  }));
   return { applied, current: files.at(-1)?.version ?? null };
 }

@@ -14,6 +14,7 @@ import {
   type Kysely,
   type QueryResult,
 } from 'kysely';
+import { withoutValues } from './errors.ts';
 
 class PGliteConnection implements DatabaseConnection {
   readonly #client: PGlite;
@@ -22,11 +23,17 @@ class PGliteConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    // Without parameters, the simple protocol (exec) also runs multi-statement scripts (migrations).
-    const result =
-      compiledQuery.parameters.length === 0
-        ? ((await this.#client.exec(compiledQuery.sql)).at(-1) ?? { rows: [], affectedRows: 0 })
-        : await this.#client.query<R>(compiledQuery.sql, [...compiledQuery.parameters]);
+    let result;
+    try {
+      // Without parameters, the simple protocol (exec) also runs multi-statement scripts (migrations).
+      result =
+        compiledQuery.parameters.length === 0
+          ? ((await this.#client.exec(compiledQuery.sql)).at(-1) ?? { rows: [], affectedRows: 0 })
+          : await this.#client.query<R>(compiledQuery.sql, [...compiledQuery.parameters]);
+    } catch (err) {
+      // PGlite attaches the statement's parameters to its errors, and errors get logged.
+      throw withoutValues(err);
+    }
     return result.affectedRows !== undefined && result.affectedRows > 0
       ? { rows: result.rows as R[], numAffectedRows: BigInt(result.affectedRows) }
       : { rows: result.rows as R[] };

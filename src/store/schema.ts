@@ -18,6 +18,8 @@ export interface OrgsTable {
   provider_customer_id: string | null;
   provider_subscription_id: Generated<string | null>;
   billing_event_at: NullableTimestamp;
+  billing_event_rank: number | null;
+  billing_base: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   version: Generated<number>;
   created_at: CreatedAt;
   updated_at: Timestamp;
@@ -92,10 +94,13 @@ export interface WebhookEventsTable {
   created_at: Date | null;
   received_at: Timestamp;
   org_id: string | null;
-  status: 'applied' | 'ignored' | 'failed';
+  seq: Generated<string>;
+  status: 'applied' | 'ignored' | 'failed' | 'pending';
   outcome: string | null;
   error: string | null;
-  payload: ColumnType<Record<string, unknown>, string, string>;
+  /** The body exactly as signed: it may hold what jsonb refuses (NUL, lone surrogates). */
+  raw_body: Uint8Array;
+  customer_id: string | null;
   correlation_id: string | null;
   attempts: Generated<number>;
 }

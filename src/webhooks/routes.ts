@@ -5,14 +5,8 @@ import { z } from 'zod';
 import { AppError } from '../errors.ts';
 import { errorEnvelope } from '../http/schemas.ts';
 import type { BillingService } from '../billing/service.ts';
+import { parseEvent } from '../billing/event.ts';
 import { verifySignature } from './signature.ts';
-
-const eventSchema = z.object({
-  id: z.string().min(1).max(255),
-  type: z.string().min(1).max(255),
-  created: z.number().int().optional(),
-  data: z.object({ object: z.record(z.string(), z.unknown()) }),
-});
 
 export function webhookRoutes(deps: {
   billing: BillingService;
@@ -30,9 +24,12 @@ export function webhookRoutes(deps: {
         schema: {
           summary: 'Payment-provider events (Stripe format, signed)',
           description:
-            'Authenticated by `Provider-Signature: t=<unix>,v1=<hex>` (HMAC-SHA256 of `<t>.<raw body>`), not by a token. Answers `{received: true, kind: "patch"}` when processed, `{received: true, deduplicated: true}` for an id seen within the dedup window, `{received: true}` when handling failed (the event is kept for replay).',
+            'Authenticated by `Provider-Signature: t=<unix>,v1=<hex>` (HMAC-SHA256 of `<t>.<raw body>`), or the same as `Stripe-Signature`, not by a token. Answers `{received: true, kind: "patch"}` when processed, `{received: true, deduplicated: true}` for an id seen within the dedup window, `{received: true}` when handling failed (the event is kept for replay) or when the event waits for an event that links its customer to an org.',
           tags: ['billing'],
-          headers: z.object({ 'provider-signature': z.string().optional() }),
+          headers: z.object({
+            'provider-signature': z.string().optional(),
+            'stripe-signature': z.string().optional().describe('the same scheme under Stripe\'s header name; used when Provider-Signature is absent'),
+          }),
           response: {
             200: z.object({ received: z.literal(true), kind: z.literal('patch').optional(), deduplicated: z.literal(true).optional() }),
             400: errorEnvelope,
@@ -45,30 +42,20 @@ export function webhookRoutes(deps: {
         if (!deps.secret) throw new AppError('SERVICE_UNAVAILABLE', 'Payment-provider webhooks are not configured (WEBHOOK_SECRET is unset).');
         const raw = request.body;
         if (!Buffer.isBuffer(raw)) throw new AppError('BAD_REQUEST', 'The body must be JSON.', { details: { field: 'body' } });
-        const header = request.headers['provider-signature'];
+        // Stripe's own header name too, so a Stripe account can point straight at this route.
+        const header = request.headers['provider-signature'] ?? request.headers['stripe-signature'];
         const check = verifySignature(raw, typeof header === 'string' ? header : undefined, deps.secret, {
           toleranceS: deps.toleranceS,
           nowS: Math.floor(deps.clock().getTime() / 1000),
         });
         if (!check.ok) throw new AppError('UNAUTHORIZED', `The event signature is not valid: ${check.reason}.`);
 
-        let json: unknown;
-        try {
-          json = JSON.parse(raw.toString('utf8'));
-        } catch {
-          throw new AppError('BAD_REQUEST', 'The body is not valid JSON.', { details: { field: 'body' } });
-        }
-        const parsed = eventSchema.safeParse(json);
-        if (!parsed.success) {
-          const issue = parsed.error.issues[0];
-          const field = ['body', ...(issue?.path ?? [])].join('.');
-          throw new AppError('BAD_REQUEST', `${field}: ${issue?.message ?? 'is invalid'}`, { details: { field } });
-        }
-        const e = parsed.data;
-        const result = await deps.billing.intake({ id: e.id, type: e.type, created: e.created, object: e.data.object }, json, request.id);
+        const parsed = parseEvent(raw);
+        if (!parsed.ok) throw new AppError('BAD_REQUEST', parsed.message, { details: { field: parsed.field } });
+        const result = await deps.billing.intake(parsed.event, raw, request.id);
         if (result === 'duplicate') return { received: true as const, deduplicated: true as const };
-        if (result === 'failed') return { received: true as const };
-        return { received: true as const, kind: 'patch' as const };
+        if (result === 'processed') return { received: true as const, kind: 'patch' as const };
+        return { received: true as const };
       },
     );
   };

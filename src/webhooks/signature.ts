@@ -1,22 +1,40 @@
 // `Provider-Signature: t=<unix>,v1=<hex>[,v1=<hex>…]`: HMAC-SHA256 keyed with the secret over
 // `<t>.<raw body>`, Stripe's scheme (stripe-node src/Webhooks.ts). Written here because the
 // official SDK reads its own header name (Stripe-Signature) and is a dev dependency only.
+//
+// Read strictly, where Stripe's SDK is lenient: every part is `key=value`, `t` appears once and is
+// digits, each `v1` is exactly 64 hex digits (trailing junk used to pass, as hex decoding stops at
+// the first bad character). Other schemes (`v0`) are allowed and ignored.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export type SignatureCheck = { ok: true } | { ok: false; reason: string };
 
+const PART = /^([a-z][a-z0-9]*)=(.+)$/;
+const TIMESTAMP = /^\d{1,12}$/;
+const V1 = /^[0-9a-f]{64}$/i;
+/** Secret rolls send a few v1 values; more than this is not a header the provider makes. */
+const MAX_PARTS = 16;
+
 export function parseSignatureHeader(header: string): { timestamp: number; signatures: string[] } | undefined {
-  let timestamp = Number.NaN;
+  const parts = header.split(',');
+  if (parts.length > MAX_PARTS) return undefined;
+  let timestamp: number | undefined;
   const signatures: string[] = [];
-  for (const part of header.split(',')) {
-    const i = part.indexOf('=');
-    if (i < 0) continue;
-    const key = part.slice(0, i).trim();
-    const value = part.slice(i + 1).trim();
-    if (key === 't') timestamp = Number(value);
-    else if (key === 'v1') signatures.push(value);
+  for (const part of parts) {
+    const match = PART.exec(part);
+    if (!match) return undefined;
+    const [, key, value] = match as unknown as [string, string, string];
+    if (key === 't') {
+      if (timestamp !== undefined || !TIMESTAMP.test(value)) return undefined;
+      timestamp = Number(value);
+    } else if (key === 'v1') {
+      if (!V1.test(value)) return undefined;
+      signatures.push(value.toLowerCase());
+    } else if (/[\s=]/.test(value)) {
+      return undefined;
+    }
   }
-  if (!Number.isInteger(timestamp) || signatures.length === 0) return undefined;
+  if (timestamp === undefined || signatures.length === 0) return undefined;
   return { timestamp, signatures };
 }
 
@@ -30,15 +48,13 @@ export function verifySignature(
   secret: string,
   opts: { toleranceS: number; nowS: number },
 ): SignatureCheck {
-  if (!header) return { ok: false, reason: 'missing Provider-Signature header' };
+  if (!header) return { ok: false, reason: 'missing signature header' };
   const parsed = parseSignatureHeader(header);
-  if (!parsed) return { ok: false, reason: 'malformed Provider-Signature header' };
-  // Old timestamps only, as Stripe's SDK: a replayed delivery past the tolerance is refused.
-  if (opts.nowS - parsed.timestamp > opts.toleranceS) return { ok: false, reason: 'timestamp outside the tolerance' };
+  if (!parsed) return { ok: false, reason: 'malformed signature header' };
+  // Both ways: an old timestamp is a replay, one in the future a header made to outlive the
+  // tolerance (Stripe's SDK checks the past only).
+  if (Math.abs(opts.nowS - parsed.timestamp) > opts.toleranceS) return { ok: false, reason: 'timestamp outside the tolerance' };
   const expected = Buffer.from(sign(rawBody, secret, parsed.timestamp), 'hex');
-  const match = parsed.signatures.some((s) => {
-    const given = Buffer.from(s, 'hex');
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  });
+  const match = parsed.signatures.some((s) => timingSafeEqual(Buffer.from(s, 'hex'), expected));
   return match ? { ok: true } : { ok: false, reason: 'no signature matches' };
 }

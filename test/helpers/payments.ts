@@ -2,6 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import Stripe from 'stripe';
 import type { TestResponse, TestServer } from './server.ts';
+import { staffAccount } from './fixtures.ts';
+import { oidcClient, signIn } from './browser.ts';
+import { totpCode } from '../../src/auth/totp.ts';
 
 const stripe = new Stripe('sk_test_for_signing_only');
 
@@ -18,12 +21,12 @@ export function event(type: string, object: Record<string, unknown>, over: { id?
 export async function deliver(
   server: TestServer,
   evt: unknown,
-  opts: { secret?: string; timestamp?: number; header?: string | null; rawBody?: string } = {},
+  opts: { secret?: string; timestamp?: number; header?: string | null; rawBody?: string; headers?: Record<string, string>; headerName?: string } = {},
 ): Promise<TestResponse> {
   const payload = opts.rawBody ?? JSON.stringify(evt);
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...opts.headers };
   const header = opts.header === undefined ? signedHeader(payload, opts) : opts.header;
-  if (header !== null) headers['provider-signature'] = header;
+  if (header !== null) headers[opts.headerName ?? 'provider-signature'] = header;
   return server.request('POST', '/v1/webhooks/payment-provider', { rawBody: payload, headers });
 }
 
@@ -44,4 +47,14 @@ export function subscription(orgId: string, over: { status?: string; quantity?: 
       ],
     },
   };
+}
+
+/** A staff member's ID token (signed in with TOTP through the admin client), for the staff event routes. */
+export async function staffToken(server: TestServer): Promise<string> {
+  const staff = await staffAccount(server);
+  const started = await server.deps.signIn.enrolment(staff.userId);
+  if (!started) throw new Error('no TOTP enrolment for the staff account');
+  await server.deps.signIn.confirmEnrolment(staff.userId, totpCode(started.secret, Date.now() - 30_000));
+  const admin = await oidcClient(server.deps.config.authUrl, 'admin-client-dev', server.deps.config.adminUrl);
+  return (await signIn(admin, { ...staff, username: staff.email, otp: () => totpCode(started.secret) })).tokens.id_token as string;
 }

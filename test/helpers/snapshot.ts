@@ -63,6 +63,7 @@ async function load(): Promise<{ empty: Blob; migrated: Blob }> {
       description: 'test snapshot',
       execScript: async (script) => void (await client.exec(script)),
       ping: async () => {},
+      unbounded: (work) => work(db),
       close: () => db.destroy(),
     });
     const migrated = await dump();

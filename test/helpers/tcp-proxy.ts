@@ -5,16 +5,24 @@ import { connect, createServer, type Socket } from 'node:net';
 export interface TcpProxy {
   port: number;
   cut(): void;
+  /** Stops forwarding without closing anything: open and new connections hang, as behind a dead link. */
+  stall(): void;
   restore(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   let up = true;
+  let stalled = false;
   const sockets = new Set<Socket>();
   const server = createServer((client) => {
     if (!up) {
       client.destroy();
+      return;
+    }
+    if (stalled) {
+      client.on('error', () => {});
+      sockets.add(client);
       return;
     }
     const upstream = connect(targetPort, targetHost);
@@ -39,7 +47,13 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   return {
     port: typeof address === 'object' && address ? address.port : 0,
     cut,
+    stall() {
+      stalled = true;
+      for (const s of sockets) s.unpipe().pause();
+    },
     restore() {
+      if (stalled) cut();
+      stalled = false;
       up = true;
     },
     close() {

@@ -2,26 +2,77 @@ import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import { isUuid } from '../../lib/uuid.ts';
 import type { WebhookEventRow } from '../schema.ts';
-import type { BillingState } from '../../billing/state-machine.ts';
 
-/** An org's billing state as stored; the live-user count (`seatsUsed`) is `seatsUsed` below. */
-export type LockedOrg = Omit<BillingState, 'seatsUsed'> & { orgId: string };
+/** The billing columns of an org, as the payment provider's events set them. */
+export interface OrgBilling {
+  subscriptionStatus: string;
+  plan: string;
+  priceVersion: string | null;
+  seats: number;
+  overSeatLimit: boolean;
+  currentPeriodEnd: Date | null;
+  gracePeriodEndsAt: Date | null;
+  providerCustomerId: string | null;
+  providerSubscriptionId: string | null;
+}
+
+/** The newest event applied to an org: its `created` and its rank in the spec table. */
+export interface FoldPosition {
+  at: Date | null;
+  rank: number | null;
+}
+
+export interface LockedOrg {
+  orgId: string;
+  billing: OrgBilling;
+  position: FoldPosition;
+  /** The billing state before the first event applied, or null while none has been. */
+  base: OrgBilling | null;
+}
 
 export interface EventRecord {
   id: string;
   type: string;
   createdAt: Date | null;
-  payload: unknown;
+  rawBody: Uint8Array;
   correlationId: string | null;
 }
 
-/** What became of an event: applied, ignored (it changes nothing), or failed (kept for replay). */
+export type EventStatus = 'applied' | 'ignored' | 'failed' | 'pending';
+
+/** What became of an event: applied, ignored (it changes nothing), failed (kept for replay), or pending (no org yet). */
 export interface EventOutcome {
-  status: 'applied' | 'ignored' | 'failed';
+  status: EventStatus;
   outcome: string | null;
   orgId: string | null;
+  /** The customer a pending event waits for. */
+  customerId?: string | null;
   error?: string;
 }
+
+/** A stored event, as a fold or a replay reads it again. */
+export type StoredEvent = Pick<WebhookEventRow, 'id' | 'type' | 'created_at' | 'received_at' | 'seq' | 'raw_body' | 'correlation_id' | 'customer_id'>;
+
+export type EventListRow = Omit<WebhookEventRow, 'raw_body'>;
+
+const dateOrNull = (v: unknown) => (typeof v === 'string' ? new Date(v) : null);
+
+function baseFromJson(json: Record<string, any> | null): OrgBilling | null {
+  if (!json) return null;
+  return {
+    subscriptionStatus: json.subscriptionStatus,
+    plan: json.plan,
+    priceVersion: json.priceVersion ?? null,
+    seats: json.seats,
+    overSeatLimit: json.overSeatLimit,
+    currentPeriodEnd: dateOrNull(json.currentPeriodEnd),
+    gracePeriodEndsAt: dateOrNull(json.gracePeriodEndsAt),
+    providerCustomerId: json.providerCustomerId ?? null,
+    providerSubscriptionId: json.providerSubscriptionId ?? null,
+  };
+}
+
+const storedEventColumns = ['id', 'type', 'created_at', 'received_at', 'seq', 'raw_body', 'correlation_id', 'customer_id'] as const;
 
 export const billingRepo = {
   /**
@@ -30,7 +81,7 @@ export const billingRepo = {
    * transactions locking overlapping orgs cannot deadlock.
    */
   async lockOrgs(db: Db, by: { orgIds: string[]; customerIds: string[] }): Promise<LockedOrg[]> {
-    const orgIds = [...new Set(by.orgIds.filter(isUuid))];
+    const orgIds = [...new Set(by.orgIds.filter(isUuid).map((id) => id.toLowerCase()))];
     const customerIds = [...new Set(by.customerIds)];
     if (orgIds.length === 0 && customerIds.length === 0) return [];
     const rows = await db
@@ -47,16 +98,19 @@ export const billingRepo = {
       .execute();
     return rows.map((org) => ({
       orgId: org.id,
-      subscriptionStatus: org.subscription_status,
-      plan: org.plan,
-      priceVersion: org.price_version,
-      seats: org.seats,
-      overSeatLimit: org.over_seat_limit,
-      currentPeriodEnd: org.current_period_end,
-      gracePeriodEndsAt: org.grace_period_ends_at,
-      providerCustomerId: org.provider_customer_id,
-      providerSubscriptionId: org.provider_subscription_id,
-      billingEventAt: org.billing_event_at,
+      billing: {
+        subscriptionStatus: org.subscription_status,
+        plan: org.plan,
+        priceVersion: org.price_version,
+        seats: org.seats,
+        overSeatLimit: org.over_seat_limit,
+        currentPeriodEnd: org.current_period_end,
+        gracePeriodEndsAt: org.grace_period_ends_at,
+        providerCustomerId: org.provider_customer_id,
+        providerSubscriptionId: org.provider_subscription_id,
+      },
+      position: { at: org.billing_event_at, rank: org.billing_event_rank },
+      base: baseFromJson(org.billing_base),
     }));
   },
 
@@ -75,11 +129,12 @@ export const billingRepo = {
 
   /**
    * Writes the new billing state of several orgs in one statement; `versionStep` is the number of
-   * events applied to each (its version goes up by one per event, as if applied one at a time).
+   * events that changed each (its version goes up by one per change, as if applied one at a time).
+   * The base is written only where none is stored yet.
    */
-  async saveOrgs(db: Db, saves: { orgId: string; state: BillingState; versionStep: number }[]): Promise<void> {
+  async saveOrgs(db: Db, saves: { orgId: string; billing: OrgBilling; position: FoldPosition; base: OrgBilling; versionStep: number }[]): Promise<void> {
     if (saves.length === 0) return;
-    const rows = saves.map(({ orgId, state: s, versionStep }) => ({
+    const rows = saves.map(({ orgId, billing: s, position, base, versionStep }) => ({
       id: orgId,
       subscription_status: s.subscriptionStatus,
       plan: s.plan,
@@ -90,7 +145,9 @@ export const billingRepo = {
       grace_period_ends_at: s.gracePeriodEndsAt,
       provider_customer_id: s.providerCustomerId,
       provider_subscription_id: s.providerSubscriptionId,
-      billing_event_at: s.billingEventAt,
+      billing_event_at: position.at,
+      billing_event_rank: position.rank,
+      billing_base: base,
       version_step: versionStep,
     }));
     await sql`
@@ -99,25 +156,26 @@ export const billingRepo = {
         seats = v.seats, over_seat_limit = v.over_seat_limit, current_period_end = v.current_period_end,
         grace_period_ends_at = v.grace_period_ends_at, provider_customer_id = v.provider_customer_id,
         provider_subscription_id = v.provider_subscription_id, billing_event_at = v.billing_event_at,
-        version = o.version + v.version_step, updated_at = now()
+        billing_event_rank = v.billing_event_rank, billing_base = coalesce(o.billing_base, v.billing_base),
+        version = o.version + v.version_step, updated_at = CASE WHEN v.version_step > 0 THEN now() ELSE o.updated_at END
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(
         id uuid, subscription_status text, plan text, price_version text, seats integer,
         over_seat_limit boolean, current_period_end timestamptz, grace_period_ends_at timestamptz,
         provider_customer_id text, provider_subscription_id text, billing_event_at timestamptz,
-        version_step integer)
+        billing_event_rank smallint, billing_base jsonb, version_step integer)
       WHERE o.id = v.id`.execute(db);
   },
 
   /**
-   * Claims event ids for processing, atomically, and answers the ids claimed: those new, or last
-   * seen longer ago than the dedup window. A concurrent delivery of a claimed id waits on the
-   * unique key and then finds it taken. The ids must be distinct. Inserted in id order, so two
-   * instances claiming overlapping batches wait for each other instead of deadlocking. `now` is
-   * the service's clock (injected, so tests need not wait out the window); instances' clocks
-   * differ by seconds, the window is days.
+   * Claims event ids for processing, atomically, and answers the ids claimed with their place in
+   * arrival order: those new, or last seen longer ago than the dedup window. A concurrent delivery
+   * of a claimed id waits on the unique key and then finds it taken. The ids must be distinct.
+   * Inserted in id order, so two instances claiming overlapping batches wait for each other
+   * instead of deadlocking. `now` is the service's clock (injected, so tests need not wait out
+   * the window); instances' clocks differ by seconds, the window is days.
    */
-  async claimEvents(db: Db, events: EventRecord[], windowS: number, now: Date): Promise<Set<string>> {
-    if (events.length === 0) return new Set();
+  async claimEvents(db: Db, events: EventRecord[], windowS: number, now: Date): Promise<Map<string, bigint>> {
+    if (events.length === 0) return new Map();
     const rows = await db
       .insertInto('webhook_events')
       .values(
@@ -126,9 +184,9 @@ export const billingRepo = {
           type: e.type,
           created_at: e.createdAt,
           status: 'applied' as const,
-          payload: JSON.stringify(e.payload),
-          correlation_id: e.correlationId,
+          raw_body: e.rawBody,
           received_at: now,
+          correlation_id: e.correlationId,
         })),
       )
       .onConflict((oc) =>
@@ -138,34 +196,49 @@ export const billingRepo = {
             type: eb.ref('excluded.type'),
             created_at: eb.ref('excluded.created_at'),
             received_at: now,
+            seq: sql`DEFAULT`,
             status: 'applied',
             error: null,
             outcome: null,
-            payload: eb.ref('excluded.payload'),
+            org_id: null,
+            customer_id: null,
+            raw_body: eb.ref('excluded.raw_body'),
             correlation_id: eb.ref('excluded.correlation_id'),
             attempts: 1,
           }))
           .where('webhook_events.received_at', '<', new Date(now.getTime() - windowS * 1000)),
       )
-      .returning('id')
+      .returning(['id', 'seq'])
       .execute();
-    return new Set(rows.map((r) => r.id));
+    return new Map(rows.map((r) => [r.id, BigInt(r.seq)]));
   },
 
-  /** The outcome of each claimed event, in one statement. */
+  /** The outcome of each event, in one statement. The texts must be storable. */
   async setOutcomes(db: Db, outcomes: ({ id: string } & EventOutcome)[]): Promise<void> {
     if (outcomes.length === 0) return;
-    const rows = outcomes.map((o) => ({ id: o.id, status: o.status, outcome: o.outcome, org_id: o.orgId, error: o.error ?? null }));
+    const rows = outcomes.map((o) => ({
+      id: o.id,
+      status: o.status,
+      outcome: o.outcome,
+      org_id: o.orgId,
+      customer_id: o.customerId ?? null,
+      error: o.error ?? null,
+    }));
     await sql`
-      UPDATE webhook_events AS w SET status = v.status, outcome = v.outcome, org_id = v.org_id, error = v.error
-      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id text, status text, outcome text, org_id uuid, error text)
+      UPDATE webhook_events AS w SET status = v.status, outcome = v.outcome, org_id = v.org_id,
+        customer_id = v.customer_id, error = v.error
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id text, status text, outcome text, org_id uuid, customer_id text, error text)
       WHERE w.id = v.id`.execute(db);
   },
 
-  async setOutcome(db: Db, id: string, o: { status: 'applied' | 'ignored'; outcome: string; orgId: string | null }, onlyIfFailed = false): Promise<boolean> {
-    let query = db.updateTable('webhook_events').set({ status: o.status, outcome: o.outcome, org_id: o.orgId, error: null }).where('id', '=', id);
-    if (onlyIfFailed) query = query.where('status', '=', 'failed');
-    const result = await query.executeTakeFirst();
+  /** The outcome of a replay, written only while the event still has the status the replay read. */
+  async setOutcomeIf(db: Db, id: string, was: EventStatus, o: EventOutcome): Promise<boolean> {
+    const result = await db
+      .updateTable('webhook_events')
+      .set({ status: o.status, outcome: o.outcome, org_id: o.orgId, customer_id: o.customerId ?? null, error: o.error ?? null })
+      .where('id', '=', id)
+      .where('status', '=', was)
+      .executeTakeFirst();
     return Number(result.numUpdatedRows) === 1;
   },
 
@@ -179,7 +252,7 @@ export const billingRepo = {
         created_at: e.createdAt,
         status: 'failed',
         error: e.error,
-        payload: JSON.stringify(e.payload),
+        raw_body: e.rawBody,
         correlation_id: e.correlationId,
       })
       .onConflict((oc) =>
@@ -205,29 +278,65 @@ export const billingRepo = {
     return db.selectFrom('webhook_events').selectAll().where('id', '=', id).executeTakeFirst();
   },
 
-  /** Newest first; `before` is the (received_at, id) of the last row of the previous page. */
-  async list(
-    db: Db,
-    filter: { status?: string | undefined },
-    limit: number,
-    before?: { receivedAt: Date; id: string },
-  ): Promise<WebhookEventRow[]> {
-    let query = db.selectFrom('webhook_events').selectAll();
-    if (filter.status) query = query.where('status', '=', filter.status as 'failed');
-    if (before) {
-      query = query.where((eb) =>
-        eb.or([eb('received_at', '<', before.receivedAt), eb.and([eb('received_at', '=', before.receivedAt), eb('id', '<', before.id)])]),
-      );
-    }
-    return query.orderBy('received_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  /** Every event applied to an org (its history), but those named in `except`. */
+  async history(db: Db, orgId: string, types: readonly string[], except: string[]): Promise<StoredEvent[]> {
+    let query = db
+      .selectFrom('webhook_events')
+      .select(storedEventColumns)
+      .where('org_id', '=', orgId)
+      .where('status', 'in', ['applied', 'ignored'])
+      .where('type', 'in', [...types]);
+    if (except.length) query = query.where('id', 'not in', except);
+    return query.orderBy('seq').execute();
   },
 
-  /** Forgets ids older than the dedup window; failed events stay until replayed. */
-  async purge(db: Db, windowS: number, now: Date): Promise<number> {
+  /** Events waiting for one of these customers to be linked to an org, but those named in `except`. */
+  async pendingFor(db: Db, customerIds: string[], except: string[]): Promise<StoredEvent[]> {
+    if (customerIds.length === 0) return [];
+    let query = db.selectFrom('webhook_events').select(storedEventColumns).where('status', '=', 'pending').where('customer_id', 'in', customerIds);
+    if (except.length) query = query.where('id', 'not in', except);
+    return query.orderBy('seq').execute();
+  },
+
+  /** Pending events whose customer is linked to an org by now, oldest first. */
+  async pendingLinked(db: Db, limit: number): Promise<WebhookEventRow[]> {
+    return db
+      .selectFrom('webhook_events')
+      .selectAll()
+      .where('status', '=', 'pending')
+      .where((eb) => eb.exists(eb.selectFrom('orgs').select('orgs.id').whereRef('orgs.provider_customer_id', '=', 'webhook_events.customer_id')))
+      .orderBy('seq')
+      .limit(limit)
+      .execute();
+  },
+
+  /** Newest first, in pages: `before` is the seq of the last row of the previous page. */
+  async list(db: Db, filter: { status?: EventStatus | undefined; orgId?: string | undefined; type?: string | undefined }, before: string | undefined, limit: number): Promise<EventListRow[]> {
+    let query = db
+      .selectFrom('webhook_events')
+      .select(['id', 'type', 'created_at', 'received_at', 'org_id', 'status', 'outcome', 'error', 'customer_id', 'correlation_id', 'attempts', 'seq']);
+    if (filter.status) query = query.where('status', '=', filter.status);
+    if (filter.orgId) query = query.where('org_id', '=', filter.orgId);
+    if (filter.type) query = query.where('type', '=', filter.type);
+    if (before !== undefined) query = query.where('seq', '<', before);
+    return query.orderBy('seq', 'desc').limit(limit + 1).execute();
+  },
+
+  /** Failed events, oldest first. */
+  async failed(db: Db, limit: number): Promise<WebhookEventRow[]> {
+    return db.selectFrom('webhook_events').selectAll().where('status', '=', 'failed').orderBy('seq').limit(limit).execute();
+  },
+
+  /**
+   * Forgets ids older than the dedup window. Failed and pending events stay until applied, and an
+   * org's history stays: an event that arrives late is applied by re-applying it with them.
+   */
+  async purge(db: Db, windowS: number, historyTypes: readonly string[], now: Date): Promise<number> {
     const result = await db
       .deleteFrom('webhook_events')
       .where('received_at', '<', new Date(now.getTime() - windowS * 1000))
-      .where('status', '!=', 'failed')
+      .where('status', 'not in', ['failed', 'pending'])
+      .where((eb) => eb.or([eb('org_id', 'is', null), eb('type', 'not in', [...historyTypes])]))
       .executeTakeFirst();
     return Number(result.numDeletedRows);
   },

@@ -1,0 +1,63 @@
+// A payment-provider event read from the bytes that were signed. The route reads deliveries with
+// it and replays read stored events with it, so both see the same event.
+import { z } from 'zod';
+
+export interface ProviderEvent {
+  id: string;
+  type: string;
+  /** Unix seconds; absent in hand-made events. */
+  created?: number | undefined;
+  object: Record<string, any>;
+}
+
+const eventSchema = z.object({
+  id: z.string().min(1).max(255),
+  type: z.string().min(1).max(255),
+  created: z.number().int().optional(),
+  data: z.object({ object: z.record(z.string(), z.unknown()) }),
+});
+
+/**
+ * PostgreSQL's text refuses NUL and its JSON refuses lone surrogates; both are valid in a JSON
+ * string. A string that holds neither can be stored as it is.
+ */
+export function isStorable(text: string): boolean {
+  return !text.includes('\u0000') && text.isWellFormed();
+}
+
+/** The same text with what PostgreSQL refuses replaced by U+FFFD, for ids, types and messages. */
+export function storable(text: string): string {
+  return text.replaceAll('\u0000', '\uFFFD').toWellFormed();
+}
+
+export type ParsedEvent = { ok: true; event: ProviderEvent } | { ok: false; field: string; message: string };
+
+export function parseEvent(raw: Uint8Array): ParsedEvent {
+  let json: unknown;
+  try {
+    // JSON.parse does not recurse on the stack, so deep nesting parses (JSON.stringify would not).
+    json = JSON.parse(Buffer.from(raw).toString('utf8'));
+  } catch {
+    return { ok: false, field: 'body', message: 'The body is not valid JSON.' };
+  }
+  const parsed = eventSchema.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = ['body', ...(issue?.path ?? [])].join('.');
+    return { ok: false, field, message: `${field}: ${issue?.message ?? 'is invalid'}` };
+  }
+  const e = parsed.data;
+  // The id is the dedup key and the type a label: a signed event is kept even when they hold
+  // what the database refuses (the raw body keeps the original).
+  return { ok: true, event: { id: storable(e.id), type: storable(e.type), created: e.created, object: e.data.object } };
+}
+
+/** A field the event needs holds text the database cannot store: the event fails, kept for replay. */
+export class EventDataError extends Error {}
+
+/** A string field of the event object, refused when the database could not store it. */
+export function textField(value: unknown, field: string): string | undefined {
+  if (typeof value !== 'string') return undefined;
+  if (!isStorable(value)) throw new EventDataError(`${field} holds a NUL character or a lone surrogate, which the database cannot store`);
+  return value;
+}
