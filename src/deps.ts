@@ -27,6 +27,7 @@ import type { JWK } from 'jose';
 import { createBillingService, type BillingService } from './billing/service.ts';
 import { requireFreeSeat } from './billing/seats.ts';
 import { createRenderService, type RenderService } from './render/service.ts';
+import { createRenderPool } from './render/pool.ts';
 import { OpenCounter } from './tracking/open-counter.ts';
 import { createTrackingService, type TrackingService } from './tracking/service.ts';
 import { createAuditService, type AuditService } from './audit/service.ts';
@@ -120,9 +121,12 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const apiKeys = createApiKeyService({ db, stage: config.stage, cacheTtlMs, usage, clock });
     const orgs = createOrgService({ db, cacheTtlMs, apiKeys });
     const accounts = createAccountsCache({ db, ttlMs: cacheTtlMs });
+    const renderPool = createRenderPool({ threads: config.renderThreads });
+    closers.unshift(() => renderPool.close());
     const render = createRenderService({
       db,
       orgs,
+      pool: renderPool,
       baseUrl: config.baseUrl,
       renderLimitBytes: config.renderLimitBytes,
       cacheTtlMs,
@@ -135,7 +139,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       }
     };
     const users = createUserService({ db, seatCheck: requireFreeSeat, onChange: userChanged });
-    const templates = createTemplateService({ db, onChange: (orgId, templateId) => render.forgetTemplate(orgId, templateId) });
+    const templates = createTemplateService({ db, compile: render.compile, onChange: (orgId, templateId) => render.forgetTemplate(orgId, templateId) });
     const opens = new OpenCounter((counts) => opensRepo.add(db, counts), logger);
     closers.unshift(() => opens.close());
 

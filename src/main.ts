@@ -24,6 +24,8 @@ export async function serve(): Promise<void> {
   const deps = await createDeps(config, logger).catch((err: unknown) => {
     throw err instanceof DatabaseUnavailableError ? databaseAway(config, err) : err;
   });
+  // The render threads load while the server starts, not on the first signature asked for.
+  deps.render.warm().catch((err: unknown) => logger.warn({ err }, 'render threads did not start; they will on first use'));
   const app = await buildApp(deps);
 
   let stopping = false;

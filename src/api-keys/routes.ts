@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { writeContext, type Guards } from '../auth/guard.ts';
 import type { BillingHooks } from '../billing/hooks.ts';
-import { errorResponses, iso, isoOrNull, listQuery, nullableTimestamp, orgParams, page, timestamp, uuid } from '../http/schemas.ts';
+import { errorResponses, iso, isoOrNull, listQuery, nullableTimestamp, orgParams, page, text, timestamp, uuid } from '../http/schemas.ts';
 import type { ApiKeyRow } from '../store/schema.ts';
 import type { ApiKeyService } from './service.ts';
 
@@ -42,7 +42,7 @@ export function apiKeyRoutes(deps: { guards: Guards; billing: BillingHooks; apiK
           description: 'The answer carries the secret `key` once; only its hash is stored. Keys act with the admin role.',
           tags: ['api-keys'],
           params: orgParams,
-          body: z.strictObject({ name: z.string().trim().min(1).max(100) }),
+          body: z.strictObject({ name: text().trim().min(1).max(100) }),
           response: { 201: mintedSchema, ...errorResponses('FORBIDDEN', 'PAYMENT_REQUIRED') },
         },
       },

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Guards } from '../auth/guard.ts';
-import { errorResponses, iso, listQuery, orgParams, page, timestamp } from '../http/schemas.ts';
+import { errorResponses, iso, listQuery, orgParams, page, text, timestamp } from '../http/schemas.ts';
 import type { AuditRow } from '../store/schema.ts';
 import type { AuditService } from './service.ts';
 
@@ -36,8 +36,8 @@ export function auditRoutes(deps: { guards: Guards; audit: AuditService }): Fast
           tags: ['audit'],
           params: orgParams,
           querystring: listQuery.extend({
-            action: z.string().max(100).optional().describe('only this action, e.g. `user.create`'),
-            targetId: z.string().max(100).optional().describe('only entries about this object'),
+            action: text().max(100).optional().describe('only this action, e.g. `user.create`'),
+            targetId: text().max(100).optional().describe('only entries about this object'),
           }),
           response: { 200: page(auditEntrySchema), ...errorResponses('FORBIDDEN') },
         },

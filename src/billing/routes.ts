@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Guards } from '../auth/guard.ts';
-import { errorResponses, iso, isoOrNull, listQuery, nullableTimestamp, orgParams, page, timestamp, uuid } from '../http/schemas.ts';
-import { isStorable } from './event.ts';
+import { errorResponses, iso, isoOrNull, listQuery, nullableTimestamp, orgParams, page, text, timestamp, uuid } from '../http/schemas.ts';
 import { notFound } from '../errors.ts';
 import type { OrgService } from '../orgs/service.ts';
 import type { BillingService } from './service.ts';
@@ -19,7 +18,7 @@ const planStatusSchema = z
   .meta({ id: 'PlanStatus' });
 
 /** Ids and types as the database can look them up (no NUL). */
-const storableText = z.string().min(1).max(255).refine(isStorable, 'must not hold a NUL character');
+const storableText = text().min(1).max(255);
 
 const eventStatus = z.enum(['applied', 'ignored', 'failed', 'pending']);
 

@@ -4,13 +4,14 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, codeToStatus, scrub, type ErrorCode, type ErrorDetails } from '../errors.ts';
 import { CORRELATION_HEADER } from './correlation.ts';
 import { DatabaseUnavailableError } from '../store/errors.ts';
+import { answerAndLinger, lingerLimits } from './lingering-close.ts';
 
 // How long a client should wait after a 503 for a database that is away: long enough not to hammer
 // a server that is failing over, short enough that a restart of a few seconds is hardly noticed.
 export const DATABASE_RETRY_AFTER_S = 5;
 
-export function sendError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
-  const body = {
+function envelope(request: FastifyRequest, err: AppError) {
+  return {
     error: {
       code: err.code,
       message: scrub(err.message),
@@ -18,7 +19,10 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: App
       correlationId: request.id,
     },
   };
-  return reply.code(err.status).header(CORRELATION_HEADER, request.id).type('application/json').send(body);
+}
+
+export function sendError(request: FastifyRequest, reply: FastifyReply, err: AppError): FastifyReply {
+  return reply.code(err.status).header(CORRELATION_HEADER, request.id).type('application/json').send(envelope(request, err));
 }
 
 /**
@@ -47,6 +51,12 @@ export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBy
       request.log.error({ err: error, internal: appError.internal }, 'request failed');
     } else if (appError.internal) {
       request.log.info({ internal: appError.internal, code: appError.code }, 'request refused');
+    }
+    // A body refused for its size while it is still arriving: answer, then read the rest for a while.
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && !request.raw.complete) {
+      reply.header(CORRELATION_HEADER, request.id);
+      answerAndLinger(request, reply, appError.status, envelope(request, appError), lingerLimits(limits.bodyLimitBytes));
+      return;
     }
     sendError(request, reply, appError);
   });

@@ -22,9 +22,21 @@ export function errorResponses(...codes: ErrorCode[]) {
 
 export const uuid = z.uuid({ message: 'must be a UUID' });
 
+/**
+ * Every string a client sends (body, query or path) starts here. PostgreSQL's `text` cannot hold
+ * U+0000 (the driver's error would be a 500), and an unpaired surrogate cannot be encoded as UTF-8
+ * (it would be stored as U+FFFD, not as sent); both are refused as 400 before anything runs. Chain
+ * `.trim()`, `.min()`, `.max()` after it: the check sees the string as it was sent.
+ */
+export const text = () =>
+  z.string().refine((s) => !s.includes('\u0000') && s.isWellFormed(), {
+    message: 'must not contain NUL (U+0000) or unpaired surrogate characters',
+    abort: true,
+  });
+
 export const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50).describe('page size, 1 to 200'),
-  cursor: z.string().max(200).optional().describe('the `nextCursor` of the previous page'),
+  cursor: text().max(200).optional().describe('the `nextCursor` of the previous page'),
 });
 
 export function page<T extends z.ZodType>(item: T) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { iso, isoOrNull, nullableTimestamp, timestamp, uuid, versionField } from '../http/schemas.ts';
+import { iso, isoOrNull, nullableTimestamp, text, timestamp, uuid, versionField } from '../http/schemas.ts';
 import type { OrgWithUsage } from '../store/repositories/orgs.ts';
 
 export const orgSchema = z
@@ -22,7 +22,7 @@ export const orgSchema = z
 
 export const orgPatchSchema = z.strictObject({
   version: versionField,
-  name: z.string().trim().min(1).max(200).optional(),
+  name: text().trim().min(1).max(200).optional(),
 });
 
 export function presentOrg(org: OrgWithUsage): z.infer<typeof orgSchema> {

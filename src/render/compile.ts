@@ -1,8 +1,14 @@
-// A template as saved: both parts parse, the HTML is made email-safe, a trial render with sample
-// values proves it stays inside the limits, and unknown variables come back as warnings.
+// The CPU work on a template, run only in the render worker (worker.ts): a save proves both parts
+// parse, makes the HTML email-safe and renders it once with sample values inside the limits; a
+// first render fills a user's values in and sanitizes the output. Each step is bounded by the
+// thread's own CPU time, so the same template passes whether the machine is idle or busy.
 import type { Template } from 'liquidjs';
-import { htmlLiquid, parseTemplate, renderTemplate, textLiquid, unknownVariables } from './liquid.ts';
-import { prepareTemplateHtml } from './email-html.ts';
+import { AppError } from '../errors.ts';
+import { htmlLiquid, LIMITS, parseTemplate, renderTemplate, textLiquid, unknownVariables } from './liquid.ts';
+import { prepareTemplateHtml, renderWarnings, sanitizeRendered, TemplateRefused } from './email-html.ts';
+
+/** CPU time a save (parse, inline, sanitize, trial render) may take, on top of the render limit. */
+export const COMPILE_CPU_MS = 1_000;
 
 export const SAMPLE_SCOPE = {
   user: { name: 'Ada Lovelace', title: 'Engineer', email: 'ada@example.com', phone: '+44 20 7946 0000', mobile: '+44 7700 900000', department: 'Research' },
@@ -10,17 +16,85 @@ export const SAMPLE_SCOPE = {
   pixel_url: 'https://example.com/v1/p/00000000-0000-4000-8000-000000000000',
 };
 
-export async function compileTemplate(
-  input: { html: string; text: string },
-): Promise<{ htmlPrepared: string; parsed: { html: Template[]; text: Template[] }; warnings: string[] }> {
+export type Scope = typeof SAMPLE_SCOPE;
+
+export interface Parsed {
+  html: Template[];
+  text: Template[];
+}
+
+export interface RenderedParts {
+  html: string;
+  text: string;
+  bytes: number;
+  warnings: string[];
+}
+
+/** This thread's CPU time in ms (user and system), not the wall clock. */
+export function threadCpuMs(): number {
+  const { user, system } = process.threadCpuUsage();
+  return (user + system) / 1000;
+}
+
+/** A check to call between steps: refuses once the thread has spent `ms` of CPU since it was made. */
+export function cpuBudget(ms: number, field: string): () => void {
+  const start = threadCpuMs();
+  return () => {
+    if (threadCpuMs() - start > ms) {
+      throw new AppError('BAD_REQUEST', `${field}: the template needs more than ${ms} ms of CPU time to prepare; simplify it.`, { details: { field } });
+    }
+  };
+}
+
+export async function compileTemplate(input: { html: string; text: string }): Promise<{ htmlPrepared: string; parsed: Parsed; warnings: string[] }> {
+  const check = cpuBudget(COMPILE_CPU_MS, 'body.html');
   // Syntax errors are reported against the admin's own source (its lines and columns).
   parseTemplate(input.html, 'html');
   const text = parseTemplate(input.text, 'text');
-  const htmlPrepared = prepareTemplateHtml(input.html);
+  check();
+  let htmlPrepared: string;
+  try {
+    htmlPrepared = prepareTemplateHtml(input.html, check);
+  } catch (err) {
+    if (err instanceof TemplateRefused) throw new AppError('BAD_REQUEST', `body.html: ${err.message}`, { details: { field: 'body.html' } });
+    // juice and the serializers recurse; the caps should prevent it, this keeps it a 400 if not.
+    if (err instanceof RangeError) throw new AppError('BAD_REQUEST', 'body.html: the HTML is nested too deeply to process.', { details: { field: 'body.html' } });
+    throw err;
+  }
   const html = parseTemplate(htmlPrepared, 'html');
+  check();
   await renderTemplate(html, htmlLiquid, SAMPLE_SCOPE, 'html');
   await renderTemplate(text, textLiquid, SAMPLE_SCOPE, 'text');
   const unknown = [...new Set([...unknownVariables(html, htmlLiquid), ...unknownVariables(text, textLiquid)])].sort();
   const warnings = unknown.map((v) => `Unknown variable "${v}": it renders empty. Known: user.name, user.title, user.email, user.phone, user.mobile, user.department, org.name, pixel_url.`);
+  check();
   return { htmlPrepared, parsed: { html, text }, warnings };
+}
+
+export function parseSaved(t: { htmlPrepared: string; text: string }): Parsed {
+  return { html: parseTemplate(t.htmlPrepared, 'html'), text: parseTemplate(t.text, 'text') };
+}
+
+/** A user's signature from a parsed template: rendered under the limits, then sanitized. */
+export async function renderSignature(p: Parsed, scope: Scope, limitBytes: number): Promise<RenderedParts> {
+  const raw = await renderTemplate(p.html, htmlLiquid, scope, 'html');
+  const text = await renderTemplate(p.text, textLiquid, scope, 'text');
+  // Far over the limit (the memory limit allows 2 MB) it is refused unsanitized: removing tags
+  // cannot bring it under, and sanitizing megabytes would only spend CPU.
+  const rawBytes = Buffer.byteLength(raw, 'utf8');
+  if (rawBytes > limitBytes * 8) throw tooLarge(rawBytes, limitBytes);
+  const check = cpuBudget(LIMITS.renderMs, 'body.html');
+  const { html, removedDataImage } = sanitizeRendered(raw);
+  check();
+  const bytes = Buffer.byteLength(html, 'utf8');
+  if (bytes > limitBytes) throw tooLarge(bytes, limitBytes);
+  const warnings = renderWarnings(html);
+  if (removedDataImage) warnings.push('An embedded (base64) image was removed: it breaks in Gmail; host it instead.');
+  return { html, text, bytes, warnings };
+}
+
+function tooLarge(bytes: number, limitBytes: number): AppError {
+  return new AppError('PAYLOAD_TOO_LARGE', `The rendered signature is ${bytes} bytes, over the limit of ${limitBytes} bytes: shrink the template.`, {
+    details: { bytes, limitBytes },
+  });
 }

@@ -1,80 +1,209 @@
 // Email-safe HTML: CSS from <style> blocks inlined into style attributes (juice), then an allowlist
-// fit for signatures (tables, images, links, inline styles; no scripts, handlers, iframes, forms or
-// javascript: URLs) through sanitize-html. Both parse with htmlparser2, which leaves Liquid tags
-// where they stand; they are still shielded as placeholders so no attribute rule can mangle them.
+// fit for signatures (tables, images, links, inline styles with email-safe CSS properties; no
+// scripts, handlers, iframes, forms or javascript: URLs) through sanitize-html. The allowlist runs
+// twice: on the template when it is saved (Liquid shielded as placeholders), and on every rendered
+// output (CSS properties too), because `| raw`, `{% raw %}` and user fields can put anything there.
+// All of it is CPU work on untrusted input and runs in the render worker (worker.ts), after the
+// linear-time caps below have bounded what juice and the serializers have to do.
 import juice from 'juice';
 import sanitizeHtml from 'sanitize-html';
+import { Parser } from 'htmlparser2';
 
-const ALLOWED: sanitizeHtml.IOptions = {
-  allowedTags: [
-    'a', 'b', 'br', 'center', 'div', 'em', 'font', 'h1', 'h2', 'h3', 'h4', 'hr', 'i', 'img', 'li', 'ol', 'p',
-    'small', 'span', 'strong', 'sub', 'sup', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'u', 'ul',
-  ],
-  allowedAttributes: {
-    '*': ['style', 'align', 'valign', 'width', 'height', 'bgcolor', 'color', 'dir', 'class', 'title'],
-    a: ['href', 'target', 'rel', 'name'],
-    img: ['src', 'alt', 'width', 'height', 'border'],
-    table: ['cellpadding', 'cellspacing', 'border', 'role'],
-    td: ['colspan', 'rowspan', 'nowrap'],
-    th: ['colspan', 'rowspan'],
-    font: ['face', 'size'],
-  },
-  allowedSchemes: ['http', 'https', 'mailto', 'tel', 'cid'],
-  allowedSchemesByTag: { img: ['http', 'https', 'cid'] },
-  allowProtocolRelative: false,
-  disallowedTagsMode: 'discard',
-  // CSS with expressions or url(javascript:…) has no place in a signature.
-  allowedStyles: undefined,
-};
+/**
+ * Caps on a template's structure, checked before juice sees it. juice matches every selector
+ * against every element and copies every matched declaration, so its time grows with
+ * (selectors + declarations) × elements: 2,000 rules over 1,600 elements took 23 s. `cssWork` caps
+ * that product (a real signature: 30 selectors and 100 declarations over 200 elements, 26,000).
+ */
+export const CAPS = { cssSelectors: 200, elements: 2_000, depth: 100, cssWork: 200_000 };
 
-const LIQUID = /\{\{[\s\S]*?\}\}|\{%[\s\S]*?%\}/g;
+export class TemplateRefused extends Error {}
 
-/** Prepares a template's HTML at save time: inlined CSS, allowlisted markup, Liquid intact. */
-export function prepareTemplateHtml(source: string): string {
-  const shielded: string[] = [];
-  const protectedHtml = source.replace(LIQUID, (m) => `\u2063LQ${shielded.push(m) - 1}\u2063`);
-  const inlined = juice(protectedHtml, { applyWidthAttributes: true, applyHeightAttributes: true, preserveMediaQueries: false, removeStyleTags: true, insertPreservedExtraCss: false });
-  const clean = sanitizeHtml(inlined, ALLOWED);
-  return clean.replace(/\u2063LQ(\d+)\u2063/g, (_, i: string) => shielded[Number(i)] ?? '');
+// A CSS value fit for a signature: words, numbers with units, #colours, quoted font names, commas,
+// and the colour functions. Anything else (url(), expression(), escapes, var(), attr()) is dropped.
+const SAFE_VALUE = /^(?:[-\w.#%!,'" /+]|(?:rgba?|hsla?)\([\d\s.,%/]*\))*$/i;
+
+// Properties that mail clients honour and that cannot load anything or escape the signature's box
+// (no position, z-index, behavior, -moz-binding, background-image, content).
+const CSS_PROPERTIES = [
+  'background-color', 'border', 'border-bottom', 'border-bottom-color', 'border-bottom-style', 'border-bottom-width',
+  'border-collapse', 'border-color', 'border-left', 'border-left-color', 'border-left-style', 'border-left-width',
+  'border-radius', 'border-right', 'border-right-color', 'border-right-style', 'border-right-width', 'border-spacing',
+  'border-style', 'border-top', 'border-top-color', 'border-top-style', 'border-top-width', 'border-width', 'color',
+  'direction', 'display', 'font', 'font-family', 'font-size', 'font-style', 'font-variant', 'font-weight', 'height',
+  'letter-spacing', 'line-height', 'margin', 'margin-bottom', 'margin-left', 'margin-right', 'margin-top',
+  'max-height', 'max-width', 'min-height', 'min-width', 'mso-line-height-rule', 'mso-table-lspace', 'mso-table-rspace',
+  'padding', 'padding-bottom', 'padding-left', 'padding-right', 'padding-top', 'table-layout', 'text-align',
+  'text-decoration', 'text-indent', 'text-transform', 'vertical-align', 'white-space', 'width', 'word-break', 'word-spacing',
+];
+
+const STYLES = Object.fromEntries(CSS_PROPERTIES.map((p) => [p, [SAFE_VALUE]]));
+
+// `rendered`: the CSS allowlist applies. Not at save: a Liquid placeholder standing for a whole
+// declaration (`style="{{ user.title }}"`) is no CSS, and the parser would drop the whole attribute;
+// the rendered output is checked with the values in place.
+function options(rendered: boolean, onDataImage?: () => void): sanitizeHtml.IOptions {
+  return {
+    allowedTags: [
+      'a', 'b', 'br', 'center', 'div', 'em', 'font', 'h1', 'h2', 'h3', 'h4', 'hr', 'i', 'img', 'li', 'ol', 'p',
+      'small', 'span', 'strong', 'sub', 'sup', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'u', 'ul',
+    ],
+    allowedAttributes: {
+      '*': ['style', 'align', 'valign', 'width', 'height', 'bgcolor', 'color', 'dir', 'class', 'title'],
+      a: ['href', 'target', 'rel', 'name'],
+      img: ['src', 'alt', 'width', 'height', 'border'],
+      table: ['cellpadding', 'cellspacing', 'border', 'role'],
+      td: ['colspan', 'rowspan', 'nowrap'],
+      th: ['colspan', 'rowspan'],
+      font: ['face', 'size'],
+    },
+    allowedSchemes: ['http', 'https', 'mailto', 'tel', 'cid'],
+    allowedSchemesByTag: { img: ['http', 'https', 'cid'] },
+    allowProtocolRelative: false,
+    disallowedTagsMode: 'discard',
+    ...(rendered ? { allowedStyles: { '*': STYLES } } : { parseStyleAttributes: false }),
+    ...(onDataImage
+      ? {
+          transformTags: {
+            img: (tagName: string, attribs: sanitizeHtml.Attributes) => {
+              if (/^[\s\x00-\x1f]*data:/i.test(attribs.src ?? '')) onDataImage();
+              return { tagName, attribs };
+            },
+          },
+        }
+      : {}),
+  };
 }
 
-const URL_ATTRIBUTE = /\b(href|src)(\s*=\s*)("([^"]*)"|'([^']*)')/gi;
-const SAFE_SCHEME = /^(https?|mailto|tel|cid):/;
-const ENTITY = /&(#x[0-9a-f]+|#\d+|[a-z]+);?/gi;
-const NAMED: Record<string, string> = { amp: '&', colon: ':', tab: '\t', newline: '\n', quot: '"', apos: "'", lt: '<', gt: '>' };
+const TEMPLATE_OPTIONS = options(false);
 
-function decodeEntities(value: string): string {
-  return value.replace(ENTITY, (m, e: string) => {
-    if (e[0] === '#') return String.fromCodePoint(e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : Number(e.slice(1)));
-    return NAMED[e.toLowerCase()] ?? m;
-  });
+// juice shields `{{ }}` and `<% %>` itself with the same lazy regex as below (5 s for 100 KB of
+// `{`) and restores them with one regex pass per block (quadratic in their number). Liquid is
+// shielded before juice sees it, so its own shielding is switched off (`juice.codeBlocks` is the
+// library's documented, process-wide setting; this module is only loaded in the render worker).
+for (const key of Object.keys(juice.codeBlocks)) delete juice.codeBlocks[key];
+
+/**
+ * Replaces each Liquid tag and output with a placeholder. Hand-written rather than a regex: the
+ * lazy regex this replaces (`\{\{[\s\S]*?\}\}`) rescans to the end of the input from every
+ * unclosed `{{`, 13 s for 100 KB of `{`. Here each delimiter is searched for once: when no `}}`
+ * follows one `{{`, none follows any later one either, so the scan stops looking for that kind.
+ */
+export function shieldLiquid(source: string): { html: string; parts: string[] } {
+  const parts: string[] = [];
+  let out = '';
+  let at = 0;
+  let outputOpen = true;
+  let tagOpen = true;
+  while (at < source.length) {
+    const output = outputOpen ? source.indexOf('{{', at) : -1;
+    const tag = tagOpen ? source.indexOf('{%', at) : -1;
+    if (output < 0) outputOpen = false;
+    if (tag < 0) tagOpen = false;
+    if (output < 0 && tag < 0) break;
+    const isOutput = tag < 0 || (output >= 0 && output < tag);
+    const start = isOutput ? output : tag;
+    const end = source.indexOf(isOutput ? '}}' : '%}', start + 2);
+    if (end < 0) {
+      if (isOutput) outputOpen = false;
+      else tagOpen = false;
+      continue;
+    }
+    out += `${source.slice(at, start)}\u2063LQ${parts.push(source.slice(start, end + 2)) - 1}\u2063`;
+    at = end + 2;
+  }
+  return { html: out + source.slice(at), parts };
+}
+
+function unshield(html: string, parts: string[]): string {
+  return html.replace(/\u2063LQ(\d+)\u2063/g, (_, i: string) => parts[Number(i)] ?? '');
 }
 
 /**
- * Rendered output needs one more check, and only this one: the template was sanitized when saved
- * and every value is HTML-escaped, so a value cannot add a tag or an attribute; it can only fill
- * a URL attribute with a scheme such as javascript:. Cheaper than sanitizing the whole output on
- * every render.
+ * One streaming pass (htmlparser2's tokenizer keeps no recursion) that refuses what would make juice
+ * quadratic or the DOM serializers recurse too deep: too many CSS selectors, elements or levels.
+ * Selectors are counted as each `{` of a <style> block plus the commas before it since the last
+ * rule or declaration ended, which is what juice matches one by one; declarations as each `:`
+ * (pseudo-classes count too: an overestimate, on the safe side).
  */
-export function sanitizeRendered(html: string): string {
-  return html.replace(URL_ATTRIBUTE, (whole, name: string, eq: string, _q: string, dq?: string, sq?: string) => {
-    const value = decodeEntities(dq ?? sq ?? '').replace(/[\s\x00-\x1f]+/g, '').toLowerCase();
-    const scheme = /^[a-z][a-z0-9+.-]*:/.exec(value);
-    if (!scheme || SAFE_SCHEME.test(value)) return whole;
-    return `${name}${eq}"#"`;
-  });
+export function checkStructure(html: string): void {
+  let elements = 0;
+  let depth = 0;
+  let selectors = 0;
+  let declarations = 0;
+  let inStyle = false;
+  let prelude = 0;
+  const parser = new Parser(
+    {
+      onopentag(name) {
+        elements++;
+        depth++;
+        if (name === 'style') inStyle = true;
+        if (elements > CAPS.elements) throw new TemplateRefused(`The HTML has more than ${CAPS.elements} elements.`);
+        if (depth > CAPS.depth) throw new TemplateRefused(`The HTML nests elements more than ${CAPS.depth} levels deep.`);
+      },
+      onclosetag(name) {
+        depth--;
+        if (name === 'style') inStyle = false;
+      },
+      ontext(text) {
+        if (!inStyle) return;
+        for (let i = 0; i < text.length; i++) {
+          const c = text.charCodeAt(i);
+          if (c === 44 /* , */) prelude++;
+          else if (c === 58 /* : */) declarations++;
+          else if (c === 59 /* ; */ || c === 125 /* } */) prelude = 0;
+          else if (c === 123 /* { */) {
+            selectors += prelude + 1;
+            prelude = 0;
+          }
+        }
+        if (selectors > CAPS.cssSelectors) throw new TemplateRefused(`The <style> blocks have more than ${CAPS.cssSelectors} CSS selectors.`);
+      },
+    },
+    { decodeEntities: false },
+  );
+  parser.end(html);
+  if (selectors > 0 && (selectors + declarations) * elements > CAPS.cssWork) {
+    throw new TemplateRefused(
+      `The <style> blocks (${selectors} selectors, ${declarations} declarations) over ${elements} elements are too much CSS to inline: at most ${CAPS.cssWork} for (selectors + declarations) × elements; use fewer rules or inline styles.`,
+    );
+  }
 }
 
-/** Advice for mail clients: Gmail's 10,000-character limit, images without sizes, base64 images. */
+/** Prepares a template's HTML at save time: inlined CSS, allowlisted markup, Liquid intact. */
+export function prepareTemplateHtml(source: string, between: () => void = () => {}): string {
+  const { html, parts } = shieldLiquid(source);
+  checkStructure(html);
+  between();
+  const inlined = juice(html, { applyWidthAttributes: true, applyHeightAttributes: true, preserveMediaQueries: false, removeStyleTags: true, insertPreservedExtraCss: false });
+  between();
+  const clean = sanitizeHtml(inlined, TEMPLATE_OPTIONS);
+  between();
+  return unshield(clean, parts);
+}
+
+/**
+ * Rendered output, sanitized again in full: Liquid's `raw` filter, `{% raw %}` and user fields can
+ * put any markup, attribute or style into it. Runs once per (template, user, org) version: the
+ * output is cached. Reports whether an embedded (data:) image was removed.
+ */
+export function sanitizeRendered(html: string): { html: string; removedDataImage: boolean } {
+  let removedDataImage = false;
+  const clean = sanitizeHtml(html, options(true, () => (removedDataImage = true)));
+  return { html: clean, removedDataImage };
+}
+
+/** Advice for mail clients: Gmail's 10,000-character limit, images without sizes. */
 export function renderWarnings(html: string): string[] {
   const warnings: string[] = [];
   if (html.length > 10_000) warnings.push(`The HTML has ${html.length} characters; Gmail refuses signatures over 10,000.`);
+  // Sanitized output closes every tag with `>` and escapes `<` in text, so this scan is linear.
   for (const img of html.match(/<img\b[^>]*>/gi) ?? []) {
     if (!/\bwidth=/i.test(img) || !/\bheight=/i.test(img)) {
       warnings.push('An image has no width and height attributes; Outlook may show it at full size.');
       break;
     }
   }
-  if (/<img\b[^>]*src=["']?data:/i.test(html)) warnings.push('An embedded (base64) image breaks in Gmail; host it instead.');
   return warnings;
 }

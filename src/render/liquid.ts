@@ -1,7 +1,9 @@
 // Liquid for untrusted templates: org admins write them, every org shares the process. No file
-// system (include/render/layout find nothing), own properties only, and hard limits on parse size,
-// render time and memory, so a hostile template fails fast instead of slowing anyone else.
-import { Liquid, type FS, type Template } from 'liquidjs';
+// system (include/render/layout are refused when parsed), own properties only, and hard limits on
+// parse size, render time and memory, so a hostile template fails fast instead of slowing anyone
+// else. Templates are parsed and rendered only in the render worker (worker.ts), where the render
+// limit counts the thread's CPU time rather than the wall clock.
+import { Liquid, Tag, type FS, type Template } from 'liquidjs';
 import { AppError } from '../errors.ts';
 
 const noFiles: FS = {
@@ -20,8 +22,20 @@ const noFiles: FS = {
 
 export const LIMITS = { parseChars: 100_000, renderMs: 100, memory: 2_000_000 };
 
+// Without these the tags parse, look the file up in `noFiles` and fail at render with the
+// library's "ENOENT: Failed to lookup …"; refused at parse, the admin reads why, at the tag's line.
+class NoFileTag extends Tag {
+  constructor(...args: ConstructorParameters<typeof Tag>) {
+    super(...args);
+    throw new Error(`templates cannot include files: {% ${this.name} %} is not available; put the markup in the template itself`);
+  }
+  render(): never {
+    throw new Error('unreachable: the tag is refused when parsed');
+  }
+}
+
 function engine(escape: boolean): Liquid {
-  return new Liquid({
+  const liquid = new Liquid({
     fs: noFiles,
     root: [],
     partials: [],
@@ -35,6 +49,8 @@ function engine(escape: boolean): Liquid {
     memoryLimit: LIMITS.memory,
     ...(escape ? { outputEscape: 'escape' as const } : {}),
   });
+  for (const name of ['include', 'render', 'layout']) liquid.registerTag(name, NoFileTag);
+  return liquid;
 }
 
 /** `html` templates escape every output by default; `text` templates are plain text. */
@@ -62,7 +78,9 @@ export function parseTemplate(source: string, field: 'html' | 'text'): Template[
   } catch (err) {
     const e = err as { message?: string; token?: { getPosition?: () => [number, number] } };
     const [line, column] = e.token?.getPosition?.() ?? [undefined, undefined];
-    throw new AppError('BAD_REQUEST', `body.${field}: Liquid syntax error: ${(e.message ?? 'invalid template').replace(/, line:\d+, col:\d+$/, '')}`, {
+    const message = (e.message ?? 'invalid template').replace(/, line:\d+, col:\d+$/, '');
+    const kind = message.startsWith('templates cannot include files') ? '' : 'Liquid syntax error: ';
+    throw new AppError('BAD_REQUEST', `body.${field}: ${kind}${message}`, {
       details: { field: `body.${field}`, ...(line ? { line, column } : {}) },
     });
   }
@@ -81,11 +99,12 @@ export async function renderTemplate(templates: Template[], liquid: Liquid, scop
   } catch (err) {
     const message = err instanceof Error ? err.message.replace(/, line:\d+, col:\d+$/, '') : String(err);
     const limit = /limit exceeded/.test(message);
+    // A limit is the template's doing, like a syntax error: 400 (DECISIONS, "Templates and renders").
     throw new AppError(
-      limit ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST',
+      'BAD_REQUEST',
       limit
-        ? `The ${field} template exceeds the render limits (${LIMITS.renderMs} ms, ${LIMITS.memory} bytes): ${message}.`
-        : `The ${field} template failed to render: ${message}.`,
+        ? `body.${field}: the template exceeds the render limits (${LIMITS.renderMs} ms of CPU time, ${LIMITS.memory} bytes of memory): ${message}.`
+        : `body.${field}: the template failed to render: ${message}.`,
       { details: { field: `body.${field}` } },
     );
   }

@@ -1,20 +1,19 @@
-// Rendering a user's signature. Hot path: users, templates and parsed templates come from bounded
-// caches (CACHE_TTL_MS, forgotten at once on this instance when they change), and the rendered
-// output is cached by (template version, user version, org version), so it is never stale.
+// Rendering a user's signature. Hot path: users and templates come from bounded caches
+// (CACHE_TTL_MS, forgotten at once on this instance when they change), and the rendered output is
+// cached by (template version, user version, org version), so it is never stale. A cache hit is
+// answered here on the main thread; a miss, and every save or preview, is CPU work on untrusted
+// input and goes to the render worker pool (pool.ts), which keeps parsed templates per thread.
 import { LRUCache } from 'lru-cache';
-import { entryBound } from '../lib/lru.ts';
 import { ReadCache } from '../store/read-cache.ts';
 import { Batcher } from '../store/batcher.ts';
-import type { Template } from 'liquidjs';
 import type { Db } from '../store/db.ts';
 import type { TemplateRow, UserRow } from '../store/schema.ts';
 import { usersRepo } from '../store/repositories/users.ts';
 import { templatesRepo } from '../store/repositories/templates.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { OrgService } from '../orgs/service.ts';
-import { htmlLiquid, parseTemplate, renderTemplate, textLiquid } from './liquid.ts';
-import { renderWarnings, sanitizeRendered } from './email-html.ts';
-import { compileTemplate } from './compile.ts';
+import type { Scope } from './compile.ts';
+import type { RenderPool } from './pool.ts';
 
 export interface Rendered {
   userId: string;
@@ -25,12 +24,12 @@ export interface Rendered {
   warnings: string[];
 }
 
-export function createRenderService(deps: { db: Db; orgs: OrgService; baseUrl: string; renderLimitBytes: number; cacheTtlMs: number }) {
+export function createRenderService(deps: { db: Db; orgs: OrgService; pool: RenderPool; baseUrl: string; renderLimitBytes: number; cacheTtlMs: number }) {
   const { db } = deps;
   const users = new ReadCache<UserRow>({ max: 100_000, ttlMs: deps.cacheTtlMs });
   const templates = new ReadCache<TemplateRow>({ max: 20_000, ttlMs: deps.cacheTtlMs });
   const defaults = new ReadCache<{ templateId: string | null }>({ max: 20_000, ttlMs: deps.cacheTtlMs });
-  const parsed = new LRUCache<string, { html: Template[]; text: Template[] }>(entryBound(5_000));
+  const producing = new Map<string, Promise<Rendered>>();
   const outputs = new LRUCache<string, Rendered>({ max: 20_000, maxSize: 64 * 1024 * 1024, sizeCalculation: (r) => r.bytes * 2 + r.text.length * 2 + 64 });
 
   // Users missed by the cache while a query runs are read together in the next one (the first
@@ -63,34 +62,12 @@ export function createRenderService(deps: { db: Db; orgs: OrgService; baseUrl: s
     return template;
   }
 
-  function parsedOf(t: { id: string; version: number; html_prepared: string; text: string }) {
-    const key = `${t.id}:${t.version}`;
-    let p = parsed.get(key);
-    if (!p) {
-      p = { html: parseTemplate(t.html_prepared, 'html'), text: parseTemplate(t.text, 'text') };
-      parsed.set(key, p);
-    }
-    return p;
-  }
-
-  async function produce(p: { html: Template[]; text: Template[] }, user: UserRow, orgName: string, templateId: string | null): Promise<Rendered> {
-    const scope = {
+  function scopeOf(user: UserRow, orgName: string): Scope {
+    return {
       user: { name: user.name, title: user.title, email: user.email, phone: user.phone, mobile: user.mobile, department: user.department },
       org: { name: orgName },
       pixel_url: `${deps.baseUrl}/v1/p/${user.id}`,
     };
-    const raw = await renderTemplate(p.html, htmlLiquid, scope, 'html');
-    const html = sanitizeRendered(raw);
-    const text = await renderTemplate(p.text, textLiquid, scope, 'text');
-    const bytes = Buffer.byteLength(html, 'utf8');
-    if (bytes > deps.renderLimitBytes) {
-      throw new AppError('PAYLOAD_TOO_LARGE', `The rendered signature is ${bytes} bytes, over the limit of ${deps.renderLimitBytes} bytes: shrink the template.`, {
-        details: { bytes, limitBytes: deps.renderLimitBytes },
-      });
-    }
-    const warnings = renderWarnings(html);
-    if (/<img\b[^>]*src=["']?data:/i.test(raw)) warnings.push('An embedded (base64) image was removed: it breaks in Gmail; host it instead.');
-    return { userId: user.id, templateId, html, text, bytes, warnings };
   }
 
   return {
@@ -99,17 +76,43 @@ export function createRenderService(deps: { db: Db; orgs: OrgService; baseUrl: s
       const key = `${template.id}:${template.version}:${user.id}:${user.version}:${org.version}`;
       const hit = outputs.get(key);
       if (hit) return hit;
-      const result = await produce(parsedOf(template), user, org.name, template.id);
-      outputs.set(key, result);
-      return result;
+      // Concurrent first renders of one signature (a mail burst from one user) share one task.
+      let pending = producing.get(key);
+      if (!pending) {
+        pending = deps.pool
+          .render({
+            key: `${template.id}:${template.version}`,
+            htmlPrepared: template.html_prepared,
+            text: template.text,
+            scope: scopeOf(user, org.name),
+            limitBytes: deps.renderLimitBytes,
+          })
+          .then((parts) => {
+            const result = { userId: user.id, templateId: template.id, ...parts };
+            outputs.set(key, result);
+            return result;
+          })
+          .finally(() => producing.delete(key));
+        producing.set(key, pending);
+      }
+      return pending;
     },
 
     /** Renders an unsaved template for the editor (nothing cached). */
     async preview(orgId: string, userId: string, source: { html: string; text: string }): Promise<Rendered> {
       const [user, org] = await Promise.all([userOf(orgId, userId), deps.orgs.require(orgId)]);
-      const { parsed, warnings } = await compileTemplate(source);
-      const result = await produce(parsed, user, org.name, null);
-      return { ...result, warnings: [...warnings, ...result.warnings] };
+      const parts = await deps.pool.preview({ html: source.html, text: source.text, scope: scopeOf(user, org.name), limitBytes: deps.renderLimitBytes });
+      return { userId: user.id, templateId: null, ...parts };
+    },
+
+    /** Loads the render threads ahead of the first template work (the server, at start). */
+    warm() {
+      return deps.pool.warm();
+    },
+
+    /** Prepares a template's source for saving (templates/service.ts). */
+    compile(source: { html: string; text: string }) {
+      return deps.pool.compile(source);
     },
 
     forgetUser(orgId: string, userId: string) {

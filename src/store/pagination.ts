@@ -1,5 +1,8 @@
 // Keyset pagination over an identity column: stable under concurrent inserts (a page never
 // repeats or skips a row that existed when the listing began), and an opaque cursor for clients.
+// The position is the row's unique integer key itself, never a timestamp: a timestamp shared by
+// several rows (one transaction's now()), or cut to milliseconds on its way through a JS Date, would
+// make rows fall between pages.
 import { badRequest } from '../errors.ts';
 
 export interface PageRequest {
@@ -16,12 +19,21 @@ export function encodeCursor(position: string): string {
   return Buffer.from(`p:${position}`).toString('base64url');
 }
 
+// Positions are bigint identity columns: a larger number would reach the database as an error (a 500).
+const MAX_POSITION = 2n ** 63n - 1n;
+
+/**
+ * The position a cursor of encodeCursor holds, or a 400 for anything else. Node's base64url decoder
+ * skips characters outside the alphabet, so only a cursor that encodes back to itself is taken.
+ */
 export function decodeCursor(cursor: string | undefined): string | undefined {
   if (cursor === undefined) return undefined;
-  const decoded = Buffer.from(cursor, 'base64url').toString();
-  const match = /^p:(\d{1,19})$/.exec(decoded);
-  if (!match) throw badRequest('query.cursor: is not a cursor this service issued', { field: 'query.cursor' });
-  return match[1];
+  const match = /^p:(\d{1,19})$/.exec(Buffer.from(cursor, 'base64url').toString());
+  const position = match?.[1];
+  if (position === undefined || BigInt(position) > MAX_POSITION || encodeCursor(position) !== cursor) {
+    throw badRequest('query.cursor: is not a cursor this service issued', { field: 'query.cursor' });
+  }
+  return position;
 }
 
 /** Rows were fetched with limit + 1: the extra row only says that another page exists. */

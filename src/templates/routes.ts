@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { writeContext, type Guards } from '../auth/guard.ts';
 import type { BillingHooks } from '../billing/hooks.ts';
-import { errorResponses, listQuery, orgParams, page, uuid } from '../http/schemas.ts';
+import { errorResponses, listQuery, orgParams, page, text, uuid } from '../http/schemas.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';
 import type { RenderService } from '../render/service.ts';
 import { renderedSchema } from '../render/schemas.ts';
@@ -57,7 +57,7 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
           summary: 'Render an unsaved template for a user (the editor preview; admin)',
           tags: ['render'],
           params: orgParams,
-          body: z.strictObject({ userId: uuid, html: z.string().max(100_000), text: z.string().max(100_000).default('') }),
+          body: z.strictObject({ userId: uuid, html: text().max(100_000), text: text().max(100_000).default('') }),
           response: { 200: renderedSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'PAYMENT_REQUIRED') },
         },
       },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { iso, timestamp, uuid, versionField } from '../http/schemas.ts';
+import { iso, text, timestamp, uuid, versionField } from '../http/schemas.ts';
 import type { TemplateRow } from '../store/schema.ts';
 
 const MAX_SOURCE = 100_000;
@@ -19,9 +19,9 @@ export const templateSchema = z
   .meta({ id: 'Template' });
 
 const fields = {
-  name: z.string().trim().min(1).max(200),
-  html: z.string().max(MAX_SOURCE).describe('Liquid template of the HTML signature'),
-  text: z.string().max(MAX_SOURCE).describe('Liquid template of the plain-text signature'),
+  name: text().trim().min(1).max(200),
+  html: text().max(MAX_SOURCE).describe('Liquid template of the HTML signature'),
+  text: text().max(MAX_SOURCE).describe('Liquid template of the plain-text signature'),
   isDefault: z.boolean().describe("the org's default template for rendering; at most one per org"),
 };
 

@@ -6,7 +6,6 @@ import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
 import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
 import { notFound } from '../errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
-import { compileTemplate } from '../render/compile.ts';
 
 export interface TemplateInput {
   name: string;
@@ -19,7 +18,12 @@ export type TemplatePatch = Partial<TemplateInput>;
 
 export type SavedTemplate = TemplateRow & { warnings: string[] };
 
-export function createTemplateService(deps: { db: Db; onChange: (orgId: string, templateId: string) => void }) {
+export function createTemplateService(deps: {
+  db: Db;
+  /** Checks and prepares the source (in the render worker pool); refuses with 400 naming the field. */
+  compile: (input: { html: string; text: string }) => Promise<{ htmlPrepared: string; warnings: string[] }>;
+  onChange: (orgId: string, templateId: string) => void;
+}) {
   const { db } = deps;
   return {
     async get(orgId: string, templateId: string): Promise<TemplateRow> {
@@ -34,8 +38,9 @@ export function createTemplateService(deps: { db: Db; onChange: (orgId: string, 
     },
 
     async create(ctx: WriteContext, input: TemplateInput): Promise<SavedTemplate> {
-      const { htmlPrepared, warnings } = await compileTemplate(input);
+      const { htmlPrepared, warnings } = await deps.compile(input);
       const row = await db.transaction().execute(async (tx) => {
+        if (input.isDefault !== false) await templatesRepo.lockDefault(tx, ctx.orgId);
         const isDefault = input.isDefault ?? !(await templatesRepo.findDefault(tx, ctx.orgId));
         if (isDefault) await templatesRepo.clearDefault(tx, ctx.orgId);
         const row = await templatesRepo.insert(tx, {
@@ -59,12 +64,15 @@ export function createTemplateService(deps: { db: Db; onChange: (orgId: string, 
       if (patch.html !== undefined || patch.text !== undefined) {
         const current = await templatesRepo.find(db, ctx.orgId, templateId);
         if (!current) throw notFound('Template');
-        compiled = await compileTemplate({ html: patch.html ?? current.html, text: patch.text ?? current.text });
+        compiled = await deps.compile({ html: patch.html ?? current.html, text: patch.text ?? current.text });
       }
       const row = await db.transaction().execute(async (tx) => {
         const { isDefault, ...rest } = patch;
         // Before the update (one default per org is a unique index); a failed update rolls it back.
-        if (isDefault) await templatesRepo.clearDefault(tx, ctx.orgId, templateId);
+        if (isDefault) {
+          await templatesRepo.lockDefault(tx, ctx.orgId);
+          await templatesRepo.clearDefault(tx, ctx.orgId, templateId);
+        }
         // html and text were compiled from the version read above; the version check makes sure
         // the other part is still that version's.
         const updated = await templatesRepo.update(tx, ctx.orgId, templateId, check, {

@@ -8,7 +8,7 @@ import type { Guards } from '../auth/guard.ts';
 import { logCompleted } from '../http/request-log.ts';
 import { errorResponses, orgParams, page, uuid } from '../http/schemas.ts';
 import type { Throttle } from '../ratelimit/hook.ts';
-import type { TrackingService } from './service.ts';
+import { FIRST_DAY, type TrackingService } from './service.ts';
 
 // GIF89a, 1×1, one transparent pixel (graphic control extension): the classic 43 bytes.
 export const PIXEL = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
@@ -24,6 +24,7 @@ const PIXEL_HEADERS = {
 };
 
 const day = z.iso.date();
+const queryDay = day.refine((d) => d >= FIRST_DAY, { message: `must be a date from ${FIRST_DAY} to 9999-12-31` });
 
 /** The pixel, outside the authenticated scope: no credentials, its own bucket listed on the route. */
 export function pixelRoutes(deps: { throttle: Throttle; tracking: TrackingService }): FastifyPluginAsyncZod {
@@ -69,8 +70,8 @@ export function opensRoutes(deps: { guards: Guards; tracking: TrackingService })
           tags: ['render'],
           params: orgParams,
           querystring: z.object({
-            from: day.optional().describe('first day (UTC), default 30 days ago'),
-            to: day.optional().describe('last day (UTC), default today'),
+            from: queryDay.optional().describe('first day (UTC), default 30 days ago'),
+            to: queryDay.optional().describe('last day (UTC), default today'),
             userId: uuid.optional(),
           }),
           response: {

@@ -8,6 +8,10 @@ import { isProxy, type OpenCounter } from './open-counter.ts';
 
 const DAY_MS = 86_400_000;
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+/** ISO days of years 1 to 9999: PostgreSQL has no year 0 (a 500 from the database otherwise). */
+export const FIRST_DAY = '0001-01-01';
+// Such days compare as strings (toISOString writes year 0 as 0000, earlier ones with a minus sign).
+const maxDay = (a: string, b: string) => (a > b ? a : b);
 
 export function createTrackingService(deps: { db: Db; counter: OpenCounter; clock: () => Date }) {
   return {
@@ -19,7 +23,7 @@ export function createTrackingService(deps: { db: Db; counter: OpenCounter; cloc
     /** Every day of the range (UTC, default the last 30 days) with opens, at most 366 days at once. */
     async daily(orgId: string, query: { from?: string | undefined; to?: string | undefined; userId?: string | undefined }) {
       const to = query.to ?? dayOf(deps.clock().getTime());
-      const from = query.from ?? dayOf(Date.parse(to) - 29 * DAY_MS);
+      const from = query.from ?? maxDay(FIRST_DAY, dayOf(Date.parse(to) - 29 * DAY_MS));
       if (from > to) throw badRequest('query.from: must not be after `to`', { field: 'query.from' });
       if (Date.parse(to) - Date.parse(from) > 366 * DAY_MS) throw badRequest('query.from: at most 366 days at once', { field: 'query.from' });
       return opensRepo.daily(deps.db, orgId, { from, to, userId: query.userId });

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { accessOf, writeContext, type Guards } from '../auth/guard.ts';
 import type { BillingHooks } from '../billing/hooks.ts';
-import { errorResponses } from '../http/schemas.ts';
+import { errorResponses, text } from '../http/schemas.ts';
 import type { MfaService } from './mfa.ts';
 import { userParams } from './schemas.ts';
 
@@ -33,7 +33,7 @@ export function mfaRoutes(deps: { guards: Guards; billing: BillingHooks; mfa: Mf
           summary: 'Confirm TOTP enrolment with a code from the app',
           tags: ['users'],
           params: userParams,
-          body: z.strictObject({ code: z.string().regex(/^\d{6}$/, 'must be 6 digits') }),
+          body: z.strictObject({ code: text().regex(/^\d{6}$/, 'must be 6 digits') }),
           response: { 200: z.object({ mfaEnabled: z.literal(true) }), ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
         },
       },

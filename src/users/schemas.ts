@@ -1,15 +1,15 @@
 import { z } from 'zod';
-import { iso, timestamp, uuid, versionField } from '../http/schemas.ts';
+import { iso, text, timestamp, uuid, versionField } from '../http/schemas.ts';
 import type { UserRow } from '../store/schema.ts';
 
 export const roleSchema = z.enum(['member', 'admin', 'owner']);
 
 const profile = {
-  name: z.string().trim().max(200),
-  title: z.string().trim().max(200),
-  department: z.string().trim().max(200),
-  phone: z.string().trim().max(50),
-  mobile: z.string().trim().max(50),
+  name: text().trim().max(200),
+  title: text().trim().max(200),
+  department: text().trim().max(200),
+  phone: text().trim().max(50),
+  mobile: text().trim().max(50),
 };
 
 export const userSchema = z
@@ -30,8 +30,7 @@ export const userSchema = z
   })
   .meta({ id: 'User' });
 
-const temporaryPassword = z
-  .string()
+const temporaryPassword = text()
   .min(12, 'must have at least 12 characters')
   .max(200)
   .describe('a password the user must replace at first sign-in (admin-only)');

@@ -35,6 +35,16 @@ export const templatesRepo = {
     return query.orderBy('seq').limit(limit + 1).execute();
   },
 
+  /**
+   * Serializes changes of the org's default template until the transaction ends: without it, two
+   * concurrent saves each clear the old default and both insert one, and the second breaks the
+   * unique index (templates_one_default). The org's row is the lock; NO KEY UPDATE leaves inserts
+   * that reference the org (their foreign-key check takes KEY SHARE) unblocked.
+   */
+  async lockDefault(db: Db, orgId: string): Promise<void> {
+    await db.selectFrom('orgs').select('id').where('id', '=', orgId).forNoKeyUpdate().execute();
+  },
+
   /** Makes no live template of the org the default (before another becomes it). */
   async clearDefault(db: Db, orgId: string, exceptId?: string): Promise<void> {
     let query = db

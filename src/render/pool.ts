@@ -1,0 +1,102 @@
+// The render worker pool: saves, previews and first renders of templates run in worker threads
+// (piscina), so no template, however hostile, holds the event loop. Inside the worker a template is
+// limited by its own CPU time (compile.ts); here a wall-clock timeout is only the safety net that
+// replaces a worker stuck where no check runs, and a memory ceiling ends one that balloons.
+import { Piscina } from 'piscina';
+import { AppError } from '../errors.ts';
+import { Batcher } from '../store/batcher.ts';
+import type { RenderedParts, Scope } from './compile.ts';
+import type { Compiled, RenderItem, RenderTask, TaskOutput, TaskResult } from './worker.ts';
+
+export interface RenderPool {
+  compile(input: { html: string; text: string }): Promise<Compiled>;
+  render(task: { key: string; htmlPrepared: string; text: string; scope: Scope; limitBytes: number }): Promise<RenderedParts>;
+  preview(task: { html: string; text: string; scope: Scope; limitBytes: number }): Promise<RenderedParts>;
+  /** Starts the threads now, so the first template work does not wait for them to load. */
+  warm(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface RenderPoolOptions {
+  threads: number;
+  /** Wall-clock bound of one task, queueing included: the safety net, far above the CPU limits. */
+  timeoutMs?: number;
+  /** Tasks that may wait for a thread before the pool answers 503. */
+  maxQueue?: number;
+}
+
+export function createRenderPool(options: RenderPoolOptions): RenderPool {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const pool = new Piscina<RenderTask, TaskResult<TaskOutput>>({
+    filename: new URL('./worker.ts', import.meta.url).href,
+    // Started by warm() (the server, at start) or on the first template work, so processes that
+    // never render (the CLI) pay nothing; once started they stay: loading a thread takes a second
+    // of CPU, and a render that waits for one is the slowest a user sees.
+    minThreads: 0,
+    maxThreads: options.threads,
+    idleTimeout: Number.POSITIVE_INFINITY,
+    maxQueue: options.maxQueue ?? 1_000,
+    // Well above Liquid's 2 MB memory limit; a worker past it dies alone, and is replaced.
+    resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 },
+  });
+
+  async function run<T>(task: RenderTask): Promise<T> {
+    let result: TaskResult<TaskOutput>;
+    // A plain timer, cleared when the task ends: AbortSignal.timeout() keeps each signal for the
+    // garbage collector to finalise, which cost the main thread more than the render did.
+    const abort = new AbortController();
+    const timer = setTimeout(() => abort.abort(), timeoutMs);
+    try {
+      result = await pool.run(task, { signal: abort.signal });
+    } catch (err) {
+      throw classify(err, task.kind === 'renders' ? 'templateId' : 'body.html', timeoutMs);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (!result.ok) throw refusal(result.error);
+    return result.value as T;
+  }
+
+  // First renders go to the threads in batches: renders asked for while a thread works on a batch
+  // go together in its next one. One message per render made each render wait for a thread to be
+  // woken and scheduled, which on a busy machine cost more than the render (render-cold fell 5×).
+  // One batcher per thread, so every thread has a batch in flight; a batch is at most 16 renders,
+  // each under its own CPU limit.
+  const batchers = Array.from(
+    { length: options.threads },
+    () =>
+      new Batcher<RenderItem, RenderedParts>(async (items) => {
+        const results = await run<TaskResult<RenderedParts>[]>({ kind: 'renders', items });
+        return results.map((r) => (r.ok ? r : { ok: false, error: refusal(r.error) }));
+      }, 16),
+  );
+  let next = 0;
+
+  return {
+    compile: (input) => run({ kind: 'compile', html: input.html, text: input.text }),
+    render: (task) => batchers[next++ % batchers.length]!.submit(task),
+    preview: (task) => run({ kind: 'preview', ...task }),
+    async warm() {
+      await Promise.all(Array.from({ length: options.threads }, () => run({ kind: 'compile', html: '', text: '' })));
+    },
+    close: () => pool.close({ force: true }),
+  };
+}
+
+function refusal(error: { code: AppError['code']; message: string; details: AppError['details'] }): AppError {
+  return new AppError(error.code, error.message, error.details ? { details: error.details } : {});
+}
+
+function classify(err: unknown, field: string, timeoutMs: number): unknown {
+  const e = err as { name?: string; code?: string; message?: string };
+  if (e.name === 'AbortError') {
+    return new AppError('BAD_REQUEST', `${field}: the template took longer than ${timeoutMs / 1000} s to process; simplify it.`, { details: { field }, internal: err });
+  }
+  if (e.code === 'ERR_WORKER_OUT_OF_MEMORY') {
+    return new AppError('BAD_REQUEST', `${field}: the template needs too much memory to process; simplify it.`, { details: { field }, internal: err });
+  }
+  if (e.message === 'Task queue is at limit') {
+    return new AppError('SERVICE_UNAVAILABLE', 'Too many templates are being processed right now; retry shortly.', { internal: err });
+  }
+  return err;
+}

@@ -1,0 +1,69 @@
+// The body of a render worker thread (pool.ts starts them through piscina): every save, preview and
+// first render of a template runs here, so a hostile template spends this thread's time, never the
+// event loop that answers everyone else.
+import { LRUCache } from 'lru-cache';
+import { AppError, type ErrorCode, type ErrorDetails } from '../errors.ts';
+import { compileTemplate, parseSaved, renderSignature, threadCpuMs, type Parsed, type RenderedParts, type Scope } from './compile.ts';
+
+// liquidjs enforces its render limit against `performance.now()` and has no option for another
+// clock; in this thread nothing else reads it, so it becomes the thread's CPU time. A template then
+// gets the same 100 ms of its own work however busy the machine is.
+Object.defineProperty(globalThis, 'performance', { value: { now: threadCpuMs }, configurable: true, writable: true });
+
+export type RenderItem = { key: string; htmlPrepared: string; text: string; scope: Scope; limitBytes: number };
+
+export type RenderTask =
+  | { kind: 'compile'; html: string; text: string }
+  | { kind: 'renders'; items: RenderItem[] }
+  | { kind: 'preview'; html: string; text: string; scope: Scope; limitBytes: number };
+
+export type Compiled = { htmlPrepared: string; warnings: string[] };
+
+export type TaskResult<T> = { ok: true; value: T } | { ok: false; error: { code: ErrorCode; message: string; details: ErrorDetails | undefined } };
+
+// Parsed templates of this thread, by template id and version (a version never changes).
+const parsed = new LRUCache<string, Parsed>({ max: 2_000 });
+
+async function renderOne(item: RenderItem): Promise<RenderedParts> {
+  let p = parsed.get(item.key);
+  if (!p) {
+    p = parseSaved(item);
+    parsed.set(item.key, p);
+  }
+  return renderSignature(p, item.scope, item.limitBytes);
+}
+
+async function run(task: RenderTask): Promise<Compiled | RenderedParts | TaskResult<RenderedParts>[]> {
+  switch (task.kind) {
+    case 'compile': {
+      const { htmlPrepared, warnings } = await compileTemplate(task);
+      return { htmlPrepared, warnings };
+    }
+    case 'renders': {
+      const results: TaskResult<RenderedParts>[] = [];
+      for (const item of task.items) results.push(await settle(() => renderOne(item)));
+      return results;
+    }
+    case 'preview': {
+      const compiled = await compileTemplate(task);
+      const result = await renderSignature(compiled.parsed, task.scope, task.limitBytes);
+      return { ...result, warnings: [...compiled.warnings, ...result.warnings] };
+    }
+  }
+}
+
+/** Expected refusals come back as values (an Error loses its code crossing threads); bugs throw. */
+async function settle<T>(work: () => Promise<T>): Promise<TaskResult<T>> {
+  try {
+    return { ok: true, value: await work() };
+  } catch (err) {
+    if (err instanceof AppError) return { ok: false, error: { code: err.code, message: err.message, details: err.details } };
+    throw err;
+  }
+}
+
+export type TaskOutput = Compiled | RenderedParts | TaskResult<RenderedParts>[];
+
+export default function handle(task: RenderTask): Promise<TaskResult<TaskOutput>> {
+  return settle(() => run(task));
+}

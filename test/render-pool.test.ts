@@ -1,0 +1,73 @@
+// The render worker pool on its own: a template's limit is its own CPU time, not the wall clock
+// (the same template passes on a busy machine), and the wall-clock safety net ends a stuck worker
+// with a 400 while the pool keeps serving.
+import { after, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Worker } from 'node:worker_threads';
+import { createRenderPool } from '../src/render/pool.ts';
+import { SAMPLE_SCOPE } from '../src/render/compile.ts';
+import { AppError } from '../src/errors.ts';
+
+const LIMIT = 30_720;
+
+/** Threads that keep every core busy, so the render worker gets a fraction of the wall clock. */
+function spinners(n: number): Worker[] {
+  return Array.from({ length: n }, () => new Worker('for (;;) {}', { eval: true }));
+}
+
+describe('render worker pool', () => {
+  const pool = createRenderPool({ threads: 1 });
+  after(() => pool.close());
+
+  test('the render limit counts the template’s CPU time: a template near it passes however busy the machine is', async () => {
+    // Calibrate a loop to about 40 ms of this machine's CPU for one render, idle.
+    const template = (n: number) => `{% for i in (1..${n}) %}{% for j in (1..100) %}{{ i }}{% endfor %}{% endfor %}`;
+    let n = 20;
+    for (;;) {
+      const compiled = await pool.compile({ html: template(n), text: '' }).catch((e: unknown) => e);
+      assert.ok(!(compiled instanceof Error), `calibration refused at ${n}: ${String(compiled)}`);
+      const started = performance.now();
+      await pool.render({ key: `cal:${n}`, htmlPrepared: template(n), text: '', scope: SAMPLE_SCOPE, limitBytes: 10_000_000 }).catch(() => undefined);
+      if (performance.now() - started >= 40 || n > 20_000) break;
+      n = Math.ceil(n * 1.5);
+    }
+    const htmlPrepared = template(n);
+    const busy = spinners(6);
+    try {
+      const wallStarted = performance.now();
+      const rendered = await pool.render({ key: `busy:${n}`, htmlPrepared, text: '', scope: SAMPLE_SCOPE, limitBytes: 10_000_000 });
+      const wallMs = performance.now() - wallStarted;
+      assert.ok(rendered.bytes > 0);
+      console.log(`a render of 40-60 ms (wall clock, idle) took ${wallMs.toFixed(0)} ms of wall clock with 6 busy threads on this machine`);
+      // Ten times the work is past the limit, busy or not.
+      const heavy = await pool.render({ key: `heavy:${n}`, htmlPrepared: template(n * 10), text: '', scope: SAMPLE_SCOPE, limitBytes: 10_000_000 }).catch((e: unknown) => e);
+      assert.ok(heavy instanceof AppError && heavy.code === 'BAD_REQUEST', String(heavy));
+      assert.match(heavy.message, /CPU time/);
+    } finally {
+      await Promise.all(busy.map((w) => w.terminate()));
+    }
+  });
+
+  test('the wall-clock safety net ends a stuck task with a 400 naming the field; the pool goes on', async () => {
+    const strict = createRenderPool({ threads: 1, timeoutMs: 1 });
+    try {
+      const err = await strict.compile({ html: '<p>{{ user.name }}</p>', text: '' }).catch((e: unknown) => e);
+      assert.ok(err instanceof AppError, String(err));
+      assert.equal(err.code, 'BAD_REQUEST');
+      assert.equal(err.details?.field, 'body.html');
+      assert.match(err.message, /took longer than/);
+    } finally {
+      await strict.close();
+    }
+    const ok = await pool.compile({ html: '<p>{{ user.name }}</p>', text: '' });
+    assert.equal(ok.htmlPrepared, '<p>{{ user.name }}</p>');
+  });
+
+  test('output over the limit is 413; refusals come back as the error they are', async () => {
+    const big = await pool.render({ key: 'big', htmlPrepared: `{% for i in (1..2000) %}<p>{{ user.name }}</p>{% endfor %}`, text: '', scope: SAMPLE_SCOPE, limitBytes: LIMIT }).catch((e: unknown) => e);
+    assert.ok(big instanceof AppError && big.code === 'PAYLOAD_TOO_LARGE', String(big));
+    assert.equal(big.details?.limitBytes, LIMIT);
+    const syntax = await pool.compile({ html: '{{ user.name', text: '' }).catch((e: unknown) => e);
+    assert.ok(syntax instanceof AppError && syntax.code === 'BAD_REQUEST', String(syntax));
+  });
+});
