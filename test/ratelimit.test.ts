@@ -155,7 +155,9 @@ describe('throttling on Redis: one shared bucket, and a fallback while Redis is 
     const proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
     // The per-instance fallback bucket runs on the service's clock, standing still here.
     const server = await startServer(
-      { STAGE: stage(), REDIS_URL: `redis://127.0.0.1:${proxy.port}`, RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '3' },
+      // A long command timeout: this test is about a cut connection (which fails at once); a timeout
+      // firing on a busy machine while Redis still took the token would take one from both buckets.
+      { STAGE: stage(), REDIS_URL: `redis://127.0.0.1:${proxy.port}`, REDIS_COMMAND_TIMEOUT_MS: '2000', RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '3' },
       { clock: manualClock().now },
     );
     // The assertions read Redis directly, not through the service's client: its short command
