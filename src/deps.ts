@@ -22,7 +22,8 @@ import type Provider from 'oidc-provider';
 import { loadKeyMaterial, publicJwks } from './auth/idp/keys.ts';
 import { idpKeysRepo } from './store/repositories/idp-keys.ts';
 import { clientIds, createProvider } from './auth/idp/provider.ts';
-import { createSignIn, type PasswordHasher, type SignIn } from './auth/idp/sign-in.ts';
+import { createSignIn, type SignIn } from './auth/idp/sign-in.ts';
+import { scryptHasher, type PasswordHasher } from './auth/passwords.ts';
 import { createAccountsCache } from './auth/accounts-cache.ts';
 import { startPurgingExpired } from './auth/idp/purge.ts';
 import { createCaches, type Caches } from './cache/namespaces.ts';
@@ -68,6 +69,7 @@ export interface Deps {
   mfa: MfaService;
   /** The stage-wide bucket of authenticated requests, the pixel's own, and the per-client buckets of anonymous ones. */
   limiters: { stage: RateLimiter; pixel: RateLimiter; anon: RateLimiter };
+  passwords: PasswordHasher;
   close(): Promise<void>;
 }
 
@@ -75,7 +77,7 @@ export interface DepsOverrides {
   clock?: Clock;
   /** A migrated embedded database to start from (`openDatabase`'s snapshot): the tests' servers. */
   snapshot?: Blob;
-  /** The sign-in steps' password hashing (tests count its calls). */
+  /** The services' password hashing (tests count its calls, and hash at a lower cost). */
   passwords?: PasswordHasher;
 }
 
@@ -121,10 +123,11 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
           anon: new MemoryRateLimiter(anonLimits, now),
         };
     const db = database.db;
+    const passwords = overrides.passwords ?? scryptHasher;
     const usage = new KeyUsageRecorder((uses) => apiKeysRepo.touch(db, uses), logger);
     closers.unshift(() => usage.close());
     const apiKeys = createApiKeyService({ db, stage: config.stage, caches, usage, clock });
-    const orgs = createOrgService({ db, caches, apiKeys });
+    const orgs = createOrgService({ db, caches, apiKeys, passwords });
     const accounts = createAccountsCache({ db, caches });
     const renderPool = createRenderPool({ threads: config.renderThreads });
     closers.unshift(() => renderPool.close());
@@ -136,7 +139,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       baseUrl: config.baseUrl,
       renderLimitBytes: config.renderLimitBytes,
     });
-    const users = createUserService({ db, invalidate, seatCheck: requireFreeSeat });
+    const users = createUserService({ db, invalidate, seatCheck: requireFreeSeat, passwords });
     const templates = createTemplateService({ db, compile: render.compile, invalidate });
     const opens = new OpenCounter((counts) => opensRepo.add(db, counts), logger);
     closers.unshift(() => opens.close());
@@ -157,7 +160,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     if (config.oidcIssuer) issuers.push(await discoverIssuer(config.oidcIssuer, config.oidcAudiences));
     const idTokens = createIdTokenVerifier({ issuers, clock, cache: caches.idTokens, current: accounts.current });
     const authenticate = createAuthenticator({ apiKeys, idTokens });
-    const signIn = createSignIn({ db, clock, hasher: overrides.passwords, invalidate });
+    const signIn = createSignIn({ db, clock, hasher: passwords, invalidate });
 
     const billing = createBillingService({
       db,
@@ -193,6 +196,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       audit: createAuditService({ db }),
       mfa: createMfaService({ db, users, signIn, invalidate }),
       limiters,
+      passwords,
       async close() {
         for (const close of closers) await close();
       },

@@ -9,7 +9,7 @@ import { decodeJwt } from 'jose';
 import { loadConfig } from '../src/config.ts';
 import { createDeps } from '../src/deps.ts';
 import { buildApp } from '../src/app.ts';
-import { scryptHasher } from '../src/auth/idp/sign-in.ts';
+import { testPasswords } from './helpers/passwords.ts';
 import { accountsRepo } from '../src/store/repositories/accounts.ts';
 import { totpCode } from '../src/auth/totp.ts';
 import { freePort, httpRequest, testEnv, type TestServer } from './helpers/server.ts';
@@ -50,10 +50,10 @@ describe('identity provider hardening', () => {
     const deps = await createDeps(config, logger, {
       clock,
       passwords: {
-        hash: scryptHasher.hash,
+        hash: testPasswords.hash,
         verify: (password, stored) => {
           hashes++;
-          return scryptHasher.verify(password, stored);
+          return testPasswords.verify(password, stored);
         },
       },
     });

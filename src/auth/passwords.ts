@@ -2,8 +2,22 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 export const MIN_PASSWORD_LENGTH = 12;
+
+export interface ScryptParams {
+  N: number;
+  r: number;
+  p: number;
+}
+
 // N = 2^15, r = 8: 32 MiB and ~50 ms per hash on these machines; stored with the hash so they can rise.
-const PARAMS = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+export const PRODUCTION_SCRYPT: ScryptParams = { N: 32768, r: 8, p: 1 };
+const MAXMEM = 64 * 1024 * 1024;
+
+/** How the services hash and check passwords; injectable so tests can count calls or hash cheaply. */
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(password: string, stored: string): Promise<boolean>;
+}
 
 function derive(password: string, salt: Buffer, params: ScryptOptions & { N: number }): Promise<Buffer> {
   return new Promise((resolve, reject) =>
@@ -11,10 +25,22 @@ function derive(password: string, salt: Buffer, params: ScryptOptions & { N: num
   );
 }
 
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const key = await derive(password, salt, PARAMS);
-  return `scrypt$${PARAMS.N}$${PARAMS.r}$${PARAMS.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+/** Hashes with the given cost; verifies with the cost stored in each hash, so any two hashers agree. */
+export function createScryptHasher(params: ScryptParams): PasswordHasher {
+  return {
+    async hash(password) {
+      const salt = randomBytes(16);
+      const key = await derive(password, salt, { ...params, maxmem: MAXMEM });
+      return `scrypt$${params.N}$${params.r}$${params.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
+    },
+    verify: verifyPassword,
+  };
+}
+
+export const scryptHasher = createScryptHasher(PRODUCTION_SCRYPT);
+
+export function hashPassword(password: string): Promise<string> {
+  return scryptHasher.hash(password);
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
@@ -25,7 +51,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
     N: Number(n),
     r: Number(r),
     p: Number(p),
-    maxmem: PARAMS.maxmem,
+    maxmem: MAXMEM,
   });
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }

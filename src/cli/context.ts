@@ -11,11 +11,13 @@ import { apiKeysRepo } from '../store/repositories/api-keys.ts';
 import { createOrgService, type OrgService } from '../orgs/service.ts';
 import { createBillingService, type BillingService } from '../billing/service.ts';
 import { uncached } from '../cache/namespaces.ts';
+import type { PasswordHasher } from '../auth/passwords.ts';
 
 export interface CommandContext {
   config: Config;
   /** Warnings and errors of the services, as JSON lines on the command's stderr. */
   logger: Logger;
+  passwords?: PasswordHasher | undefined;
 }
 
 /** Runs fn with the database, migrated unless told otherwise, and closes it. */
@@ -40,7 +42,7 @@ export async function withOrgs<T>(ctx: CommandContext, fn: (orgs: OrgService) =>
     try {
       const caches = uncached();
       const apiKeys = createApiKeyService({ db, stage: ctx.config.stage, caches, usage, clock: () => new Date() });
-      return await fn(createOrgService({ db, caches, apiKeys }));
+      return await fn(createOrgService({ db, caches, apiKeys, passwords: ctx.passwords }));
     } finally {
       await usage.close();
     }

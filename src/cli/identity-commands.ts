@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { hashPassword, MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
+import { MIN_PASSWORD_LENGTH, scryptHasher } from '../auth/passwords.ts';
 import { accountsRepo } from '../store/repositories/accounts.ts';
 import { rotateSigningKey } from '../auth/idp/keys.ts';
 import { isUniqueViolation } from '../store/errors.ts';
@@ -17,7 +17,7 @@ export async function staffCreate(values: Record<string, unknown>, ctx: CommandC
   const parsed = staffArgs.safeParse(values);
   if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => i.message).join('; '));
   const userId = randomUUID();
-  const hash = await hashPassword(parsed.data.password);
+  const hash = await (ctx.passwords ?? scryptHasher).hash(parsed.data.password);
   return withDatabase(ctx, async ({ db }) => {
     try {
       await accountsRepo.insertStaff(db, { id: userId, email: parsed.data.email, password_hash: hash });

@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from '../config.ts';
 import { migrate } from '../store/migrate.ts';
 import { UsageError } from './errors.ts';
+import type { PasswordHasher } from '../auth/passwords.ts';
 import { commandLogger, withDatabase, type CommandContext } from './context.ts';
 import { eventsReplay, orgCreate } from './org-commands.ts';
 import { keysRotate, staffCreate } from './identity-commands.ts';
@@ -13,6 +14,8 @@ export interface CliIo {
   stdout: { write(chunk: string): unknown };
   stderr: { write(chunk: string): unknown };
   env: Record<string, string | undefined>;
+  /** The password hashing (the tests' in-process runs hash at a lower cost); scrypt at full cost by default. */
+  passwords?: PasswordHasher;
 }
 
 type Command = (args: string[], ctx: CommandContext) => Promise<unknown>;
@@ -81,7 +84,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
   try {
-    const ctx = { config: loadConfig(io.env), logger: commandLogger(io.stderr) };
+    const ctx = { config: loadConfig(io.env), logger: commandLogger(io.stderr), passwords: io.passwords };
     const result = await command.run(args, ctx);
     io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;

@@ -8,10 +8,11 @@ import { notFound } from '../errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
 import type { ApiKeyService } from '../api-keys/service.ts';
 import type { OrgRole } from '../store/schema.ts';
-import { hashPassword } from '../auth/passwords.ts';
+import { scryptHasher, type PasswordHasher } from '../auth/passwords.ts';
 
-export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKeyService }) {
+export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKeyService; passwords?: PasswordHasher }) {
   const { db, caches } = deps;
+  const passwords = deps.passwords ?? scryptHasher;
   /** The org with its live user count, through the `orgs` cache. */
   const get = (orgId: string): Promise<OrgWithUsage | undefined> => caches.orgs.get(orgId, () => orgsRepo.find(db, orgId));
 
@@ -45,7 +46,7 @@ export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKey
     }): Promise<{ orgId: string; ownerUserId: string; apiKey: { keyId: string; key: string } }> {
       const orgId = randomUUID();
       const ownerUserId = randomUUID();
-      const passwordHash = input.ownerPassword ? await hashPassword(input.ownerPassword) : null;
+      const passwordHash = input.ownerPassword ? await passwords.hash(input.ownerPassword) : null;
       const role: OrgRole = 'owner';
       const apiKey = await db.transaction().execute(async (tx) => {
         await orgsRepo.insert(tx, { id: orgId, name: input.name, seats: input.seats, plan: input.plan });

@@ -10,7 +10,7 @@ import { conflict, notFound } from '../errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
 import * as policy from '../auth/policy.ts';
 import { enforce, type Access } from '../auth/policy.ts';
-import { hashPassword } from '../auth/passwords.ts';
+import { scryptHasher, type PasswordHasher } from '../auth/passwords.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 
 export interface UserProfile {
@@ -33,8 +33,9 @@ export type SeatCheck = (tx: Db, orgId: string) => Promise<void>;
 const emailTaken = (email: string) =>
   conflict(`A user with the email ${email} already exists in this organisation.`, { field: 'email' });
 
-export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCheck?: SeatCheck }) {
+export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCheck?: SeatCheck; passwords?: PasswordHasher }) {
   const { db, invalidate } = deps;
+  const passwords = deps.passwords ?? scryptHasher;
   return {
     async get(orgId: string, userId: string): Promise<UserRow> {
       const user = await usersRepo.find(db, orgId, userId);
@@ -60,7 +61,7 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
           const row = await usersRepo.insert(tx, {
             id: randomUUID(),
             org_id: ctx.orgId,
-            password_hash: temporaryPassword ? await hashPassword(temporaryPassword) : null,
+            password_hash: temporaryPassword ? await passwords.hash(temporaryPassword) : null,
             password_must_change: temporaryPassword !== undefined,
             ...input,
           });
@@ -86,7 +87,7 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
       enforce(decision);
       try {
         const { temporaryPassword, ...fields } = patch;
-        const passwordHash = temporaryPassword ? await hashPassword(temporaryPassword) : undefined;
+        const passwordHash = temporaryPassword ? await passwords.hash(temporaryPassword) : undefined;
         const user = await db.transaction().execute(async (tx) => {
           // Conditional on the version: the row the policy judged is the row that changes.
           const updated = await usersRepo.update(tx, ctx.orgId, userId, check, {

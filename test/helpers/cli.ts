@@ -3,6 +3,7 @@
 import { runCommand } from '../../src/cli/run.ts';
 import { postgresAvailable, scratchDatabase } from './pg.ts';
 import { seededDataDir } from './snapshot.ts';
+import { testPasswords } from './passwords.ts';
 
 export interface CliResult {
   code: number;
@@ -18,6 +19,7 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
     stdout: { write: (chunk: string) => (stdout += chunk) },
     stderr: { write: (chunk: string) => (stderr += chunk) },
     env,
+    passwords: testPasswords,
   });
   return { code, stdout, stderr };
 }

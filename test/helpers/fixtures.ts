@@ -43,7 +43,6 @@ export async function createTemplate(server: TestServer, org: TestOrg, overrides
 /** A user of the org with a password they chose (no change required) and the given role. */
 export async function userWithPassword(server: TestServer, org: TestOrg, role: 'member' | 'admin' | 'owner', password = 'a long test password') {
   const { accountsRepo } = await import('../../src/store/repositories/accounts.ts');
-  const { hashPassword } = await import('../../src/auth/passwords.ts');
   const db = server.deps.database.db;
   let userId: string;
   if (role === 'owner') {
@@ -53,15 +52,14 @@ export async function userWithPassword(server: TestServer, org: TestOrg, role: '
   }
   const account = await accountsRepo.byId(db, userId);
   if (!account) throw new Error('no account');
-  await accountsRepo.setPassword(db, account, await hashPassword(password), false);
+  await accountsRepo.setPassword(db, account, await server.deps.passwords.hash(password), false);
   return { userId, email: account.email, password };
 }
 
 export async function staffAccount(server: TestServer, password = 'staff test password') {
   const { accountsRepo } = await import('../../src/store/repositories/accounts.ts');
-  const { hashPassword } = await import('../../src/auth/passwords.ts');
   const id = randomUUID();
   const email = `staff-${id.slice(0, 8)}@operator.test`;
-  await accountsRepo.insertStaff(server.deps.database.db, { id, email, password_hash: await hashPassword(password) });
+  await accountsRepo.insertStaff(server.deps.database.db, { id, email, password_hash: await server.deps.passwords.hash(password) });
   return { userId: id, email, password };
 }

@@ -8,6 +8,7 @@ import { createLogger } from '../../src/log.ts';
 import { createDeps, type Deps, type DepsOverrides } from '../../src/deps.ts';
 import { buildApp } from '../../src/app.ts';
 import { migratedSnapshot } from './snapshot.ts';
+import { testPasswords } from './passwords.ts';
 
 export interface TestServer {
   url: string;
@@ -72,7 +73,9 @@ export async function startServer(
   const logger = createLogger(config.logLevel, false);
   const inMemory = config.databaseUrl?.startsWith('memory://') ?? false;
   const snapshot = options.snapshot ?? (inMemory ? await migratedSnapshot() : undefined);
-  const deps = await createDeps(config, logger, { ...options, snapshot });
+  // Cheap hashing unless the test chooses (`passwords: undefined` asks for the service's default).
+  const passwords = 'passwords' in options ? options.passwords : testPasswords;
+  const deps = await createDeps(config, logger, { ...options, snapshot, passwords });
   const app = await buildApp(deps);
   options.beforeReady?.(app);
   await app.listen({ port, host: '127.0.0.1' });

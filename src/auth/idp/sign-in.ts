@@ -11,7 +11,7 @@
 import type { Db } from '../../store/db.ts';
 import { accountsRepo, type Account, type AccountKind } from '../../store/repositories/accounts.ts';
 import { oidcRepo } from '../../store/repositories/oidc.ts';
-import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../passwords.ts';
+import { MIN_PASSWORD_LENGTH, scryptHasher, type PasswordHasher } from '../passwords.ts';
 import { checkTotp, newTotpSecret, otpauthUri } from '../totp.ts';
 import type { Invalidate } from '../../cache/namespaces.ts';
 
@@ -22,13 +22,7 @@ export const FAILURE_WINDOW_MINUTES = 15;
 
 export type NextStep = 'done' | 'otp' | 'enrol' | 'new-password';
 
-/** The password hashing the steps use; injectable so tests can see that each path hashes. */
-export interface PasswordHasher {
-  hash(password: string): Promise<string>;
-  verify(password: string, stored: string): Promise<boolean>;
-}
-
-export const scryptHasher: PasswordHasher = { hash: hashPassword, verify: verifyPassword };
+export { scryptHasher, type PasswordHasher };
 
 export function createSignIn(deps: {
   db: Db;
