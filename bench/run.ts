@@ -21,6 +21,9 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
     users: { type: 'string', default: '2000' },
     connections: { type: 'string', default: '50' },
+    // An embedded data directory to use, already migrated (the test suite's smoke run passes one,
+    // saving an initdb); the caller keeps it. Default: a new temporary one, removed at the end.
+    'data-dir': { type: 'string' },
   },
 });
 const duration = Number(values.duration);
@@ -85,7 +88,7 @@ async function measure(name: Scenario, target: ServiceProcess, opts: autocannon.
   };
 }
 
-const dataDir = mkdtempSync(join(tmpdir(), 'sigsvc-bench-'));
+const dataDir = values['data-dir'] ?? mkdtempSync(join(tmpdir(), 'sigsvc-bench-'));
 const env: Record<string, string> = {
   DATA_DIR: dataDir,
   DATABASE_URL: process.env.DATABASE_URL ?? '',
@@ -228,5 +231,5 @@ try {
   }
 } finally {
   await Promise.all(procs.map((p) => p.stop()));
-  rmSync(dataDir, { recursive: true, force: true });
+  if (!values['data-dir']) rmSync(dataDir, { recursive: true, force: true });
 }

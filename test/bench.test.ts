@@ -1,14 +1,19 @@
-// A smoke test of the benchmark harness (half a second per scenario and one connection, so it
+// A smoke test of the benchmark harness (a quarter of a second per scenario and one connection, so it
 // stays cheap beside the other test files): it runs end to end and reports the documented JSON
 // shape. It asserts no speed: speed is measured by `npm run bench`, not by tests.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runNode } from './helpers/process.ts';
+import { seededDataDir } from './helpers/snapshot.ts';
 
 // Its own time limit: the harness starts three processes and measures fourteen slices in a row.
-test('npm run bench -- --duration 0.5 --json reports every scenario', { timeout: 300_000 }, async (t) => {
+test('npm run bench -- --duration 0.25 --json reports every scenario', { timeout: 300_000 }, async (t) => {
   if (process.env.DATABASE_URL?.startsWith('postgres')) return t.skip('the harness is smoke-tested once, on the embedded database');
-  const res = await runNode(['bench/run.ts', '--duration', '0.5', '--users', '5', '--connections', '1', '--json'], {}, 290_000);
+  // A migrated data directory from the run's snapshot: the harness then skips initdb and migrations.
+  const store = await seededDataDir('sigsvc-bench-');
+  t.after(store.cleanup);
+  const args = ['--duration', '0.25', '--users', '5', '--connections', '1', '--data-dir', store.dir, '--json'];
+  const res = await runNode(['bench/run.ts', ...args], {}, 290_000);
   assert.equal(res.code, 0, res.stderr);
   const report = JSON.parse(res.stdout);
   assert.equal(typeof report.node, 'string');
