@@ -5,20 +5,12 @@
 // Arguments are passed on to the runner (e.g. `npm test -- --test-reporter=spec`).
 import { spawnSync } from 'node:child_process';
 import { globSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { SERVICE_NODE_FLAGS } from '../src/runtime.ts';
 
 const ROOT = new URL('../', import.meta.url);
 // It measures what two instances admit in a second: other files running beside it would starve it.
 const ALONE = ['test/multi-instance.test.ts'];
 const files = [...globSync('test/**/*.test.ts', { cwd: ROOT }), ...globSync('src/**/*.test.ts', { cwd: ROOT })].sort();
-
-// Node's module compile cache (transpiled TypeScript and V8 code cache on disk): each of the ~50
-// processes a run starts (test files, and the service and CLI processes they spawn, which inherit
-// the environment) then loads the app in ~0.8 s of CPU instead of ~1.1 s. Stale entries are
-// checked and ignored by Node; the directory is in the temp directory, as Node's docs advise.
-const env = { ...process.env, NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? join(tmpdir(), 'sigsvc-test-compile-cache') };
 
 function run(concurrency: number, chosen: string[]): boolean {
   const args = [
@@ -32,7 +24,7 @@ function run(concurrency: number, chosen: string[]): boolean {
     ...process.argv.slice(2),
     ...chosen,
   ];
-  return spawnSync(process.execPath, args, { cwd: ROOT, env, stdio: 'inherit' }).status === 0;
+  return spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' }).status === 0;
 }
 
 const together = run(3, files.filter((f) => !ALONE.includes(f)));
