@@ -23,7 +23,6 @@ import { renderRoutes } from './render/routes.ts';
 import { opensRoutes, pixelRoutes } from './tracking/routes.ts';
 import { throttle, throttleByCaller } from './ratelimit/hook.ts';
 import { createBillingHooks } from './billing/hooks.ts';
-import { lazyChildLogger } from './log.ts';
 import { logCompleted } from './http/request-log.ts';
 
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
@@ -31,7 +30,6 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: deps.logger as FastifyBaseLogger,
     genReqId: correlationIdOf,
-    childLoggerFactory: lazyChildLogger,
     // One log line per request, written by the onResponse hook below, labelled with the correlation id.
     logController: new LogController({ requestIdLogLabel: 'correlationId', disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,

@@ -1,5 +1,8 @@
-// Builds every long-lived dependency from the config, once, and closes them in reverse order.
-// Tests call createDeps with their own config (and may override parts, such as the clock).
+// The composition root: builds every long-lived dependency from the config, once, wires them
+// together, and closes them in reverse order. It decides nothing itself: each capability owns its
+// settings and timers (cache lifetimes in src/cache/namespaces.ts, purge intervals with billing
+// and the identity provider). Tests call createDeps with their own config (and may override
+// parts, such as the clock).
 import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
@@ -18,10 +21,11 @@ import { createGuards, type Guards } from './auth/guard.ts';
 import type Provider from 'oidc-provider';
 import { loadKeyMaterial, publicJwks } from './auth/idp/keys.ts';
 import { idpKeysRepo } from './store/repositories/idp-keys.ts';
-import { oidcRepo } from './store/repositories/oidc.ts';
 import { clientIds, createProvider } from './auth/idp/provider.ts';
 import { createSignIn, type PasswordHasher, type SignIn } from './auth/idp/sign-in.ts';
 import { createAccountsCache } from './auth/accounts-cache.ts';
+import { startPurgingExpired } from './auth/idp/purge.ts';
+import { createCaches, type Caches } from './cache/namespaces.ts';
 import { createIdTokenVerifier, discoverIssuer, localIssuer, type TrustedIssuer } from './auth/id-token.ts';
 import type { JWK } from 'jose';
 import { createBillingService, type BillingService } from './billing/service.ts';
@@ -45,6 +49,8 @@ export interface Deps {
   database: Database;
   redis: Redis | undefined;
   clock: Clock;
+  /** Every cache and what each write forgets (src/cache/namespaces.ts). */
+  caches: Caches;
   healthChecks: Record<string, HealthCheck>;
   apiKeys: ApiKeyService;
   orgs: OrgService;
@@ -98,9 +104,8 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
 
     const clock = overrides.clock ?? (() => new Date());
     const now = () => clock().getTime();
-    // The embedded database belongs to this process alone: nothing changes behind its back, so
-    // cached reads live until this process changes them. On a server, CACHE_TTL_MS bounds staleness.
-    const cacheTtlMs = database.kind === 'embedded' ? Number.POSITIVE_INFINITY : config.cacheTtlMs;
+    const caches = createCaches({ mode: database.kind, ttlMs: config.cacheTtlMs });
+    const { invalidate } = caches;
     const stageLimits = { rate: config.rateLimit.rps, burst: config.rateLimit.burst };
     const pixelLimits = { rate: config.pixelRateLimit.rps, burst: config.pixelRateLimit.burst };
     const anonLimits = { rate: config.anonRateLimit.rps, burst: config.anonRateLimit.burst };
@@ -118,28 +123,21 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const db = database.db;
     const usage = new KeyUsageRecorder((uses) => apiKeysRepo.touch(db, uses), logger);
     closers.unshift(() => usage.close());
-    const apiKeys = createApiKeyService({ db, stage: config.stage, cacheTtlMs, usage, clock });
-    const orgs = createOrgService({ db, cacheTtlMs, apiKeys });
-    const accounts = createAccountsCache({ db, ttlMs: cacheTtlMs });
+    const apiKeys = createApiKeyService({ db, stage: config.stage, caches, usage, clock });
+    const orgs = createOrgService({ db, caches, apiKeys });
+    const accounts = createAccountsCache({ db, caches });
     const renderPool = createRenderPool({ threads: config.renderThreads });
     closers.unshift(() => renderPool.close());
     const render = createRenderService({
       db,
+      caches,
       orgs,
       pool: renderPool,
       baseUrl: config.baseUrl,
       renderLimitBytes: config.renderLimitBytes,
-      cacheTtlMs,
     });
-    const userChanged = (orgId: string, userId?: string) => {
-      orgs.invalidate(orgId);
-      if (userId) {
-        accounts.invalidate(userId);
-        render.forgetUser(orgId, userId);
-      }
-    };
-    const users = createUserService({ db, seatCheck: requireFreeSeat, onChange: userChanged });
-    const templates = createTemplateService({ db, compile: render.compile, onChange: (orgId, templateId) => render.forgetTemplate(orgId, templateId) });
+    const users = createUserService({ db, invalidate, seatCheck: requireFreeSeat });
+    const templates = createTemplateService({ db, compile: render.compile, invalidate });
     const opens = new OpenCounter((counts) => opensRepo.add(db, counts), logger);
     closers.unshift(() => opens.close());
 
@@ -157,15 +155,9 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       }),
     ];
     if (config.oidcIssuer) issuers.push(await discoverIssuer(config.oidcIssuer, config.oidcAudiences));
-    const idTokens = createIdTokenVerifier({ issuers, clock, current: accounts.current });
+    const idTokens = createIdTokenVerifier({ issuers, clock, cache: caches.idTokens, current: accounts.current });
     const authenticate = createAuthenticator({ apiKeys, idTokens });
-    const signIn = createSignIn({
-      db,
-      clock,
-      hasher: overrides.passwords,
-      // Sign-in writes (lockouts, TOTP, passwords) reach the caches as any other account change does.
-      onAccountChange: (account) => (account.orgId ? userChanged(account.orgId, account.id) : accounts.invalidate(account.id)),
-    });
+    const signIn = createSignIn({ db, clock, hasher: overrides.passwords, invalidate });
 
     const billing = createBillingService({
       db,
@@ -173,19 +165,10 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       clock,
       gracePeriodS: config.gracePeriodS,
       dedupWindowS: config.webhookDedupS,
-      onOrgChange: (orgId) => orgs.invalidate(orgId),
+      invalidate,
     });
-    // Event ids older than the dedup window are forgotten every hour.
-    const purgeEvents = setInterval(() => {
-      billing.purge().catch((err) => logger.warn({ err }, 'purging old payment events failed'));
-    }, 3_600_000).unref();
-    closers.unshift(async () => clearInterval(purgeEvents));
-
-    // Expired sessions, codes and tokens of the identity provider are purged every 10 minutes.
-    const purge = setInterval(() => {
-      oidcRepo.purgeExpired(db, clock()).catch((err) => logger.warn({ err }, 'purging expired identity-provider rows failed'));
-    }, 600_000).unref();
-    closers.unshift(async () => clearInterval(purge));
+    closers.unshift(billing.startPurging());
+    closers.unshift(startPurgingExpired({ db, logger, clock }));
 
     return {
       config,
@@ -193,6 +176,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       database,
       redis,
       clock,
+      caches,
       healthChecks,
       apiKeys,
       orgs,
@@ -207,7 +191,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       opens,
       tracking: createTrackingService({ db, counter: opens, clock }),
       audit: createAuditService({ db }),
-      mfa: createMfaService({ db, users, signIn }),
+      mfa: createMfaService({ db, users, signIn, invalidate }),
       limiters,
       async close() {
         for (const close of closers) await close();

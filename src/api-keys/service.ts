@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ReadCache } from '../store/read-cache.ts';
+import type { Caches } from '../cache/namespaces.ts';
 import type { Db } from '../store/db.ts';
 import { apiKeysRepo } from '../store/repositories/api-keys.ts';
 import type { ApiKeyRow } from '../store/schema.ts';
@@ -13,19 +13,14 @@ export type KeyVerification =
   | { ok: true; keyId: string; orgId: string }
   | { ok: false; reason: 'malformed' | 'wrong-stage' | 'unknown' | 'revoked' };
 
-type CachedKey = { keyId: string; orgId: string; revoked: boolean };
-
 export function createApiKeyService(deps: {
   db: Db;
   stage: string;
-  cacheTtlMs: number;
+  caches: Caches;
   usage: KeyUsageRecorder;
   clock: () => Date;
 }) {
-  const { db, stage, usage, clock } = deps;
-  // Keyed by the key's hash. Entries live at most CACHE_TTL_MS (≤ 5 s), which bounds how long
-  // another instance may accept a key revoked elsewhere; this instance forgets it at once.
-  const cache = new ReadCache<CachedKey>({ max: 50_000, ttlMs: deps.cacheTtlMs });
+  const { db, stage, usage, clock, caches } = deps;
 
   return {
     /** The key's org, or why it is refused; a known key's use is recorded off the request path. */
@@ -34,7 +29,7 @@ export function createApiKeyService(deps: {
       if (!shape.ok) return { ok: false, reason: 'malformed' };
       if (shape.stage !== stage) return { ok: false, reason: 'wrong-stage' };
       const hash = hashKey(value);
-      const entry = await cache.get(hash, async () => {
+      const entry = await caches.apiKeys.get(hash, async () => {
         const row = await apiKeysRepo.findByHash(db, hash);
         return row ? { keyId: row.id, orgId: row.org_id, revoked: row.revoked_at !== null } : undefined;
       });
@@ -74,7 +69,7 @@ export function createApiKeyService(deps: {
         return revoked ?? (await apiKeysRepo.find(tx, ctx.orgId, keyId));
       });
       if (!row) throw notFound('API key');
-      cache.delete(row.key_hash);
+      caches.invalidate.keyRevoked(row.key_hash);
       return row;
     },
   };

@@ -3,8 +3,7 @@
 // A verified token is cached (by its hash) until it expires, so a signature is checked once.
 import { hash } from 'node:crypto';
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose';
-import { LRUCache } from 'lru-cache';
-import { entryBound } from '../lib/lru.ts';
+import type { Caches } from '../cache/namespaces.ts';
 import type { IdTokenVerifier } from './authenticate.ts';
 import type { Principal } from './principal.ts';
 import { SIGNING_ALG } from './idp/keys.ts';
@@ -58,13 +57,15 @@ export async function discoverIssuer(issuer: string, audiences: string[]): Promi
 export function createIdTokenVerifier(deps: {
   issuers: TrustedIssuer[];
   clock: () => Date;
+  /** The `idTokens` cache of src/cache/namespaces.ts. */
+  cache: Caches['idTokens'];
   /**
    * The principal as it stands now: undefined when the account was deleted or left the org; a
    * user's role is the current one, so a demotion takes effect before the token expires.
    */
   current: (p: Principal) => Promise<Principal | undefined>;
 }): IdTokenVerifier {
-  const cache = new LRUCache<string, { principal: Principal; exp: number; local: boolean }>(entryBound(50_000));
+  const { cache } = deps;
   const resolve = (principal: Principal, local: boolean) => (local ? deps.current(principal) : Promise.resolve(principal));
 
   async function verifyWith(token: string, issuer: TrustedIssuer): Promise<JWTPayload | undefined> {

@@ -16,6 +16,8 @@ import { Batcher, type Settled } from '../store/batcher.ts';
 import { applyEvents, type Arrival } from './apply.ts';
 import { parseEvent, storable, type ProviderEvent } from './event.ts';
 import { HANDLED_EVENTS } from './state-machine.ts';
+import type { Invalidate } from '../cache/namespaces.ts';
+import { every } from '../lib/every.ts';
 
 export type IntakeResult = 'processed' | 'pending' | 'duplicate' | 'failed';
 export type ReplayResult = { id: string; result: EventStatus | 'not-failed'; detail: string };
@@ -28,6 +30,9 @@ interface Delivery {
 /** The most events one transaction applies. */
 const MAX_BATCH = 200;
 
+/** Event ids past the dedup window are no longer needed; an hour's worth of them is small. */
+const PURGE_EVERY_MS = 3_600_000;
+
 const message = (err: unknown) => storable(err instanceof Error ? err.message : String(err));
 
 export function createBillingService(deps: {
@@ -36,7 +41,7 @@ export function createBillingService(deps: {
   clock: () => Date;
   gracePeriodS: number;
   dedupWindowS: number;
-  onOrgChange: (orgId: string) => void;
+  invalidate: Invalidate;
 }) {
   const { db } = deps;
   const config = { gracePeriodS: deps.gracePeriodS };
@@ -54,7 +59,7 @@ export function createBillingService(deps: {
     for (const { id, outcome, correlationId } of outcomes) {
       if (outcome.status === 'failed') deps.logger.error({ eventId: id, correlationId, error: outcome.error }, 'payment event failed; kept for replay');
     }
-    for (const orgId of new Set(changedOrgs)) deps.onOrgChange(orgId);
+    for (const orgId of new Set(changedOrgs)) deps.invalidate.orgChanged(orgId);
   }
 
   /** One transaction for a batch of deliveries: claim the ids, apply the claimed, record outcomes. */
@@ -132,6 +137,15 @@ export function createBillingService(deps: {
     }
   }
 
+  /**
+   * Forgets event ids older than the dedup window, and applies pending events whose customer an
+   * org has meanwhile been linked to by a transaction that ran beside theirs.
+   */
+  async function purge(): Promise<number> {
+    for (const row of await billingRepo.pendingLinked(db, 1000)) await replayOne(row);
+    return billingRepo.purge(db, deps.dedupWindowS, HANDLED_EVENTS, deps.clock());
+  }
+
   return {
     /** Takes a verified delivery: the event read from `rawBody`, which is kept as it is. */
     intake(event: ProviderEvent, rawBody: Uint8Array, correlationId: string): Promise<IntakeResult> {
@@ -153,14 +167,11 @@ export function createBillingService(deps: {
       return toPage(rows, page.limit, (r) => r.seq, (r) => r);
     },
 
-    /**
-     * Forgets event ids older than the dedup window, and applies pending events whose customer an
-     * org has meanwhile been linked to by a transaction that ran beside theirs.
-     */
-    async purge(): Promise<number> {
-      for (const row of await billingRepo.pendingLinked(db, 1000)) await replayOne(row);
-      return billingRepo.purge(db, deps.dedupWindowS, HANDLED_EVENTS, deps.clock());
-    },
+    purge,
+
+    /** Runs `purge` every hour; returns what stops it. */
+    startPurging: (): (() => Promise<void>) =>
+      every(PURGE_EVERY_MS, purge, { logger: deps.logger, message: 'purging old payment events failed' }),
   };
 }
 

@@ -10,6 +10,7 @@ import { createApiKeyService } from '../api-keys/service.ts';
 import { apiKeysRepo } from '../store/repositories/api-keys.ts';
 import { createOrgService, type OrgService } from '../orgs/service.ts';
 import { createBillingService, type BillingService } from '../billing/service.ts';
+import { uncached } from '../cache/namespaces.ts';
 
 export interface CommandContext {
   config: Config;
@@ -32,13 +33,14 @@ export async function withDatabase<T>(
   }
 }
 
-/** The org service (and the API-key service it mints the first key with). No caches: one call. */
+/** The org service (and the API-key service it mints the first key with), uncached: one call. */
 export async function withOrgs<T>(ctx: CommandContext, fn: (orgs: OrgService) => Promise<T>): Promise<T> {
   return withDatabase(ctx, async ({ db }) => {
     const usage = new KeyUsageRecorder((uses) => apiKeysRepo.touch(db, uses), ctx.logger);
     try {
-      const apiKeys = createApiKeyService({ db, stage: ctx.config.stage, cacheTtlMs: 0, usage, clock: () => new Date() });
-      return await fn(createOrgService({ db, cacheTtlMs: 0, apiKeys }));
+      const caches = uncached();
+      const apiKeys = createApiKeyService({ db, stage: ctx.config.stage, caches, usage, clock: () => new Date() });
+      return await fn(createOrgService({ db, caches, apiKeys }));
     } finally {
       await usage.close();
     }
@@ -55,7 +57,7 @@ export async function withBilling<T>(ctx: CommandContext, fn: (billing: BillingS
         clock: () => new Date(),
         gracePeriodS: ctx.config.gracePeriodS,
         dedupWindowS: ctx.config.webhookDedupS,
-        onOrgChange: () => {},
+        invalidate: uncached().invalidate,
       }),
     ),
   );

@@ -4,14 +4,11 @@ import type { BillingHooks } from '../billing/hooks.ts';
 import { writeContext } from '../auth/guard.ts';
 import { errorResponses, orgParams } from '../http/schemas.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';
-import { JsonMemo } from '../http/json-memo.ts';
-import { etagOf } from '../store/conditional.ts';
 import type { OrgService } from './service.ts';
 import { orgPatchSchema, orgSchema, presentOrg } from './schemas.ts';
 
 export function orgRoutes(deps: { guards: Guards; billing: BillingHooks; orgs: OrgService }): FastifyPluginAsyncZod {
   const { guards, billing, orgs } = deps;
-  const orgJson = new JsonMemo(orgSchema, presentOrg);
   return async (app) => {
     app.get(
       '/v1/orgs/:orgId',
@@ -26,7 +23,7 @@ export function orgRoutes(deps: { guards: Guards; billing: BillingHooks; orgs: O
       },
       async (request, reply) => {
         const org = await orgs.require(request.params.orgId);
-        return orgJson.send(reply.header('etag', etagOf(org.version)), org);
+        return withEtag(reply, presentOrg(org));
       },
     );
 

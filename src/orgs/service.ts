@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { ReadCache } from '../store/read-cache.ts';
+import type { Caches } from '../cache/namespaces.ts';
 import type { Db } from '../store/db.ts';
 import { orgsRepo, type OrgWithUsage } from '../store/repositories/orgs.ts';
 import { usersRepo } from '../store/repositories/users.ts';
@@ -10,11 +10,10 @@ import type { ApiKeyService } from '../api-keys/service.ts';
 import type { OrgRole } from '../store/schema.ts';
 import { hashPassword } from '../auth/passwords.ts';
 
-export function createOrgService(deps: { db: Db; cacheTtlMs: number; apiKeys: ApiKeyService }) {
-  const { db } = deps;
-  const cache = new ReadCache<OrgWithUsage>({ max: 10_000, ttlMs: deps.cacheTtlMs });
-  /** The org with its live user count; served from a short cache (CACHE_TTL_MS). */
-  const get = (orgId: string): Promise<OrgWithUsage | undefined> => cache.get(orgId, () => orgsRepo.find(db, orgId));
+export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKeyService }) {
+  const { db, caches } = deps;
+  /** The org with its live user count, through the `orgs` cache. */
+  const get = (orgId: string): Promise<OrgWithUsage | undefined> => caches.orgs.get(orgId, () => orgsRepo.find(db, orgId));
 
   return {
     get,
@@ -23,16 +22,13 @@ export function createOrgService(deps: { db: Db; cacheTtlMs: number; apiKeys: Ap
       if (!org) throw notFound('Organisation');
       return org;
     },
-    /** Forget the cached org after a change (this instance; others within CACHE_TTL_MS). */
-    invalidate: (orgId: string): void => void cache.delete(orgId),
-
     async update(ctx: WriteContext, check: VersionCheck, patch: { name?: string | undefined }): Promise<OrgWithUsage> {
       await db.transaction().execute(async (tx) => {
         const updated = await orgsRepo.update(tx, ctx.orgId, check, patch);
         if (!updated) throw versionMismatch('Organisation', await orgsRepo.find(tx, ctx.orgId), check);
         await recordAudit(tx, ctx, { action: 'org.update', targetId: ctx.orgId, changes: changedFields(patch) });
       });
-      cache.delete(ctx.orgId);
+      caches.invalidate.orgChanged(ctx.orgId);
       const org = await orgsRepo.find(db, ctx.orgId);
       if (!org) throw notFound('Organisation');
       return org;

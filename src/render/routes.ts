@@ -3,14 +3,11 @@ import { z } from 'zod';
 import type { Guards } from '../auth/guard.ts';
 import type { BillingHooks } from '../billing/hooks.ts';
 import { errorResponses, uuid } from '../http/schemas.ts';
-import type { RenderService, Rendered } from './service.ts';
-import { JsonMemo } from '../http/json-memo.ts';
+import type { RenderService } from './service.ts';
 import { renderedSchema } from './schemas.ts';
 
 export function renderRoutes(deps: { guards: Guards; billing: BillingHooks; render: RenderService }): FastifyPluginAsyncZod {
   const { guards, billing, render } = deps;
-  // Rendered output is cached by versions (service.ts); its JSON text is kept beside it.
-  const renderedJson = new JsonMemo(renderedSchema, (r: Rendered) => r);
   return async (app) => {
     app.post(
       '/v1/orgs/:orgId/render/:userId',
@@ -25,7 +22,7 @@ export function renderRoutes(deps: { guards: Guards; billing: BillingHooks; rend
           response: { 200: renderedSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'PAYMENT_REQUIRED') },
         },
       },
-      async (request, reply) => renderedJson.send(reply, await render.render(request.params.orgId, request.params.userId, request.body?.templateId)),
+      async (request) => render.render(request.params.orgId, request.params.userId, request.body?.templateId),
     );
   };
 }

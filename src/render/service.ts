@@ -1,10 +1,9 @@
-// Rendering a user's signature. Hot path: users and templates come from bounded caches
-// (CACHE_TTL_MS, forgotten at once on this instance when they change), and the rendered output is
-// cached by (template version, user version, org version), so it is never stale. A cache hit is
-// answered here on the main thread; a miss, and every save or preview, is CPU work on untrusted
-// input and goes to the render worker pool (pool.ts), which keeps parsed templates per thread.
-import { LRUCache } from 'lru-cache';
-import { ReadCache } from '../store/read-cache.ts';
+// Rendering a user's signature. Hot path: users and templates come from the caches declared in
+// src/cache/namespaces.ts, and the rendered output is cached by (template version, user version,
+// org version), so it is never stale. A cache hit is answered here on the main thread; a miss, and
+// every save or preview, is CPU work on untrusted input and goes to the render worker pool
+// (pool.ts), which keeps parsed templates per thread.
+import type { Caches } from '../cache/namespaces.ts';
 import { Batcher } from '../store/batcher.ts';
 import type { Db } from '../store/db.ts';
 import type { TemplateRow, UserRow } from '../store/schema.ts';
@@ -24,13 +23,11 @@ export interface Rendered {
   warnings: string[];
 }
 
-export function createRenderService(deps: { db: Db; orgs: OrgService; pool: RenderPool; baseUrl: string; renderLimitBytes: number; cacheTtlMs: number }) {
+export function createRenderService(deps: { db: Db; caches: Caches; orgs: OrgService; pool: RenderPool; baseUrl: string; renderLimitBytes: number }) {
   const { db } = deps;
-  const users = new ReadCache<UserRow>({ max: 100_000, ttlMs: deps.cacheTtlMs });
-  const templates = new ReadCache<TemplateRow>({ max: 20_000, ttlMs: deps.cacheTtlMs });
-  const defaults = new ReadCache<{ templateId: string | null }>({ max: 20_000, ttlMs: deps.cacheTtlMs });
+  const { renderUsers: users, templates, defaultTemplates: defaults, renderOutputs: outputs } = deps.caches;
+  // Renders under way, by output key: not a cache (an entry lives while its render runs).
   const producing = new Map<string, Promise<Rendered>>();
-  const outputs = new LRUCache<string, Rendered>({ max: 20_000, maxSize: 64 * 1024 * 1024, sizeCalculation: (r) => r.bytes * 2 + r.text.length * 2 + 64 });
 
   // Users missed by the cache while a query runs are read together in the next one (the first
   // render of many users, e.g. a signature roll-out, is otherwise one query per user).
@@ -113,14 +110,6 @@ export function createRenderService(deps: { db: Db; orgs: OrgService; pool: Rend
     /** Prepares a template's source for saving (templates/service.ts). */
     compile(source: { html: string; text: string }) {
       return deps.pool.compile(source);
-    },
-
-    forgetUser(orgId: string, userId: string) {
-      users.delete(`${orgId}:${userId}`);
-    },
-    forgetTemplate(orgId: string, templateId: string) {
-      templates.delete(`${orgId}:${templateId}`);
-      defaults.delete(orgId);
     },
   };
 }

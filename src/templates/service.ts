@@ -6,6 +6,7 @@ import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
 import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
 import { notFound } from '../errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
+import type { Invalidate } from '../cache/namespaces.ts';
 
 export interface TemplateInput {
   name: string;
@@ -22,9 +23,9 @@ export function createTemplateService(deps: {
   db: Db;
   /** Checks and prepares the source (in the render worker pool); refuses with 400 naming the field. */
   compile: (input: { html: string; text: string }) => Promise<{ htmlPrepared: string; warnings: string[] }>;
-  onChange: (orgId: string, templateId: string) => void;
+  invalidate: Invalidate;
 }) {
-  const { db } = deps;
+  const { db, invalidate } = deps;
   return {
     async get(orgId: string, templateId: string): Promise<TemplateRow> {
       const template = await templatesRepo.find(db, orgId, templateId);
@@ -55,7 +56,7 @@ export function createTemplateService(deps: {
         await recordAudit(tx, ctx, { action: 'template.create', targetId: row.id, changes: changedFields(input) });
         return row;
       });
-      deps.onChange(ctx.orgId, row.id);
+      invalidate.templateChanged(ctx.orgId, row.id);
       return { ...row, warnings };
     },
 
@@ -84,7 +85,7 @@ export function createTemplateService(deps: {
         await recordAudit(tx, ctx, { action: 'template.update', targetId: templateId, changes: changedFields(patch) });
         return updated;
       });
-      deps.onChange(ctx.orgId, templateId);
+      invalidate.templateChanged(ctx.orgId, templateId);
       return { ...row, warnings: compiled?.warnings ?? [] };
     },
 
@@ -94,7 +95,7 @@ export function createTemplateService(deps: {
         if (!deleted) throw notFound('Template');
         await recordAudit(tx, ctx, { action: 'template.delete', targetId: templateId, changes: ['deletedAt'] });
       });
-      deps.onChange(ctx.orgId, templateId);
+      invalidate.templateChanged(ctx.orgId, templateId);
     },
   };
 }

@@ -27,15 +27,8 @@ export class OpenCounter {
     this.#timer.unref();
   }
 
-  #dayOf = { until: 0, day: '' };
-
   record(userId: string, proxied: boolean, at: Date): void {
-    const ms = at.getTime();
-    if (ms >= this.#dayOf.until || ms < this.#dayOf.until - 86_400_000) {
-      // The UTC day, recomputed only when it changes (this runs on every pixel fetch).
-      this.#dayOf = { until: Math.floor(ms / 86_400_000 + 1) * 86_400_000, day: at.toISOString().slice(0, 10) };
-    }
-    const day = this.#dayOf.day;
+    const day = at.toISOString().slice(0, 10);
     const key = `${userId}|${day}`;
     let count = this.#pending.get(key);
     if (!count) {

@@ -6,9 +6,10 @@ import { enforce, manageMfa, type Access } from '../auth/policy.ts';
 import type { SignIn } from '../auth/idp/sign-in.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
 import type { UserService } from './service.ts';
+import type { Invalidate } from '../cache/namespaces.ts';
 
-export function createMfaService(deps: { db: Db; users: UserService; signIn: SignIn }) {
-  const { db, users, signIn } = deps;
+export function createMfaService(deps: { db: Db; users: UserService; signIn: SignIn; invalidate: Invalidate }) {
+  const { db, users, signIn, invalidate } = deps;
   const target = async (access: Access, userId: string, op: 'enrol' | 'disable') => {
     const user = await users.get(access.orgId, userId);
     enforce(manageMfa(access, user, op));
@@ -36,6 +37,7 @@ export function createMfaService(deps: { db: Db; users: UserService; signIn: Sig
         }
         await audit(tx, ctx, 'user.mfa.enable', user.id);
       });
+      invalidate.userChanged(user.org_id, user.id);
     },
 
     async disable(access: Access, ctx: WriteContext, userId: string): Promise<void> {
@@ -44,6 +46,7 @@ export function createMfaService(deps: { db: Db; users: UserService; signIn: Sig
         await signIn.disableTotp(user.id, tx);
         await audit(tx, ctx, 'user.mfa.disable', user.id);
       });
+      invalidate.userChanged(user.org_id, user.id);
     },
   };
 }

@@ -11,6 +11,7 @@ import { recordAudit, changedFields, type WriteContext } from '../audit/record.t
 import * as policy from '../auth/policy.ts';
 import { enforce, type Access } from '../auth/policy.ts';
 import { hashPassword } from '../auth/passwords.ts';
+import type { Invalidate } from '../cache/namespaces.ts';
 
 export interface UserProfile {
   name: string;
@@ -32,8 +33,8 @@ export type SeatCheck = (tx: Db, orgId: string) => Promise<void>;
 const emailTaken = (email: string) =>
   conflict(`A user with the email ${email} already exists in this organisation.`, { field: 'email' });
 
-export function createUserService(deps: { db: Db; onChange: (orgId: string, userId?: string) => void; seatCheck?: SeatCheck }) {
-  const { db } = deps;
+export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCheck?: SeatCheck }) {
+  const { db, invalidate } = deps;
   return {
     async get(orgId: string, userId: string): Promise<UserRow> {
       const user = await usersRepo.find(db, orgId, userId);
@@ -70,7 +71,7 @@ export function createUserService(deps: { db: Db; onChange: (orgId: string, user
           });
           return row;
         });
-        deps.onChange(ctx.orgId);
+        invalidate.userChanged(ctx.orgId, user.id);
         return user;
       } catch (err) {
         if (isUniqueViolation(err, 'users_org_email_live')) throw emailTaken(input.email);
@@ -102,7 +103,7 @@ export function createUserService(deps: { db: Db; onChange: (orgId: string, user
           if (passwordHash) await oidcRepo.revokeAccount(tx, userId);
           return updated;
         });
-        deps.onChange(ctx.orgId, userId);
+        invalidate.userChanged(ctx.orgId, userId);
         return user;
       } catch (err) {
         if (isUniqueViolation(err, 'users_org_email_live')) throw emailTaken(patch.email ?? '');
@@ -122,7 +123,7 @@ export function createUserService(deps: { db: Db; onChange: (orgId: string, user
         // A deleted user's sessions and refresh tokens end with them.
         await oidcRepo.revokeAccount(tx, userId);
       });
-      deps.onChange(ctx.orgId, userId);
+      invalidate.userChanged(ctx.orgId, userId);
     },
   };
 }

@@ -13,6 +13,7 @@ import { accountsRepo, type Account, type AccountKind } from '../../store/reposi
 import { oidcRepo } from '../../store/repositories/oidc.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../passwords.ts';
 import { checkTotp, newTotpSecret, otpauthUri } from '../totp.ts';
+import type { Invalidate } from '../../cache/namespaces.ts';
 
 export const LOCK_AFTER_FAILURES = 5;
 export const LOCK_MINUTES = 15;
@@ -33,10 +34,11 @@ export function createSignIn(deps: {
   db: Db;
   clock: () => Date;
   hasher?: PasswordHasher;
-  /** Every write to an account goes through here, so the caches that hold accounts forget it. */
-  onAccountChange: (account: Account) => void;
+  /** The cache rules (src/cache/namespaces.ts): every write to an account forgets it. */
+  invalidate: Invalidate;
 }) {
-  const { db, clock, onAccountChange } = deps;
+  const { db, clock } = deps;
+  const onAccountChange = (a: Account) => (a.orgId ? deps.invalidate.userChanged(a.orgId, a.id) : deps.invalidate.staffChanged(a.id));
   const hasher = deps.hasher ?? scryptHasher;
   // A real hash of a random password, made once on first use: verifying against it costs what a
   // real account costs.
@@ -123,22 +125,27 @@ export function createSignIn(deps: {
       return { secret, uri: otpauthUri(secret, account.email) };
     },
 
-    /** Confirms the pending enrolment with a current code; `tx` lets a caller audit in the same transaction. */
-    async confirmEnrolment(accountId: string, code: string, tx: Db = db): Promise<Account | undefined> {
-      const account = await accountsRepo.byId(tx, accountId);
+    /**
+     * Confirms the pending enrolment with a current code. A caller that passes its own `tx` (to
+     * audit in the same transaction) forgets the cached account once that commits: forgotten
+     * before the commit, a concurrent read could cache the old row again.
+     */
+    async confirmEnrolment(accountId: string, code: string, tx?: Db): Promise<Account | undefined> {
+      const account = await accountsRepo.byId(tx ?? db, accountId);
       if (!account?.totpPendingSecret) return undefined;
       const step = checkTotp(account.totpPendingSecret, code.trim(), null, clock().getTime());
       if (step === undefined) return undefined;
-      await accountsRepo.confirmTotp(tx, account, step);
-      onAccountChange(account);
-      return accountsRepo.byId(tx, accountId);
+      await accountsRepo.confirmTotp(tx ?? db, account, step);
+      if (!tx) onAccountChange(account);
+      return accountsRepo.byId(tx ?? db, accountId);
     },
 
-    async disableTotp(accountId: string, tx: Db = db): Promise<void> {
-      const account = await accountsRepo.byId(tx, accountId);
+    /** Switches TOTP off; as with confirmEnrolment, a caller's `tx` makes forgetting the caller's job. */
+    async disableTotp(accountId: string, tx?: Db): Promise<void> {
+      const account = await accountsRepo.byId(tx ?? db, accountId);
       if (!account) return;
-      await accountsRepo.disableTotp(tx, account);
-      onAccountChange(account);
+      await accountsRepo.disableTotp(tx ?? db, account);
+      if (!tx) onAccountChange(account);
     },
 
     /** Ends the grants of a session that signs out, with every code and token issued under them. */

@@ -185,8 +185,8 @@ export const billingRepo = {
           created_at: e.createdAt,
           status: 'applied' as const,
           raw_body: e.rawBody,
-          correlation_id: e.correlationId,
           received_at: now,
+          correlation_id: e.correlationId,
         })),
       )
       .onConflict((oc) =>

@@ -1,7 +1,5 @@
-// A bounded read-through cache for hot reads (keys, orgs, users, templates). The instance that
-// writes forgets the entry at once; other instances see a change when the entry expires
-// (CACHE_TTL_MS, at most 5 s). With the embedded database there are no other instances (PGlite
-// belongs to one process), so entries live until they are forgotten or pushed out.
+// A bounded read-through cache for hot reads of database rows. Which rows, for how long, and
+// which writes forget them is declared in namespaces.ts.
 import { LRUCache } from 'lru-cache';
 import { entryBound } from '../lib/lru.ts';
 
@@ -28,5 +26,10 @@ export class ReadCache<V extends object> {
 
   delete(key: string): void {
     this.#cache?.delete(key);
+  }
+
+  /** Whether a value (or a remembered miss) is held for the key. */
+  has(key: string): boolean {
+    return this.#cache?.has(key) ?? false;
   }
 }
