@@ -8,6 +8,7 @@
 import juice from 'juice';
 import sanitizeHtml from 'sanitize-html';
 import { Parser } from 'htmlparser2';
+import { filterInlineStyle } from './inline-style.ts';
 
 /**
  * Caps on a template's structure, checked before juice sees it. juice matches every selector
@@ -19,30 +20,11 @@ export const CAPS = { cssSelectors: 200, elements: 2_000, depth: 100, cssWork: 2
 
 export class TemplateRefused extends Error {}
 
-// A CSS value fit for a signature: words, numbers with units, #colours, quoted font names, commas,
-// and the colour functions. Anything else (url(), expression(), escapes, var(), attr()) is dropped.
-const SAFE_VALUE = /^(?:[-\w.#%!,'" /+]|(?:rgba?|hsla?)\([\d\s.,%/]*\))*$/i;
-
-// Properties that mail clients honour and that cannot load anything or escape the signature's box
-// (no position, z-index, behavior, -moz-binding, background-image, content).
-const CSS_PROPERTIES = [
-  'background-color', 'border', 'border-bottom', 'border-bottom-color', 'border-bottom-style', 'border-bottom-width',
-  'border-collapse', 'border-color', 'border-left', 'border-left-color', 'border-left-style', 'border-left-width',
-  'border-radius', 'border-right', 'border-right-color', 'border-right-style', 'border-right-width', 'border-spacing',
-  'border-style', 'border-top', 'border-top-color', 'border-top-style', 'border-top-width', 'border-width', 'color',
-  'direction', 'display', 'font', 'font-family', 'font-size', 'font-style', 'font-variant', 'font-weight', 'height',
-  'letter-spacing', 'line-height', 'margin', 'margin-bottom', 'margin-left', 'margin-right', 'margin-top',
-  'max-height', 'max-width', 'min-height', 'min-width', 'mso-line-height-rule', 'mso-table-lspace', 'mso-table-rspace',
-  'padding', 'padding-bottom', 'padding-left', 'padding-right', 'padding-top', 'table-layout', 'text-align',
-  'text-decoration', 'text-indent', 'text-transform', 'vertical-align', 'white-space', 'width', 'word-break', 'word-spacing',
-];
-
-const STYLES = Object.fromEntries(CSS_PROPERTIES.map((p) => [p, [SAFE_VALUE]]));
-
-// `rendered`: the CSS allowlist applies. Not at save: a Liquid placeholder standing for a whole
-// declaration (`style="{{ user.title }}"`) is no CSS, and the parser would drop the whole attribute;
-// the rendered output is checked with the values in place.
-function options(rendered: boolean, onDataImage?: () => void): sanitizeHtml.IOptions {
+// Built once: sanitize-html takes its options per call, and first renders are the hot path.
+// `rendered`: style attributes go through the CSS allowlist (inline-style.ts). Not at save: a
+// Liquid placeholder standing for a whole declaration (`style="{{ user.title }}"`) is no CSS and
+// would be dropped; the rendered output is checked with the values in place.
+function options(rendered: boolean): sanitizeHtml.IOptions {
   return {
     allowedTags: [
       'a', 'b', 'br', 'center', 'div', 'em', 'font', 'h1', 'h2', 'h3', 'h4', 'hr', 'i', 'img', 'li', 'ol', 'p',
@@ -61,20 +43,27 @@ function options(rendered: boolean, onDataImage?: () => void): sanitizeHtml.IOpt
     allowedSchemesByTag: { img: ['http', 'https', 'cid'] },
     allowProtocolRelative: false,
     disallowedTagsMode: 'discard',
-    ...(rendered ? { allowedStyles: { '*': STYLES } } : { parseStyleAttributes: false }),
-    ...(onDataImage
-      ? {
-          transformTags: {
-            img: (tagName: string, attribs: sanitizeHtml.Attributes) => {
-              if (/^[\s\x00-\x1f]*data:/i.test(attribs.src ?? '')) onDataImage();
-              return { tagName, attribs };
-            },
-          },
-        }
-      : {}),
+    // sanitize-html's own style parsing (postcss) is off in both; the rendered pass filters styles
+    // itself, in the transform, which sees the attributes entity-decoded and before they are checked.
+    parseStyleAttributes: false,
+    ...(rendered ? { transformTags: { '*': filterRenderedTag } } : {}),
   };
 }
 
+// Set by the transform during one sanitizeRendered call (synchronous, one thread).
+let removedDataImage = false;
+
+function filterRenderedTag(tagName: string, attribs: sanitizeHtml.Attributes): sanitizeHtml.Tag {
+  if (attribs.style !== undefined) {
+    const style = filterInlineStyle(attribs.style);
+    if (style) attribs.style = style;
+    else delete attribs.style;
+  }
+  if (tagName === 'img' && /^[\s\x00-\x1f]*data:/i.test(attribs.src ?? '')) removedDataImage = true;
+  return { tagName, attribs };
+}
+
+const RENDERED_OPTIONS = options(true);
 const TEMPLATE_OPTIONS = options(false);
 
 // juice shields `{{ }}` and `<% %>` itself with the same lazy regex as below (5 s for 100 KB of
@@ -189,8 +178,8 @@ export function prepareTemplateHtml(source: string, between: () => void = () => 
  * output is cached. Reports whether an embedded (data:) image was removed.
  */
 export function sanitizeRendered(html: string): { html: string; removedDataImage: boolean } {
-  let removedDataImage = false;
-  const clean = sanitizeHtml(html, options(true, () => (removedDataImage = true)));
+  removedDataImage = false;
+  const clean = sanitizeHtml(html, RENDERED_OPTIONS);
   return { html: clean, removedDataImage };
 }
 

@@ -3,12 +3,13 @@
 // event loop that answers everyone else.
 import { LRUCache } from 'lru-cache';
 import { AppError, type ErrorCode, type ErrorDetails } from '../errors.ts';
-import { compileTemplate, parseSaved, renderSignature, threadCpuMs, type Parsed, type RenderedParts, type Scope } from './compile.ts';
+import { coarseThreadCpuMs, compileTemplate, parseSaved, renderSignature, type Parsed, type RenderedParts, type Scope } from './compile.ts';
 
 // liquidjs enforces its render limit against `performance.now()` and has no option for another
-// clock; in this thread nothing else reads it, so it becomes the thread's CPU time. A template then
-// gets the same 100 ms of its own work however busy the machine is.
-Object.defineProperty(globalThis, 'performance', { value: { now: threadCpuMs }, configurable: true, writable: true });
+// clock; in this thread nothing else reads it, so it becomes the thread's CPU time (to within 1 ms,
+// see coarseThreadCpuMs). A template then gets the same 100 ms of its own work however busy the
+// machine is.
+Object.defineProperty(globalThis, 'performance', { value: { now: coarseThreadCpuMs }, configurable: true, writable: true });
 
 export type RenderItem = { key: string; htmlPrepared: string; text: string; scope: Scope; limitBytes: number };
 
