@@ -44,7 +44,8 @@ let lastCpuMs = 0;
  * This thread's CPU time in ms, read again only once the wall clock has moved on by 1 ms: Liquid
  * asks for the time before every node of a template, and each read of the CPU time is a system
  * call (getrusage), which made a tenth of a first render. A thread cannot spend more CPU time than
- * wall time passes, so the answer is never more than 1 ms behind: ample for a 100 ms limit.
+ * wall time passes, so the answer is about 1 ms behind, plus the step in which the kernel accounts
+ * CPU time (a scheduler tick): a few ms, ample for a 100 ms limit.
  */
 export function coarseThreadCpuMs(): number {
   const now = wallMs();
