@@ -9,10 +9,9 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import pino from 'pino';
 import { Redis } from 'ioredis';
-import { postgresAvailable, scratchDatabase } from './helpers/pg.ts';
+import { postgresAvailable, scratchBehindProxy, scratchDatabase } from './helpers/pg.ts';
 import { runNode, startProcess } from './helpers/process.ts';
 import { freePort, httpRequest, startServer, testEnv, type TestServer } from './helpers/server.ts';
-import { startTcpProxy } from './helpers/tcp-proxy.ts';
 import { createOrg } from './helpers/fixtures.ts';
 import { loadConfig } from '../src/config.ts';
 import { createDeps } from '../src/deps.ts';
@@ -110,15 +109,10 @@ describe('PostgreSQL backends terminated during a burst of writes', () => {
 
 describe('PostgreSQL unreachable: requests fail fast', () => {
   async function behindProxy() {
-    const scratch = await scratchDatabase();
-    const target = new URL(scratch.url);
-    const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-    const viaProxy = new URL(scratch.url);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
+    const db = await scratchBehindProxy();
     // No cached keys or orgs: every request below needs the database.
-    const server = await startServer({ DATABASE_URL: viaProxy.toString(), CACHE_TTL_MS: '0' });
-    return { scratch, proxy, server };
+    const server = await startServer({ DATABASE_URL: db.url, CACHE_TTL_MS: '0' });
+    return { db, proxy: db.proxy, server };
   }
 
   const createUser = (server: TestServer, org: { orgId: string; key: string }) =>
@@ -130,7 +124,7 @@ describe('PostgreSQL unreachable: requests fail fast', () => {
 
   test('a link that stops forwarding: 503 with Retry-After within the timeouts, /health says timeout, then recovery', async (t) => {
     if (!(await postgresAvailable())) return t.skip('no PostgreSQL server reachable');
-    const { scratch, proxy, server } = await behindProxy();
+    const { db, proxy, server } = await behindProxy();
     try {
       const org = await createOrg(server);
       assert.equal((await createUser(server, org)).status, 201);
@@ -156,14 +150,13 @@ describe('PostgreSQL unreachable: requests fail fast', () => {
       assert.equal((await createUser(server, org)).status, 201);
     } finally {
       await server.close();
-      await proxy.close();
-      await scratch.drop();
+      await db.close();
     }
   });
 
   test('connections refused: 503 at once; /health names the check and its class, never the driver message', async (t) => {
     if (!(await postgresAvailable())) return t.skip('no PostgreSQL server reachable');
-    const { scratch, proxy, server } = await behindProxy();
+    const { db, proxy, server } = await behindProxy();
     try {
       const org = await createOrg(server);
       proxy.cut();
@@ -181,8 +174,7 @@ describe('PostgreSQL unreachable: requests fail fast', () => {
       assert.doesNotMatch(text, /terminated|ECONN|connect /i, 'no driver message');
     } finally {
       await server.close();
-      await proxy.close();
-      await scratch.drop();
+      await db.close();
     }
   });
 });

@@ -2,11 +2,10 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openDatabase } from '../src/store/db.ts';
 import { migrate, migrationFiles } from '../src/store/migrate.ts';
-import { postgresAvailable, scratchDatabase } from './helpers/pg.ts';
+import { postgresAvailable, scratchBehindProxy, scratchDatabase } from './helpers/pg.ts';
 import { runCli } from './helpers/cli.ts';
 import { emptySnapshot } from './helpers/snapshot.ts';
 import { startServer } from './helpers/server.ts';
-import { startTcpProxy } from './helpers/tcp-proxy.ts';
 
 describe('migrations', () => {
   test('are idempotent: a second run applies nothing', async () => {
@@ -53,13 +52,9 @@ describe('migrations', () => {
 describe('health follows a PostgreSQL server that goes away and comes back', () => {
   test('503 while unreachable, 200 again without a restart', async (t) => {
     if (!(await postgresAvailable())) return t.skip('no PostgreSQL server reachable');
-    const scratch = await scratchDatabase();
-    const target = new URL(scratch.url);
-    const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
-    const viaProxy = new URL(scratch.url);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    const server = await startServer({ DATABASE_URL: viaProxy.toString() });
+    const db = await scratchBehindProxy();
+    const { proxy } = db;
+    const server = await startServer({ DATABASE_URL: db.url });
     try {
       assert.equal((await server.request('GET', '/health')).status, 200);
       proxy.cut();
@@ -76,8 +71,7 @@ describe('health follows a PostgreSQL server that goes away and comes back', () 
       assert.equal(status, 200);
     } finally {
       await server.close();
-      await proxy.close();
-      await scratch.drop();
+      await db.close();
     }
   });
 });

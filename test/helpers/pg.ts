@@ -3,6 +3,7 @@
 // Under CI=true a missing server fails the test; elsewhere the test is skipped with a reason.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 
 const serverUrl = () =>
   process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : 'postgres://postgres@127.0.0.1:5432/test';
@@ -35,6 +36,27 @@ export async function scratchDatabase(): Promise<{ url: string; drop: () => Prom
       await c.connect();
       await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
       await c.end();
+    },
+  };
+}
+
+/**
+ * A scratch database reached through a TCP proxy the test can cut, stall and restore; `url` is the
+ * database's URL through the proxy. `close` closes the proxy and drops the database.
+ */
+export async function scratchBehindProxy(): Promise<{ url: string; proxy: TcpProxy; close: () => Promise<void> }> {
+  const scratch = await scratchDatabase();
+  const target = new URL(scratch.url);
+  const proxy = await startTcpProxy(target.hostname, Number(target.port || 5432));
+  const viaProxy = new URL(scratch.url);
+  viaProxy.hostname = '127.0.0.1';
+  viaProxy.port = String(proxy.port);
+  return {
+    url: viaProxy.toString(),
+    proxy,
+    async close() {
+      await proxy.close();
+      await scratch.drop();
     },
   };
 }
