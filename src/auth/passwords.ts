@@ -39,10 +39,6 @@ export function createScryptHasher(params: ScryptParams): PasswordHasher {
 
 export const scryptHasher = createScryptHasher(PRODUCTION_SCRYPT);
 
-export function hashPassword(password: string): Promise<string> {
-  return scryptHasher.hash(password);
-}
-
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, key] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !key) return false;

@@ -121,9 +121,10 @@ describe('spec section 3: the subscription state table', () => {
     assert.equal(forward.subscriptionStatus, 'active', 'failed, then paid: active again');
     assert.equal(forward.gracePeriodEndsAt, null);
     assert.equal(forward.seats, 7);
-    // A paid invoice and a failed one in the same second: the table puts invoice.paid first.
+    // A paid invoice and a failed one in the same second: the table puts invoice.paid first. The
+    // arrival order (seq) says the opposite, so only the table's order gives past_due.
     const second = unix('2026-11-22T00:00:00Z');
-    const tie = [keyed(ev('invoice.payment_failed', {}, second), 6), keyed(ev('invoice.paid', {}, second), 5)];
+    const tie = [keyed(ev('invoice.payment_failed', {}, second), 5), keyed(ev('invoice.paid', {}, second), 6)];
     assert.equal(fold({ ...base, subscriptionStatus: 'active' }, tie, ctx).subscriptionStatus, 'past_due');
     assert.equal(fold({ ...base, subscriptionStatus: 'active' }, [...tie].reverse(), ctx).subscriptionStatus, 'past_due');
   });

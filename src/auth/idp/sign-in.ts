@@ -22,8 +22,6 @@ export const FAILURE_WINDOW_MINUTES = 15;
 
 export type NextStep = 'done' | 'otp' | 'enrol' | 'new-password';
 
-export { scryptHasher, type PasswordHasher };
-
 export function createSignIn(deps: {
   db: Db;
   clock: () => Date;
