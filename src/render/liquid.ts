@@ -6,14 +6,17 @@
 import { Liquid, Tag, type FS, type Template } from 'liquidjs';
 import { AppError } from '../errors.ts';
 
+// The one wording of the refusal: parseTemplate recognises it to leave out the syntax-error prefix.
+const NO_FILES = 'templates cannot include files';
+
 const noFiles: FS = {
   exists: async () => false,
   existsSync: () => false,
   readFile: async (file) => {
-    throw new Error(`templates cannot include files (${file})`);
+    throw new Error(`${NO_FILES} (${file})`);
   },
   readFileSync: (file) => {
-    throw new Error(`templates cannot include files (${file})`);
+    throw new Error(`${NO_FILES} (${file})`);
   },
   resolve: (_dir, file) => file,
   contains: async () => false,
@@ -27,7 +30,7 @@ export const LIMITS = { parseChars: 100_000, renderMs: 100, memory: 2_000_000 };
 class NoFileTag extends Tag {
   constructor(...args: ConstructorParameters<typeof Tag>) {
     super(...args);
-    throw new Error(`templates cannot include files: {% ${this.name} %} is not available; put the markup in the template itself`);
+    throw new Error(`${NO_FILES}: {% ${this.name} %} is not available; put the markup in the template itself`);
   }
   render(): never {
     throw new Error('unreachable: the tag is refused when parsed');
@@ -79,7 +82,7 @@ export function parseTemplate(source: string, field: 'html' | 'text'): Template[
     const e = err as { message?: string; token?: { getPosition?: () => [number, number] } };
     const [line, column] = e.token?.getPosition?.() ?? [undefined, undefined];
     const message = (e.message ?? 'invalid template').replace(/, line:\d+, col:\d+$/, '');
-    const kind = message.startsWith('templates cannot include files') ? '' : 'Liquid syntax error: ';
+    const kind = message.startsWith(NO_FILES) ? '' : 'Liquid syntax error: ';
     throw new AppError('BAD_REQUEST', `body.${field}: ${kind}${message}`, {
       details: { field: `body.${field}`, ...(line ? { line, column } : {}) },
     });

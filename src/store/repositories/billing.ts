@@ -270,7 +270,8 @@ export const billingRepo = {
       .updateTable('webhook_events')
       .set({ error, attempts: sql`attempts + 1` })
       .where('id', '=', id)
-      .where('status', '=', 'failed')
+      // A pending event replayed by the sweep counts its tries and keeps its error too.
+      .where('status', 'in', ['failed', 'pending'])
       .execute();
   },
 
