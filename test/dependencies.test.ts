@@ -219,7 +219,8 @@ describe('a stalled Redis', () => {
         'a full per-instance bucket of the same size',
       );
       // ~200 ms by default (the command timeout); the bound is generous for a busy machine.
-      for (const d of during) assert.ok(d.ms < 1500, `answered in ${d.ms} ms`);
+      // The command timeout is 150 ms; the bound is generous for a busy machine.
+      for (const d of during) assert.ok(d.ms < 3000, `answered in ${d.ms} ms`);
       const health = await timed(`${server.url}/health`);
       assert.equal(health.status, 503);
       assert.ok(['timeout', 'unreachable'].includes(health.body.error.details.checks.redis.error), health.body.error.details.checks.redis.error);
