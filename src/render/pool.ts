@@ -66,11 +66,28 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     { length: options.threads },
     () =>
       new Batcher<RenderItem, RenderedParts>(async (items) => {
-        const results = await run<TaskResult<RenderedParts>[]>({ kind: 'renders', items });
+        let results: TaskResult<RenderedParts>[];
+        try {
+          results = await run<TaskResult<RenderedParts>[]>({ kind: 'renders', items });
+        } catch (err) {
+          // The whole batch failed (the safety-net timeout, a thread out of memory): the renders
+          // in it may be other orgs'. Each is run again alone, so only the one at fault fails.
+          if (items.length === 1) throw err;
+          return Promise.all(items.map((item) => renderAlone(item)));
+        }
         return results.map((r) => (r.ok ? r : { ok: false, error: refusal(r.error) }));
       }, 16),
   );
   let next = 0;
+
+  async function renderAlone(item: RenderItem): Promise<{ ok: true; value: RenderedParts } | { ok: false; error: unknown }> {
+    try {
+      const [result] = await run<TaskResult<RenderedParts>[]>({ kind: 'renders', items: [item] });
+      return result!.ok ? result! : { ok: false, error: refusal(result!.error) };
+    } catch (err) {
+      return { ok: false, error: err };
+    }
+  }
 
   return {
     compile: (input) => run({ kind: 'compile', html: input.html, text: input.text }),
