@@ -109,13 +109,13 @@ export async function applyEvents(tx: Db, arrivals: Arrival[], config: { gracePe
       w.position = { at: item.key.at, rank: item.key.rank };
     } else {
       after = fold(w.base ?? before, [...(await historyOf(w)), item], ctx);
-      // Its place among the org's events decided its effect: none at all counts as ignored.
-      if (changedFields(before, after).length === 0) reason = 'no change: in its place among the org’s events it leaves the org as it was';
     }
+    const changed = changedFields(before, after).map(String).sort();
+    // Out of order, its place among the org's events decided its effect: none at all counts as ignored.
+    if (!inOrder && changed.length === 0) reason = 'no change: in its place among the org’s events it leaves the org as it was';
     w.base ??= before;
     w.billing = after;
     w.added.push(item);
-    const changed = changedFields(before, after).map(String).sort();
     // An event the state machine applies is audited (and counts a version) even when it changes
     // nothing, as a retried payment failure: the trail shows every event the org received.
     const outcome: EventOutcome =
