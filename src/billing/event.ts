@@ -1,6 +1,7 @@
 // A payment-provider event read from the bytes that were signed. The route reads deliveries with
 // it and replays read stored events with it, so both see the same event.
 import { z } from 'zod';
+import { isStorable } from '../lib/text.ts';
 
 export interface ProviderEvent {
   id: string;
@@ -17,13 +18,6 @@ const eventSchema = z.object({
   data: z.object({ object: z.record(z.string(), z.unknown()) }),
 });
 
-/**
- * PostgreSQL's text refuses NUL and its JSON refuses lone surrogates; both are valid in a JSON
- * string. A string that holds neither can be stored as it is.
- */
-export function isStorable(text: string): boolean {
-  return !text.includes('\u0000') && text.isWellFormed();
-}
 
 /** The same text with what PostgreSQL refuses replaced by U+FFFD, for ids, types and messages. */
 export function storable(text: string): string {

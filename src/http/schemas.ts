@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ERROR_CODES, codeToStatus, type ErrorCode } from '../errors.ts';
 import { MAX_VERSION } from '../store/conditional.ts';
+import { isStorable } from '../lib/text.ts';
 
 export const errorEnvelope = z
   .object({
@@ -29,7 +30,7 @@ export const uuid = z.uuid({ message: 'must be a UUID' });
  * `.trim()`, `.min()`, `.max()` after it: the check sees the string as it was sent.
  */
 export const text = () =>
-  z.string().refine((s) => !s.includes('\u0000') && s.isWellFormed(), {
+  z.string().refine(isStorable, {
     message: 'must not contain NUL (U+0000) or unpaired surrogate characters',
     abort: true,
   });

@@ -13,6 +13,7 @@ import { handToProvider, pinOrigin } from './hooks.ts';
 import { enrolPage, errorPage, newPasswordPage, otpPage, PAGE_HEADERS, signedOutPage, signInPage } from './views.ts';
 import { MIN_PASSWORD_LENGTH } from '../passwords.ts';
 import { MemoryRateLimiter } from '../../ratelimit/memory.ts';
+import { isStorable } from '../../lib/text.ts';
 
 interface Pending {
   accountId: string;
@@ -28,7 +29,7 @@ const MAX_FIELD = 1024;
 const fieldProblem = (value: unknown): string | undefined => {
   if (value === undefined) return undefined;
   if (typeof value !== 'string') return 'The form was not filled in as expected.';
-  if (value.includes('\0') || !value.isWellFormed()) return 'The form holds characters that are not allowed.';
+  if (!isStorable(value)) return 'The form holds characters that are not allowed.';
   if (value.length > MAX_FIELD) return 'A field of the form is too long.';
   return undefined;
 };
