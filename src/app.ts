@@ -1,9 +1,10 @@
 // buildApp(deps): the whole HTTP surface, with nothing started. Tests import it; main.ts listens.
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyRequest } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
+import { validatorCompiler } from 'fastify-type-provider-zod';
+import { openApiOptions } from './http/openapi.ts';
 import { serializerCompiler } from './http/serializer.ts';
 import type { Deps } from './deps.ts';
 import { CORRELATION_HEADER, correlationIdOf } from './http/correlation.ts';
@@ -14,16 +15,45 @@ import { userRoutes } from './users/routes.ts';
 import { templateRoutes } from './templates/routes.ts';
 import { apiKeyRoutes } from './api-keys/routes.ts';
 import { auditRoutes } from './audit/routes.ts';
+import { imageRoutes, publicImageRoutes } from './images/routes.ts';
+import { userImportRoutes } from './users/import-routes.ts';
 import { interactionRoutes } from './auth/idp/interactions.ts';
-import { handToProvider } from './auth/idp/hooks.ts';
+import { handToProvider, logProviderErrors } from './auth/idp/hooks.ts';
 import { mfaRoutes } from './users/mfa-routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { renderRoutes } from './render/routes.ts';
 import { opensRoutes, pixelRoutes } from './tracking/routes.ts';
+import { deploymentRoutes } from './deployments/routes.ts';
+import { googleRoutes } from './google/routes.ts';
 import { throttle, throttleByCaller } from './ratelimit/hook.ts';
 import { createBillingHooks } from './billing/hooks.ts';
 import { logCompleted } from './http/request-log.ts';
+import { adminOrgRoutes } from './admin/org-routes.ts';
+import { adminStaffRoutes } from './admin/staff-routes.ts';
+import { metricsRoutes } from './metrics/routes.ts';
+import { jobRoutes } from './jobs/routes.ts';
+import { addinRoutes, outlookRoutes } from './outlook/routes.ts';
+import { microsoftRoutes } from './microsoft/routes.ts';
+import { webAppRoutes } from './web-apps/routes.ts';
+import { allowedWebOrigins } from './web-apps/origins.ts';
+import cors from '@fastify/cors';
+import { clientIds } from './auth/idp/provider.ts';
+import { peoplePageRoutes } from './people/page-routes.ts';
+import { peopleRoutes } from './people/routes.ts';
+import { starterRoutes } from './templates/starter-routes.ts';
+import { signatureRoutes } from './render/signature-routes.ts';
+
+/** The identity provider's fixed endpoints (Cognito's paths), each its own route in the metrics. */
+const PROVIDER_ENDPOINTS = new Set([
+  '/oauth2/authorize',
+  '/oauth2/token',
+  '/oauth2/userInfo',
+  '/oauth2/revoke',
+  '/logout',
+  '/.well-known/openid-configuration',
+  '/.well-known/jwks.json',
+]);
 
 export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const { config } = deps;
@@ -33,6 +63,10 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     // One log line per request, written by the onResponse hook below, labelled with the correlation id.
     logController: new LogController({ requestIdLogLabel: 'correlationId', disableRequestLogging: true }),
     bodyLimit: config.bodyLimitBytes,
+    // request.ip (throttle keys, sign-in limits) is the socket's address unless it is a proxy
+    // TRUST_PROXY names; then X-Forwarded-For's nearest untrusted hop. The identity provider's
+    // URLs never follow forwarded headers (auth/idp/hooks.ts pins them to AUTH_URL).
+    trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     return503OnClosing: true,
     // Requests the HTTP parser refuses never reach a route; they still get the envelope.
     clientErrorHandler: (_err, socket) => {
@@ -56,6 +90,23 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       done();
     });
   }
+  // Every answer counts in the metrics, by the route's pattern (an unmatched URL is `unmatched`:
+  // raw URLs would make a series per id). The identity provider answers under one catch-all route;
+  // its fixed endpoints get a series each (the token endpoint's latency is worth seeing apart).
+  const { metrics } = deps;
+  const providerRoute = `${new URL(config.authUrl).pathname.replace(/\/$/, '')}/*`;
+  const providerPrefix = providerRoute.slice(0, -2);
+  const routeOf = (request: FastifyRequest): string => {
+    const route = request.routeOptions.url;
+    if (route !== providerRoute) return route ?? 'unmatched';
+    const url = (request.raw as { originalUrl?: string }).originalUrl ?? request.url;
+    const path = url.split('?')[0]?.slice(providerPrefix.length) ?? '';
+    return PROVIDER_ENDPOINTS.has(path) ? providerPrefix + path : route;
+  };
+  app.addHook('onResponse', (request, reply, done) => {
+    metrics.httpRequest(request.method, routeOf(request), reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  });
   installErrorHandling(app, { bodyLimitBytes: config.bodyLimitBytes });
 
   app.addHook('onRequest', (request, reply, done) => {
@@ -63,33 +114,29 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     done();
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Signature Service API',
-        version: '1.0.0',
-        description:
-          'Multi-tenant API for managing and rendering email signatures. Every error answers `{error: {code, message, details?, correlationId}}`.',
-      },
-      servers: [{ url: config.baseUrl }],
-      components: {
-        securitySchemes: {
-          bearer: { type: 'http', scheme: 'bearer', description: 'An ID token of the identity provider, or an API key (`svc_…`).' },
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
-        },
-      },
-    },
-    transform: jsonSchemaTransform,
-  });
+  // The web apps on another origin than the API's call it from the browser: exactly those origins
+  // may (DECISIONS, "Web apps"); with both apps on BASE_URL's origin no CORS header is sent at all.
+  const webOrigins = allowedWebOrigins(config);
+  if (webOrigins.length > 0) {
+    await app.register(cors, {
+      origin: webOrigins,
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      exposedHeaders: ['Retry-After', CORRELATION_HEADER, 'ETag'],
+      maxAge: 600,
+    });
+  }
+
+  await app.register(swagger, openApiOptions(config.baseUrl));
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes(deps.healthChecks));
+  await app.register(metricsRoutes({ metrics, token: config.metricsToken }));
 
   // The identity provider answers under AUTH_URL's path, except our sign-in pages, which are more
   // specific Fastify routes.
   const authPath = new URL(config.authUrl).pathname.replace(/\/$/, '');
+  logProviderErrors(deps.provider, deps.logger);
   app.route({
     method: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
     url: `${authPath}/*`,
@@ -108,15 +155,30 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       attemptsPerMinute: config.signInAttemptsPerMinute,
     }),
   );
+  await app.register(
+    peoplePageRoutes({
+      people: deps.people,
+      provider: deps.provider,
+      logger: deps.logger,
+      authUrl: config.authUrl,
+      authPath,
+      appUrl: config.appUrl,
+      adminUrl: config.adminUrl,
+      sessionTtlS: Math.max(config.refreshTokenTtlAppS, config.refreshTokenTtlAdminS),
+      attemptsPerMinute: config.signInAttemptsPerMinute,
+      clock: deps.clock,
+    }),
+  );
   // Throttling (spec section 8; DECISIONS' order of a request's steps). Health, the identity
   // provider's pages and the webhook take no token (sign-in has its own limits; the webhook is signed).
   const { rateLimit, pixelRateLimit, anonRateLimit, retryAfterS } = config;
   const byCaller = throttleByCaller({
     authenticated: throttle(deps.limiters.stage, { limit: rateLimit.burst, retryAfterS, bucketOf: () => 'stage' }),
-    // Keyed by the socket's address (request.ip, until TRUST_PROXY names a proxy).
+    // Keyed by the client's address (request.ip: the socket's, or what a TRUST_PROXY proxy forwarded).
     anonymous: throttle(deps.limiters.anon, { limit: anonRateLimit.burst, retryAfterS, bucketOf: (request) => `anon:${request.ip}` }),
   });
   const pixelThrottle = throttle(deps.limiters.pixel, { limit: pixelRateLimit.burst, retryAfterS, bucketOf: () => 'pixel' });
+  const addinThrottle = throttle(deps.limiters.addin, { limit: config.addinRateLimit.burst, retryAfterS, bucketOf: () => 'addin' });
 
   const { guards } = deps;
   const billing = createBillingHooks({ orgs: deps.orgs, clock: deps.clock });
@@ -127,19 +189,48 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     api.addHook('onRequest', guards.authenticate);
     api.addHook('onRequest', byCaller);
     await api.register(orgRoutes({ guards, billing, orgs: deps.orgs }));
-    await api.register(userRoutes({ guards, billing, users: deps.users }));
+    await api.register(userRoutes({ guards, billing, users: deps.users, people: deps.people }));
     await api.register(mfaRoutes({ guards, billing, mfa: deps.mfa }));
     await api.register(templateRoutes({ guards, billing, templates: deps.templates, render: deps.render }));
     await api.register(apiKeyRoutes({ guards, billing, apiKeys: deps.apiKeys }));
     await api.register(auditRoutes({ guards, audit: deps.audit }));
+    await api.register(imageRoutes({ guards, billing, images: deps.images }));
+    await api.register(userImportRoutes({ guards, billing, userImport: deps.userImport }));
     await api.register(renderRoutes({ guards, billing, render: deps.render }));
     await api.register(opensRoutes({ guards, tracking: deps.tracking }));
+    await api.register(outlookRoutes({ guards, billing, outlook: deps.outlook }));
+    await api.register(microsoftRoutes({ guards, billing, microsoft: deps.microsoft }));
+    await api.register(jobRoutes({ guards, jobs: deps.jobs }));
+    await api.register(peopleRoutes({ guards, billing, people: deps.people }));
+    await api.register(starterRoutes({ guards }));
+    await api.register(signatureRoutes({ guards, billing, render: deps.render, users: deps.users }));
+    await api.register(deploymentRoutes({ guards, deployments: deps.deployments }));
+    await api.register(googleRoutes({ guards, billing, google: deps.google }));
     // Org (plan status) and staff routes (payment events) of billing: the same two first steps.
     await api.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, clock: deps.clock }));
+    await api.register(adminOrgRoutes({ guards, orgAdmin: deps.orgAdmin, clock: deps.clock }));
+    await api.register(adminStaffRoutes({ guards, staffAdmin: deps.staffAdmin }));
   });
-  await app.register(pixelRoutes({ throttle: pixelThrottle, tracking: deps.tracking }));
+  const ids = clientIds(config.stage);
   await app.register(
-    webhookRoutes({ billing: deps.billing, secret: config.webhookSecret, toleranceS: config.webhookToleranceS, clock: deps.clock }),
+    webAppRoutes({
+      apps: [
+        { name: 'app', url: config.appUrl, clientId: ids.app },
+        { name: 'admin', url: config.adminUrl, clientId: ids.admin },
+      ],
+      distDir: config.webDistDir,
+      authUrl: config.authUrl,
+      apiUrl: config.baseUrl,
+      ...(config.billingUrl ? { billingUrl: config.billingUrl } : {}),
+      logger: deps.logger,
+    }),
+  );
+  // Images are fetched by mail clients, without credentials: outside the authenticated scope.
+  await app.register(publicImageRoutes({ images: deps.images }));
+  await app.register(pixelRoutes({ throttle: pixelThrottle, tracking: deps.tracking }));
+  await app.register(addinRoutes({ throttle: addinThrottle, outlook: deps.outlook, baseUrl: config.baseUrl, fetchTimeoutMs: config.addinFetchTimeoutMs }));
+  await app.register(
+    webhookRoutes({ billing: deps.billing, secret: config.webhookSecret, toleranceS: config.webhookToleranceS, clock: deps.clock, metrics }),
   );
   return app;
 }

@@ -1,6 +1,8 @@
 // The only reader of process.env. Every variable is parsed once, at start-up, by one zod schema;
 // a bad value stops start-up with a message that names the variable (DECISIONS.md, "URLs and configuration").
+import { isIP } from 'node:net';
 import { z } from 'zod';
+import { parseSecretsKey } from './lib/secrets-key.ts';
 
 const int = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 const posInt = (def: number) => int(def, 1);
@@ -8,6 +10,17 @@ const url = z.url({ protocol: /^https?$/ });
 // Callbacks may use any scheme (a browser extension's `chrome-extension://…`, a mobile app's own),
 // except those that run or embed content where they are opened.
 const callbackUrl = z.url().refine((v) => !/^(javascript|vbscript|data|blob|file|about):/i.test(v), { message: 'scheme not allowed for a callback' });
+/** An address, a CIDR range, or one of proxy-addr's names for the private ranges (what Fastify's `trustProxy` takes). */
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+function isProxyEntry(v: string): boolean {
+  if (PROXY_NAMES.has(v)) return true;
+  const [address, bits, ...rest] = v.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  if (!/^\d{1,3}$/.test(bits)) return false;
+  return Number(bits) <= (family === 4 ? 32 : 128);
+}
 const optionalString = z
   .string()
   .optional()
@@ -26,12 +39,28 @@ export const envSchema = z
     AUTH_URL: url.optional().describe('public URL of the identity provider (default `{BASE_URL}/auth`)'),
     APP_URL: url.optional().describe('dashboard URL, the customer client callback (default `{BASE_URL}/app`)'),
     ADMIN_URL: url.optional().describe('staff admin app URL, the admin client callback (default `{BASE_URL}/admin`)'),
+    BILLING_URL: optionalString
+      .pipe(url.optional())
+      .describe("where an org's people are sent to pay; the dashboard's payment banner links to it (unset: no link)"),
+    WEB_DIST_DIR: z
+      .string()
+      .min(1)
+      .default('web/dist')
+      .describe('the built web apps (`npm run build:web`, run by `npm install`), relative to the project folder or absolute'),
     EXTENSION_CALLBACK_URLS: z
       .string()
       .default('')
       .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
       .pipe(z.array(callbackUrl))
       .describe('extra callback URLs of the customer client, comma-separated, any scheme (`chrome-extension://…`, `com.example.app:/cb`)'),
+    TRUST_PROXY: z
+      .string()
+      .default('')
+      .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+      .refine((list) => list.every(isProxyEntry), { message: 'must be comma-separated IP addresses or CIDR ranges (or loopback, linklocal, uniquelocal)' })
+      .describe(
+        'proxies whose `X-Forwarded-For` / `-Proto` / `-Host` are believed: comma-separated addresses or CIDR ranges; unset: none, the client is the socket\'s address',
+      ),
     DATABASE_URL: z
       .string()
       .optional()
@@ -69,6 +98,19 @@ export const envSchema = z
     REFRESH_TOKEN_TTL_APP_S: posInt(2592000).describe('refresh token lifetime, customer client'),
     REFRESH_TOKEN_TTL_ADMIN_S: posInt(604800).describe('refresh token lifetime, admin client'),
     SIGNIN_ATTEMPTS_PER_MINUTE: posInt(10).describe('sign-in attempts per client IP per minute (also the burst)'),
+    SMTP_URL: optionalString
+      .refine((v) => v === undefined || (/^smtps?:\/\//.test(v) && URL.canParse(v)), { message: 'must be smtp://user:pass@host:port or smtps://…' })
+      .describe('where mail goes (`smtps://` for TLS); unset: no mail is sent, and admins read invitation links from the API'),
+    MAIL_FROM: optionalString.describe('sender of the mails (default `"Signature Service" <no-reply@{host of BASE_URL}>`)'),
+    INVITATION_TTL_S: posInt(604800).describe('how long an invitation link works (7 days)'),
+    PASSWORD_RESET_TTL_S: posInt(1800).describe('how long a password-reset link works (30 minutes)'),
+    RESET_MAILS_PER_ADDRESS_PER_HOUR: posInt(3).describe('password-reset mails sent to one address per hour at most (more requests get the same answer and no mail)'),
+    JOBS_CONCURRENCY: posInt(4).describe('background jobs (mail, syncs, pushes) one instance runs at the same time'),
+    JOBS_POLL_MS: posInt(1000).describe('how often an idle instance looks for due background jobs'),
+    JOBS_LEASE_MS: int(60000, 1000).describe("how long a claimed job stays an instance's without renewal; a crashed instance's jobs run again after it"),
+    JOBS_RETRY_BASE_MS: posInt(10000).describe('first retry delay of a failed job; doubling each time, with jitter'),
+    JOBS_RETRY_MAX_MS: posInt(900000).describe('longest delay between two attempts of a job'),
+    JOBS_MAX_ATTEMPTS: posInt(20).describe('attempts before a job fails for good (kinds may set their own)'),
     OIDC_ISSUER: optionalString
       .pipe(url.optional())
       .describe('an external OpenID issuer (Cognito, Keycloak) whose ID tokens the API also accepts, found by discovery'),
@@ -80,6 +122,28 @@ export const envSchema = z
     CACHE_TTL_MS: int(2000)
       .pipe(z.number().max(5000))
       .describe('how long an instance may serve a cached key, org or user before re-reading it (at most 5000: revocation reaches every instance within 5 s)'),
+    MICROSOFT_LOGIN_URL: url.default('https://login.microsoftonline.com').describe("Microsoft identity platform (client credentials: `{url}/{tenantId}/oauth2/v2.0/token`)"),
+    MICROSOFT_GRAPH_URL: url.default('https://graph.microsoft.com').describe('Microsoft Graph (users read from `{url}/v1.0/users`)'),
+    MICROSOFT_SYNC_INTERVAL_S: posInt(3600).describe('how often each connected Microsoft Entra directory is synced'),
+    ADDIN_RATE_LIMIT_RPS: posInt(100).describe('token bucket refill per second of `GET /v1/addin/signature` (the Outlook add-in)'),
+    ADDIN_RATE_LIMIT_BURST: posInt(200).describe('token bucket size of `GET /v1/addin/signature`'),
+    ADDIN_FETCH_TIMEOUT_MS: posInt(5000).describe('how long the Outlook add-in waits for a signature before letting the user compose without one'),
+    METRICS_TOKEN: optionalString.describe('set: `GET /metrics` requires `Authorization: Bearer <METRICS_TOKEN>`; unset: it is open (keep it on a private network)'),
+    SECRETS_KEY: optionalString
+      .transform((v, ctx) => {
+        if (v === undefined) return undefined;
+        try {
+          return parseSecretsKey(v);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+          return z.NEVER;
+        }
+      })
+      .describe('32 random bytes, base64 (`openssl rand -base64 32`): the AES-256-GCM key of stored secrets (integration keys); unset: the service refuses to store them'),
+    GOOGLE_TOKEN_URL: url.default('https://oauth2.googleapis.com/token').describe("Google's OAuth 2.0 token endpoint (the `aud` of service-account assertions)"),
+    GOOGLE_ADMIN_API_URL: url.default('https://admin.googleapis.com').describe("base URL of Google's Admin SDK Directory API"),
+    GOOGLE_GMAIL_API_URL: url.default('https://gmail.googleapis.com').describe("base URL of Google's Gmail API"),
+    GOOGLE_SYNC_INTERVAL_S: posInt(3600).describe('how often each connected Google Workspace directory is synced'),
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info')
@@ -101,6 +165,9 @@ export const envSchema = z
       appUrl: stripSlash(env.APP_URL ?? `${baseUrl}/app`),
       adminUrl: stripSlash(env.ADMIN_URL ?? `${baseUrl}/admin`),
       extensionCallbackUrls: env.EXTENSION_CALLBACK_URLS,
+      trustProxy: env.TRUST_PROXY,
+      billingUrl: env.BILLING_URL,
+      webDistDir: env.WEB_DIST_DIR,
       databaseUrl: env.DATABASE_URL,
       dataDir: env.DATA_DIR,
       databaseTimeouts: { statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS, connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS },
@@ -122,10 +189,38 @@ export const envSchema = z
       refreshTokenTtlAppS: env.REFRESH_TOKEN_TTL_APP_S,
       refreshTokenTtlAdminS: env.REFRESH_TOKEN_TTL_ADMIN_S,
       signInAttemptsPerMinute: env.SIGNIN_ATTEMPTS_PER_MINUTE,
+      smtpUrl: env.SMTP_URL,
+      mailFrom: env.MAIL_FROM ?? `"Signature Service" <no-reply@${new URL(baseUrl).hostname}>`,
+      invitationTtlS: env.INVITATION_TTL_S,
+      passwordResetTtlS: env.PASSWORD_RESET_TTL_S,
+      resetMailsPerAddressPerHour: env.RESET_MAILS_PER_ADDRESS_PER_HOUR,
+      jobs: {
+        concurrency: env.JOBS_CONCURRENCY,
+        pollMs: env.JOBS_POLL_MS,
+        leaseMs: env.JOBS_LEASE_MS,
+        retryBaseMs: env.JOBS_RETRY_BASE_MS,
+        retryMaxMs: env.JOBS_RETRY_MAX_MS,
+        maxAttempts: env.JOBS_MAX_ATTEMPTS,
+      },
       oidcIssuer: env.OIDC_ISSUER,
       oidcAudiences: env.OIDC_AUDIENCES,
       cacheTtlMs: env.CACHE_TTL_MS,
+      microsoft: {
+        loginUrl: stripSlash(env.MICROSOFT_LOGIN_URL),
+        graphUrl: stripSlash(env.MICROSOFT_GRAPH_URL),
+        syncIntervalS: env.MICROSOFT_SYNC_INTERVAL_S,
+      },
+      addinRateLimit: { rps: env.ADDIN_RATE_LIMIT_RPS, burst: env.ADDIN_RATE_LIMIT_BURST },
+      addinFetchTimeoutMs: env.ADDIN_FETCH_TIMEOUT_MS,
+      metricsToken: env.METRICS_TOKEN,
       logLevel: env.LOG_LEVEL,
+      secretsKey: env.SECRETS_KEY,
+      google: {
+        tokenUrl: env.GOOGLE_TOKEN_URL,
+        adminApiUrl: stripSlash(env.GOOGLE_ADMIN_API_URL),
+        gmailApiUrl: stripSlash(env.GOOGLE_GMAIL_API_URL),
+        syncIntervalS: env.GOOGLE_SYNC_INTERVAL_S,
+      },
     };
   });
 

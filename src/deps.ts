@@ -36,11 +36,35 @@ import { createRenderPool } from './render/pool.ts';
 import { OpenCounter } from './tracking/open-counter.ts';
 import { createTrackingService, type TrackingService } from './tracking/service.ts';
 import { createAuditService, type AuditService } from './audit/service.ts';
+import { createImageService, type ImageService } from './images/service.ts';
+import { createUserImport, type UserImport } from './users/import.ts';
 import { createMfaService, type MfaService } from './users/mfa.ts';
 import { opensRepo } from './store/repositories/opens.ts';
 import type { RateLimiter } from './ratelimit/interface.ts';
+import { createJobQueue, enqueue, type JobQueue } from './jobs/queue.ts';
+import { createJobService, type JobService } from './jobs/service.ts';
+import { createMail, type Mail } from './mail/mailer.ts';
+import { createPeopleService, type PeopleService } from './people/service.ts';
 import { MemoryRateLimiter } from './ratelimit/memory.ts';
+import { createSecretBox, type SecretBox } from './secrets/secret-box.ts';
+import { createDirectoryService, type DirectoryService } from './directory/service.ts';
+import { createDeploymentService, type DeploymentService } from './deployments/service.ts';
+import { createGoogleClient, type RetryPolicy } from './google/client.ts';
+import { createGoogleService, type GoogleService } from './google/service.ts';
+import { createGoogleRuns, type GoogleRuns } from './google/runs.ts';
+import { createGoogleMetrics } from './google/metrics.ts';
+import { registerGoogleJobs, startGoogleScheduler } from './google/jobs.ts';
 import { RedisRateLimiter } from './ratelimit/redis.ts';
+import { createOrgAdminService, type OrgAdminService } from './admin/org-admin.ts';
+import { createStaffAdminService, type StaffAdminService } from './admin/staff-admin.ts';
+import { createStaffInviter } from './admin/staff-invite.ts';
+import { createOutlookService, type OutlookService } from './outlook/service.ts';
+import { FetchRecorder } from './outlook/fetch-recorder.ts';
+import { outlookRepo } from './store/repositories/outlook.ts';
+import { createGraphClient } from './microsoft/graph.ts';
+import { createMicrosoftService, type MicrosoftService } from './microsoft/service.ts';
+import { registerMicrosoftJobs, startMicrosoftScheduler } from './microsoft/jobs.ts';
+import { createMetrics, type Metrics } from './metrics/metrics.ts';
 
 export type Clock = () => Date;
 
@@ -66,10 +90,37 @@ export interface Deps {
   opens: OpenCounter;
   tracking: TrackingService;
   audit: AuditService;
+  images: ImageService;
+  userImport: UserImport;
   mfa: MfaService;
-  /** The stage-wide bucket of authenticated requests, the pixel's own, and the per-client buckets of anonymous ones. */
-  limiters: { stage: RateLimiter; pixel: RateLimiter; anon: RateLimiter };
+  /** The staff API's services (src/admin/). */
+  orgAdmin: OrgAdminService;
+  staffAdmin: StaffAdminService;
+  /** AES-256-GCM under SECRETS_KEY, for the secrets integrations store (src/secrets/). */
+  secrets: SecretBox;
+  /** Applies a directory's users to an org (src/directory/): Google Workspace and Microsoft Entra syncs. */
+  directory: DirectoryService;
+  /** Per-user deployment state of signatures in mailboxes (src/deployments/). */
+  deployments: DeploymentService;
+  /** Google Workspace: the connection (src/google/service.ts) and the sync and push job bodies. */
+  google: GoogleService;
+  googleRuns: GoogleRuns;
+  /** The Outlook add-in: its key, manifest and the signature route's answers (src/outlook/). */
+  outlook: OutlookService;
+  /** The Microsoft Entra connection and its directory sync (src/microsoft/). */
+  microsoft: MicrosoftService;
+  /** The stage-wide bucket of authenticated requests, the pixel's own, the Outlook add-in's own, and the per-client buckets of anonymous ones. */
+  limiters: { stage: RateLimiter; pixel: RateLimiter; addin: RateLimiter; anon: RateLimiter };
   passwords: PasswordHasher;
+  /** This instance's Prometheus registry and the metrics the service records (src/metrics/). */
+  metrics: Metrics;
+  /** The durable job queue: capabilities register their kinds' handlers on it (src/jobs/queue.ts). */
+  queue: JobQueue;
+  jobs: JobService;
+  /** Mail through the job queue (src/mail/); `configured` is false without SMTP_URL. */
+  mail: Mail;
+  /** Invitations, password reset, one's own password (src/people/). */
+  people: PeopleService;
   close(): Promise<void>;
 }
 
@@ -79,6 +130,10 @@ export interface DepsOverrides {
   snapshot?: Blob;
   /** The services' password hashing (tests count its calls, and hash at a lower cost). */
   passwords?: PasswordHasher;
+  /** Tests: do not start the job worker (they drive or start it themselves). */
+  jobWorker?: boolean;
+  /** Tests: quicker retries of Google's 429/5xx, a faster scheduler, fewer pushes at once. */
+  google?: { retry?: Partial<RetryPolicy>; schedulerTickMs?: number; pushConcurrency?: number; patchesPerSecond?: number };
 }
 
 export async function createDeps(config: Config, logger: Logger, overrides: DepsOverrides = {}): Promise<Deps> {
@@ -90,6 +145,8 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     snapshot: overrides.snapshot,
   });
   const closers: (() => Promise<unknown>)[] = [() => database.close()];
+  const metrics = createMetrics();
+  metrics.observeDatabasePool(() => database.poolStats());
   try {
     const { applied } = await migrate(database);
     if (applied.length > 0) logger.info({ applied }, 'migrations applied');
@@ -111,23 +168,32 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const stageLimits = { rate: config.rateLimit.rps, burst: config.rateLimit.burst };
     const pixelLimits = { rate: config.pixelRateLimit.rps, burst: config.pixelRateLimit.burst };
     const anonLimits = { rate: config.anonRateLimit.rps, burst: config.anonRateLimit.burst };
+    const addinLimits = { rate: config.addinRateLimit.rps, burst: config.addinRateLimit.burst };
     const limiters = redis
       ? {
           stage: new RedisRateLimiter(redis, stageLimits, `sigsvc:${config.stage}:rl:`, logger, now),
           pixel: new RedisRateLimiter(redis, pixelLimits, `sigsvc:${config.stage}:rl:`, logger, now),
+          addin: new RedisRateLimiter(redis, addinLimits, `sigsvc:${config.stage}:rl:`, logger, now),
           anon: new RedisRateLimiter(redis, anonLimits, `sigsvc:${config.stage}:rl:`, logger, now),
         }
       : {
           stage: new MemoryRateLimiter(stageLimits, now),
           pixel: new MemoryRateLimiter(pixelLimits, now),
+          addin: new MemoryRateLimiter(addinLimits, now),
           anon: new MemoryRateLimiter(anonLimits, now),
         };
     const db = database.db;
     const passwords = overrides.passwords ?? scryptHasher;
+    // The durable job queue, made first so that every capability can register its handlers on it;
+    // its worker starts last, and stops first (below). A `/metrics` counter of jobs by kind and
+    // outcome (/metrics) is recorded through its onOutcome hook.
+    const queue = createJobQueue({ db, logger, options: { ...config.jobs, onOutcome: (kind, outcome) => metrics.jobFinished(kind, outcome) } });
+    const mail = createMail({ smtpUrl: config.smtpUrl, from: config.mailFrom, queue, logger });
+    closers.unshift(async () => mail.close());
     const usage = new KeyUsageRecorder((uses) => apiKeysRepo.touch(db, uses), logger);
     closers.unshift(() => usage.close());
     const apiKeys = createApiKeyService({ db, stage: config.stage, caches, usage, clock });
-    const orgs = createOrgService({ db, caches, apiKeys, passwords });
+    const orgs = createOrgService({ db, caches, apiKeys, passwords, invite: (tx, user) => people.inviteInTx(tx, user) });
     const accounts = createAccountsCache({ db, caches });
     const renderPool = createRenderPool({ threads: config.renderThreads });
     closers.unshift(() => renderPool.close());
@@ -138,8 +204,11 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       pool: renderPool,
       baseUrl: config.baseUrl,
       renderLimitBytes: config.renderLimitBytes,
+      metrics,
     });
-    const users = createUserService({ db, invalidate, seatCheck: requireFreeSeat, passwords });
+    // Invitations are made by the people service (below), inside the creating transaction.
+    // Invitations are made by the people service (created below, with the sign-in), in the creating transaction.
+    const users = createUserService({ db, invalidate, seatCheck: requireFreeSeat, passwords, invite: (tx, user) => people.inviteInTx(tx, user) });
     const templates = createTemplateService({ db, compile: render.compile, invalidate });
     const opens = new OpenCounter((counts) => opensRepo.add(db, counts), logger);
     closers.unshift(() => opens.close());
@@ -161,6 +230,18 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const idTokens = createIdTokenVerifier({ issuers, clock, cache: caches.idTokens, current: accounts.current });
     const authenticate = createAuthenticator({ apiKeys, idTokens });
     const signIn = createSignIn({ db, clock, hasher: passwords, invalidate });
+    const people: PeopleService = createPeopleService({
+      db,
+      logger,
+      mail,
+      passwords,
+      signIn,
+      invalidate,
+      authUrl: config.authUrl,
+      invitationTtlS: config.invitationTtlS,
+      passwordResetTtlS: config.passwordResetTtlS,
+      resetMailsPerAddressPerHour: config.resetMailsPerAddressPerHour,
+    });
 
     const billing = createBillingService({
       db,
@@ -171,7 +252,64 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       invalidate,
     });
     closers.unshift(billing.startPurging());
+    const secrets = createSecretBox(config.secretsKey);
+    const addinFetches = new FetchRecorder((fetches) => outlookRepo.recordFetches(db, fetches), logger);
+    closers.unshift(() => addinFetches.close());
+    const outlook = createOutlookService({
+      db,
+      caches,
+      orgs,
+      render,
+      secrets,
+      recorder: addinFetches,
+      clock,
+      baseUrl: config.baseUrl,
+      appUrl: config.appUrl,
+    });
+    const directory = createDirectoryService({ db, invalidate, seatCheck: requireFreeSeat, clock });
+    const microsoft = createMicrosoftService({
+      db,
+      secrets,
+      graph: createGraphClient({ loginUrl: config.microsoft.loginUrl, graphUrl: config.microsoft.graphUrl }),
+      directory,
+      clock,
+    });
+    registerMicrosoftJobs(queue, microsoft);
+    if (overrides.jobWorker !== false) {
+      const { syncIntervalS } = config.microsoft;
+      closers.unshift(startMicrosoftScheduler({ db, queue, logger, syncIntervalS, tickMs: Math.min(15_000, syncIntervalS * 1000) }));
+    }
     closers.unshift(startPurgingExpired({ db, logger, clock }));
+
+    const googleMetrics = createGoogleMetrics(metrics.registry);
+    const googleClient = createGoogleClient({
+      endpoints: config.google,
+      retry: overrides.google?.retry,
+      patchesPerSecond: overrides.google?.patchesPerSecond,
+      onRequest: googleMetrics.request,
+    });
+    const googleRuns = createGoogleRuns({
+      db,
+      secrets,
+      client: googleClient,
+      directory,
+      render,
+      orgs,
+      clock,
+      pushConcurrency: overrides.google?.pushConcurrency,
+      metrics: googleMetrics,
+      enqueue,
+    });
+    const google = createGoogleService({ db, secrets, client: googleClient, directory, enqueue, syncIntervalS: config.google.syncIntervalS });
+    registerGoogleJobs(queue, googleRuns, db);
+    closers.unshift(
+      startGoogleScheduler({ db, queue, logger, syncIntervalS: config.google.syncIntervalS, tickMs: overrides.google?.schedulerTickMs ?? 10_000 }),
+    );
+
+    // Every capability registered its job handlers above: the worker may start claiming. It stops
+    // before anything its handlers use closes (closers run from the last added).
+    if (overrides.jobWorker !== false) queue.start();
+    closers.unshift(() => queue.stop());
 
     return {
       config,
@@ -194,9 +332,31 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       opens,
       tracking: createTrackingService({ db, counter: opens, clock }),
       audit: createAuditService({ db }),
+      images: createImageService({ db, baseUrl: config.baseUrl, caches }),
+      userImport: createUserImport({ db, users }),
       mfa: createMfaService({ db, users, signIn, invalidate }),
+      orgAdmin: createOrgAdminService({ db, orgs, clock, mailConfigured: mail.configured }),
+      staffAdmin: createStaffAdminService({
+        db,
+        clock,
+        invalidate,
+        mailConfigured: mail.configured,
+        invite: createStaffInviter({ mail, authUrl: config.authUrl, adminUrl: config.adminUrl, invitationTtlS: config.invitationTtlS }),
+      }),
+      secrets,
+      directory,
+      microsoft,
+      deployments: createDeploymentService({ db }),
+      google,
+      googleRuns,
+      outlook,
       limiters,
       passwords,
+      metrics,
+      queue,
+      jobs: createJobService({ db }),
+      mail,
+      people,
       async close() {
         for (const close of closers) await close();
       },

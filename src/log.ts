@@ -9,7 +9,8 @@ export type { Logger };
 export function createLogger(level: string, pretty = process.stdout.isTTY === true, destination?: pino.DestinationStream): Logger {
   const options: pino.LoggerOptions = {
     level,
-    base: undefined,
+    // pino's default base: every line carries `pid` and `hostname`, so lines of several instances
+    // (or of a restarted one) can be told apart once collected.
     redact: {
       paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', '*.password', '*.key'],
       censor: '[redacted]',

@@ -4,6 +4,7 @@ import { createLogger } from './log.ts';
 import { createDeps } from './deps.ts';
 import { buildApp } from './app.ts';
 import { DatabaseUnavailableError } from './store/errors.ts';
+import { DataDirInUseError } from './store/data-dir-lock.ts';
 import { postgresDescription } from './store/postgres.ts';
 
 /** A start-up failure whose message says it all (no stack trace helps the operator). */
@@ -50,6 +51,7 @@ export async function serve(): Promise<void> {
   };
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
+  followNpmOut(() => void stop('npm exited'));
 
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
@@ -60,6 +62,26 @@ export async function serve(): Promise<void> {
   );
 }
 
+/**
+ * Under npm (`npm start`, `npx sigsvc serve`) the service is the child of the `sh -c` npm runs
+ * scripts with. A supervisor stops npm with SIGTERM; npm passes it to that shell, which dies of it
+ * without passing it on, and the service would be left running, orphaned, holding the port and
+ * the embedded database's lock. So, under npm only, the service stops (gracefully, as on SIGTERM)
+ * when its parent is gone: the kernel then gives it another parent. A service started directly
+ * (`bin/sigsvc.mjs serve`, systemd, a container) keeps its parent's choice: `nohup`
+ * and the like work as usual.
+ */
+function followNpmOut(stop: () => void): void {
+  if (!process.env.npm_lifecycle_event) return;
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    stop();
+  }, 250);
+  watch.unref();
+}
+
 function databaseAway(config: Config, err: DatabaseUnavailableError): StartupError {
   const where = config.databaseUrl?.startsWith('postgres') ? postgresDescription(config.databaseUrl) : 'embedded PostgreSQL';
   let cause: unknown = err;
@@ -68,11 +90,19 @@ function databaseAway(config: Config, err: DatabaseUnavailableError): StartupErr
   return new StartupError(`the database (${where}) is ${err.reason === 'timeout' ? 'not answering' : 'unreachable'}: ${why}`);
 }
 
+/** What `failed to start:` says: a message alone when it says it all, else the stack. */
+export function startupFailure(err: unknown): string {
+  // A failure whose message says it all (the database away, the data directory in use by
+  // another process) is printed alone; anything else with its stack.
+  const plain = err instanceof StartupError || err instanceof DataDirInUseError;
+  const message = plain ? err.message : err instanceof Error ? err.stack : String(err);
+  // Whatever failed, a URL in the message keeps its password to itself.
+  return `failed to start: ${redactUrlPassword(message ?? String(err))}\n`;
+}
+
 if (import.meta.main) {
   serve().catch((err) => {
-    const message = err instanceof StartupError ? err.message : err instanceof Error ? err.stack : String(err);
-    // Whatever failed, a URL in the message keeps its password to itself.
-    process.stderr.write(`failed to start: ${redactUrlPassword(message ?? String(err))}\n`);
+    process.stderr.write(startupFailure(err));
     process.exit(1);
   });
 }

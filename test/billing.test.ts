@@ -6,6 +6,7 @@ import { deliver, event, signedHeader, subscription } from './helpers/payments.t
 import { oidcClient, signIn } from './helpers/browser.ts';
 import { accountsRepo } from '../src/store/repositories/accounts.ts';
 import { totpCode } from '../src/auth/totp.ts';
+import { api, ok, refused } from './helpers/api.ts';
 
 const DAY = 86_400_000;
 
@@ -18,8 +19,12 @@ describe('payment-provider webhooks and billing', () => {
   });
   after(() => server.close());
 
-  const org = async (o: TestOrg) => (await server.request('GET', `/v1/orgs/${o.orgId}`, { key: o.key })).body;
-  const planStatus = async (o: TestOrg) => (await server.request('GET', `/v1/orgs/${o.orgId}/plan-status`, { key: o.key })).body;
+  const orgPath = (o: TestOrg) => ({ params: { path: { orgId: o.orgId } } });
+  const org = async (o: TestOrg) => ok(await api(server, o).GET('/v1/orgs/{orgId}', orgPath(o)));
+  const planStatus = async (o: TestOrg) => ok(await api(server, o).GET('/v1/orgs/{orgId}/plan-status', orgPath(o)));
+  const auditOf = async (o: TestOrg, query: { limit?: number; action?: string }) =>
+    ok(await api(server, o).GET('/v1/orgs/{orgId}/audit', { params: { path: { orgId: o.orgId }, query } })).items;
+  const addUser = (o: TestOrg) => api(server, o).POST('/v1/orgs/{orgId}/users', { ...orgPath(o), body: userInput() });
   const ts = () => Math.floor(now() / 1000);
 
   test('each event of the state table, through HTTP, with the audit trail', async () => {
@@ -45,7 +50,7 @@ describe('payment-provider webhooks and billing', () => {
     res = await deliver(server, event('invoice.payment_failed', { customer, status: 'open', attempt_count: 1 }));
     state = await org(o);
     assert.equal(state.subscriptionStatus, 'past_due');
-    const grace = new Date(state.gracePeriodEndsAt).getTime() - now();
+    const grace = new Date(state.gracePeriodEndsAt ?? 0).getTime() - now();
     assert.ok(Math.abs(grace - 14 * DAY) < 60_000, `grace ~14 days, got ${grace}`);
 
     // A second later: in the same second the table's order would put the paid invoice first.
@@ -59,9 +64,9 @@ describe('payment-provider webhooks and billing', () => {
     assert.equal(state.subscriptionStatus, 'canceled');
     assert.ok(state.gracePeriodEndsAt);
 
-    const audit = (await server.request('GET', `/v1/orgs/${o.orgId}/audit?limit=200`, { key: o.key })).body.items;
-    const billing = audit.filter((e: { action: string }) => e.action.startsWith('billing.'));
-    assert.deepEqual(billing.map((e: { action: string }) => e.action).reverse(), [
+    const audit = await auditOf(o, { limit: 200 });
+    const billing = audit.filter((e) => e.action.startsWith('billing.'));
+    assert.deepEqual(billing.map((e) => e.action).reverse(), [
       'billing.checkout.session.completed',
       'billing.customer.subscription.created',
       'billing.customer.subscription.updated',
@@ -98,8 +103,8 @@ describe('payment-provider webhooks and billing', () => {
     const newSig = signedHeader(payload);
     const t = /t=(\d+)/.exec(newSig)?.[1];
     const both = `t=${t},v1=${/v1=([0-9a-f]+)/.exec(oldSig)?.[1]},v1=${/v1=([0-9a-f]+)/.exec(newSig)?.[1]}`;
-    const ok = await deliver(server, evt, { header: both });
-    assert.deepEqual(ok.body, { received: true, kind: 'patch' });
+    const accepted = await deliver(server, evt, { header: both });
+    assert.deepEqual(accepted.body, { received: true, kind: 'patch' });
     assert.equal((await org(o)).subscriptionStatus, 'past_due');
   });
 
@@ -129,7 +134,7 @@ describe('payment-provider webhooks and billing', () => {
     const evt = event('invoice.payment_failed', { customer: `cus_${o.orgId}`, metadata: { orgId: o.orgId } });
     assert.deepEqual((await deliver(server, evt)).body, { received: true, kind: 'patch' });
     assert.deepEqual((await deliver(server, evt)).body, { received: true, deduplicated: true });
-    const audit = (await server.request('GET', `/v1/orgs/${o.orgId}/audit?action=billing.invoice.payment_failed`, { key: o.key })).body.items;
+    const audit = await auditOf(o, { action: 'billing.invoice.payment_failed' });
     assert.equal(audit.length, 1);
   });
 
@@ -140,7 +145,7 @@ describe('payment-provider webhooks and billing', () => {
     assert.deepEqual(results.map((r) => r.status), [200, 200, 200, 200, 200, 200]);
     assert.equal(results.filter((r) => r.body.kind === 'patch').length, 1);
     assert.equal(results.filter((r) => r.body.deduplicated).length, 5);
-    const audit = (await server.request('GET', `/v1/orgs/${o.orgId}/audit?action=billing.customer.subscription.updated`, { key: o.key })).body.items;
+    const audit = await auditOf(o, { action: 'billing.customer.subscription.updated' });
     assert.equal(audit.length, 1);
   });
 
@@ -182,37 +187,39 @@ describe('payment-provider webhooks and billing', () => {
     await server.deps.signIn.confirmEnrolment(staff.userId, totpCode(started.secret, Date.now() - 30_000));
     const admin = await oidcClient(server.deps.config.authUrl, 'admin-client-dev', server.deps.config.adminUrl);
     const token = (await signIn(admin, { ...staff, username: staff.email, otp: () => totpCode(started.secret) })).tokens.id_token as string;
-    const failed = await server.request('GET', '/v1/admin/webhook-events?status=failed', { token });
-    assert.equal(failed.status, 200);
-    assert.equal(failed.body.items.find((e: { id: string }) => e.id === invoice.id), undefined, 'waiting is not failing');
-    const pending = (await server.request('GET', '/v1/admin/webhook-events?status=pending&limit=200', { token })).body.items;
-    const kept = pending.find((e: { id: string }) => e.id === invoice.id);
-    assert.equal(kept.customerId, customer);
+    const asStaff = api(server, { token });
+    const events = (query: { status?: 'applied' | 'ignored' | 'failed' | 'pending'; limit?: number; cursor?: string; orgId?: string; type?: string }) =>
+      asStaff.GET('/v1/admin/webhook-events', { params: { query } });
+    const replay = (eventId: string) => asStaff.POST('/v1/admin/webhook-events/{eventId}/replay', { params: { path: { eventId } } });
+    const failed = ok(await events({ status: 'failed' }), 200);
+    assert.equal(failed.items.find((e) => e.id === invoice.id), undefined, 'waiting is not failing');
+    const pending = ok(await events({ status: 'pending', limit: 200 })).items;
+    const kept = pending.find((e) => e.id === invoice.id);
+    assert.equal(kept?.customerId, customer);
     // Pages of one, newest first, no repeats.
-    const all = (await server.request('GET', '/v1/admin/webhook-events?limit=200', { token })).body.items.map((e: { id: string }) => e.id);
+    const all = ok(await events({ limit: 200 })).items.map((e) => e.id);
     const paged: string[] = [];
-    let cursor: string | null = null;
+    let cursor: string | undefined;
     do {
-      const res = await server.request('GET', `/v1/admin/webhook-events?limit=3${cursor ? `&cursor=${cursor}` : ''}`, { token });
-      paged.push(...res.body.items.map((e: { id: string }) => e.id));
-      cursor = res.body.nextCursor;
+      const page = ok(await events({ limit: 3, cursor }));
+      paged.push(...page.items.map((e) => e.id));
+      cursor = page.nextCursor ?? undefined;
     } while (cursor && paged.length < 200);
     assert.deepEqual(paged.slice(0, all.length), all);
-    assert.equal((await server.request('GET', '/v1/admin/webhook-events?cursor=nonsense', { token })).status, 400);
+    refused(await events({ cursor: 'nonsense' }), 400);
 
-    const early = await server.request('POST', `/v1/admin/webhook-events/${invoice.id}/replay`, { token });
-    assert.equal(early.body.result, 'pending', 'still no org: it keeps waiting');
+    const early = ok(await replay(invoice.id));
+    assert.equal(early.result, 'pending', 'still no org: it keeps waiting');
     // The checkout is older than the invoice: applied in created order, the org ends past due.
     await deliver(server, event('checkout.session.completed', { customer, client_reference_id: o.orgId }, { created: checkoutCreated }));
     assert.equal((await org(o)).subscriptionStatus, 'past_due');
-    const applied = (await server.request('GET', `/v1/admin/webhook-events?orgId=${o.orgId}&type=invoice.payment_failed`, { token })).body.items;
-    assert.deepEqual(applied.map((e: { id: string; status: string }) => [e.id, e.status]), [[invoice.id, 'applied']]);
-    const again = await server.request('POST', `/v1/admin/webhook-events/${invoice.id}/replay`, { token });
-    assert.equal(again.body.result, 'not-failed');
+    const applied = ok(await events({ orgId: o.orgId, type: 'invoice.payment_failed' })).items;
+    assert.deepEqual(applied.map((e) => [e.id, e.status]), [[invoice.id, 'applied']]);
+    assert.equal(ok(await replay(invoice.id)).result, 'not-failed');
     // Staff only.
-    assert.equal((await server.request('GET', '/v1/admin/webhook-events', {})).status, 401);
-    assert.equal((await server.request('GET', '/v1/admin/webhook-events', { key: o.key })).status, 403);
-    assert.equal((await server.request('POST', `/v1/admin/webhook-events/${invoice.id}/replay`, { key: o.key })).status, 403);
+    refused(await api(server).GET('/v1/admin/webhook-events', {}), 401);
+    refused(await api(server, o).GET('/v1/admin/webhook-events', {}), 403);
+    refused(await api(server, o).POST('/v1/admin/webhook-events/{eventId}/replay', { params: { path: { eventId: invoice.id } } }), 403);
   });
 
   // Deliveries that arrive while a transaction is being written are applied together (group
@@ -265,9 +272,9 @@ describe('payment-provider webhooks and billing', () => {
     }
     assert.deepEqual(await billingState(together.a), { status: 'past_due', seats: 50, plan: 'trial', grace: true, version: 3 });
     assert.deepEqual(await billingState(together.b), { status: 'active', seats: 7, plan: 'team', grace: false, version: 2 });
-    const audit = (await server.request('GET', `/v1/orgs/${together.a.orgId}/audit?limit=50`, { key: together.a.key })).body.items;
+    const audit = await auditOf(together.a, { limit: 50 });
     assert.deepEqual(
-      audit.filter((e: { action: string }) => e.action.startsWith('billing.')).map((e: { action: string; correlationId: string }) => [e.action, e.correlationId]).reverse(),
+      audit.filter((e) => e.action.startsWith('billing.')).map((e) => [e.action, e.correlationId]).reverse(),
       [['billing.checkout.session.completed', 'corr-burst'], ['billing.invoice.payment_failed', 'corr-burst']],
     );
     const failed = await server.deps.database.db.selectFrom('webhook_events').selectAll().where('id', '=', together.events[5]?.id as string).executeTakeFirstOrThrow();
@@ -324,27 +331,23 @@ describe('payment-provider webhooks and billing', () => {
   test('grace: past due writes go on (rule 1); after grace, writes 402 and reads 200 (rule 2); revocation still works', async () => {
     const o = await createOrg(server);
     await deliver(server, event('invoice.payment_failed', { customer: `cus_${o.orgId}`, metadata: { orgId: o.orgId } }));
-    assert.equal((await server.request('POST', `/v1/orgs/${o.orgId}/users`, { key: o.key, body: userInput() })).status, 201);
+    ok(await addUser(o), 201);
     assert.equal((await planStatus(o)).writable, true);
     offsetMs = 14 * DAY + 60_000;
     try {
-      const write = await server.request('POST', `/v1/orgs/${o.orgId}/users`, { key: o.key, body: userInput() });
-      assert.equal(write.status, 402);
-      assert.equal(write.body.error.code, 'PAYMENT_REQUIRED');
-      assert.equal(write.body.error.details.blockedBy, 'grace_expired');
-      assert.match(write.body.error.message, /grace period ended/);
-      for (const [method, path, body] of [
-        ['PATCH', `/v1/orgs/${o.orgId}`, { version: 1, name: 'x' }],
-        ['POST', `/v1/orgs/${o.orgId}/templates`, { name: 't', html: '<p>x</p>' }],
-        ['POST', `/v1/orgs/${o.orgId}/api-keys`, { name: 'k' }],
-      ] as const) {
-        assert.equal((await server.request(method, path, { key: o.key, body })).status, 402, `${method} ${path}`);
-      }
-      assert.equal((await server.request('GET', `/v1/orgs/${o.orgId}/users`, { key: o.key })).status, 200);
+      const { error } = refused(await addUser(o), 402);
+      assert.equal(error.code, 'PAYMENT_REQUIRED');
+      assert.equal(error.details?.blockedBy, 'grace_expired');
+      assert.match(error.message, /grace period ended/);
+      const client = api(server, o);
+      refused(await client.PATCH('/v1/orgs/{orgId}', { ...orgPath(o), body: { version: 1, name: 'x' } }), 402);
+      refused(await client.POST('/v1/orgs/{orgId}/templates', { ...orgPath(o), body: { name: 't', html: '<p>x</p>' } }), 402);
+      refused(await client.POST('/v1/orgs/{orgId}/api-keys', { ...orgPath(o), body: { name: 'k' } }), 402);
+      ok(await client.GET('/v1/orgs/{orgId}/users', orgPath(o)), 200);
       const status = await planStatus(o);
       assert.deepEqual([status.writable, status.blockedBy], [false, 'grace_expired']);
-      const revoke = await server.request('DELETE', `/v1/orgs/${o.orgId}/api-keys/${o.keyId}`, { key: o.key });
-      assert.equal(revoke.status, 200, 'a leaked key is always revocable');
+      const revoke = await client.DELETE('/v1/orgs/{orgId}/api-keys/{keyId}', { params: { path: { orgId: o.orgId, keyId: o.keyId } } });
+      assert.equal(revoke.response.status, 200, 'a leaked key is always revocable');
     } finally {
       offsetMs = 0;
     }
@@ -355,9 +358,9 @@ describe('payment-provider webhooks and billing', () => {
     await deliver(server, event('invoice.payment_failed', { customer: `cus_pay_${o.orgId.slice(0, 6)}`, metadata: { orgId: o.orgId } }));
     offsetMs = 15 * DAY;
     try {
-      assert.equal((await server.request('POST', `/v1/orgs/${o.orgId}/users`, { key: o.key, body: userInput() })).status, 402);
+      refused(await addUser(o), 402);
       await deliver(server, event('invoice.paid', { customer: `cus_pay_${o.orgId.slice(0, 6)}` }, { created: ts() }), { timestamp: ts() });
-      assert.equal((await server.request('POST', `/v1/orgs/${o.orgId}/users`, { key: o.key, body: userInput() })).status, 201);
+      ok(await addUser(o), 201);
     } finally {
       offsetMs = 0;
     }
@@ -366,13 +369,12 @@ describe('payment-provider webhooks and billing', () => {
   test('seat cap: creating a user when every seat is taken is 402; quantity changes recompute overSeatLimit', async () => {
     const o = await createOrg(server, { seats: 2 });
     await createUser(server, o);
-    const full = await server.request('POST', `/v1/orgs/${o.orgId}/users`, { key: o.key, body: userInput() });
-    assert.equal(full.status, 402);
-    assert.equal(full.body.error.details.blockedBy, 'seats');
-    assert.deepEqual(full.body.error.details.seats, { limit: 2, used: 2 });
+    const full = refused(await addUser(o), 402);
+    assert.equal(full.error.details?.blockedBy, 'seats');
+    assert.deepEqual(full.error.details?.seats, { limit: 2, used: 2 });
     assert.deepEqual(await planStatus(o), { subscriptionStatus: 'trialing', writable: true, blockedBy: 'seats', seats: { limit: 2, used: 2 }, gracePeriodEndsAt: null });
     // Other writes are not affected by the seat cap.
-    assert.equal((await server.request('PATCH', `/v1/orgs/${o.orgId}`, { key: o.key, body: { version: 1, name: 'Still writable' } })).status, 200);
+    ok(await api(server, o).PATCH('/v1/orgs/{orgId}', { ...orgPath(o), body: { version: 1, name: 'Still writable' } }), 200);
 
     await deliver(server, event('customer.subscription.updated', subscription(o.orgId, { quantity: 1 })));
     let state = await org(o);
@@ -381,13 +383,13 @@ describe('payment-provider webhooks and billing', () => {
     state = await org(o);
     assert.deepEqual([state.seats, state.overSeatLimit], [5, false]);
     assert.equal((await planStatus(o)).blockedBy, null);
-    assert.equal((await server.request('POST', `/v1/orgs/${o.orgId}/users`, { key: o.key, body: userInput() })).status, 201);
+    ok(await addUser(o), 201);
   });
 
   test('concurrent creations cannot both take the last seat', async () => {
     const o = await createOrg(server, { seats: 2 });
-    const results = await Promise.all([1, 2, 3].map(() => server.request('POST', `/v1/orgs/${o.orgId}/users`, { key: o.key, body: userInput() })));
-    assert.deepEqual(results.map((r) => r.status).sort(), [201, 402, 402]);
+    const results = await Promise.all([1, 2, 3].map(() => addUser(o)));
+    assert.deepEqual(results.map((r) => r.response.status).sort(), [201, 402, 402]);
   });
 });
 

@@ -5,11 +5,12 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
-import { createOrg, createTemplate, createUser, type TestOrg } from './helpers/fixtures.ts';
+import { createOrgWithoutTemplates as createOrg, createTemplate, createUser, type TestOrg } from './helpers/fixtures.ts';
 import { deliver, event, subscription } from './helpers/payments.ts';
 import { hashKey } from '../src/api-keys/key-format.ts';
 import { totpCode } from '../src/auth/totp.ts';
 import type { Access } from '../src/auth/policy.ts';
+import { api, ok, refused } from './helpers/api.ts';
 
 let server: TestServer;
 before(async () => {
@@ -18,17 +19,18 @@ before(async () => {
 after(() => server.close());
 
 const caches = () => server.deps.caches;
+const orgPath = (org: TestOrg) => ({ params: { path: { orgId: org.orgId } } });
+const getOrg = async (org: TestOrg, caller: { key: string } = org) => ok(await api(server, caller).GET('/v1/orgs/{orgId}', orgPath(org)), 200);
 
 /** Reads that fill the org's, the user's and the template's entries, as clients make them. */
 async function warm(org: TestOrg, userId: string, templateId: string) {
-  assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).status, 200);
-  const rendered = await server.request('POST', `/v1/orgs/${org.orgId}/render/${userId}`, { key: org.key, body: { templateId } });
-  assert.equal(rendered.status, 200, rendered.text);
+  await getOrg(org);
+  const rendered = ok(await render(org, userId, templateId), 200);
   // The accounts entry is what an ID token's use fills; reading it through the cache is the same.
   await caches().accounts.get(userId, async () => ({ orgId: org.orgId, role: 'member', kind: 'user' }));
   assert.ok(caches().orgs.has(org.orgId) && caches().accounts.has(userId) && caches().renderUsers.has(`${org.orgId}:${userId}`));
   assert.ok(caches().templates.has(`${org.orgId}:${templateId}`));
-  return rendered.body as { html: string };
+  return rendered;
 }
 
 /** What a user write must forget: the user's account state, its org (seat count), its renders' row. */
@@ -38,8 +40,11 @@ function assertUserForgotten(orgId: string, userId: string) {
   assert.equal(caches().renderUsers.has(`${orgId}:${userId}`), false, "the user's render row is forgotten");
 }
 
-const render = (org: TestOrg, userId: string, templateId?: string) =>
-  server.request('POST', `/v1/orgs/${org.orgId}/render/${userId}`, { key: org.key, body: templateId ? { templateId } : {} });
+function render(org: TestOrg, userId: string, templateId?: string) {
+  return api(server, org).POST('/v1/orgs/{orgId}/render/{userId}', { params: { path: { orgId: org.orgId, userId } }, body: templateId ? { templateId } : {} });
+}
+const renderedHtml = async (org: TestOrg, userId: string, templateId?: string) => ok(await render(org, userId, templateId), 200).html;
+const userPath = (org: TestOrg, userId: string) => ({ params: { path: { orgId: org.orgId, userId } } });
 
 describe('writes forget what the cache declaration says', () => {
   test('a user write through the users service: the user, its org, its renders', async () => {
@@ -48,23 +53,19 @@ describe('writes forget what the cache declaration says', () => {
     const template = await createTemplate(server, org);
     assert.match((await warm(org, user.userId, template.templateId)).html, /Before Name/);
 
-    const patched = await server.request('PATCH', `/v1/orgs/${org.orgId}/users/${user.userId}`, {
-      key: org.key,
-      body: { version: user.version, name: 'After Name' },
-    });
-    assert.equal(patched.status, 200, patched.text);
+    ok(await api(server, org).PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(org, user.userId), body: { version: user.version, name: 'After Name' } }), 200);
     assertUserForgotten(org.orgId, user.userId);
-    assert.match((await render(org, user.userId, template.templateId)).body.html, /After Name/);
+    assert.match(await renderedHtml(org, user.userId, template.templateId), /After Name/);
 
     // Creating and deleting users changes the org's seat count, which the cached org carries.
-    const seats = (await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).body.seatsUsed as number;
+    const seats = (await getOrg(org)).seatsUsed;
     const other = await createUser(server, org);
-    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).body.seatsUsed, seats + 1);
+    assert.equal((await getOrg(org)).seatsUsed, seats + 1);
     await warm(org, other.userId, template.templateId);
-    assert.equal((await server.request('DELETE', `/v1/orgs/${org.orgId}/users/${other.userId}`, { key: org.key })).status, 204);
+    ok(await api(server, org).DELETE('/v1/orgs/{orgId}/users/{userId}', userPath(org, other.userId)), 204);
     assertUserForgotten(org.orgId, other.userId);
-    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).body.seatsUsed, seats);
-    assert.equal((await render(org, other.userId, template.templateId)).status, 404, 'a deleted user renders no more');
+    assert.equal((await getOrg(org)).seatsUsed, seats);
+    refused(await render(org, other.userId, template.templateId), 404);
   });
 
   test("the user's own sign-in writes (TOTP on and off, a new password) forget the user too", async () => {
@@ -91,8 +92,8 @@ describe('writes forget what the cache declaration says', () => {
     const ctx = { orgId: org.orgId, principal: self.principal, correlationId: 'caches-test' };
     await server.deps.mfa.disable(self, ctx, user.userId);
     assertUserForgotten(org.orgId, user.userId);
-    const read = await server.request('GET', `/v1/orgs/${org.orgId}/users/${user.userId}`, { key: org.key });
-    assert.equal(read.body.mfaEnabled, false);
+    const read = ok(await api(server, org).GET('/v1/orgs/{orgId}/users/{userId}', userPath(org, user.userId)));
+    assert.equal(read.mfaEnabled, false);
 
     await warm(org, user.userId, template.templateId);
     const started = await server.deps.mfa.start(self, user.userId);
@@ -105,21 +106,23 @@ describe('writes forget what the cache declaration says', () => {
     const user = await createUser(server, org);
     const template = await createTemplate(server, org, { html: '<p>first {{ user.name }}</p>' });
     await warm(org, user.userId, template.templateId);
-    assert.match((await render(org, user.userId)).body.html, /first/, 'the default template, now cached');
+    assert.match(await renderedHtml(org, user.userId), /first/, 'the default template, now cached');
     assert.ok(caches().defaultTemplates.has(org.orgId));
 
-    const patched = await server.request('PATCH', `/v1/orgs/${org.orgId}/templates/${template.templateId}`, {
-      key: org.key,
-      body: { version: template.version, html: '<p>second {{ user.name }}</p>' },
-    });
-    assert.equal(patched.status, 200, patched.text);
+    ok(
+      await api(server, org).PATCH('/v1/orgs/{orgId}/templates/{templateId}', {
+        params: { path: { orgId: org.orgId, templateId: template.templateId } },
+        body: { version: template.version, html: '<p>second {{ user.name }}</p>' },
+      }),
+      200,
+    );
     assert.equal(caches().templates.has(`${org.orgId}:${template.templateId}`), false);
     assert.equal(caches().defaultTemplates.has(org.orgId), false);
-    assert.match((await render(org, user.userId)).body.html, /second/);
+    assert.match(await renderedHtml(org, user.userId), /second/);
 
     // A new default moves the org's default: renders without a templateId follow it.
     await createTemplate(server, org, { html: '<p>third {{ user.name }}</p>', isDefault: true });
-    assert.match((await render(org, user.userId)).body.html, /third/);
+    assert.match(await renderedHtml(org, user.userId), /third/);
   });
 
   test("an org write (its name; its billing state): the org, so renders show the new name", async () => {
@@ -128,31 +131,28 @@ describe('writes forget what the cache declaration says', () => {
     const template = await createTemplate(server, org, { html: '<p>{{ org.name }}</p>' });
     assert.match((await warm(org, user.userId, template.templateId)).html, /Old Org Name/);
 
-    const current = await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key });
-    const patched = await server.request('PATCH', `/v1/orgs/${org.orgId}`, { key: org.key, body: { version: current.body.version, name: 'New Org Name' } });
-    assert.equal(patched.status, 200, patched.text);
+    const current = await getOrg(org);
+    ok(await api(server, org).PATCH('/v1/orgs/{orgId}', { ...orgPath(org), body: { version: current.version, name: 'New Org Name' } }), 200);
     assert.equal(caches().orgs.has(org.orgId), false);
-    assert.match((await render(org, user.userId, template.templateId)).body.html, /New Org Name/);
+    assert.match(await renderedHtml(org, user.userId, template.templateId), /New Org Name/);
 
     // Through the billing service: a subscription event changes the org's seats.
-    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).status, 200);
+    await getOrg(org);
     assert.ok(caches().orgs.has(org.orgId));
     const delivered = await deliver(server, event('customer.subscription.updated', subscription(org.orgId, { quantity: 17 })));
     assert.equal(delivered.status, 200, delivered.text);
     assert.equal(caches().orgs.has(org.orgId), false);
-    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).body.seats, 17);
+    assert.equal((await getOrg(org)).seats, 17);
   });
 
   test('a key revocation: the key, so its next use is refused', async () => {
     const org = await createOrg(server);
-    const minted = await server.request('POST', `/v1/orgs/${org.orgId}/api-keys`, { key: org.key, body: { name: 'second' } });
-    assert.equal(minted.status, 201, minted.text);
-    const second = minted.body as { keyId: string; key: string };
-    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: second.key })).status, 200);
+    const second = ok(await api(server, org).POST('/v1/orgs/{orgId}/api-keys', { ...orgPath(org), body: { name: 'second' } }), 201);
+    await getOrg(org, second);
     assert.ok(caches().apiKeys.has(hashKey(second.key)));
 
-    assert.equal((await server.request('DELETE', `/v1/orgs/${org.orgId}/api-keys/${second.keyId}`, { key: org.key })).status, 200);
+    ok(await api(server, org).DELETE('/v1/orgs/{orgId}/api-keys/{keyId}', { params: { path: { orgId: org.orgId, keyId: second.keyId } } }), 200);
     assert.equal(caches().apiKeys.has(hashKey(second.key)), false);
-    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: second.key })).status, 401);
+    refused(await api(server, second).GET('/v1/orgs/{orgId}', orgPath(org)), 401);
   });
 });

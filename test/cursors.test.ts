@@ -5,7 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { startServer, type TestServer } from './helpers/server.ts';
-import { createOrg, type TestOrg } from './helpers/fixtures.ts';
+// Orgs without the starter template: these tests' own template is the default.
+import { createOrgWithoutTemplates as createOrg, type TestOrg } from './helpers/fixtures.ts';
 
 const ROWS = 12;
 

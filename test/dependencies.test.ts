@@ -97,7 +97,7 @@ describe('PostgreSQL backends terminated during a burst of writes', () => {
       const rows = await admin.query<{ email: string }>('select email from users where email = any($1::text[])', [acknowledged]);
       assert.equal(rows.rows.length, acknowledged.length, 'every acknowledged write is in the database');
 
-      const after = await httpRequest(url, 'POST', `/v1/orgs/${org.orgId}/users`, { key: org.apiKey.key, body: { email: 'after@example.test' } });
+      const after = await httpRequest(url, 'POST', `/v1/orgs/${org.orgId}/users`, { key: org.apiKey.key, body: { email: `after-${randomBytes(4).toString('hex')}@example.test` } });
       assert.equal(after.status, 201);
     } finally {
       await service?.stop();

@@ -5,6 +5,7 @@ import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, staffAccount, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
 import { Browser, authorizeUrl, client, oidcClient, signIn, type OidcClient } from './helpers/browser.ts';
 import { totpCode } from '../src/auth/totp.ts';
+import { api, ok, refused, type ApiClient } from './helpers/api.ts';
 
 describe('identity provider: authorization code + PKCE', () => {
   let server: TestServer;
@@ -134,16 +135,13 @@ describe('identity provider: authorization code + PKCE', () => {
     const member = await userWithPassword(server, org, 'member');
     const { tokens } = await signIn(app, { username: member.email, password: member.password });
     const token = tokens.id_token as string;
-    const base = `/v1/orgs/${org.orgId}/users/${member.userId}/mfa/totp`;
-    const started = await server.request('POST', base, { token });
-    assert.equal(started.status, 200);
-    assert.match(started.body.otpauthUri, /^otpauth:\/\/totp\//);
-    const bad = await server.request('POST', `${base}/verify`, { token, body: { code: '000000' } });
-    assert.equal(bad.status, 400);
-    const confirmed = await server.request('POST', `${base}/verify`, { token, body: { code: totpCode(started.body.secret) } });
-    assert.equal(confirmed.status, 200);
-    const user = await server.request('GET', `/v1/orgs/${org.orgId}/users/${member.userId}`, { token });
-    assert.equal(user.body.mfaEnabled, true);
+    const asMember = api(server, { token });
+    const userPath = { params: { path: { orgId: org.orgId, userId: member.userId } } };
+    const started = ok(await asMember.POST('/v1/orgs/{orgId}/users/{userId}/mfa/totp', userPath), 200);
+    assert.match(started.otpauthUri, /^otpauth:\/\/totp\//);
+    refused(await asMember.POST('/v1/orgs/{orgId}/users/{userId}/mfa/totp/verify', { ...userPath, body: { code: '000000' } }), 400);
+    ok(await asMember.POST('/v1/orgs/{orgId}/users/{userId}/mfa/totp/verify', { ...userPath, body: { code: totpCode(started.secret) } }), 200);
+    assert.equal(ok(await asMember.GET('/v1/orgs/{orgId}/users/{userId}', userPath)).mfaEnabled, true);
 
     // Sign in again: the code page appears; the enrolment's code (same step) is not accepted again.
     const browser = new Browser();
@@ -151,10 +149,10 @@ describe('identity provider: authorization code + PKCE', () => {
     let step = await browser.follow(url, app.redirectUri);
     step = await browser.submit(step.url, { username: member.email, password: member.password }, app.redirectUri);
     assert.match(browser.lastPage, /name="otp"/);
-    step = await browser.submit(step.url, { otp: totpCode(started.body.secret) }, app.redirectUri);
+    step = await browser.submit(step.url, { otp: totpCode(started.secret) }, app.redirectUri);
     assert.equal(step.callback, undefined, 'a used code is refused');
     assert.equal(browser.lastStatus, 401);
-    const next = totpCode(started.body.secret, Date.now() + 30_000);
+    const next = totpCode(started.secret, Date.now() + 30_000);
     step = await browser.submit(step.url, { otp: next }, app.redirectUri);
     assert.ok(step.callback, browser.lastPage.slice(0, 300));
     const signedIn = await client.authorizationCodeGrant(app.config, step.callback, { pkceCodeVerifier: verifier });
@@ -163,12 +161,13 @@ describe('identity provider: authorization code + PKCE', () => {
     // Someone else may not enrol this user; an admin may turn it off.
     const adminUser = await userWithPassword(server, org, 'admin');
     const adminTokens = (await signIn(app, { username: adminUser.email, password: adminUser.password })).tokens;
-    assert.equal((await server.request('POST', base, { token: adminTokens.id_token as string })).status, 403);
-    assert.equal((await server.request('DELETE', base, { token: adminTokens.id_token as string })).status, 200);
-    const audit = await server.request('GET', `/v1/orgs/${org.orgId}/audit?targetId=${member.userId}`, { key: org.key });
-    const actions = audit.body.items.map((e: { action: string }) => e.action);
-    assert.deepEqual(actions.filter((a: string) => a.startsWith('user.mfa')), ['user.mfa.disable', 'user.mfa.enable'], 'the refused code left no entry');
-    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/users/${member.userId}`, { token })).body.mfaEnabled, false);
+    const asAdmin = api(server, { token: adminTokens.id_token as string });
+    refused(await asAdmin.POST('/v1/orgs/{orgId}/users/{userId}/mfa/totp', userPath), 403);
+    ok(await asAdmin.DELETE('/v1/orgs/{orgId}/users/{userId}/mfa/totp', userPath), 200);
+    const audit = ok(await api(server, org).GET('/v1/orgs/{orgId}/audit', { params: { path: { orgId: org.orgId }, query: { targetId: member.userId } } }));
+    const actions = audit.items.map((e) => e.action);
+    assert.deepEqual(actions.filter((a) => a.startsWith('user.mfa')), ['user.mfa.disable', 'user.mfa.enable'], 'the refused code left no entry');
+    assert.equal(ok(await asMember.GET('/v1/orgs/{orgId}/users/{userId}', userPath)).mfaEnabled, false);
   });
 
   test('the admin client: staff enrol TOTP before any code is issued, then act as super-admin', async () => {
@@ -237,27 +236,25 @@ describe('identity provider: authorization code + PKCE', () => {
     const member = await tokenOf('member');
     const adminU = await tokenOf('admin');
     const owner = await tokenOf('owner');
-    const users = `/v1/orgs/${org.orgId}/users`;
-    assert.equal((await server.request('POST', users, { token: member.token, body: { email: 'm-made@example.test' } })).status, 403);
-    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/audit`, { token: member.token })).status, 403);
-    assert.equal((await server.request('POST', `/v1/orgs/${org.orgId}/api-keys`, { token: member.token, body: { name: 'x' } })).status, 403);
-    const self = (await server.request('GET', `${users}/${member.userId}`, { token: member.token })).body;
-    const ownEdit = await server.request('PATCH', `${users}/${member.userId}`, { token: member.token, body: { version: self.version, title: 'Chief' } });
-    assert.equal(ownEdit.status, 200);
-    const roleEdit = await server.request('PATCH', `${users}/${member.userId}`, { token: member.token, body: { version: ownEdit.body.version, role: 'admin' } });
-    assert.equal(roleEdit.status, 403);
-    assert.equal(roleEdit.body.error.details.field, 'role');
-    const otherEdit = await server.request('PATCH', `${users}/${adminU.userId}`, { token: member.token, body: { version: 1, title: 'x' } });
-    assert.equal(otherEdit.status, 403);
-    assert.equal((await server.request('POST', users, { token: adminU.token, body: { email: 'o2@example.test', role: 'owner' } })).status, 403);
-    assert.equal((await server.request('POST', users, { token: owner.token, body: { email: 'o2@example.test', role: 'owner' } })).status, 201);
-    const ownerSelf = (await server.request('GET', `${users}/${owner.userId}`, { token: owner.token })).body;
-    const demote = await server.request('PATCH', `${users}/${owner.userId}`, { token: owner.token, body: { version: ownerSelf.version, role: 'admin' } });
-    assert.equal(demote.status, 403);
+    const [asMember, asAdmin, asOwner] = [member, adminU, owner].map((u) => api(server, { token: u.token })) as [ApiClient, ApiClient, ApiClient];
+    const orgPath = { params: { path: { orgId: org.orgId } } };
+    const userPath = (userId: string) => ({ params: { path: { orgId: org.orgId, userId } } });
+    refused(await asMember.POST('/v1/orgs/{orgId}/users', { ...orgPath, body: { email: 'm-made@example.test' } }), 403);
+    refused(await asMember.GET('/v1/orgs/{orgId}/audit', orgPath), 403);
+    refused(await asMember.POST('/v1/orgs/{orgId}/api-keys', { ...orgPath, body: { name: 'x' } }), 403);
+    const self = ok(await asMember.GET('/v1/orgs/{orgId}/users/{userId}', userPath(member.userId)));
+    const ownEdit = ok(await asMember.PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(member.userId), body: { version: self.version, title: 'Chief' } }), 200);
+    const roleEdit = refused(await asMember.PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(member.userId), body: { version: ownEdit.version, role: 'admin' } }), 403);
+    assert.equal(roleEdit.error.details?.field, 'role');
+    refused(await asMember.PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(adminU.userId), body: { version: 1, title: 'x' } }), 403);
+    const o2 = `o2-${crypto.randomUUID().slice(0, 8)}@example.test`;
+    refused(await asAdmin.POST('/v1/orgs/{orgId}/users', { ...orgPath, body: { email: o2, role: 'owner' } }), 403);
+    ok(await asOwner.POST('/v1/orgs/{orgId}/users', { ...orgPath, body: { email: o2, role: 'owner' } }), 201);
+    const ownerSelf = ok(await asOwner.GET('/v1/orgs/{orgId}/users/{userId}', userPath(owner.userId)));
+    refused(await asOwner.PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(owner.userId), body: { version: ownerSelf.version, role: 'admin' } }), 403);
     // A demotion takes effect at once, before the token expires.
-    const promoted = await server.request('PATCH', `${users}/${member.userId}`, { token: owner.token, body: { version: ownEdit.body.version, role: 'admin' } });
-    assert.equal(promoted.status, 200);
-    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/audit`, { token: member.token })).status, 200);
+    ok(await asOwner.PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(member.userId), body: { version: ownEdit.version, role: 'admin' } }), 200);
+    ok(await asMember.GET('/v1/orgs/{orgId}/audit', orgPath), 200);
   });
 
   test('deleting a user ends their ID token and refresh token', async () => {
@@ -269,23 +266,26 @@ describe('identity provider: authorization code + PKCE', () => {
   });
 
   test('a temporary password must be replaced at first sign-in', async () => {
-    const created = await server.request('POST', `/v1/orgs/${org.orgId}/users`, {
-      key: org.key,
-      body: { email: 'temp@example.test', temporaryPassword: 'temporary password 1' },
-    });
-    assert.equal(created.status, 201);
+    const temp = `temp-${crypto.randomUUID().slice(0, 8)}@example.test`;
+    const created = ok(
+      await api(server, org).POST('/v1/orgs/{orgId}/users', {
+        params: { path: { orgId: org.orgId } },
+        body: { email: temp, temporaryPassword: 'temporary password 1' },
+      }),
+      201,
+    );
     const browser = new Browser();
     const { url, verifier } = await authorizeUrl(app);
     let step = await browser.follow(url, app.redirectUri);
-    step = await browser.submit(step.url, { username: 'temp@example.test', password: 'temporary password 1' }, app.redirectUri);
+    step = await browser.submit(step.url, { username: temp, password: 'temporary password 1' }, app.redirectUri);
     assert.match(browser.lastPage, /name="new_password"/);
     step = await browser.submit(step.url, { new_password: 'short' }, app.redirectUri);
     assert.equal(browser.lastStatus, 400);
     step = await browser.submit(step.url, { new_password: 'my own new password' }, app.redirectUri);
     assert.ok(step.callback);
     const tokens = await client.authorizationCodeGrant(app.config, step.callback, { pkceCodeVerifier: verifier });
-    assert.equal(decodeJwt(tokens.id_token as string).sub, created.body.userId);
-    const again = await signIn(app, { username: 'temp@example.test', password: 'my own new password' });
+    assert.equal(decodeJwt(tokens.id_token as string).sub, created.userId);
+    const again = await signIn(app, { username: temp, password: 'my own new password' });
     assert.ok(again.tokens.id_token);
   });
 

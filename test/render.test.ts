@@ -2,9 +2,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { manualClock } from './helpers/clock.ts';
-import { createOrg, createTemplate, createUser, type TestOrg } from './helpers/fixtures.ts';
+import { createOrgWithoutTemplates as createOrg, createTemplate, createUser, type TestOrg } from './helpers/fixtures.ts';
 import { PIXEL } from '../src/tracking/routes.ts';
 import { usersRepo } from '../src/store/repositories/users.ts';
+import { api, ok, refused } from './helpers/api.ts';
 
 describe('templates as untrusted input, and rendering', () => {
   let server: TestServer;
@@ -14,8 +15,12 @@ describe('templates as untrusted input, and rendering', () => {
     org = await createOrg(server);
   });
   after(() => server.close());
-  const render = (o: TestOrg, userId: string, body?: unknown) =>
-    server.request('POST', `/v1/orgs/${o.orgId}/render/${userId}`, { key: o.key, ...(body ? { body } : {}) });
+  const render = (o: TestOrg, userId: string, body?: { templateId?: string }) =>
+    api(server, o).POST('/v1/orgs/{orgId}/render/{userId}', { params: { path: { orgId: o.orgId, userId } }, ...(body ? { body } : {}) });
+  /** A render that must succeed: its signature. */
+  const rendered = async (o: TestOrg, userId: string, body?: { templateId?: string }) => ok(await render(o, userId, body), 200);
+  const createRaw = (o: TestOrg, body: { name: string; html: string; text?: string }) =>
+    api(server, o).POST('/v1/orgs/{orgId}/templates', { params: { path: { orgId: o.orgId } }, body });
 
   test('variables are rendered into HTML and text, with the pixel URL', async () => {
     const o = await createOrg(server, { name: 'Acme & Sons' });
@@ -24,27 +29,25 @@ describe('templates as untrusted input, and rendering', () => {
       html: '<table><tr><td><b>{{ user.name }}</b>, {{ user.title }} ({{ user.department }})<br>{{ org.name }} · {{ user.email }} · {{ user.phone }} · {{ user.mobile }}<img src="{{ pixel_url }}" width="1" height="1" alt=""></td></tr></table>',
       text: '{{ user.name }} | {{ user.title }} | {{ org.name }}',
     });
-    const res = await render(o, user.userId);
-    assert.equal(res.status, 200, res.text);
-    assert.equal(res.body.templateId, t.templateId);
-    assert.match(res.body.html, /<b>Grace Hopper<\/b>, Admiral \(Navy\)/);
-    assert.match(res.body.html, /Acme &amp; Sons/);
-    assert.ok(res.body.html.includes(`src="${server.deps.config.baseUrl}/v1/p/${user.userId}"`));
-    assert.equal(res.body.text, 'Grace Hopper | Admiral | Acme & Sons');
-    assert.equal(res.body.bytes, Buffer.byteLength(res.body.html));
-    assert.deepEqual(res.body.warnings, []);
+    const res = await rendered(o, user.userId);
+    assert.equal(res.templateId, t.templateId);
+    assert.match(res.html, /<b>Grace Hopper<\/b>, Admiral \(Navy\)/);
+    assert.match(res.html, /Acme &amp; Sons/);
+    assert.ok(res.html.includes(`src="${server.deps.config.baseUrl}/v1/p/${user.userId}"`));
+    assert.equal(res.text, 'Grace Hopper | Admiral | Acme & Sons');
+    assert.equal(res.bytes, Buffer.byteLength(res.html));
+    assert.deepEqual(res.warnings, []);
   });
 
   test('hostile user fields are escaped in HTML and cannot make a javascript: link', async () => {
     const o = await createOrg(server);
     const user = await createUser(server, o, { name: '<script>alert(1)</script>', phone: 'javascript:alert(1)' });
     await createTemplate(server, o, { html: '<p>{{ user.name }}</p><a href="{{ user.phone }}">call</a>', text: '{{ user.name }}' });
-    const res = await render(o, user.userId);
-    assert.equal(res.status, 200);
-    assert.ok(!res.body.html.includes('<script'), res.body.html);
-    assert.match(res.body.html, /&lt;script&gt;/);
-    assert.ok(!/href="javascript:/i.test(res.body.html), res.body.html);
-    assert.equal(res.body.text, '<script>alert(1)</script>', 'plain text is not HTML');
+    const res = await rendered(o, user.userId);
+    assert.ok(!res.html.includes('<script'), res.html);
+    assert.match(res.html, /&lt;script&gt;/);
+    assert.ok(!/href="javascript:/i.test(res.html), res.html);
+    assert.equal(res.text, '<script>alert(1)</script>', 'plain text is not HTML');
   });
 
   test('the sanitizer removes scripts, handlers, iframes, forms and javascript: URLs; CSS is inlined', async () => {
@@ -53,27 +56,24 @@ describe('templates as untrusted input, and rendering', () => {
     const t = await createTemplate(server, o, {
       html: '<style>p { color: #c00; } .big { font-size: 18px }</style><p class="big" onclick="steal()">{{ user.name }}</p><script>evil()</script><iframe src="https://x"></iframe><form><input></form><a href="javascript:evil()">x</a><a href="https://example.com">ok</a>',
     });
-    const stored = await server.request('GET', `/v1/orgs/${o.orgId}/templates/${t.templateId}`, { key: o.key });
-    assert.match(stored.body.html, /<script>/, 'what the admin wrote is kept as written');
-    const res = await render(o, user.userId);
-    const html: string = res.body.html;
+    const stored = ok(await api(server, o).GET('/v1/orgs/{orgId}/templates/{templateId}', { params: { path: { orgId: o.orgId, templateId: t.templateId } } }));
+    assert.match(stored.html, /<script>/, 'what the admin wrote is kept as written');
+    const { html } = await rendered(o, user.userId);
     for (const bad of ['<script', 'onclick', '<iframe', '<form', '<input', 'javascript:', '<style']) assert.ok(!html.includes(bad), `${bad} in ${html}`);
     assert.match(html, /<p class="big" style="color:#c00;font-size:18px">/);
     assert.match(html, /<a href="https:\/\/example.com">ok<\/a>/);
   });
 
   test('syntax errors: 400 with line and column; unknown variables: a warning', async () => {
-    const bad = await server.request('POST', `/v1/orgs/${org.orgId}/templates`, { key: org.key, body: { name: 'bad', html: '<p>\n  {{ user.name </p>' } });
-    assert.equal(bad.status, 400);
-    assert.equal(bad.body.error.details.field, 'body.html');
-    assert.equal(bad.body.error.details.line, 2);
-    assert.equal(bad.body.error.details.column, 3);
-    const badText = await server.request('POST', `/v1/orgs/${org.orgId}/templates`, { key: org.key, body: { name: 'bad', html: '<p/>', text: '{% if %}' } });
-    assert.equal(badText.body.error.details.field, 'body.text');
-    const warn = await server.request('POST', `/v1/orgs/${org.orgId}/templates`, { key: org.key, body: { name: 'warn', html: '<p>{{ user.nickname }} {{ user.name }}</p>' } });
-    assert.equal(warn.status, 201);
-    assert.equal(warn.body.warnings.length, 1);
-    assert.match(warn.body.warnings[0], /user\.nickname/);
+    const bad = refused(await createRaw(org, { name: 'bad', html: '<p>\n  {{ user.name </p>' }), 400);
+    assert.equal(bad.error.details?.field, 'body.html');
+    assert.equal(bad.error.details?.line, 2);
+    assert.equal(bad.error.details?.column, 3);
+    const badText = refused(await createRaw(org, { name: 'bad', html: '<p/>', text: '{% if %}' }), 400);
+    assert.equal(badText.error.details?.field, 'body.text');
+    const warn = ok(await createRaw(org, { name: 'warn', html: '<p>{{ user.nickname }} {{ user.name }}</p>' }), 201);
+    assert.equal(warn.warnings.length, 1);
+    assert.match(warn.warnings[0] ?? '', /user\.nickname/);
   });
 
   test('templates that loop for ever, build huge output or include files are refused; others are served meanwhile', async () => {
@@ -85,14 +85,14 @@ describe('templates as untrusted input, and rendering', () => {
     ];
     for (const html of cases) {
       const [res, health] = await Promise.all([
-        server.request('POST', `/v1/orgs/${org.orgId}/templates`, { key: org.key, body: { name: 'hostile', html } }),
-        server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key }),
+        createRaw(org, { name: 'hostile', html }),
+        api(server, org).GET('/v1/orgs/{orgId}', { params: { path: { orgId: org.orgId } } }),
       ]);
       // Past a limit is the template's doing: 400 naming the field (DECISIONS, "Templates and renders").
-      assert.equal(res.status, 400, `${res.status} for ${html}: ${res.text}`);
-      assert.equal(res.body.error.details.field, 'body.html');
-      assert.ok(!/root:x?:0/.test(res.text), "no file content leaks");
-      assert.equal(health.status, 200);
+      const refusal = refused(res, 400);
+      assert.equal(refusal.error.details?.field, 'body.html');
+      assert.ok(!/root:x?:0/.test(JSON.stringify(refusal)), 'no file content leaks');
+      assert.equal(health.response.status, 200);
     }
   });
 
@@ -100,46 +100,53 @@ describe('templates as untrusted input, and rendering', () => {
     const o = await createOrg(server);
     const user = await createUser(server, o, { name: 'N'.repeat(200) });
     await createTemplate(server, o, { html: '{% for i in (1..200) %}<p>{{ user.name }}</p>{% endfor %}' });
-    const res = await render(o, user.userId);
-    assert.equal(res.status, 413);
-    assert.equal(res.body.error.code, 'PAYLOAD_TOO_LARGE');
-    assert.equal(res.body.error.details.limitBytes, 30720);
-    assert.ok(res.body.error.details.bytes > 30720);
-    assert.match(res.body.error.message, new RegExp(`${res.body.error.details.bytes} bytes`));
+    const { error } = refused(await render(o, user.userId), 413);
+    assert.equal(error.code, 'PAYLOAD_TOO_LARGE');
+    assert.equal(error.details?.limitBytes, 30720);
+    assert.ok(error.details?.bytes > 30720);
+    assert.match(error.message, new RegExp(`${error.details?.bytes} bytes`));
   });
 
   test('default template rules; soft-deleted users and templates are 404', async () => {
     const o = await createOrg(server);
     const user = await createUser(server, o);
-    const none = await render(o, user.userId);
-    assert.equal(none.status, 404);
-    assert.match(none.body.error.message, /no default template/);
+    const client = api(server, o);
+    const deleteTemplate = async (templateId: string) =>
+      ok(await client.DELETE('/v1/orgs/{orgId}/templates/{templateId}', { params: { path: { orgId: o.orgId, templateId } } }), 204);
+    const none = refused(await render(o, user.userId), 404);
+    assert.match(none.error.message, /no default template/);
     const a = await createTemplate(server, o, { html: '<p>A</p>' });
     const b = await createTemplate(server, o, { name: 'B', html: '<p>B</p>' });
-    assert.match((await render(o, user.userId)).body.html, /A/);
-    assert.match((await render(o, user.userId, { templateId: b.templateId })).body.html, /B/);
-    await server.request('DELETE', `/v1/orgs/${o.orgId}/templates/${b.templateId}`, { key: o.key });
-    assert.equal((await render(o, user.userId, { templateId: b.templateId })).status, 404);
-    await server.request('DELETE', `/v1/orgs/${o.orgId}/templates/${a.templateId}`, { key: o.key });
-    assert.equal((await render(o, user.userId)).status, 404);
+    assert.match((await rendered(o, user.userId)).html, /A/);
+    assert.match((await rendered(o, user.userId, { templateId: b.templateId })).html, /B/);
+    await deleteTemplate(b.templateId);
+    refused(await render(o, user.userId, { templateId: b.templateId }), 404);
+    await deleteTemplate(a.templateId);
+    refused(await render(o, user.userId), 404);
     await createTemplate(server, o, { html: '<p>C</p>' });
-    await server.request('DELETE', `/v1/orgs/${o.orgId}/users/${user.userId}`, { key: o.key });
-    assert.equal((await render(o, user.userId)).status, 404);
+    ok(await client.DELETE('/v1/orgs/{orgId}/users/{userId}', { params: { path: { orgId: o.orgId, userId: user.userId } } }), 204);
+    refused(await render(o, user.userId), 404);
   });
 
   test('the cache serves fresh output after a template, user or org change', async () => {
     const o = await createOrg(server, { name: 'Before Org' });
     const user = await createUser(server, o, { name: 'Before User' });
     const t = await createTemplate(server, o, { html: '<p>v1 {{ user.name }} {{ org.name }}</p>' });
-    assert.match((await render(o, user.userId)).body.html, /v1 Before User Before Org/);
-    assert.match((await render(o, user.userId)).body.html, /v1 Before User Before Org/);
-    await server.request('PATCH', `/v1/orgs/${o.orgId}/templates/${t.templateId}`, { key: o.key, body: { version: t.version, html: '<p>v2 {{ user.name }} {{ org.name }}</p>' } });
-    assert.match((await render(o, user.userId)).body.html, /v2 Before User/);
-    await server.request('PATCH', `/v1/orgs/${o.orgId}/users/${user.userId}`, { key: o.key, body: { version: user.version, name: 'After User' } });
-    assert.match((await render(o, user.userId)).body.html, /v2 After User Before Org/);
-    const orgNow = (await server.request('GET', `/v1/orgs/${o.orgId}`, { key: o.key })).body;
-    await server.request('PATCH', `/v1/orgs/${o.orgId}`, { key: o.key, body: { version: orgNow.version, name: 'After Org' } });
-    assert.match((await render(o, user.userId)).body.html, /v2 After User After Org/);
+    const client = api(server, o);
+    assert.match((await rendered(o, user.userId)).html, /v1 Before User Before Org/);
+    assert.match((await rendered(o, user.userId)).html, /v1 Before User Before Org/);
+    ok(
+      await client.PATCH('/v1/orgs/{orgId}/templates/{templateId}', {
+        params: { path: { orgId: o.orgId, templateId: t.templateId } },
+        body: { version: t.version, html: '<p>v2 {{ user.name }} {{ org.name }}</p>' },
+      }),
+    );
+    assert.match((await rendered(o, user.userId)).html, /v2 Before User/);
+    ok(await client.PATCH('/v1/orgs/{orgId}/users/{userId}', { params: { path: { orgId: o.orgId, userId: user.userId } }, body: { version: user.version, name: 'After User' } }));
+    assert.match((await rendered(o, user.userId)).html, /v2 After User Before Org/);
+    const orgNow = ok(await client.GET('/v1/orgs/{orgId}', { params: { path: { orgId: o.orgId } } }));
+    ok(await client.PATCH('/v1/orgs/{orgId}', { params: { path: { orgId: o.orgId } }, body: { version: orgNow.version, name: 'After Org' } }));
+    assert.match((await rendered(o, user.userId)).html, /v2 After User After Org/);
   });
 
   test("another org asking for this org's user or template finds nothing, and hides nothing from this org", async () => {
@@ -148,12 +155,11 @@ describe('templates as untrusted input, and rendering', () => {
     const t = await createTemplate(server, mine, { html: '<p>mine {{ user.name }}</p>' });
     await createTemplate(server, other);
     // Asked first by the other org: 404 both times, and the caches must not remember "missing" for this org.
-    assert.equal((await render(other, user.userId)).status, 404);
-    assert.equal((await render(other, user.userId, { templateId: t.templateId })).status, 404);
-    const res = await render(mine, user.userId, { templateId: t.templateId });
-    assert.equal(res.status, 200);
-    assert.match(res.body.html, /mine Ada Lovelace/);
-    assert.equal((await render(other, user.userId)).status, 404, 'and still not for the other org once cached here');
+    refused(await render(other, user.userId), 404);
+    refused(await render(other, user.userId, { templateId: t.templateId }), 404);
+    const res = await rendered(mine, user.userId, { templateId: t.templateId });
+    assert.match(res.html, /mine Ada Lovelace/);
+    assert.equal((await render(other, user.userId)).response.status, 404, 'and still not for the other org once cached here');
   });
 
   test('the first renders of many users at once are all right (their rows are read together)', async () => {
@@ -162,7 +168,7 @@ describe('templates as untrusted input, and rendering', () => {
     const users = [];
     for (let i = 0; i < 30; i++) users.push(await createUser(server, o, { name: `Person ${i}` }));
     const gone = await createUser(server, o, { name: 'Gone' });
-    await server.request('DELETE', `/v1/orgs/${o.orgId}/users/${gone.userId}`, { key: o.key });
+    ok(await api(server, o).DELETE('/v1/orgs/{orgId}/users/{userId}', { params: { path: { orgId: o.orgId, userId: gone.userId } } }), 204);
     // Renders asked together (here: in one turn, straight to the service) read their users together.
     const reads: number[] = [];
     const findMany = usersRepo.findMany;
@@ -179,26 +185,22 @@ describe('templates as untrusted input, and rendering', () => {
     assert.deepEqual(reads, [31], 'one query for the 31 users');
     // And over HTTP, each answer is its own user's; the deleted one is 404.
     const results = await Promise.all([...users, gone].map((u) => render(o, u.userId)));
-    results.slice(0, 30).forEach((r, i) => assert.equal(r.body.html, `<p>Person ${i}</p>`));
-    assert.equal(results[30]?.status, 404);
+    results.slice(0, 30).forEach((r, i) => assert.equal(ok(r, 200).html, `<p>Person ${i}</p>`));
+    refused(results[30]!, 404);
   });
 
   test('preview renders an unsaved template; warnings for images without sizes', async () => {
     const o = await createOrg(server);
     const user = await createUser(server, o, { name: 'Preview Person' });
-    const res = await server.request('POST', `/v1/orgs/${o.orgId}/templates/preview`, {
-      key: o.key,
-      body: { userId: user.userId, html: '<p>{{ user.name }}</p><img src="https://cdn.example.com/logo.png" alt="logo">', text: '{{ user.name }}' },
-    });
-    assert.equal(res.status, 200, res.text);
-    assert.match(res.body.html, /Preview Person/);
-    assert.equal(res.body.templateId, null);
-    assert.ok(res.body.warnings.some((w: string) => /width and height/.test(w)));
-    const long = await server.request('POST', `/v1/orgs/${o.orgId}/templates/preview`, {
-      key: o.key,
-      body: { userId: user.userId, html: `<p>${'x'.repeat(10_500)}</p>` },
-    });
-    assert.ok(long.body.warnings.some((w: string) => /Gmail/.test(w)));
+    const client = api(server, o);
+    const preview = async (body: { userId: string; html: string; text?: string }) =>
+      ok(await client.POST('/v1/orgs/{orgId}/templates/preview', { params: { path: { orgId: o.orgId } }, body }), 200);
+    const res = await preview({ userId: user.userId, html: '<p>{{ user.name }}</p><img src="https://cdn.example.com/logo.png" alt="logo">', text: '{{ user.name }}' });
+    assert.match(res.html, /Preview Person/);
+    assert.equal(res.templateId, null);
+    assert.ok(res.warnings.some((w) => /width and height/.test(w)));
+    const long = await preview({ userId: user.userId, html: `<p>${'x'.repeat(10_500)}</p>` });
+    assert.ok(long.warnings.some((w) => /Gmail/.test(w)));
   });
 });
 
@@ -249,7 +251,7 @@ describe('the open-tracking pixel', () => {
     const deadline = Date.now() + 5000;
     let items: unknown[] = [];
     while (items.length === 0 && Date.now() < deadline) {
-      items = (await server.request('GET', `/v1/orgs/${org.orgId}/opens`, { key: org.key })).body.items;
+      items = ok(await api(server, org).GET('/v1/orgs/{orgId}/opens', { params: { path: { orgId: org.orgId } } })).items;
       if (items.length === 0) await new Promise((r) => setTimeout(r, 100));
     }
     assert.deepEqual(items, [{ day: today, real: 1, proxied: 0 }]);
@@ -259,7 +261,10 @@ describe('the open-tracking pixel', () => {
     const org = await createOrg(server);
     const user = await createUser(server, org);
     const gone = await createUser(server, org);
-    await server.request('DELETE', `/v1/orgs/${org.orgId}/users/${gone.userId}`, { key: org.key });
+    const client = api(server, org);
+    const opens = (query: { from?: string; to?: string; userId?: string } = {}) =>
+      client.GET('/v1/orgs/{orgId}/opens', { params: { path: { orgId: org.orgId }, query } });
+    ok(await client.DELETE('/v1/orgs/{orgId}/users/{userId}', { params: { path: { orgId: org.orgId, userId: gone.userId } } }), 204);
     await fetchPixel(user.userId);
     await fetchPixel(user.userId);
     await fetchPixel(user.userId, 'Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)');
@@ -267,13 +272,11 @@ describe('the open-tracking pixel', () => {
     await fetchPixel(gone.userId);
     await fetchPixel(crypto.randomUUID());
     await server.deps.opens.flush();
-    const stats = await server.request('GET', `/v1/orgs/${org.orgId}/opens`, { key: org.key });
-    assert.deepEqual(stats.body.items, [{ day: today, real: 2, proxied: 2 }]);
-    const forGone = await server.request('GET', `/v1/orgs/${org.orgId}/opens?userId=${gone.userId}`, { key: org.key });
-    assert.deepEqual(forGone.body.items, []);
-    const range = await server.request('GET', `/v1/orgs/${org.orgId}/opens?from=2020-01-01&to=2020-01-02`, { key: org.key });
-    assert.deepEqual(range.body.items, []);
-    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/opens?from=2021-01-01&to=2020-01-02`, { key: org.key })).status, 400);
+    assert.deepEqual(ok(await opens()).items, [{ day: today, real: 2, proxied: 2 }]);
+    assert.deepEqual(ok(await opens({ userId: gone.userId })).items, []);
+    assert.deepEqual(ok(await opens({ from: '2020-01-01', to: '2020-01-02' })).items, []);
+    refused(await opens({ from: '2021-01-01', to: '2020-01-02' }), 400);
+    // Malformed on purpose: a raw query string.
     assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/opens?from=yesterday`, { key: org.key })).status, 400);
   });
 });

@@ -9,7 +9,9 @@ import { SERVICE_NODE_FLAGS } from '../src/runtime.ts';
 
 const ROOT = new URL('../', import.meta.url);
 // It measures what two instances admit in a second: other files running beside it would starve it.
-const ALONE = ['test/multi-instance.test.ts'];
+// Browser tests (`*.browser.test.ts`: a Chromium each, heavy on a small machine) run one at a time too.
+const BROWSER = /\.browser\.test\.ts$/;
+const ALONE_FILES = ['test/multi-instance.test.ts'];
 const files = [...globSync('test/**/*.test.ts', { cwd: ROOT }), ...globSync('src/**/*.test.ts', { cwd: ROOT })].sort();
 
 function run(concurrency: number, chosen: string[]): boolean {
@@ -27,6 +29,7 @@ function run(concurrency: number, chosen: string[]): boolean {
   return spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' }).status === 0;
 }
 
-const together = run(3, files.filter((f) => !ALONE.includes(f)));
-const alone = run(1, files.filter((f) => ALONE.includes(f)));
-process.exit(together && alone ? 0 : 1);
+const alone = (f: string) => ALONE_FILES.includes(f) || BROWSER.test(f);
+const together = run(3, files.filter((f) => !alone(f)));
+const oneByOne = run(1, files.filter(alone));
+process.exit(together && oneByOne ? 0 : 1);

@@ -4,7 +4,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
-import { createOrg, createTemplate, type TestOrg } from './helpers/fixtures.ts';
+import { createOrgWithoutTemplates as createOrg, createTemplate, type TestOrg } from './helpers/fixtures.ts';
+import { api, ok } from './helpers/api.ts';
 
 describe('concurrent saves of the default template', () => {
   let server: TestServer;
@@ -14,28 +15,29 @@ describe('concurrent saves of the default template', () => {
   after(() => server.close());
 
   const defaults = async (org: TestOrg) => {
-    const list = await server.request('GET', `/v1/orgs/${org.orgId}/templates?limit=200`, { key: org.key });
-    return list.body.items.filter((t: { isDefault: boolean }) => t.isDefault).map((t: { templateId: string }) => t.templateId);
+    const list = ok(await api(server, org).GET('/v1/orgs/{orgId}/templates', { params: { path: { orgId: org.orgId }, query: { limit: 200 } } }));
+    return list.items.filter((t) => t.isDefault).map((t) => t.templateId);
   };
 
   test('a burst of creates with isDefault: true, and of creates in an org with no default yet', async () => {
     for (let round = 0; round < 3; round++) {
       for (const isDefault of [true, undefined]) {
         const org = await createOrg(server);
+        const client = api(server, org);
         const answers = await Promise.all(
           Array.from({ length: 12 }, (_, i) =>
-            server.request('POST', `/v1/orgs/${org.orgId}/templates`, {
-              key: org.key,
+            client.POST('/v1/orgs/{orgId}/templates', {
+              params: { path: { orgId: org.orgId } },
               body: { name: `T${i}`, html: '<p>{{ user.name }}</p>', ...(isDefault ? { isDefault } : {}) },
             }),
           ),
         );
-        for (const a of answers) assert.equal(a.status, 201, `isDefault ${isDefault}: ${a.status} ${a.text}`);
+        const saved = answers.map((a) => ok(a, 201));
         const found = await defaults(org);
         assert.equal(found.length, 1, 'one default');
         if (!isDefault) {
           // Without isDefault only the first save (in commit order) becomes the default.
-          assert.equal(answers.filter((a) => a.body.isDefault).length, 1);
+          assert.equal(saved.filter((t) => t.isDefault).length, 1);
         }
       }
     }
@@ -46,17 +48,21 @@ describe('concurrent saves of the default template', () => {
       const org = await createOrg(server);
       const templates = [];
       for (let i = 0; i < 8; i++) templates.push(await createTemplate(server, org, { name: `T${i}` }));
+      const client = api(server, org);
       const answers = await Promise.all([
         ...templates.map((t) =>
-          server.request('PATCH', `/v1/orgs/${org.orgId}/templates/${t.templateId}`, { key: org.key, body: { version: t.version, isDefault: true } }),
+          client.PATCH('/v1/orgs/{orgId}/templates/{templateId}', {
+            params: { path: { orgId: org.orgId, templateId: t.templateId } },
+            body: { version: t.version, isDefault: true },
+          }),
         ),
         ...Array.from({ length: 4 }, (_, i) =>
-          server.request('POST', `/v1/orgs/${org.orgId}/templates`, { key: org.key, body: { name: `N${i}`, html: '<p>x</p>', isDefault: true } }),
+          client.POST('/v1/orgs/{orgId}/templates', { params: { path: { orgId: org.orgId } }, body: { name: `N${i}`, html: '<p>x</p>', isDefault: true } }),
         ),
       ]);
-      for (const a of answers) assert.ok([200, 201, 409].includes(a.status), `${a.status} ${a.text}`);
+      for (const a of answers) assert.ok([200, 201, 409].includes(a.response.status), `${a.response.status} ${JSON.stringify(a.error)}`);
       // A PATCH loses only to a change of its own template (clearing the default bumps the version).
-      assert.ok(answers.some((a) => a.status === 200));
+      assert.ok(answers.some((a) => a.response.status === 200));
       assert.equal((await defaults(org)).length, 1, 'one default');
     }
   });

@@ -30,16 +30,55 @@ export const ORG_ROUTES: RouteCase[] = [
   { method: 'POST', route: '/v1/orgs/{orgId}/render/{userId}', minRole: 'member' },
   { method: 'POST', route: '/v1/orgs/{orgId}/templates/preview', body: { userId: '00000000-0000-4000-8000-000000000000', html: '<p>x</p>' }, minRole: 'admin' },
   { method: 'GET', route: '/v1/orgs/{orgId}/opens', minRole: 'member' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/integrations/outlook', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/integrations/outlook/rotate-key', minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/integrations/outlook/manifest.xml', minRole: 'admin' },
+  {
+    method: 'PUT',
+    route: '/v1/orgs/{orgId}/integrations/microsoft',
+    body: { tenantId: 'contoso.onmicrosoft.com', clientId: '00000000-0000-4000-8000-000000000000', clientSecret: 's' },
+    minRole: 'admin',
+  },
+  { method: 'GET', route: '/v1/orgs/{orgId}/integrations/microsoft', minRole: 'admin' },
+  { method: 'DELETE', route: '/v1/orgs/{orgId}/integrations/microsoft', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/integrations/microsoft/sync', minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/jobs/{jobId}', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/users/{userId}/invitation', minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/templates/starters', minRole: 'member' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/users/{userId}/signature', minRole: 'member' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/users/{userId}/password', body: { currentPassword: 'x', newPassword: 'a new long password' }, minRole: 'member' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/users/import', body: [], minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/images', minRole: 'member' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/images', minRole: 'admin' },
+  { method: 'DELETE', route: '/v1/orgs/{orgId}/images/{imageId}', minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/deployments', minRole: 'admin' },
+  { method: 'PUT', route: '/v1/orgs/{orgId}/integrations/google', body: { adminEmail: 'admin@example.test' }, minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/integrations/google', minRole: 'admin' },
+  { method: 'DELETE', route: '/v1/orgs/{orgId}/integrations/google', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/integrations/google/test', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/integrations/google/sync', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/integrations/google/push', minRole: 'admin' },
 ];
 
 // Staff-only routes: any org credential is 403.
 export const ADMIN_ROUTES: Omit<RouteCase, 'minRole'>[] = [
   { method: 'GET', route: '/v1/admin/webhook-events' },
+  { method: 'GET', route: '/v1/admin/webhook-events/{eventId}' },
+  { method: 'POST', route: '/v1/admin/webhook-events/replay' },
   { method: 'POST', route: '/v1/admin/webhook-events/{eventId}/replay' },
+  { method: 'GET', route: '/v1/admin/orgs' },
+  { method: 'POST', route: '/v1/admin/orgs', body: { name: 'x', ownerEmail: 'sec@example.test' } },
+  { method: 'GET', route: '/v1/admin/orgs/{orgId}' },
+  { method: 'GET', route: '/v1/admin/staff' },
+  { method: 'POST', route: '/v1/admin/staff', body: { email: 'sec@example.test' } },
+  { method: 'DELETE', route: '/v1/admin/staff/{userId}' },
+  { method: 'POST', route: '/v1/admin/staff/{userId}/mfa/reset' },
+  { method: 'GET', route: '/v1/admin/audit' },
 ];
 
 // Routes without a token, each with its own proof of origin (or none by design).
-const PUBLIC_ROUTES = ['GET /v1/p/{userId}', 'POST /v1/webhooks/payment-provider'];
+// The add-in's signature route takes the org's add-in key (test/outlook-addin.test.ts has its cases).
+const PUBLIC_ROUTES = ['GET /v1/images/{imageId}', 'GET /v1/p/{userId}', 'POST /v1/webhooks/payment-provider', 'GET /v1/addin/signature'];
 
 describe('security cases on every org route', () => {
   let server: TestServer;
@@ -69,8 +108,9 @@ describe('security cases on every org route', () => {
   test('staff routes: no credentials 401; an org API key 403', async () => {
     for (const c of ADMIN_ROUTES) {
       const path = fillPath(c.route, org, { eventId: 'evt_1' });
-      assert.equal((await server.request(c.method, path)).status, 401, c.route);
-      const res = await server.request(c.method, path, { key: org.key });
+      const body = c.body ? { body: c.body } : {};
+      assert.equal((await server.request(c.method, path, body)).status, 401, c.route);
+      const res = await server.request(c.method, path, { key: org.key, ...body });
       assert.equal(res.status, 403, c.route);
       assert.equal(res.body.error.code, 'FORBIDDEN');
     }
@@ -88,7 +128,7 @@ describe('security cases on every org route', () => {
     assert.equal(refusals, ORG_ROUTES.filter((r) => r.minRole !== 'member').length);
     for (const c of ADMIN_ROUTES) {
       for (const role of ['member', 'admin', 'owner'] as const) {
-        const res = await server.request(c.method, fillPath(c.route, org, { eventId: 'evt_1' }), { token: tokens[role] });
+        const res = await server.request(c.method, fillPath(c.route, org, { eventId: 'evt_1' }), { token: tokens[role], ...(c.body ? { body: c.body } : {}) });
         assert.equal(res.status, 403, `${c.method} ${c.route} with an ${role}'s ID token`);
       }
     }

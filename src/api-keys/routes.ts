@@ -5,6 +5,7 @@ import type { BillingHooks } from '../billing/hooks.ts';
 import { errorResponses, iso, isoOrNull, listQuery, nullableTimestamp, orgParams, page, text, timestamp, uuid } from '../http/schemas.ts';
 import type { ApiKeyRow } from '../store/schema.ts';
 import type { ApiKeyService } from './service.ts';
+import { EXAMPLE } from '../http/examples.ts';
 
 const apiKeySchema = z
   .object({
@@ -15,11 +16,36 @@ const apiKeySchema = z
     lastUsedAt: nullableTimestamp,
     revokedAt: nullableTimestamp,
   })
-  .meta({ id: 'ApiKey' });
+  .meta({
+    id: 'ApiKey',
+    examples: [
+      {
+        keyId: EXAMPLE.keyId,
+        name: 'CRM sync',
+        prefix: 'svc_live_4f9a',
+        createdAt: EXAMPLE.createdAt,
+        lastUsedAt: EXAMPLE.updatedAt,
+        revokedAt: null,
+      },
+    ],
+  });
 
 const mintedSchema = apiKeySchema
   .extend({ key: z.string().describe('the secret, shown this once: store it now') })
-  .meta({ id: 'MintedApiKey' });
+  .meta({
+    id: 'MintedApiKey',
+    examples: [
+      {
+        keyId: EXAMPLE.keyId,
+        name: 'CRM sync',
+        prefix: 'svc_live_4f9a',
+        createdAt: EXAMPLE.createdAt,
+        lastUsedAt: null,
+        revokedAt: null,
+        key: 'svc_live_4f9a0c2e7b1d4e8f9a3c5b7d1e2f4a6c8b0d2e4f',
+      },
+    ],
+  });
 
 const present = (k: ApiKeyRow) => ({
   keyId: k.id,
@@ -38,11 +64,12 @@ export function apiKeyRoutes(deps: { guards: Guards; billing: BillingHooks; apiK
       {
         onRequest: [guards.org('apiKey.manage'), billing.writeGate],
         schema: {
+          operationId: 'createApiKey',
           summary: 'Mint an API key (admin)',
           description: 'The answer carries the secret `key` once; only its hash is stored. Keys act with the admin role.',
           tags: ['api-keys'],
           params: orgParams,
-          body: z.strictObject({ name: text().trim().min(1).max(100) }),
+          body: z.strictObject({ name: text().trim().min(1).max(100) }).meta({ examples: [{ name: 'CRM sync' }] }),
           response: { 201: mintedSchema, ...errorResponses('FORBIDDEN', 'PAYMENT_REQUIRED') },
         },
       },
@@ -58,6 +85,7 @@ export function apiKeyRoutes(deps: { guards: Guards; billing: BillingHooks; apiK
       {
         onRequest: guards.org('apiKey.manage'),
         schema: {
+          operationId: 'listApiKeys',
           summary: "List the org's API keys, revoked ones included (admin)",
           tags: ['api-keys'],
           params: orgParams,
@@ -76,12 +104,15 @@ export function apiKeyRoutes(deps: { guards: Guards; billing: BillingHooks; apiK
       {
         onRequest: guards.org('apiKey.manage'),
         schema: {
+          operationId: 'revokeApiKey',
           summary: 'Revoke an API key (admin)',
           description: 'Effective at once on this instance and within 5 s on every other. Never blocked by billing.',
           tags: ['api-keys'],
           params: z.object({ orgId: uuid, keyId: uuid }),
           response: {
-            200: z.object({ keyId: uuid, revoked: z.literal(true), revokedAt: timestamp }),
+            200: z
+              .object({ keyId: uuid, revoked: z.literal(true), revokedAt: timestamp })
+              .meta({ examples: [{ keyId: EXAMPLE.keyId, revoked: true, revokedAt: EXAMPLE.updatedAt }] }),
             ...errorResponses('FORBIDDEN', 'NOT_FOUND'),
           },
         },

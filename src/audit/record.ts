@@ -14,7 +14,7 @@ export interface WriteContext {
 
 export function recordAudit(
   tx: Db,
-  ctx: { orgId: string; correlationId: string | null; actor?: { type: ActorType; id: string }; principal?: Principal },
+  ctx: { orgId: string | null; correlationId: string | null; actor?: { type: ActorType; id: string }; principal?: Principal },
   entry: { action: string; targetId: string | null; changes?: string[] },
 ): Promise<void> {
   const actor = ctx.actor ?? (ctx.principal ? actorOf(ctx.principal) : { type: 'system' as const, id: 'system' });

@@ -4,6 +4,7 @@ import type { Guards } from '../auth/guard.ts';
 import { errorResponses, iso, listQuery, orgParams, page, text, timestamp } from '../http/schemas.ts';
 import type { AuditRow } from '../store/schema.ts';
 import type { AuditService } from './service.ts';
+import { EXAMPLE } from '../http/examples.ts';
 
 const auditEntrySchema = z
   .object({
@@ -14,7 +15,25 @@ const auditEntrySchema = z
     correlationId: z.string().nullable(),
     changes: z.array(z.string()).describe('names of the changed fields, never their values'),
   })
-  .meta({ id: 'AuditEntry' });
+  .meta({
+    id: 'AuditEntry',
+    examples: [
+      {
+        at: EXAMPLE.updatedAt,
+        actor: { type: 'apiKey', id: EXAMPLE.keyId },
+        action: 'user.update',
+        targetId: EXAMPLE.userId,
+        correlationId: EXAMPLE.correlationId,
+        changes: ['title'],
+      },
+    ],
+  });
+
+// An instant PostgreSQL's timestamptz can hold (years 1 to 9999), as ISO-8601 with an offset, or a date.
+const auditInstant = z
+  .union([z.iso.datetime({ offset: true }), z.iso.date()])
+  .transform((s) => new Date(s))
+  .refine((d) => !Number.isNaN(d.getTime()) && d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999, { message: 'must be a date between years 1 and 9999' });
 
 const presentEntry = (r: AuditRow) => ({
   at: iso(r.at),
@@ -32,19 +51,23 @@ export function auditRoutes(deps: { guards: Guards; audit: AuditService }): Fast
       {
         onRequest: deps.guards.org('audit.read'),
         schema: {
+          operationId: 'listAuditEntries',
           summary: "The org's audit trail, newest first (admin)",
           tags: ['audit'],
           params: orgParams,
           querystring: listQuery.extend({
             action: text().max(100).optional().describe('only this action, e.g. `user.create`'),
             targetId: text().max(100).optional().describe('only entries about this object'),
-          }),
+            actorId: text().max(100).optional().describe('only entries by this actor (a user, API key or staff id)'),
+            from: auditInstant.optional().describe('entries at or after this instant (ISO-8601; a date alone is its midnight UTC)'),
+            to: auditInstant.optional().describe('entries before this instant (exclusive)'),
+          }).refine((q) => !q.from || !q.to || q.from < q.to, { message: 'must be after `from`', path: ['to'] }),
           response: { 200: page(auditEntrySchema), ...errorResponses('FORBIDDEN') },
         },
       },
       async (request) => {
-        const { limit, cursor, action, targetId } = request.query;
-        const result = await deps.audit.list(request.params.orgId, { action, targetId }, { limit, cursor });
+        const { limit, cursor, ...filter } = request.query;
+        const result = await deps.audit.list(request.params.orgId, filter, { limit, cursor });
         return { items: result.items.map(presentEntry), nextCursor: result.nextCursor };
       },
     );

@@ -1,12 +1,12 @@
 // Reading the audit trail (writes go through record.ts, inside each change's own transaction).
 import type { Db } from '../store/db.ts';
-import { auditRepo } from '../store/repositories/audit.ts';
+import { auditRepo, type AuditFilter } from '../store/repositories/audit.ts';
 import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
 
 export function createAuditService(deps: { db: Db }) {
   return {
-    /** An org's entries, newest first, optionally only one action or one target. */
-    async list(orgId: string, filter: { action?: string | undefined; targetId?: string | undefined }, page: PageRequest) {
+    /** An org's entries, newest first, narrowed by action, target, actor and a time range. */
+    async list(orgId: string, filter: AuditFilter, page: PageRequest) {
       const rows = await auditRepo.list(deps.db, orgId, filter, decodeCursor(page.cursor), page.limit);
       return toPage(rows, page.limit, (r) => r.id, (r) => r);
     },

@@ -9,6 +9,7 @@ import { AppError, forbidden, unauthorized } from '../errors.ts';
 import type { Authenticate } from './authenticate.ts';
 import { authorize, enforce, type Access, type Action } from './policy.ts';
 import type { Principal } from './principal.ts';
+import { GUARD, type GuardKind } from '../http/openapi.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -50,7 +51,7 @@ export function createGuards(authenticate: Authenticate): Guards {
     },
     // Synchronous callback hooks: they run on every request of their routes and need no promise.
     org(action) {
-      return (request, _reply, done) => {
+      return tagged('org', (request, _reply, done) => {
         try {
           const principal = principalOf(request);
           const orgId = (request.params as { orgId?: string }).orgId ?? '';
@@ -61,19 +62,24 @@ export function createGuards(authenticate: Authenticate): Guards {
           return done(err as Error);
         }
         done();
-      };
+      });
     },
     staff() {
-      return (request, _reply, done) => {
+      return tagged('staff', (request, _reply, done) => {
         try {
           if (principalOf(request).kind !== 'staff') throw forbidden('This route is for staff (a super-admin ID token of the admin client).');
         } catch (err) {
           return done(err as Error);
         }
         done();
-      };
+      });
     },
   };
+}
+
+/** Marks a guard's hook with the credentials it requires: the OpenAPI document's `security` follows it. */
+function tagged(kind: GuardKind, hook: onRequestHookHandler): onRequestHookHandler {
+  return Object.assign(hook, { [GUARD]: kind });
 }
 
 /** The access a guard established; routes behind `guards.org` always have one. */
@@ -85,4 +91,11 @@ export function accessOf(request: FastifyRequest): Access {
 export function writeContext(request: FastifyRequest) {
   const access = accessOf(request);
   return { orgId: access.orgId, principal: access.principal, correlationId: request.id };
+}
+
+/** The staff member a route behind `guards.staff()` acts for, with the request's correlation id. */
+export function staffContext(request: FastifyRequest): { staffId: string; correlationId: string } {
+  const principal = request.principal;
+  if (principal?.kind !== 'staff') throw new Error('route has no staff guard');
+  return { staffId: principal.userId, correlationId: request.id };
 }

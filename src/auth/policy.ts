@@ -21,8 +21,14 @@ export type Action =
   | 'template.write'
   | 'apiKey.manage'
   | 'audit.read'
+  | 'image.read'
+  | 'image.write'
   | 'render'
-  | 'billing.read';
+  | 'billing.read'
+  | 'job.read'
+  | 'user.invite'
+  | 'integration.manage'
+  | 'deployment.read';
 
 const MINIMUM: Record<Action, OrgRole> = {
   'org.read': 'member',
@@ -36,8 +42,15 @@ const MINIMUM: Record<Action, OrgRole> = {
   'template.write': 'admin',
   'apiKey.manage': 'admin',
   'audit.read': 'admin',
+  'image.read': 'member',
+  'image.write': 'admin',
   render: 'member',
   'billing.read': 'member',
+  'job.read': 'admin',
+  'user.invite': 'admin',
+  // Connecting a mailbox provider or a directory, and seeing where each user's signature stands.
+  'integration.manage': 'admin',
+  'deployment.read': 'admin',
 };
 
 export type Decision = { allowed: true; role: EffectiveRole } | { allowed: false; reason: string; field?: string };
@@ -100,7 +113,8 @@ export function updateUser(
     return deny('Only an owner may make another owner.', 'role');
   }
   if (target.role === 'owner' && touchesAdminFields && !isOwnerOrAbove) {
-    return deny("Only an owner may change an owner's role, email or password.", patch.role !== undefined ? 'role' : 'email');
+    const field = patch.role !== undefined ? 'role' : patch.email !== undefined ? 'email' : 'temporaryPassword';
+    return deny("Only an owner may change an owner's role, email or password.", field);
   }
   if (self && target.role === 'owner' && patch.role !== undefined && patch.role !== 'owner') {
     return deny('The owner may not lower their own role.', 'role');
@@ -115,6 +129,22 @@ export function deleteUser(actor: { role: EffectiveRole; userId?: string | undef
     if (RANK[actor.role] < RANK.owner) return deny('Only an owner may delete an owner.');
   }
   return { allowed: true, role: actor.role };
+}
+
+/**
+ * Who may send, or read, a user's invitation link: an admin; an owner's only an owner (the link
+ * sets the password of the account it names, so reading it is taking that account over).
+ */
+export function manageInvitation(actor: { role: EffectiveRole }, target: { role: OrgRole }): Decision {
+  if (RANK[actor.role] < RANK.admin) return deny('Invitations need the admin role.');
+  if (target.role === 'owner' && RANK[actor.role] < RANK.owner) return deny("Only an owner may send or read an owner's invitation.");
+  return { allowed: true, role: actor.role };
+}
+
+/** A user's rendered signature: the user themselves, or an admin. */
+export function readSignature(actor: { role: EffectiveRole; userId?: string | undefined }, userId: string): Decision {
+  if (actor.userId === userId || RANK[actor.role] >= RANK.admin) return { allowed: true, role: actor.role };
+  return deny("Members may only read their own signature; an admin reads anyone's.");
 }
 
 /** Who may create a user with a given role. */

@@ -11,12 +11,32 @@ export interface ProviderEvent {
   object: Record<string, any>;
 }
 
-const eventSchema = z.object({
-  id: z.string().min(1).max(255),
-  type: z.string().min(1).max(255),
-  created: z.number().int().optional(),
-  data: z.object({ object: z.record(z.string(), z.unknown()) }),
-});
+/** What the provider posts (Stripe's event envelope); also the webhook's request body in the OpenAPI document. */
+export const eventSchema = z
+  .object({
+    id: z.string().min(1).max(255),
+    type: z.string().min(1).max(255).describe('e.g. `checkout.session.completed`, `customer.subscription.updated`, `invoice.paid`'),
+    created: z.number().int().optional().describe('Unix seconds; events apply in this order'),
+    data: z.object({ object: z.record(z.string(), z.unknown()).describe('the Stripe object the event is about') }),
+  })
+  .meta({
+    id: 'PaymentProviderEvent',
+    examples: [
+      {
+        id: 'evt_1QxYz2AbCdEfGh',
+        type: 'checkout.session.completed',
+        created: 1767225600,
+        data: {
+          object: {
+            object: 'checkout.session',
+            client_reference_id: '7d0f6c3e-2b8a-4f1e-9c5d-3a6b1e8f0c27',
+            customer: 'cus_R4nd0mCustomer',
+            subscription: 'sub_1QxYz2AbCdEfGh',
+          },
+        },
+      },
+    ],
+  });
 
 
 /** The same text with what PostgreSQL refuses replaced by U+FFFD, for ids, types and messages. */

@@ -1,6 +1,7 @@
 // Which writes billing allows (spec section 3 rules 1-3; DECISIONS "Billing").
 
-const GRACE_STATUSES = new Set(['past_due', 'canceled', 'unpaid', 'incomplete_expired', 'paused']);
+/** Statuses in which a grace period runs, and past its end writes are blocked. */
+export const GRACE_STATUSES: ReadonlySet<string> = new Set(['past_due', 'canceled', 'unpaid', 'incomplete_expired', 'paused']);
 
 export interface PlanFacts {
   subscriptionStatus: string;

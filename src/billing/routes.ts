@@ -1,11 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Guards } from '../auth/guard.ts';
+import { staffContext, type Guards } from '../auth/guard.ts';
 import { errorResponses, iso, isoOrNull, listQuery, nullableTimestamp, orgParams, page, text, timestamp, uuid } from '../http/schemas.ts';
 import { notFound } from '../errors.ts';
 import type { OrgService } from '../orgs/service.ts';
 import type { BillingService } from './service.ts';
+import type { EventListRow } from '../store/repositories/billing.ts';
 import { planFacts, planStatus } from './gate.ts';
+import { EXAMPLE } from '../http/examples.ts';
 
 const planStatusSchema = z
   .object({
@@ -15,12 +17,23 @@ const planStatusSchema = z
     seats: z.object({ limit: z.number().int(), used: z.number().int() }),
     gracePeriodEndsAt: nullableTimestamp,
   })
-  .meta({ id: 'PlanStatus' });
+  .meta({
+    id: 'PlanStatus',
+    examples: [{ subscriptionStatus: 'past_due', writable: true, blockedBy: null, seats: { limit: 50, used: 12 }, gracePeriodEndsAt: '2026-01-19T14:05:00.000Z' }],
+  });
 
 /** Ids and types as the database can look them up (no NUL). */
 const storableText = text().min(1).max(255);
 
 const eventStatus = z.enum(['applied', 'ignored', 'failed', 'pending']);
+
+const replayResult = z
+  .object({
+    id: z.string(),
+    result: z.enum(['applied', 'ignored', 'failed', 'pending', 'not-failed']),
+    detail: z.string().describe('the outcome, or the error of a failed replay'),
+  })
+  .meta({ examples: [{ id: 'evt_1QxYz2AbCdEfGh', result: 'applied', detail: 'changed subscriptionStatus, gracePeriodEndsAt' }] });
 
 const eventSchema = z.object({
   id: z.string(),
@@ -34,6 +47,41 @@ const eventSchema = z.object({
   receivedAt: timestamp,
   attempts: z.number().int(),
   correlationId: z.string().nullable(),
+}).meta({
+  examples: [
+    {
+      id: 'evt_1QxYz2AbCdEfGh',
+      type: 'invoice.payment_failed',
+      status: 'failed',
+      outcome: null,
+      error: 'no org for this event (metadata.orgId absent, no customer to wait for); replay it once the org exists',
+      orgId: null,
+      customerId: 'cus_R4nd0mCustomer',
+      createdAt: EXAMPLE.createdAt,
+      receivedAt: EXAMPLE.createdAt,
+      attempts: 1,
+      correlationId: EXAMPLE.correlationId,
+    },
+  ],
+});
+
+const eventExample = (z.globalRegistry.get(eventSchema)?.examples as Record<string, unknown>[] | undefined)?.[0] ?? {};
+const eventDetailSchema = eventSchema
+  .extend({ payload: z.string().describe('the body exactly as the provider signed it (UTF-8)') })
+  .meta({ examples: [{ ...eventExample, payload: '{"id":"evt_1QxYz2AbCdEfGh","object":"event","type":"invoice.payment_failed","data":{"object":{"customer":"cus_R4nd0mCustomer"}}}' }] });
+
+const presentEvent = (r: EventListRow) => ({
+  id: r.id,
+  type: r.type,
+  status: r.status,
+  outcome: r.outcome,
+  error: r.error,
+  orgId: r.org_id,
+  customerId: r.customer_id,
+  createdAt: isoOrNull(r.created_at),
+  receivedAt: iso(r.received_at),
+  attempts: r.attempts,
+  correlationId: r.correlation_id,
 });
 
 export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing: BillingService; clock: () => Date }): FastifyPluginAsyncZod {
@@ -44,6 +92,7 @@ export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing:
       {
         onRequest: guards.org('billing.read'),
         schema: {
+          operationId: 'getPlanStatus',
           summary: 'Which billing cap, if any, blocks writes (check it after a 402)',
           tags: ['billing'],
           params: orgParams,
@@ -61,6 +110,7 @@ export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing:
       {
         onRequest: guards.staff(),
         schema: {
+          operationId: 'listWebhookEvents',
           summary: 'Payment-provider events received, newest first (staff)',
           tags: ['admin'],
           querystring: listQuery.extend({
@@ -74,23 +124,50 @@ export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing:
       async (request) => {
         const { limit, cursor, status, orgId, type } = request.query;
         const found = await deps.billing.listEvents({ status, orgId: orgId?.toLowerCase(), type }, { limit, cursor });
-        return {
-          nextCursor: found.nextCursor,
-          items: found.items.map((r) => ({
-            id: r.id,
-            type: r.type,
-            status: r.status,
-            outcome: r.outcome,
-            error: r.error,
-            orgId: r.org_id,
-            customerId: r.customer_id,
-            createdAt: isoOrNull(r.created_at),
-            receivedAt: iso(r.received_at),
-            attempts: r.attempts,
-            correlationId: r.correlation_id,
-          })),
-        };
+        return { nextCursor: found.nextCursor, items: found.items.map(presentEvent) };
       },
+    );
+
+    app.get(
+      '/v1/admin/webhook-events/:eventId',
+      {
+        onRequest: guards.staff(),
+        schema: {
+          operationId: 'getWebhookEvent',
+          summary: 'One payment-provider event with its stored payload (staff)',
+          tags: ['admin'],
+          params: z.object({ eventId: storableText }),
+          response: {
+            200: eventDetailSchema,
+            ...errorResponses('FORBIDDEN', 'NOT_FOUND'),
+          },
+        },
+      },
+      async (request) => {
+        const row = await deps.billing.find(request.params.eventId);
+        if (!row) throw notFound('Event');
+        return { ...presentEvent(row), payload: Buffer.from(row.raw_body).toString('utf8') };
+      },
+    );
+
+    app.post(
+      '/v1/admin/webhook-events/replay',
+      {
+        onRequest: guards.staff(),
+        schema: {
+          operationId: 'replayFailedWebhookEvents',
+          summary: 'Apply every failed payment-provider event again, oldest first (staff)',
+          description: 'Answers the result of each event; an event that fails again stays failed, with its new error.',
+          tags: ['admin'],
+          response: {
+            200: z.object({ results: z.array(replayResult) }).meta({
+              examples: [{ results: [{ id: 'evt_1QxYz2AbCdEfGh', result: 'applied', detail: 'changed subscriptionStatus, gracePeriodEndsAt' }] }],
+            }),
+            ...errorResponses('FORBIDDEN'),
+          },
+        },
+      },
+      async (request) => ({ results: await deps.billing.replay(undefined, staffContext(request)) }),
     );
 
     app.post(
@@ -98,17 +175,15 @@ export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing:
       {
         onRequest: guards.staff(),
         schema: {
+          operationId: 'replayWebhookEvent',
           summary: 'Apply a failed or pending payment-provider event again (staff)',
           tags: ['admin'],
           params: z.object({ eventId: storableText }),
-          response: {
-            200: z.object({ id: z.string(), result: z.enum(['applied', 'ignored', 'failed', 'pending', 'not-failed']), detail: z.string() }),
-            ...errorResponses('FORBIDDEN', 'NOT_FOUND'),
-          },
+          response: { 200: replayResult, ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
         },
       },
       async (request) => {
-        const [result] = await deps.billing.replay(request.params.eventId);
+        const [result] = await deps.billing.replay(request.params.eventId, staffContext(request));
         if (!result) throw notFound('Event');
         return result;
       },

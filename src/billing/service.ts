@@ -21,6 +21,7 @@ import { every } from '../lib/every.ts';
 
 export type IntakeResult = 'processed' | 'pending' | 'duplicate' | 'failed';
 export type ReplayResult = { id: string; result: EventStatus | 'not-failed'; detail: string };
+export type ReplayBy = { staffId: string; correlationId: string };
 
 interface Delivery {
   event: ProviderEvent;
@@ -113,8 +114,12 @@ export function createBillingService(deps: {
     return results;
   }, MAX_BATCH);
 
+  /** A staff member's replay is audited with them as actor, in the transaction that records its result. */
+  const replayAudit = (by: ReplayBy | undefined, eventId: string, orgId: string | null) =>
+    by ? [{ orgId, actor: { type: 'staff' as const, id: by.staffId }, action: 'webhookEvent.replay', targetId: eventId, correlationId: by.correlationId }] : [];
+
   /** Applies one stored failed or pending event again, by the same rule as a delivery. */
-  async function replayOne(row: NonNullable<Awaited<ReturnType<typeof billingRepo.find>>>): Promise<ReplayResult> {
+  async function replayOne(row: NonNullable<Awaited<ReturnType<typeof billingRepo.find>>>, by?: ReplayBy): Promise<ReplayResult> {
     if (row.status !== 'failed' && row.status !== 'pending') return { id: row.id, result: 'not-failed', detail: `status is ${row.status}` };
     const was = row.status;
     try {
@@ -127,12 +132,16 @@ export function createBillingService(deps: {
         if (outcome.status === 'failed') throw new Error(outcome.error ?? 'not applied');
         // Only one replay wins: the row must still have the status this one read.
         if (!(await billingRepo.setOutcomeIf(tx, row.id, was, outcome))) throw new Error('replayed concurrently');
+        await auditRepo.insertMany(tx, replayAudit(by, row.id, outcome.orgId ?? row.org_id));
         return { outcome, changedOrgs: applied.saves.filter((s) => s.versionStep > 0).map((s) => s.orgId) };
       });
       afterCommit([], changedOrgs);
       return { id: row.id, result: outcome.status, detail: outcome.outcome ?? '' };
     } catch (err) {
-      await billingRepo.noteFailedAgain(db, row.id, message(err));
+      await db.transaction().execute(async (tx) => {
+        await billingRepo.noteFailedAgain(tx, row.id, message(err));
+        await auditRepo.insertMany(tx, replayAudit(by, row.id, row.org_id));
+      });
       return { id: row.id, result: 'failed', detail: message(err) };
     }
   }
@@ -153,13 +162,19 @@ export function createBillingService(deps: {
       return intake.submit({ event, record: { id: event.id, type: event.type, createdAt, rawBody, correlationId } });
     },
 
-    /** Applies stored failed events again (one, or all of them, oldest first); one named pending event too. */
-    async replay(eventId?: string): Promise<ReplayResult[]> {
+    /**
+     * Applies stored failed events again (one, or all of them, oldest first); one named pending
+     * event too. `by`: the staff member who asked, for the audit trail (the CLI passes none).
+     */
+    async replay(eventId?: string, by?: ReplayBy): Promise<ReplayResult[]> {
       const rows = eventId ? [await billingRepo.find(db, eventId)].filter((r) => r !== undefined) : await billingRepo.failed(db, 1000);
       const results: ReplayResult[] = [];
-      for (const row of rows) results.push(await replayOne(row));
+      for (const row of rows) results.push(await replayOne(row, by));
       return results;
     },
+
+    /** One stored event with the body exactly as it was signed. */
+    find: (eventId: string) => billingRepo.find(db, eventId),
 
     /** The staff list of received events, newest first. */
     async listEvents(filter: { status?: EventStatus | undefined; orgId?: string | undefined; type?: string | undefined }, page: PageRequest): Promise<Page<EventListRow>> {

@@ -34,6 +34,13 @@ export interface AccountState {
   kind: 'user' | 'staff';
 }
 
+/** What the public image route answers, held whole (images/service.ts). */
+export interface CachedImage {
+  contentType: string;
+  etag: string;
+  data: Buffer;
+}
+
 export interface CacheSettings {
   /** The database's kind: `embedded` (PGlite) belongs to one process; a `postgres` server may have several instances. */
   mode: 'embedded' | 'postgres';
@@ -59,6 +66,8 @@ export function createCaches(settings: CacheSettings) {
     templates: new ReadCache<TemplateRow>({ max: 20_000, ttlMs }),
     /** The org's default template id by `orgId`. Forgotten by template writes (any may move the default). */
     defaultTemplates: new ReadCache<{ templateId: string | null }>({ max: 20_000, ttlMs }),
+    /** The org of an Outlook add-in key, by the key's SHA-256 (outlook/service.ts). Forgotten on rotation. */
+    addinKeys: new ReadCache<{ orgId: string }>({ max: 20_000, ttlMs }),
     /**
      * Rendered output by `templateId:version:userId:version:orgVersion`: a write to any of the
      * three bumps a version, so the next render misses; old entries age out. Bounded by bytes too.
@@ -67,6 +76,17 @@ export function createCaches(settings: CacheSettings) {
       max: 20_000,
       maxSize: 64 * 1024 * 1024,
       sizeCalculation: (r) => r.bytes * 2 + r.text.length * 2 + 64,
+    }),
+    /**
+     * An image's bytes by image id, for the public route mail clients fetch (images/service.ts). An
+     * id always names the same bytes, so only a deletion makes an entry stale: forgotten by it, and
+     * kept at most a row's lifetime (another instance may delete). Bounded by bytes too (1 MB each).
+     */
+    images: new LRUCache<string, CachedImage>({
+      max: 2_000,
+      maxSize: 32 * 1024 * 1024,
+      sizeCalculation: (i) => i.data.byteLength + 128,
+      ...(Number.isFinite(ttlMs) ? { ttl: Math.max(ttlMs, 1) } : {}),
     }),
     /**
      * A verified ID token by its SHA-256, until the token's `exp` (auth/id-token.ts). It holds the
@@ -98,6 +118,14 @@ export function createCaches(settings: CacheSettings) {
     /** The org itself changed (its name, or its billing state); renders key on its version. */
     orgChanged(orgId: string): void {
       caches.orgs.delete(orgId);
+    },
+    /** An org's Outlook add-in key was replaced: the old one stops resolving. */
+    addinKeyRotated(keyHash: string): void {
+      caches.addinKeys.delete(keyHash);
+    },
+    /** An image was deleted: its URL stops answering on this instance at once. */
+    imageDeleted(imageId: string): void {
+      caches.images.delete(imageId);
     },
     /** A key was revoked: the next use reads the revocation. */
     keyRevoked(keyHash: string): void {

@@ -3,7 +3,8 @@
 // generates its RSA signing key on an empty database), connects to Redis and starts timers.
 import type { Config } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
-import { openDatabase, type Database } from '../store/db.ts';
+import { resolve } from 'node:path';
+import { openDatabase, willCreateEmbeddedDatabase, type Database } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
 import { KeyUsageRecorder } from '../api-keys/usage.ts';
 import { createApiKeyService } from '../api-keys/service.ts';
@@ -12,12 +13,16 @@ import { createOrgService, type OrgService } from '../orgs/service.ts';
 import { createBillingService, type BillingService } from '../billing/service.ts';
 import { uncached } from '../cache/namespaces.ts';
 import type { PasswordHasher } from '../auth/passwords.ts';
+import { createInviter } from '../people/invite.ts';
+import { mailOutbox } from '../mail/mailer.ts';
 
 export interface CommandContext {
   config: Config;
   /** Warnings and errors of the services, as JSON lines on the command's stderr. */
   logger: Logger;
   passwords?: PasswordHasher | undefined;
+  /** A line for the person at the terminal, on stderr (stdout holds only the answer). */
+  progress?: ((message: string) => void) | undefined;
 }
 
 /** Runs fn with the database, migrated unless told otherwise, and closes it. */
@@ -26,9 +31,12 @@ export async function withDatabase<T>(
   fn: (database: Database) => Promise<T>,
   opts: { migrate: boolean } = { migrate: true },
 ): Promise<T> {
+  const creating = willCreateEmbeddedDatabase(ctx.config.databaseUrl, ctx.config.dataDir);
+  if (creating) ctx.progress?.(`creating the embedded database in ${resolve(ctx.config.dataDir)} (first run only; this can take a minute)…`);
   const database = await openDatabase({ databaseUrl: ctx.config.databaseUrl, dataDir: ctx.config.dataDir });
   try {
     if (opts.migrate) await migrate(database);
+    if (creating) ctx.progress?.('embedded database ready');
     return await fn(database);
   } finally {
     await database.close();
@@ -42,7 +50,9 @@ export async function withOrgs<T>(ctx: CommandContext, fn: (orgs: OrgService) =>
     try {
       const caches = uncached();
       const apiKeys = createApiKeyService({ db, stage: ctx.config.stage, caches, usage, clock: () => new Date() });
-      return await fn(createOrgService({ db, caches, apiKeys, passwords: ctx.passwords }));
+      // An invitation mail is queued when SMTP_URL is set; the running service's worker sends it.
+      const invite = createInviter({ mail: mailOutbox(ctx.config.smtpUrl !== undefined), authUrl: ctx.config.authUrl, invitationTtlS: ctx.config.invitationTtlS });
+      return await fn(createOrgService({ db, caches, apiKeys, passwords: ctx.passwords, invite }));
     } finally {
       await usage.close();
     }

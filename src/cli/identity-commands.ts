@@ -5,24 +5,21 @@ import { accountsRepo } from '../store/repositories/accounts.ts';
 import { rotateSigningKey } from '../auth/idp/keys.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import { UsageError } from './errors.ts';
+import { email, parseOptions, password } from './args.ts';
 import { withDatabase, type CommandContext } from './context.ts';
 
-const staffArgs = z.object({
-  email: z.email('--email must be an email address'),
-  password: z.string().min(MIN_PASSWORD_LENGTH, `--password must have at least ${MIN_PASSWORD_LENGTH} characters`),
-});
+const staffArgs = z.object({ email: email(), password: password(MIN_PASSWORD_LENGTH) });
 
 /** A super-admin of the staff admin app; TOTP is enrolled at their first sign-in. */
 export async function staffCreate(values: Record<string, unknown>, ctx: CommandContext) {
-  const parsed = staffArgs.safeParse(values);
-  if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => i.message).join('; '));
+  const args = parseOptions(staffArgs, values);
   const userId = randomUUID();
-  const hash = await (ctx.passwords ?? scryptHasher).hash(parsed.data.password);
+  const hash = await (ctx.passwords ?? scryptHasher).hash(args.password);
   return withDatabase(ctx, async ({ db }) => {
     try {
-      await accountsRepo.insertStaff(db, { id: userId, email: parsed.data.email, password_hash: hash });
+      await accountsRepo.insertStaff(db, { id: userId, email: args.email, password_hash: hash });
     } catch (err) {
-      if (isUniqueViolation(err)) throw new UsageError(`a staff account with the email ${parsed.data.email} exists already`);
+      if (isUniqueViolation(err)) throw new UsageError(`a staff account with the email ${args.email} exists already`);
       throw err;
     }
     return { userId };

@@ -5,8 +5,13 @@ import { runCommand } from './run.ts';
 export async function runCli(argv: string[]): Promise<number> {
   if (argv[0] === 'serve') {
     // Loaded only here: the other commands need neither the HTTP server nor the identity provider.
-    const { serve } = await import('../main.ts');
-    await serve();
+    const { serve, startupFailure } = await import('../main.ts');
+    try {
+      await serve();
+    } catch (err) {
+      process.stderr.write(startupFailure(err));
+      return 1;
+    }
     return 0;
   }
   return runCommand(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env });
@@ -15,7 +20,8 @@ export async function runCli(argv: string[]): Promise<number> {
 if (import.meta.main) {
   runCli(process.argv.slice(2)).then(
     (code) => {
-      if (process.argv[2] !== 'serve') process.exit(code);
+      // A running service exits when it stops; one that failed to start exits now.
+      if (process.argv[2] !== 'serve' || code !== 0) process.exit(code);
     },
     (err) => {
       process.stderr.write(`sigsvc: ${err instanceof Error ? err.stack : String(err)}\n`);

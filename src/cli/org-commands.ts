@@ -2,24 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
 import { UsageError } from './errors.ts';
+import { email, parseOptions, password, requiredText, wholeNumber } from './args.ts';
 import { withBilling, withOrgs, type CommandContext } from './context.ts';
 
 const orgCreateArgs = z.object({
-  name: z.string().trim().min(1, '--name is required').max(200),
-  seats: z.coerce.number().int().min(0, '--seats must be a whole number ≥ 0').default(5),
-  plan: z.string().trim().min(1).max(100).default('trial'),
-  'owner-email': z.email('--owner-email must be an email address'),
-  'owner-name': z.string().max(200).optional(),
-  'owner-password': z
-    .string()
-    .min(MIN_PASSWORD_LENGTH, `--owner-password must have at least ${MIN_PASSWORD_LENGTH} characters`)
-    .optional(),
+  name: requiredText(200),
+  seats: wholeNumber(5),
+  plan: requiredText(100).default('trial'),
+  'owner-email': email(),
+  'owner-name': requiredText(200).optional(),
+  'owner-password': password(MIN_PASSWORD_LENGTH).optional(),
 });
 
 export async function orgCreate(values: Record<string, unknown>, ctx: CommandContext) {
-  const parsed = orgCreateArgs.safeParse(values);
-  if (!parsed.success) throw new UsageError(parsed.error.issues.map((i) => i.message).join('; '));
-  const a = parsed.data;
+  const a = parseOptions(orgCreateArgs, values);
   return withOrgs(ctx, (orgs) =>
     orgs.create({
       name: a.name,

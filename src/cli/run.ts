@@ -84,7 +84,12 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
   try {
-    const ctx = { config: loadConfig(io.env), logger: commandLogger(io.stderr), passwords: io.passwords };
+    const ctx = {
+      config: loadConfig(io.env),
+      logger: commandLogger(io.stderr),
+      passwords: io.passwords,
+      progress: (message: string) => void io.stderr.write(`sigsvc ${name}: ${message}\n`),
+    };
     const result = await command.run(args, ctx);
     io.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
     return 0;

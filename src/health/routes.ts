@@ -20,9 +20,15 @@ export function healthRoutes(checks: Record<string, HealthCheck>): FastifyPlugin
       '/health',
       {
         schema: {
+          operationId: 'getHealth',
           summary: 'Health of the service and its dependencies',
           tags: ['operations'],
-          response: { 200: z.object({ status: z.literal('ok'), checks: z.record(z.string(), checkResult) }), 503: errorEnvelope },
+          response: {
+            200: z
+              .object({ status: z.literal('ok'), checks: z.record(z.string(), checkResult) })
+              .meta({ examples: [{ status: 'ok', checks: { database: { status: 'ok', ms: 2 }, redis: { status: 'ok', ms: 1 } } }] }),
+            503: errorEnvelope,
+          },
         },
       },
       async (request, reply) => {

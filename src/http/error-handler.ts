@@ -44,7 +44,8 @@ export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBy
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
-    const appError = toAppError(error, limits);
+    // A route may set a smaller body limit of its own (images, the users import): name that one.
+    const appError = toAppError(error, { bodyLimitBytes: request.routeOptions.bodyLimit ?? limits.bodyLimitBytes });
     const retryAfterS = appError.details?.retryAfterS;
     if (typeof retryAfterS === 'number') reply.header('retry-after', retryAfterS);
     if (appError.status >= 500) {
@@ -83,7 +84,7 @@ function toAppError(error: FastifyError, limits: { bodyLimitBytes: number }): Ap
         details: { limitBytes: limits.bodyLimitBytes },
       });
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError('BAD_REQUEST', 'Unsupported Content-Type: send application/json.', {
+      return new AppError('BAD_REQUEST', 'Unsupported Content-Type: this route takes application/json (or the types its documentation names).', {
         details: { field: 'content-type' },
       });
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ERROR_CODES, codeToStatus, type ErrorCode } from '../errors.ts';
 import { MAX_VERSION } from '../store/conditional.ts';
 import { isStorable } from '../lib/text.ts';
+import { EXAMPLE } from './examples.ts';
 
 export const errorEnvelope = z
   .object({
@@ -13,11 +14,15 @@ export const errorEnvelope = z
       correlationId: z.string().optional().describe('absent only from the throttling layer\'s 429 (spec section 8)'),
     }),
   })
-  .meta({ id: 'Error' });
+  .meta({
+    id: 'Error',
+    examples: [{ error: { code: 'NOT_FOUND', message: 'User not found.', correlationId: EXAMPLE.correlationId } }],
+  });
 
 /** Response schemas for the error statuses a route can answer, for the OpenAPI document. */
 export function errorResponses(...codes: ErrorCode[]) {
-  const all: ErrorCode[] = ['BAD_REQUEST', 'UNAUTHORIZED', 'TOO_MANY_REQUESTS', 'INTERNAL_ERROR', ...codes];
+  // Any route may meet an unavailable database: 503 with Retry-After.
+  const all: ErrorCode[] = ['BAD_REQUEST', 'UNAUTHORIZED', 'TOO_MANY_REQUESTS', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE', ...codes];
   return Object.fromEntries(all.map((c) => [codeToStatus(c), errorEnvelope])) as Record<number, typeof errorEnvelope>;
 }
 
@@ -40,8 +45,12 @@ export const listQuery = z.object({
   cursor: text().max(200).optional().describe('the `nextCursor` of the previous page'),
 });
 
+/** A page of a list; its example is a page of the item's example. */
 export function page<T extends z.ZodType>(item: T) {
-  return z.object({ items: z.array(item), nextCursor: z.string().nullable() });
+  const itemExample = (z.globalRegistry.get(item)?.examples as unknown[] | undefined)?.[0];
+  return z
+    .object({ items: z.array(item), nextCursor: z.string().nullable() })
+    .meta({ examples: [{ items: itemExample === undefined ? [] : [itemExample], nextCursor: 'eyJrIjoiMjAyNi0wMS0wNSJ9' }] });
 }
 
 /** Presenters turn dates into ISO-8601 UTC strings; schemas describe those strings. */
@@ -51,6 +60,7 @@ export const iso = (d: Date) => d.toISOString();
 export const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** The `version` every PATCH must send (DECISIONS: optimistic concurrency). */
-export const versionField = z.number({ error: 'is required: send the version you read' }).int().min(1).max(MAX_VERSION);
+export const VERSION_REQUIRED = 'is required: send the version you read';
+export const versionField = z.number({ error: VERSION_REQUIRED }).int().min(1).max(MAX_VERSION);
 
 export const orgParams = z.object({ orgId: uuid });

@@ -14,7 +14,9 @@ export function orgRoutes(deps: { guards: Guards; billing: BillingHooks; orgs: O
       '/v1/orgs/:orgId',
       {
         onRequest: guards.org('org.read'),
+        config: { etag: true },
         schema: {
+          operationId: 'getOrg',
           summary: 'Read an organisation',
           tags: ['orgs'],
           params: orgParams,
@@ -31,7 +33,9 @@ export function orgRoutes(deps: { guards: Guards; billing: BillingHooks; orgs: O
       '/v1/orgs/:orgId',
       {
         onRequest: [guards.org('org.update'), billing.writeGate],
+        config: { etag: true },
         schema: {
+          operationId: 'updateOrg',
           summary: 'Update an organisation (admin)',
           description: 'Send the `version` you read; a stale one is 409. `If-Match` with a stale ETag is 412.',
           tags: ['orgs'],

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { iso, isoOrNull, nullableTimestamp, text, timestamp, uuid, versionField } from '../http/schemas.ts';
 import type { OrgWithUsage } from '../store/repositories/orgs.ts';
+import { EXAMPLE } from '../http/examples.ts';
 
 export const orgSchema = z
   .object({
@@ -18,12 +19,33 @@ export const orgSchema = z
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .meta({ id: 'Org' });
+  .meta({
+    id: 'Org',
+    examples: [
+      {
+        orgId: EXAMPLE.orgId,
+        name: 'Acme Ltd',
+        subscriptionStatus: 'active',
+        plan: 'business',
+        priceVersion: 'price_2026_01',
+        seats: 50,
+        seatsUsed: 12,
+        overSeatLimit: false,
+        currentPeriodEnd: '2026-02-05T09:30:00.000Z',
+        gracePeriodEndsAt: null,
+        version: 3,
+        createdAt: EXAMPLE.createdAt,
+        updatedAt: EXAMPLE.updatedAt,
+      },
+    ],
+  });
 
-export const orgPatchSchema = z.strictObject({
-  version: versionField,
-  name: text().trim().min(1).max(200).optional(),
-});
+export const orgPatchSchema = z
+  .strictObject({
+    version: versionField,
+    name: text().trim().min(1).max(200).optional(),
+  })
+  .meta({ examples: [{ version: 3, name: 'Acme Group Ltd' }] });
 
 export function presentOrg(org: OrgWithUsage): z.infer<typeof orgSchema> {
   return {

@@ -9,8 +9,21 @@ import { recordAudit, changedFields, type WriteContext } from '../audit/record.t
 import type { ApiKeyService } from '../api-keys/service.ts';
 import type { OrgRole } from '../store/schema.ts';
 import { scryptHasher, type PasswordHasher } from '../auth/passwords.ts';
+import type { Inviter } from '../people/invite.ts';
+import { conflict } from '../errors.ts';
+import { templatesRepo } from '../store/repositories/templates.ts';
+import { DEFAULT_STARTER } from '../templates/starters.ts';
+import { isUniqueViolation } from '../store/errors.ts';
 
-export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKeyService; passwords?: PasswordHasher }) {
+export interface CreatedOrg {
+  orgId: string;
+  ownerUserId: string;
+  apiKey: { keyId: string; key: string };
+  /** When the owner was invited (no owner password): the link they accept. */
+  ownerInvitationUrl?: string;
+}
+
+export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKeyService; passwords?: PasswordHasher; invite?: Inviter }) {
   const { db, caches } = deps;
   const passwords = deps.passwords ?? scryptHasher;
   /** The org with its live user count, through the `orgs` cache. */
@@ -43,32 +56,58 @@ export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKey
       ownerName?: string | undefined;
       ownerPassword?: string | undefined;
       correlationId: string;
-    }): Promise<{ orgId: string; ownerUserId: string; apiKey: { keyId: string; key: string } }> {
+      /** Who creates it: the CLI (the default), or a staff member through the staff API. */
+      actor?: { type: 'system' | 'staff'; id: string } | undefined;
+    }): Promise<CreatedOrg> {
       const orgId = randomUUID();
       const ownerUserId = randomUUID();
       const passwordHash = input.ownerPassword ? await passwords.hash(input.ownerPassword) : null;
       const role: OrgRole = 'owner';
-      const apiKey = await db.transaction().execute(async (tx) => {
+      const created = await db.transaction().execute(async (tx) => {
         await orgsRepo.insert(tx, { id: orgId, name: input.name, seats: input.seats, plan: input.plan });
-        await usersRepo.insert(tx, {
+        const owner = await usersRepo.insert(tx, {
           id: ownerUserId,
           org_id: orgId,
           email: input.ownerEmail,
           name: input.ownerName ?? '',
           role,
           password_hash: passwordHash,
+          status: passwordHash ? 'active' : 'invited',
         });
-        const ctx = { orgId, correlationId: input.correlationId, actor: { type: 'system' as const, id: 'cli' } };
+        // Without a password the owner is invited, like any user created without one.
+        const invitation = passwordHash || !deps.invite ? undefined : await deps.invite(tx, owner);
+        const ctx = { orgId, correlationId: input.correlationId, actor: input.actor ?? { type: 'system' as const, id: 'cli' } };
         await recordAudit(tx, ctx, { action: 'org.create', targetId: orgId, changes: ['name', 'plan', 'seats'] });
         await recordAudit(tx, ctx, { action: 'user.create', targetId: ownerUserId, changes: ['email', 'role'] });
+        // A first signature that works: the starter template is the new org's default.
+        const template = await templatesRepo.insert(tx, {
+          id: randomUUID(),
+          org_id: orgId,
+          name: DEFAULT_STARTER.name,
+          html: DEFAULT_STARTER.html,
+          text: DEFAULT_STARTER.text,
+          html_prepared: DEFAULT_STARTER.html,
+          is_default: true,
+        });
+        await recordAudit(tx, ctx, { action: 'template.create', targetId: template.id, changes: ['html', 'isDefault', 'name', 'text'] });
         const { row, key } = await deps.apiKeys.mint(
           { orgId, correlationId: input.correlationId, principal: { kind: 'user', userId: ownerUserId, orgId, role } },
           { name: 'first key' },
           tx,
         );
-        return { keyId: row.id, key };
+        return { apiKey: { keyId: row.id, key }, invitation };
+      }).catch((err: unknown) => {
+        if (isUniqueViolation(err, 'users_email_live')) {
+          throw conflict(`The email address ${input.ownerEmail} already belongs to a user of another organisation.`, { field: 'ownerEmail' });
+        }
+        throw err;
       });
-      return { orgId, ownerUserId, apiKey };
+      return {
+        orgId,
+        ownerUserId,
+        apiKey: created.apiKey,
+        ...(created.invitation ? { ownerInvitationUrl: created.invitation.url } : {}),
+      };
     },
   };
 }

@@ -4,6 +4,7 @@
 // every save or preview, is CPU work on untrusted input and goes to the render worker pool
 // (pool.ts), which keeps parsed templates per thread.
 import type { Caches } from '../cache/namespaces.ts';
+import type { Metrics } from '../metrics/metrics.ts';
 import { Batcher } from '../store/batcher.ts';
 import type { Db } from '../store/db.ts';
 import type { TemplateRow, UserRow } from '../store/schema.ts';
@@ -23,7 +24,15 @@ export interface Rendered {
   warnings: string[];
 }
 
-export function createRenderService(deps: { db: Db; caches: Caches; orgs: OrgService; pool: RenderPool; baseUrl: string; renderLimitBytes: number }) {
+export function createRenderService(deps: {
+  db: Db;
+  caches: Caches;
+  orgs: OrgService;
+  pool: RenderPool;
+  baseUrl: string;
+  renderLimitBytes: number;
+  metrics?: Pick<Metrics, 'renderCache'>;
+}) {
   const { db } = deps;
   const { renderUsers: users, templates, defaultTemplates: defaults, renderOutputs: outputs } = deps.caches;
   // Renders under way, by output key: not a cache (an entry lives while its render runs).
@@ -72,6 +81,7 @@ export function createRenderService(deps: { db: Db; caches: Caches; orgs: OrgSer
       const [user, template, org] = await Promise.all([userOf(orgId, userId), templateOf(orgId, templateId), deps.orgs.require(orgId)]);
       const key = `${template.id}:${template.version}:${user.id}:${user.version}:${org.version}`;
       const hit = outputs.get(key);
+      deps.metrics?.renderCache(hit !== undefined);
       if (hit) return hit;
       // Concurrent first renders of one signature (a mail burst from one user) share one task.
       let pending = producing.get(key);

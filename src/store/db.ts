@@ -1,7 +1,7 @@
 // Opens the store: embedded PostgreSQL (PGlite) by default, a PostgreSQL server when DATABASE_URL
 // says so. Both speak the same SQL; the rest of the code sees only Kysely and this small interface.
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { Kysely, sql } from 'kysely';
 import type { DB } from './schema.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
@@ -15,6 +15,18 @@ export type { PostgresTimeouts };
 
 export type Db = Kysely<DB>;
 
+/** A connection pool's use at one moment (the metrics report it). */
+export interface PoolStats {
+  /** Connections open. */
+  total: number;
+  /** Connections open and not lent to a query or transaction. */
+  idle: number;
+  /** Callers waiting for a connection. */
+  waiting: number;
+  /** The most connections the pool opens. */
+  max: number;
+}
+
 export interface Database {
   readonly db: Db;
   readonly kind: 'embedded' | 'postgres';
@@ -26,12 +38,23 @@ export interface Database {
   unbounded<T>(work: (db: Db) => Promise<T>): Promise<T>;
   /** Throws when the database does not answer within timeoutMs. */
   ping(timeoutMs: number): Promise<void>;
+  /** The connection pool's use now (for the metrics). */
+  poolStats(): PoolStats;
   close(): Promise<void>;
 }
 
 // int8 (bigint, counts, identity columns) comes back as a string from both drivers, so no value
 // silently loses precision and both stores behave the same.
 const INT8 = 20;
+
+/**
+ * True when opening this configuration will create an embedded database on disk (a first run:
+ * PostgreSQL's initdb, then every migration), which takes from seconds to a minute.
+ */
+export function willCreateEmbeddedDatabase(databaseUrl: string | undefined, dataDir: string): boolean {
+  if (databaseUrl) return false;
+  return !existsSync(join(resolve(dataDir), 'pg', 'PG_VERSION'));
+}
 
 export async function openDatabase(options: {
   databaseUrl: string | undefined;
@@ -75,7 +98,8 @@ export async function openDatabase(options: {
     unlock();
     throw err;
   }
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(client) });
+  const dialect = new PGliteDialect(client);
+  const db = new Kysely<DB>({ dialect });
   let closed = false;
   return {
     db,
@@ -85,6 +109,7 @@ export async function openDatabase(options: {
       await client.exec(script);
     },
     unbounded: (work) => work(db),
+    poolStats: () => dialect.stats(),
     async ping(timeoutMs) {
       if (closed || client.closed) throw new DatabaseUnavailableError('unreachable', new Error('embedded database is closed'));
       try {

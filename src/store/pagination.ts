@@ -4,6 +4,7 @@
 // several rows (one transaction's now()), or cut to milliseconds on its way through a JS Date, would
 // make rows fall between pages.
 import { badRequest } from '../errors.ts';
+import { isStorable } from '../lib/text.ts';
 
 export interface PageRequest {
   limit: number;
@@ -42,4 +43,37 @@ export function toPage<R, T>(rows: R[], limit: number, position: (row: R) => str
   const kept = more ? rows.slice(0, limit) : rows;
   const last = kept.at(-1);
   return { items: kept.map(present), nextCursor: more && last ? encodeCursor(position(last)) : null };
+}
+
+/** Where a page ended in a list sorted by a text key: the key, and the seq that breaks its ties. */
+export interface KeyedPosition {
+  key: string;
+  seq: string;
+}
+
+/**
+ * Cursors of the lists sorted by a text key (a name, a role) carry the key as well as the seq. Like
+ * the seq-only ones above, a cursor is taken only if it encodes back to itself.
+ */
+export function encodeKeyedCursor(position: KeyedPosition): string {
+  return Buffer.from(`n:${JSON.stringify([position.key, position.seq])}`).toString('base64url');
+}
+
+export function decodeKeyedCursor(cursor: string | undefined): KeyedPosition | undefined {
+  if (cursor === undefined) return undefined;
+  const refuse = () => badRequest('query.cursor: is not a cursor this service issued', { field: 'query.cursor' });
+  const textForm = Buffer.from(cursor, 'base64url').toString();
+  if (!textForm.startsWith('n:')) throw refuse();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(textForm.slice(2));
+  } catch {
+    throw refuse();
+  }
+  // 18 digits stay below bigint's limit; a key the database cannot hold would be its 500.
+  if (!Array.isArray(parsed) || parsed.length !== 2 || typeof parsed[0] !== 'string' || typeof parsed[1] !== 'string') throw refuse();
+  if (!/^\d{1,18}$/.test(parsed[1]) || !isStorable(parsed[0])) throw refuse();
+  const position = { key: parsed[0], seq: parsed[1] };
+  if (encodeKeyedCursor(position) !== cursor) throw refuse();
+  return position;
 }

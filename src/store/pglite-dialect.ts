@@ -15,6 +15,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import { withoutValues } from './errors.ts';
+import type { PoolStats } from './db.ts';
 
 class PGliteConnection implements DatabaseConnection {
   readonly #client: PGlite;
@@ -50,6 +51,8 @@ class PGliteDriver implements Driver {
   readonly #connection: PGliteConnection;
   #tail: Promise<void> = Promise.resolve();
   readonly #releases = new Map<DatabaseConnection, () => void>();
+  /** Callers that asked for the connection and have not released it (the holder included). */
+  #queued = 0;
 
   constructor(client: PGlite) {
     this.#client = client;
@@ -64,6 +67,7 @@ class PGliteDriver implements Driver {
     const previous = this.#tail;
     let release!: () => void;
     this.#tail = new Promise<void>((resolve) => (release = resolve));
+    this.#queued++;
     await previous;
     this.#releases.set(this.#connection, release);
     return this.#connection;
@@ -72,6 +76,7 @@ class PGliteDriver implements Driver {
   async releaseConnection(connection: DatabaseConnection): Promise<void> {
     const release = this.#releases.get(connection);
     this.#releases.delete(connection);
+    if (release) this.#queued--;
     release?.();
   }
 
@@ -90,18 +95,29 @@ class PGliteDriver implements Driver {
   async destroy(): Promise<void> {
     await this.#client.close();
   }
+
+  /** The one connection: lent or idle, and how many callers wait for it. */
+  stats(): PoolStats {
+    return { total: 1, idle: this.#queued === 0 ? 1 : 0, waiting: Math.max(0, this.#queued - 1), max: 1 };
+  }
 }
 
 export class PGliteDialect implements Dialect {
   readonly #client: PGlite;
+  #driver: PGliteDriver | undefined;
   constructor(client: PGlite) {
     this.#client = client;
+  }
+  /** The connection's use (for the metrics). */
+  stats(): PoolStats {
+    return this.#driver?.stats() ?? { total: 1, idle: 1, waiting: 0, max: 1 };
   }
   createAdapter() {
     return new PostgresAdapter();
   }
   createDriver(): Driver {
-    return new PGliteDriver(this.#client);
+    this.#driver = new PGliteDriver(this.#client);
+    return this.#driver;
   }
   createQueryCompiler() {
     return new PostgresQueryCompiler();

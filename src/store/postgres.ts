@@ -62,6 +62,7 @@ export function openPostgres(
         await ownDb.destroy();
       }
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
     async ping(timeoutMs) {
       const connecting = pool.connect();
       let client: pg.PoolClient;

@@ -20,6 +20,7 @@ export interface OrgsTable {
   billing_event_at: NullableTimestamp;
   billing_event_rank: number | null;
   billing_base: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  seq: Generated<string>;
   version: Generated<number>;
   created_at: CreatedAt;
   updated_at: Timestamp;
@@ -51,13 +52,24 @@ export interface UsersTable {
   failed_logins: Generated<number>;
   locked_until: NullableTimestamp;
   failures_since: NullableTimestamp;
+  status: Generated<UserStatus>;
+  email_verified: Generated<boolean>;
+  /** The directory that created or adopted the user (src/directory/), and the user's id there. */
+  directory_source: Generated<DirectorySource | null>;
+  directory_id: Generated<string | null>;
 }
+
+export type UserStatus = 'invited' | 'active';
+
+export type DirectorySource = 'google' | 'microsoft';
 
 export interface StaffTable {
   id: string;
+  seq: Generated<string>;
   email: string;
   name: Generated<string>;
-  password_hash: string;
+  /** Null while the staff member has not accepted their invitation. */
+  password_hash: string | null;
   totp_secret: Generated<string | null>;
   totp_pending_secret: Generated<string | null>;
   totp_last_step: Generated<string | null>;
@@ -66,6 +78,7 @@ export interface StaffTable {
   failures_since: NullableTimestamp;
   created_at: CreatedAt;
   deleted_at: NullableTimestamp;
+  email_verified: Generated<boolean>;
 }
 
 export interface OidcPayloadsTable {
@@ -144,7 +157,8 @@ export type ActorType = 'user' | 'apiKey' | 'staff' | 'paymentProvider' | 'syste
 
 export interface AuditEntriesTable {
   id: Generated<string>;
-  org_id: string;
+  /** Null for a staff action that concerns no org. */
+  org_id: string | null;
   at: CreatedAt;
   actor_type: ActorType;
   actor_id: string;
@@ -152,6 +166,139 @@ export interface AuditEntriesTable {
   target_id: string | null;
   correlation_id: string | null;
   changes: ColumnType<string[], string[] | undefined, never>;
+}
+
+export interface OutlookAddinsTable {
+  org_id: string;
+  key_hash: string;
+  key_sealed: string;
+  key_version: Generated<number>;
+  created_at: CreatedAt;
+  rotated_at: Timestamp;
+  last_fetch_at: NullableTimestamp;
+}
+
+export type JobState = 'queued' | 'running' | 'succeeded' | 'failed';
+
+export interface JobsTable {
+  id: string;
+  kind: string;
+  org_id: string | null;
+  payload: ColumnType<unknown, string, string>;
+  state: Generated<JobState>;
+  attempts: Generated<number>;
+  run_after: ColumnType<Date, Date | string | undefined, Date | string>;
+  lease_until: NullableTimestamp;
+  lease_token: string | null;
+  progress_done: number | null;
+  progress_total: number | null;
+  error: string | null;
+  dedupe_key: string | null;
+  created_at: CreatedAt;
+  started_at: NullableTimestamp;
+  finished_at: NullableTimestamp;
+}
+
+export type TokenPurpose = 'invitation' | 'password_reset';
+
+export interface AccountTokensTable {
+  id: string;
+  purpose: TokenPurpose;
+  account_kind: 'user' | 'staff';
+  account_id: string;
+  org_id: string | null;
+  email: string;
+  token_hash: string;
+  link_token: string | null;
+  expires_at: Date;
+  used_at: NullableTimestamp;
+  voided_at: NullableTimestamp;
+  created_at: CreatedAt;
+}
+
+export type ImageContentType = 'image/png' | 'image/jpeg' | 'image/gif';
+
+export interface ImagesTable {
+  id: string;
+  seq: Generated<string>;
+  org_id: string;
+  content_type: ImageContentType;
+  width: number;
+  height: number;
+  bytes: number;
+  sha256: string;
+  data: Uint8Array;
+  created_at: CreatedAt;
+  deleted_at: NullableTimestamp;
+}
+
+export interface DirectoryRunsTable {
+  id: string;
+  seq: Generated<string>;
+  org_id: string;
+  source: DirectorySource;
+  created: Generated<number>;
+  updated: Generated<number>;
+  deleted: Generated<number>;
+  skipped: Generated<number>;
+  changes: ColumnType<unknown[], string | undefined, string>;
+  started_at: CreatedAt;
+  finished_at: NullableTimestamp;
+}
+
+export type DeploymentTarget = 'gmail' | 'outlook';
+export type DeploymentState = 'pending' | 'deployed' | 'failed' | 'skipped';
+
+export interface DeploymentsTable {
+  org_id: string;
+  user_id: string;
+  target: DeploymentTarget;
+  seq: Generated<string>;
+  state: DeploymentState;
+  reason: string | null;
+  error: string | null;
+  content_hash: string | null;
+  deployed_at: NullableTimestamp;
+  updated_at: Timestamp;
+}
+
+export interface MicrosoftIntegrationsTable {
+  org_id: string;
+  tenant_id: string;
+  client_id: string;
+  sealed_secret: string;
+  last_sync_at: NullableTimestamp;
+  last_error: string | null;
+  last_error_at: NullableTimestamp;
+  next_sync_at: Timestamp;
+  version: Generated<number>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface GoogleIntegrationsTable {
+  org_id: string;
+  client_email: string;
+  client_id: string;
+  private_key_id: string;
+  project_id: string;
+  sealed_private_key: string;
+  admin_email: string;
+  sync_users: boolean;
+  push_signatures: boolean;
+  last_sync_at: NullableTimestamp;
+  last_push_at: NullableTimestamp;
+  last_error: string | null;
+  last_error_at: NullableTimestamp;
+  next_sync_at: Timestamp;
+  changes_seen_at: Timestamp;
+  sync_lease_until: NullableTimestamp;
+  sync_lease_token: string | null;
+  push_lease_until: NullableTimestamp;
+  push_lease_token: string | null;
+  version: Generated<number>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
 }
 
 export interface SchemaMigrationsTable {
@@ -171,6 +318,14 @@ export interface DB {
   idp_keys: IdpKeysTable;
   webhook_events: WebhookEventsTable;
   opens: OpensTable;
+  outlook_addins: OutlookAddinsTable;
+  microsoft_integrations: MicrosoftIntegrationsTable;
+  jobs: JobsTable;
+  account_tokens: AccountTokensTable;
+  images: ImagesTable;
+  directory_runs: DirectoryRunsTable;
+  deployments: DeploymentsTable;
+  google_integrations: GoogleIntegrationsTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;
@@ -180,4 +335,17 @@ export type UserUpdate = Updateable<UsersTable>;
 export type TemplateRow = Selectable<TemplatesTable>;
 export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type AuditRow = Selectable<AuditEntriesTable>;
+export type StaffRow = Selectable<StaffTable>;
+export type ImageRow = Selectable<ImagesTable>;
 export type WebhookEventRow = Selectable<WebhookEventsTable>;
+export type OutlookAddinRow = Selectable<OutlookAddinsTable>;
+export type JobRow = Selectable<JobsTable>;
+export type AccountTokenRow = Selectable<AccountTokensTable>;
+export type DirectoryRunRow = Selectable<DirectoryRunsTable>;
+export type DeploymentRow = Selectable<DeploymentsTable>;
+export type MicrosoftIntegrationRow = Selectable<MicrosoftIntegrationsTable>;
+export type GoogleIntegrationRow = Selectable<GoogleIntegrationsTable>;
+
+/** The users list's orders: `created` (oldest first, the default) or a column, `-` for descending. */
+export const USER_SORTS = ['created', 'name', '-name', 'role', '-role', 'department', '-department', 'status', '-status'] as const;
+export type UserSort = (typeof USER_SORTS)[number];

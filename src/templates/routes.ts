@@ -8,6 +8,7 @@ import type { RenderService } from '../render/service.ts';
 import { renderedSchema } from '../render/schemas.ts';
 import type { TemplateService } from './service.ts';
 import { presentTemplate, savedTemplateSchema, templateCreateSchema, templateParams, templatePatchSchema, templateSchema } from './schemas.ts';
+import { EXAMPLE } from '../http/examples.ts';
 
 export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; templates: TemplateService; render: RenderService }): FastifyPluginAsyncZod {
   const { guards, billing, templates, render } = deps;
@@ -17,6 +18,7 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
       {
         onRequest: guards.org('template.read'),
         schema: {
+          operationId: 'listTemplates',
           summary: "List the org's templates",
           tags: ['templates'],
           params: orgParams,
@@ -34,7 +36,9 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
       '/v1/orgs/:orgId/templates',
       {
         onRequest: [guards.org('template.write'), billing.writeGate],
+        config: { etag: true },
         schema: {
+          operationId: 'createTemplate',
           summary: 'Create a template (admin)',
           tags: ['templates'],
           params: orgParams,
@@ -54,10 +58,13 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
       {
         onRequest: [guards.org('template.write'), billing.writeGate],
         schema: {
+          operationId: 'previewTemplate',
           summary: 'Render an unsaved template for a user (the editor preview; admin)',
           tags: ['render'],
           params: orgParams,
-          body: z.strictObject({ userId: uuid, html: text().max(100_000), text: text().max(100_000).default('') }),
+          body: z
+            .strictObject({ userId: uuid, html: text().max(100_000), text: text().max(100_000).default('') })
+            .meta({ examples: [{ userId: EXAMPLE.userId, html: EXAMPLE.html, text: EXAMPLE.text }] }),
           response: { 200: renderedSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'PAYMENT_REQUIRED') },
         },
       },
@@ -68,7 +75,9 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
       '/v1/orgs/:orgId/templates/:templateId',
       {
         onRequest: guards.org('template.read'),
+        config: { etag: true },
         schema: {
+          operationId: 'getTemplate',
           summary: 'Read a template',
           tags: ['templates'],
           params: templateParams,
@@ -83,7 +92,9 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
       '/v1/orgs/:orgId/templates/:templateId',
       {
         onRequest: [guards.org('template.write'), billing.writeGate],
+        config: { etag: true },
         schema: {
+          operationId: 'updateTemplate',
           summary: 'Update a template (admin)',
           description: 'Send `version`; a stale one is 409, a stale `If-Match` 412.',
           tags: ['templates'],
@@ -109,6 +120,7 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
       {
         onRequest: [guards.org('template.write'), billing.writeGate],
         schema: {
+          operationId: 'deleteTemplate',
           summary: 'Delete a template (soft delete; admin)',
           tags: ['templates'],
           params: templateParams,

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { iso, text, timestamp, uuid, versionField } from '../http/schemas.ts';
 import type { TemplateRow } from '../store/schema.ts';
+import { EXAMPLE } from '../http/examples.ts';
 
 const MAX_SOURCE = 100_000;
 
@@ -16,7 +17,22 @@ export const templateSchema = z
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .meta({ id: 'Template' });
+  .meta({
+    id: 'Template',
+    examples: [
+      {
+        templateId: EXAMPLE.templateId,
+        orgId: EXAMPLE.orgId,
+        name: 'Standard',
+        html: EXAMPLE.html,
+        text: EXAMPLE.text,
+        isDefault: true,
+        version: 2,
+        createdAt: EXAMPLE.createdAt,
+        updatedAt: EXAMPLE.updatedAt,
+      },
+    ],
+  });
 
 const fields = {
   name: text().trim().min(1).max(200),
@@ -28,22 +44,42 @@ const fields = {
 /** The answer to a save: the template, plus what would not render as the admin may expect. */
 export const savedTemplateSchema = templateSchema
   .extend({ warnings: z.array(z.string()).describe('e.g. variables no signature provides') })
-  .meta({ id: 'SavedTemplate' });
+  .meta({
+    id: 'SavedTemplate',
+    examples: [
+      {
+        templateId: EXAMPLE.templateId,
+        orgId: EXAMPLE.orgId,
+        name: 'Standard',
+        html: EXAMPLE.html,
+        text: EXAMPLE.text,
+        isDefault: true,
+        version: 2,
+        createdAt: EXAMPLE.createdAt,
+        updatedAt: EXAMPLE.updatedAt,
+        warnings: [],
+      },
+    ],
+  });
 
-export const templateCreateSchema = z.strictObject({
-  name: fields.name,
-  html: fields.html,
-  text: fields.text.default(''),
-  isDefault: fields.isDefault.optional().describe('default: true when the org has no default template yet'),
-});
+export const templateCreateSchema = z
+  .strictObject({
+    name: fields.name,
+    html: fields.html,
+    text: fields.text.default(''),
+    isDefault: fields.isDefault.optional().describe('default: true when the org has no default template yet'),
+  })
+  .meta({ examples: [{ name: 'Standard', html: EXAMPLE.html, text: EXAMPLE.text }] });
 
-export const templatePatchSchema = z.strictObject({
-  version: versionField,
-  name: fields.name.optional(),
-  html: fields.html.optional(),
-  text: fields.text.optional(),
-  isDefault: fields.isDefault.optional(),
-});
+export const templatePatchSchema = z
+  .strictObject({
+    version: versionField,
+    name: fields.name.optional(),
+    html: fields.html.optional(),
+    text: fields.text.optional(),
+    isDefault: fields.isDefault.optional(),
+  })
+  .meta({ examples: [{ version: 2, name: 'Standard (2026)' }] });
 
 export const templateParams = z.object({ orgId: uuid, templateId: uuid });
 

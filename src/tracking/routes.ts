@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Guards } from '../auth/guard.ts';
 import { logCompleted } from '../http/request-log.ts';
-import { errorResponses, orgParams, page, uuid } from '../http/schemas.ts';
+import { errorEnvelope, errorResponses, orgParams, page, uuid } from '../http/schemas.ts';
 import type { Throttle } from '../ratelimit/hook.ts';
 import { FIRST_DAY, type TrackingService } from './service.ts';
 
@@ -35,10 +35,18 @@ export function pixelRoutes(deps: { throttle: Throttle; tracking: TrackingServic
       {
         onRequest: deps.throttle,
         schema: {
+          operationId: 'getTrackingPixel',
           summary: 'Open-tracking pixel (no auth; its own, stricter rate limit)',
           tags: ['render'],
           description: 'Answers a 1×1 transparent GIF (image/gif) for any id.',
           params: z.object({ userId: z.string().max(100) }),
+          response: {
+            200: {
+              description: 'The same 43-byte transparent GIF for every id, never cached',
+              content: { 'image/gif': { schema: z.string().meta({ format: 'binary', contentMediaType: 'image/gif' }) } },
+            },
+            429: errorEnvelope,
+          },
         },
       },
       async (request, reply) => {
@@ -66,6 +74,7 @@ export function opensRoutes(deps: { guards: Guards; tracking: TrackingService })
       {
         onRequest: guards.org('org.read'),
         schema: {
+          operationId: 'listDailyOpens',
           summary: 'Daily open counts of the tracking pixel (real opens, and proxy or prefetch fetches)',
           tags: ['render'],
           params: orgParams,
@@ -75,7 +84,9 @@ export function opensRoutes(deps: { guards: Guards; tracking: TrackingService })
             userId: uuid.optional(),
           }),
           response: {
-            200: page(z.object({ day, real: z.number().int(), proxied: z.number().int() })).describe('every day of the range with opens; never more than one page'),
+            200: page(z.object({ day, real: z.number().int(), proxied: z.number().int() }).meta({ examples: [{ day: '2026-01-12', real: 41, proxied: 17 }] })).describe(
+              'every day of the range with opens; never more than one page',
+            ),
             ...errorResponses('FORBIDDEN'),
           },
         },

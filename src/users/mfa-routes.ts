@@ -15,11 +15,22 @@ export function mfaRoutes(deps: { guards: Guards; billing: BillingHooks; mfa: Mf
       {
         onRequest: [guards.org('user.update'), billing.writeGate],
         schema: {
+          operationId: 'startTotpEnrolment',
           summary: 'Start TOTP enrolment (the user themselves)',
           description: 'Answers the secret and an `otpauth://` URI; confirm with a code at `…/mfa/totp/verify`.',
           tags: ['users'],
           params: userParams,
-          response: { 200: z.object({ secret: z.string(), otpauthUri: z.string() }), ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
+          response: {
+            200: z.object({ secret: z.string(), otpauthUri: z.string() }).meta({
+              examples: [
+                {
+                  secret: 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+                  otpauthUri: 'otpauth://totp/Signature%20Service:ada%40acme.example?issuer=Signature%20Service&secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP',
+                },
+              ],
+            }),
+            ...errorResponses('FORBIDDEN', 'NOT_FOUND'),
+          },
         },
       },
       async (request) => mfa.start(accessOf(request), request.params.userId),
@@ -30,11 +41,12 @@ export function mfaRoutes(deps: { guards: Guards; billing: BillingHooks; mfa: Mf
       {
         onRequest: [guards.org('user.update'), billing.writeGate],
         schema: {
+          operationId: 'confirmTotpEnrolment',
           summary: 'Confirm TOTP enrolment with a code from the app',
           tags: ['users'],
           params: userParams,
-          body: z.strictObject({ code: text().regex(/^\d{6}$/, 'must be 6 digits') }),
-          response: { 200: z.object({ mfaEnabled: z.literal(true) }), ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
+          body: z.strictObject({ code: text().regex(/^\d{6}$/, 'must be 6 digits') }).meta({ examples: [{ code: '492039' }] }),
+          response: { 200: z.object({ mfaEnabled: z.literal(true) }).meta({ examples: [{ mfaEnabled: true }] }), ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
         },
       },
       async (request) => {
@@ -48,10 +60,11 @@ export function mfaRoutes(deps: { guards: Guards; billing: BillingHooks; mfa: Mf
       {
         onRequest: [guards.org('user.update'), billing.writeGate],
         schema: {
+          operationId: 'disableTotp',
           summary: 'Turn TOTP off (the user, or an admin)',
           tags: ['users'],
           params: userParams,
-          response: { 200: z.object({ mfaEnabled: z.literal(false) }), ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
+          response: { 200: z.object({ mfaEnabled: z.literal(false) }).meta({ examples: [{ mfaEnabled: false }] }), ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
         },
       },
       async (request) => {

@@ -2,29 +2,39 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { accessOf, writeContext, type Guards } from '../auth/guard.ts';
 import type { BillingHooks } from '../billing/hooks.ts';
-import { errorResponses, listQuery, orgParams, page } from '../http/schemas.ts';
+import { errorResponses, orgParams, page } from '../http/schemas.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';
 import type { UserService } from './service.ts';
-import { presentUser, userCreateSchema, userParams, userPatchSchema, userSchema } from './schemas.ts';
+import type { PeopleService } from '../people/service.ts';
+import type { FastifyRequest } from 'fastify';
+import type { UserRow } from '../store/schema.ts';
+import { presentUser, userCreateSchema, userListQuery, userParams, userPatchSchema, userSchema } from './schemas.ts';
 
-export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users: UserService }): FastifyPluginAsyncZod {
-  const { guards, billing, users } = deps;
+export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users: UserService; people: PeopleService }): FastifyPluginAsyncZod {
+  const { guards, billing, users, people } = deps;
+  /** Invited users' links, for admins only (and only when no mail carries them). */
+  const linksFor = async (request: FastifyRequest, rows: UserRow[]): Promise<Map<string, string>> => {
+    return people.invitationLinks(accessOf(request), rows);
+  };
   return async (app) => {
     app.get(
       '/v1/orgs/:orgId/users',
       {
         onRequest: guards.org('user.read'),
         schema: {
-          summary: "List the org's users",
+          operationId: 'listUsers',
+          summary: "List the org's users, oldest first or sorted by a column; search and filters narrow the list",
           tags: ['users'],
           params: orgParams,
-          querystring: listQuery,
+          querystring: userListQuery,
           response: { 200: page(userSchema), ...errorResponses('FORBIDDEN') },
         },
       },
       async (request) => {
-        const result = await users.list(request.params.orgId, request.query);
-        return { items: result.items.map(presentUser), nextCursor: result.nextCursor };
+        const { limit, cursor, sort, ...filter } = request.query;
+        const result = await users.list(request.params.orgId, { limit, cursor }, filter, sort);
+        const links = await linksFor(request, result.items);
+        return { items: result.items.map((u) => presentUser(u, links.get(u.id))), nextCursor: result.nextCursor };
       },
     );
 
@@ -32,8 +42,12 @@ export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users:
       '/v1/orgs/:orgId/users',
       {
         onRequest: [guards.org('user.create'), billing.writeGate],
+        config: { etag: true },
         schema: {
+          operationId: 'createUser',
           summary: 'Create a user (admin; only an owner creates an owner)',
+          description:
+            'Without `temporaryPassword` the user is invited: `status` is `invited`, a mail with a one-time link goes to the address (or, without SMTP_URL, the answer carries `invitationUrl` to hand over). An address a live user of any org has is 409.',
           tags: ['users'],
           params: orgParams,
           body: userCreateSchema,
@@ -41,9 +55,9 @@ export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users:
         },
       },
       async (request, reply) => {
-        const user = await users.create(accessOf(request), writeContext(request), request.body);
+        const { user, invitationUrl } = await users.create(accessOf(request), writeContext(request), request.body);
         reply.code(201);
-        return withEtag(reply, presentUser(user));
+        return withEtag(reply, presentUser(user, invitationUrl));
       },
     );
 
@@ -51,21 +65,29 @@ export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users:
       '/v1/orgs/:orgId/users/:userId',
       {
         onRequest: guards.org('user.read'),
+        config: { etag: true },
         schema: {
+          operationId: 'getUser',
           summary: 'Read a user',
           tags: ['users'],
           params: userParams,
           response: { 200: userSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
         },
       },
-      async (request, reply) => withEtag(reply, presentUser(await users.get(request.params.orgId, request.params.userId))),
+      async (request, reply) => {
+        const user = await users.get(request.params.orgId, request.params.userId);
+        const links = await linksFor(request, [user]);
+        return withEtag(reply, presentUser(user, links.get(user.id)));
+      },
     );
 
     app.patch(
       '/v1/orgs/:orgId/users/:userId',
       {
         onRequest: [guards.org('user.update'), billing.writeGate],
+        config: { etag: true },
         schema: {
+          operationId: 'updateUser',
           summary: 'Update a user',
           description:
             'Members may edit their own profile fields; `role` and `email` are admin-only. The owner may not lower their own role. Send `version`; a stale one is 409, a stale `If-Match` 412.',
@@ -84,7 +106,8 @@ export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users:
           versionCheck(request, version),
           patch,
         );
-        return withEtag(reply, presentUser(user));
+        const links = await linksFor(request, [user]);
+        return withEtag(reply, presentUser(user, links.get(user.id)));
       },
     );
 
@@ -93,6 +116,7 @@ export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users:
       {
         onRequest: [guards.org('user.delete'), billing.writeGate],
         schema: {
+          operationId: 'deleteUser',
           summary: 'Delete a user (soft delete; admin)',
           tags: ['users'],
           params: userParams,

@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { iso, text, timestamp, uuid, versionField } from '../http/schemas.ts';
+import { iso, listQuery, text, timestamp, uuid, versionField } from '../http/schemas.ts';
 import type { UserRow } from '../store/schema.ts';
+import { USER_SORTS } from '../store/schema.ts';
+import { EXAMPLE } from '../http/examples.ts';
 
 export const roleSchema = z.enum(['member', 'admin', 'owner']);
 
@@ -24,43 +26,99 @@ export const userSchema = z
     phone: z.string(),
     mobile: z.string(),
     mfaEnabled: z.boolean(),
+    status: z.enum(['invited', 'active']).describe('`invited` until the user has a password (accepted the invitation, reset it, or was given one)'),
+    emailVerified: z.boolean().describe('the user proved the address (an invitation or a reset by mail); false again when it changes'),
+    invitationUrl: z
+      .string()
+      .optional()
+      .describe('admins only, while the user is invited and no mail carries the link (no SMTP_URL): the link to hand over'),
     version: z.number().int(),
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .meta({ id: 'User' });
+  .meta({
+    id: 'User',
+    examples: [
+      {
+        userId: EXAMPLE.userId,
+        orgId: EXAMPLE.orgId,
+        email: 'ada@acme.example',
+        name: 'Ada Lovelace',
+        role: 'member',
+        title: 'Engineer',
+        department: 'Research',
+        phone: '+44 20 7946 0000',
+        mobile: '',
+        mfaEnabled: false,
+        status: 'active',
+        emailVerified: true,
+        version: 1,
+        createdAt: EXAMPLE.createdAt,
+        updatedAt: EXAMPLE.updatedAt,
+      },
+    ],
+  });
 
 const temporaryPassword = text()
   .min(12, 'must have at least 12 characters')
   .max(200)
   .describe('a password the user must replace at first sign-in (admin-only)');
 
-export const userCreateSchema = z.strictObject({
-  email: z.email().max(254),
-  temporaryPassword: temporaryPassword.optional(),
-  role: roleSchema.default('member'),
-  name: profile.name.default(''),
-  title: profile.title.default(''),
-  department: profile.department.default(''),
-  phone: profile.phone.default(''),
-  mobile: profile.mobile.default(''),
+export const userCreateSchema = z
+  .strictObject({
+    email: z.email().max(254),
+    temporaryPassword: temporaryPassword.optional(),
+    role: roleSchema.default('member'),
+    name: profile.name.default(''),
+    title: profile.title.default(''),
+    department: profile.department.default(''),
+    phone: profile.phone.default(''),
+    mobile: profile.mobile.default(''),
+  })
+  .meta({ examples: [{ email: 'ada@acme.example', name: 'Ada Lovelace', title: 'Engineer', department: 'Research', phone: '+44 20 7946 0000' }] });
+
+export const userPatchSchema = z
+  .strictObject({
+    version: versionField,
+    temporaryPassword: temporaryPassword.optional(),
+    email: z.email().max(254).optional(),
+    role: roleSchema.optional(),
+    name: profile.name.optional(),
+    title: profile.title.optional(),
+    department: profile.department.optional(),
+    phone: profile.phone.optional(),
+    mobile: profile.mobile.optional(),
+  })
+  .meta({ examples: [{ version: 1, title: 'Principal Engineer' }] });
+
+/** The users list's search and filters (DECISIONS, "Lists that grow"); each narrows the others. */
+export const userListQuery = listQuery.extend({
+  q: text().trim().max(200).optional().describe('a part of the name or the email, case-insensitive (empty: no search)'),
+  role: roleSchema.optional(),
+  department: text().trim().max(200).optional().describe('this department exactly, case-insensitive (empty: users without one)'),
+  status: z.enum(['invited', 'active']).optional().describe('invited: has not chosen a password yet'),
+  sort: z
+    .enum(USER_SORTS)
+    .default('created')
+    .describe('created: oldest first (the default); name, role (owner, admin, member), department or status, `-` first for descending. A cursor belongs to the order it was issued in.'),
 });
 
-export const userPatchSchema = z.strictObject({
-  version: versionField,
-  temporaryPassword: temporaryPassword.optional(),
-  email: z.email().max(254).optional(),
-  role: roleSchema.optional(),
-  name: profile.name.optional(),
-  title: profile.title.optional(),
-  department: profile.department.optional(),
-  phone: profile.phone.optional(),
-  mobile: profile.mobile.optional(),
+// One row of a users import: the create schema's checks, every field but the email optional. An
+// empty value means "not given": the field keeps its value on update and takes its default on create.
+const emptyIsAbsent = (v: unknown) => (typeof v === 'string' && v.trim() === '' ? undefined : v);
+export const importRowSchema = z.strictObject({
+  email: userCreateSchema.shape.email,
+  role: z.preprocess(emptyIsAbsent, roleSchema.optional()),
+  name: z.preprocess(emptyIsAbsent, profile.name.optional()),
+  title: z.preprocess(emptyIsAbsent, profile.title.optional()),
+  department: z.preprocess(emptyIsAbsent, profile.department.optional()),
+  phone: z.preprocess(emptyIsAbsent, profile.phone.optional()),
+  mobile: z.preprocess(emptyIsAbsent, profile.mobile.optional()),
 });
 
 export const userParams = z.object({ orgId: uuid, userId: uuid });
 
-export function presentUser(u: UserRow): z.infer<typeof userSchema> {
+export function presentUser(u: UserRow, invitationUrl?: string | undefined): z.infer<typeof userSchema> {
   return {
     userId: u.id,
     orgId: u.org_id,
@@ -72,6 +130,9 @@ export function presentUser(u: UserRow): z.infer<typeof userSchema> {
     phone: u.phone,
     mobile: u.mobile,
     mfaEnabled: u.mfa_enabled,
+    status: u.status,
+    emailVerified: u.email_verified,
+    ...(invitationUrl ? { invitationUrl } : {}),
     version: u.version,
     createdAt: iso(u.created_at),
     updatedAt: iso(u.updated_at),

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.ts';
-import { usersRepo } from '../store/repositories/users.ts';
+import { sortColumnOf, usersRepo, type UserFilter } from '../store/repositories/users.ts';
 import { oidcRepo } from '../store/repositories/oidc.ts';
-import type { OrgRole, UserRow } from '../store/schema.ts';
+import { accountTokensRepo } from '../store/repositories/account-tokens.ts';
+import type { OrgRole, UserRow, UserSort } from '../store/schema.ts';
 import { isUniqueViolation } from '../store/errors.ts';
-import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
+import { decodeCursor, decodeKeyedCursor, encodeKeyedCursor, toPage, type PageRequest } from '../store/pagination.ts';
 import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
 import { conflict, notFound } from '../errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
@@ -30,10 +31,19 @@ export type UserPatch = Partial<UserProfile> & {
 /** Runs before a user is created or restored, inside its transaction (the seat cap lives here). */
 export type SeatCheck = (tx: Db, orgId: string) => Promise<void>;
 
-const emailTaken = (email: string) =>
-  conflict(`A user with the email ${email} already exists in this organisation.`, { field: 'email' });
+/** Invites a user in the creating transaction (src/people/service.ts): a link, and its mail. */
+export type Invite = (tx: Db, user: UserRow) => Promise<{ url: string; expiresAt: Date; jobId: string | undefined }>;
 
-export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCheck?: SeatCheck; passwords?: PasswordHasher }) {
+/**
+ * A live user's address is unique across the stage (DECISIONS "People getting in"): the per-org
+ * index or the stage-wide one refuses a second live user with it.
+ */
+const EMAIL_INDEXES = ['users_org_email_live', 'users_email_live'];
+const isEmailTaken = (err: unknown) => EMAIL_INDEXES.some((index) => isUniqueViolation(err, index));
+const emailTaken = (email: string) =>
+  conflict(`The email address ${email} already belongs to a user, in this or another organisation.`, { field: 'email' });
+
+export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCheck?: SeatCheck; passwords?: PasswordHasher; invite?: Invite }) {
   const { db, invalidate } = deps;
   const passwords = deps.passwords ?? scryptHasher;
   return {
@@ -43,39 +53,58 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
       return user;
     },
 
-    async list(orgId: string, page: PageRequest) {
-      const rows = await usersRepo.list(db, orgId, decodeCursor(page.cursor), page.limit);
-      return toPage(rows, page.limit, (r) => r.seq, (r) => r);
+    async list(orgId: string, page: PageRequest, filter: UserFilter = {}, sort: UserSort = 'created') {
+      // A column order pages by (its key, seq); the default one by seq alone, as every other list.
+      if (sortColumnOf(sort) === undefined) {
+        const seq = decodeCursor(page.cursor);
+        const rows = await usersRepo.list(db, orgId, filter, sort, seq === undefined ? undefined : { seq }, page.limit);
+        return toPage(rows, page.limit, (r) => r.seq, (r) => r);
+      }
+      const rows = await usersRepo.list(db, orgId, filter, sort, decodeKeyedCursor(page.cursor), page.limit);
+      const more = rows.length > page.limit;
+      const items = more ? rows.slice(0, page.limit) : rows;
+      const last = items.at(-1);
+      return { items: items as UserRow[], nextCursor: more && last ? encodeKeyedCursor({ key: last.sort_key ?? '', seq: last.seq }) : null };
+    },
+
+    /** The live user with this email, if any (the import creates or updates by email). */
+    async findByEmail(orgId: string, email: string): Promise<UserRow | undefined> {
+      return usersRepo.findByEmail(db, orgId, email);
     },
 
     async create(
       access: Access,
       ctx: WriteContext,
       { temporaryPassword, ...input }: UserProfile & { email: string; role: OrgRole; temporaryPassword?: string | undefined },
-    ): Promise<UserRow> {
+    ): Promise<{ user: UserRow; invitationUrl: string | undefined }> {
       const decision = policy.createUser(access, input.role);
       enforce(decision);
+      const passwordHash = temporaryPassword ? await passwords.hash(temporaryPassword) : null;
       try {
-        const user = await db.transaction().execute(async (tx) => {
+        const created = await db.transaction().execute(async (tx) => {
           await deps.seatCheck?.(tx, ctx.orgId);
+          // Without a temporary password the user is invited (and takes a seat meanwhile).
           const row = await usersRepo.insert(tx, {
             id: randomUUID(),
             org_id: ctx.orgId,
-            password_hash: temporaryPassword ? await passwords.hash(temporaryPassword) : null,
+            password_hash: passwordHash,
             password_must_change: temporaryPassword !== undefined,
+            status: passwordHash ? 'active' : 'invited',
             ...input,
           });
+          const invitation = passwordHash || !deps.invite ? undefined : await deps.invite(tx, row);
           await recordAudit(tx, ctx, {
             action: 'user.create',
             targetId: row.id,
             changes: changedFields({ ...input, password: temporaryPassword }),
           });
-          return row;
+          // The link is shown to the admin only when no mail carries it (no SMTP_URL).
+          return { user: row, invitationUrl: invitation && !invitation.jobId ? invitation.url : undefined };
         });
-        invalidate.userChanged(ctx.orgId, user.id);
-        return user;
+        invalidate.userChanged(ctx.orgId, created.user.id);
+        return created;
       } catch (err) {
-        if (isUniqueViolation(err, 'users_org_email_live')) throw emailTaken(input.email);
+        if (isEmailTaken(err)) throw emailTaken(input.email);
         throw err;
       }
     },
@@ -90,11 +119,18 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
         const passwordHash = temporaryPassword ? await passwords.hash(temporaryPassword) : undefined;
         const user = await db.transaction().execute(async (tx) => {
           // Conditional on the version: the row the policy judged is the row that changes.
+          const emailChanges = fields.email !== undefined && fields.email.toLowerCase() !== target.email.toLowerCase();
           const updated = await usersRepo.update(tx, ctx.orgId, userId, check, {
             ...fields,
-            ...(passwordHash ? { password_hash: passwordHash, password_must_change: true, failed_logins: 0, locked_until: null } : {}),
+            // A new address is not proved until a link sent to it is used.
+            ...(emailChanges ? { email_verified: false } : {}),
+            ...(passwordHash ? { password_hash: passwordHash, password_must_change: true, failed_logins: 0, locked_until: null, status: 'active' as const } : {}),
           });
           if (!updated) throw versionMismatch('User', await usersRepo.find(tx, ctx.orgId, userId), check);
+          // An invited user whose address changed is invited again, at the new address (the old link dies).
+          if (emailChanges && updated.status === 'invited' && deps.invite) await deps.invite(tx, updated);
+          // A password given by an admin replaces the invitation.
+          if (passwordHash) await accountTokensRepo.voidLive(tx, userId, 'invitation');
           await recordAudit(tx, ctx, {
             action: 'user.update',
             targetId: userId,
@@ -107,7 +143,7 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
         invalidate.userChanged(ctx.orgId, userId);
         return user;
       } catch (err) {
-        if (isUniqueViolation(err, 'users_org_email_live')) throw emailTaken(patch.email ?? '');
+        if (isEmailTaken(err)) throw emailTaken(patch.email ?? '');
         throw err;
       }
     },

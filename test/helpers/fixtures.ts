@@ -2,6 +2,7 @@
 // on a shared PostgreSQL database).
 import { randomUUID } from 'node:crypto';
 import type { TestServer } from './server.ts';
+import { api } from './api.ts';
 
 export interface TestOrg {
   orgId: string;
@@ -21,23 +22,37 @@ export async function createOrg(server: TestServer, overrides: { name?: string; 
   return { orgId: created.orgId, ownerUserId: created.ownerUserId, key: created.apiKey.key, keyId: created.apiKey.keyId };
 }
 
+/**
+ * An org whose starter template an admin deleted (through the API): for the tests of what happens
+ * before an org has templates of its own (the first becomes the default, renders without one).
+ */
+export async function createOrgWithoutTemplates(server: TestServer, overrides: { name?: string; seats?: number; plan?: string } = {}): Promise<TestOrg> {
+  const org = await createOrg(server, overrides);
+  const list = await server.request('GET', `/v1/orgs/${org.orgId}/templates`, { key: org.key });
+  for (const t of list.body.items as { templateId: string }[]) {
+    const res = await server.request('DELETE', `/v1/orgs/${org.orgId}/templates/${t.templateId}`, { key: org.key });
+    if (res.status !== 204) throw new Error(`createOrgWithoutTemplates: ${res.status} ${res.text}`);
+  }
+  return org;
+}
+
 export function userInput(overrides: Record<string, unknown> = {}) {
   return { email: `user-${randomUUID().slice(0, 8)}@example.test`, name: 'Ada Lovelace', title: 'Engineer', ...overrides };
 }
 
 export async function createUser(server: TestServer, org: TestOrg, overrides: Record<string, unknown> = {}) {
-  const res = await server.request('POST', `/v1/orgs/${org.orgId}/users`, { key: org.key, body: userInput(overrides) });
-  if (res.status !== 201) throw new Error(`createUser: ${res.status} ${res.text}`);
-  return res.body as { userId: string; version: number; email: string; role: string };
+  const res = await api(server, org).POST('/v1/orgs/{orgId}/users', { params: { path: { orgId: org.orgId } }, body: userInput(overrides) });
+  if (res.response.status !== 201 || !res.data) throw new Error(`createUser: ${res.response.status} ${JSON.stringify(res.error)}`);
+  return res.data;
 }
 
 export async function createTemplate(server: TestServer, org: TestOrg, overrides: Record<string, unknown> = {}) {
-  const res = await server.request('POST', `/v1/orgs/${org.orgId}/templates`, {
-    key: org.key,
+  const res = await api(server, org).POST('/v1/orgs/{orgId}/templates', {
+    params: { path: { orgId: org.orgId } },
     body: { name: 'Standard', html: '<p>{{ user.name }}</p>', text: '{{ user.name }}', ...overrides },
   });
-  if (res.status !== 201) throw new Error(`createTemplate: ${res.status} ${res.text}`);
-  return res.body as { templateId: string; version: number; isDefault: boolean };
+  if (res.response.status !== 201 || !res.data) throw new Error(`createTemplate: ${res.response.status} ${JSON.stringify(res.error)}`);
+  return res.data;
 }
 
 /** A user of the org with a password they chose (no change required) and the given role. */

@@ -6,7 +6,7 @@ import type { TestServer } from './server.ts';
 import type { TestOrg } from './fixtures.ts';
 
 export interface RouteCase {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** The path as the OpenAPI document writes it, e.g. `/v1/orgs/{orgId}/users/{userId}`. */
   route: string;
   /** A body that would be valid, so only credentials decide the answer. */

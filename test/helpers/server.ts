@@ -47,6 +47,12 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     ANON_RATE_LIMIT_RPS: '1000000',
     ANON_RATE_LIMIT_BURST: '1000000',
     WEBHOOK_SECRET: 'whsec_test_secret',
+    // 32 bytes of a test-only key (integrations seal their secrets with it).
+    SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+    // Nothing leaves the machine: a sync queued by a test that did not start the fake of Microsoft
+    // fails at once against a closed local port (the tests that sync pass the fake's URL).
+    MICROSOFT_LOGIN_URL: 'http://127.0.0.1:9',
+    MICROSOFT_GRAPH_URL: 'http://127.0.0.1:9',
     SIGNIN_ATTEMPTS_PER_MINUTE: '100000',
     ...extra,
   };

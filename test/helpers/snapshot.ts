@@ -64,6 +64,7 @@ async function load(): Promise<{ empty: Blob; migrated: Blob }> {
       execScript: async (script) => void (await client.exec(script)),
       unbounded: (work) => work(db),
       ping: async () => {},
+      poolStats: () => ({ total: 1, idle: 1, waiting: 0, max: 1 }),
       close: () => db.destroy(),
     });
     const migrated = await dump();

@@ -55,6 +55,11 @@ export function interactionRoutes(deps: {
   const toProvider = handToProvider(provider, deps.authUrl);
 
   return async (app) => {
+    // The sign-in pages answer HTML to a browser: they are not API operations, so every page of
+    // this plugin stays out of the OpenAPI document.
+    app.addHook('onRoute', (route) => {
+      route.schema = { ...route.schema, hide: true };
+    });
     await app.register(formbody, { bodyLimit: 16 * 1024 });
 
     const html = (reply: FastifyReply, body: string, status = 200) =>
@@ -100,7 +105,9 @@ export function interactionRoutes(deps: {
       const to = await provider.interactionResult(
         request.raw,
         reply.raw,
-        { login: { accountId, amr, remember: true }, consent: { grantId } },
+        // The sign-in's time by the service's clock (not the library's), which the 7-day limit of
+        // staff sign-ins (provider.ts) measures from.
+        { login: { accountId, amr, remember: true, ts: Math.floor(deps.clock().getTime() / 1000) }, consent: { grantId } },
         { mergeWithLastSubmission: false },
       );
       return reply.code(303).header('location', to).send();
@@ -128,6 +135,8 @@ export function interactionRoutes(deps: {
     }
 
     const clientName = (d: Details) => (d.params.client_id === ids.admin ? 'the staff admin app' : 'Signature Service');
+    // "Forgot your password?" (src/people/) resets org users' passwords: the customer client's page links to it.
+    const forgotUrl = (d: Details) => (d.params.client_id === ids.admin ? undefined : `${deps.authPath}/forgot-password`);
 
     // Starting a sign-in stores an interaction: throttled per address before the provider runs.
     app.route({
@@ -179,7 +188,7 @@ export function interactionRoutes(deps: {
       }
       const pending = pendingOf(d);
       if (pending) return stepPage(reply, d.uid, pending);
-      return html(reply, signInPage(`${base}/${d.uid}/login`, { client: clientName(d) }));
+      return html(reply, signInPage(`${base}/${d.uid}/login`, { client: clientName(d), forgotUrl: forgotUrl(d) }));
     });
 
     app.post<{ Params: { uid: string }; Body: Record<string, unknown> | undefined }>(`${base}/:uid/login`, async (request, reply) => {
@@ -189,12 +198,12 @@ export function interactionRoutes(deps: {
       const form = request.body ?? {};
       const problem = fieldProblem(form.username) ?? fieldProblem(form.password);
       const email = problem ? '' : String(form.username ?? '').trim();
-      if (!allowed(request, reply, 'signin')) return html(reply, signInPage(action, { client: clientName(d), email, error: TOO_MANY }), 429);
-      if (problem) return html(reply, signInPage(action, { client: clientName(d), error: problem }), 400);
+      if (!allowed(request, reply, 'signin')) return html(reply, signInPage(action, { client: clientName(d), email, error: TOO_MANY, forgotUrl: forgotUrl(d) }), 429);
+      if (problem) return html(reply, signInPage(action, { client: clientName(d), error: problem, forgotUrl: forgotUrl(d) }), 400);
       const kind = d.params.client_id === ids.admin ? 'staff' : 'user';
       const account = email ? await signIn.password(kind, email, String(form.password ?? '')) : undefined;
       if (!account) {
-        return html(reply, signInPage(action, { client: clientName(d), email, error: 'Incorrect email or password.' }), 401);
+        return html(reply, signInPage(action, { client: clientName(d), email, error: 'Incorrect email or password.', forgotUrl: forgotUrl(d) }), 401);
       }
       return advance(request, reply, d, account.id, ['pwd']);
     });

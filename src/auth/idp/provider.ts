@@ -34,6 +34,8 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
   const refreshTtl = (clientId: string | undefined) =>
     clientId === ids.admin ? config.refreshTokenTtlAdminS : config.refreshTokenTtlAppS;
   const longest = Math.max(config.refreshTokenTtlAppS, config.refreshTokenTtlAdminS);
+  const nowS = () => Math.floor(deps.clock().getTime() / 1000);
+  const staffSignInOver = (loginTs: number | undefined) => loginTs === undefined || nowS() >= loginTs + config.refreshTokenTtlAdminS;
 
   const policy = interactionPolicy.base();
   // The admin client needs a TOTP-verified staff session; the customer client an org user's.
@@ -47,6 +49,9 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
       const wantsStaff = client.clientId === ids.admin;
       if (wantsStaff !== (account.kind === 'staff')) return interactionPolicy.Check.REQUEST_PROMPT;
       if (wantsStaff && !(session.amr ?? []).includes('otp')) return interactionPolicy.Check.REQUEST_PROMPT;
+      // A staff sign-in lasts no longer than the admin client's refresh lifetime (DECISIONS "Web
+      // apps"): past it, the browser's session no longer signs staff in silently.
+      if (wantsStaff && staffSignInOver(session.loginTs)) return interactionPolicy.Check.REQUEST_PROMPT;
       return interactionPolicy.Check.NO_NEED_TO_PROMPT;
     }),
   );
@@ -88,7 +93,7 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
         claims: async (use) => ({
           sub,
           email: account.email,
-          email_verified: false,
+          email_verified: account.emailVerified,
           name: account.name,
           // Tenancy claims only on the ID token (spec 5.2).
           ...(use === 'id_token'
@@ -131,7 +136,15 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
       RefreshToken: (_ctx, _token, client) => refreshTtl(client?.clientId),
       // Grants and sessions must outlive the longest refresh token, or refresh would stop early.
       Grant: longest,
-      Session: longest,
+      // A session that signed in to the admin client ends with the admin client's refresh lifetime
+      // counted from its sign-in, however often it is used: its tokens expire with it
+      // (expiresWithSession below), so no staff refresh token outlives the sign-in by a second.
+      Session: (_ctx, session) => {
+        // Granted to the admin client: only a staff sign-in gets that far (the login check above).
+        const staff = Boolean(session.authorizations?.[ids.admin]?.grantId);
+        if (!staff || session.loginTs === undefined) return longest;
+        return Math.max(1, session.loginTs + config.refreshTokenTtlAdminS - nowS());
+      },
     },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: false,
@@ -141,6 +154,10 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
     extraTokenClaims: async (_ctx, token) => (token.kind === 'AccessToken' ? { token_use: 'access' } : undefined),
     cookies: { keys: deps.keys.cookieKeys, long: { signed: true }, short: { signed: true, path: authPath || '/' } },
     jwks: { keys: deps.keys.signing as NonNullable<Configuration['jwks']>['keys'] },
+    // The library's own rule, stated so it stops warning at start: a public client (the web apps)
+    // may call the token, revocation and userinfo endpoints from its callbacks' origins only.
+    clientBasedCORS: (_ctx, origin, client) =>
+      origin !== 'null' && (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
     features: {
       devInteractions: { enabled: false },
       revocation: { enabled: true },

@@ -89,6 +89,26 @@ export function createSignIn(deps: {
       return undefined;
     },
 
+    /**
+     * Checks the current password of a signed-in account (changing one's own password): a wrong one
+     * counts against the account like a wrong sign-in, and a locked account is refused.
+     */
+    async checkCurrent(accountId: string, password: string): Promise<'ok' | 'wrong' | 'locked'> {
+      const account = await accountsRepo.byId(db, accountId);
+      if (!account?.passwordHash) {
+        await hasher.verify(password, await dummy());
+        return 'wrong';
+      }
+      const matches = await hasher.verify(password, account.passwordHash);
+      if (locked(account)) return 'locked';
+      if (!matches) {
+        await fail(account);
+        return 'wrong';
+      }
+      await succeed(account);
+      return 'ok';
+    },
+
     async otp(accountId: string, code: string): Promise<Account | undefined> {
       const account = await accountsRepo.byId(db, accountId);
       if (!account?.totpSecret || locked(account)) return undefined;

@@ -1,8 +1,7 @@
 // The sign-in pages: small, server-rendered, usable without JavaScript, labelled for screen readers.
 import { createHash } from 'node:crypto';
 
-const escape = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string);
+import { escapeHtml as escape } from '../../lib/html.ts';
 
 const STYLE = `
 body{font:16px/1.5 system-ui,sans-serif;background:#f4f5f7;color:#1d2330;margin:0;display:flex;min-height:100vh;align-items:center;justify-content:center}
@@ -35,23 +34,25 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'cache-control': 'no-store',
 };
 
-function layout(title: string, body: string): string {
+/** A page of the identity provider (the people pages, src/people/views.ts, use it too). */
+export function layout(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escape(title)} · Signature Service</title>
 <style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
 }
 
-const errorBox = (error?: string) => (error ? `<p class="error" role="alert">${escape(error)}</p>` : '');
+export const errorBox = (error?: string) => (error ? `<p class="error" role="alert">${escape(error)}</p>` : '');
 
-export function signInPage(action: string, opts: { error?: string; client: string; email?: string }): string {
+export function signInPage(action: string, opts: { error?: string; client: string; email?: string; forgotUrl?: string }): string {
   return layout(
     'Sign in',
     `<h1>Sign in</h1><p class="hint">to ${escape(opts.client)}</p>${errorBox(opts.error)}
 <form method="post" action="${escape(action)}">
 <label for="username">Email</label><input id="username" name="username" type="email" autocomplete="username" required autofocus value="${escape(opts.email ?? '')}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button></form>`,
+<button type="submit">Sign in</button></form>${opts.forgotUrl ? `
+<p class="hint"><a href="${escape(opts.forgotUrl)}">Forgot your password?</a></p>` : ''}`,
   );
 }
 

@@ -19,6 +19,10 @@ export interface Account {
   passwordMustChange: boolean;
   failedLogins: number;
   lockedUntil: Date | null;
+  /** The account proved its address (an invitation accepted, a reset by mail); false again when it changes. */
+  emailVerified: boolean;
+  /** Users: `invited` until they have a password. Staff: always `active`. */
+  status: 'invited' | 'active';
 }
 
 const table = (kind: AccountKind) => (kind === 'user' ? 'users' : 'staff') as 'users';
@@ -45,11 +49,13 @@ function fromUser(r: Record<string, any>): Account {
     passwordMustChange: r.password_must_change,
     failedLogins: r.failed_logins,
     lockedUntil: r.locked_until,
+    emailVerified: r.email_verified ?? false,
+    status: r.status ?? 'active',
   };
 }
 
 function fromStaff(r: Record<string, any>): Account {
-  return { ...fromUser({ ...r, org_id: null, role: 'super-admin', password_must_change: false }), kind: 'staff' };
+  return { ...fromUser({ ...r, org_id: null, role: 'super-admin', password_must_change: false, status: 'active' }), kind: 'staff' };
 }
 
 export const accountsRepo = {
@@ -132,11 +138,12 @@ export const accountsRepo = {
       .execute();
   },
 
-  async setPassword(db: Db, account: Account, hash: string, mustChange: boolean): Promise<void> {
-    const set = { password_hash: hash, failed_logins: 0, failures_since: null, locked_until: null };
+  /** A new password (a user who gets one is `active`); `verified`: it came through a link sent to the address. */
+  async setPassword(db: Db, account: Account, hash: string, mustChange: boolean, opts: { verified?: boolean } = {}): Promise<void> {
+    const set = { password_hash: hash, failed_logins: 0, failures_since: null, locked_until: null, ...(opts.verified ? { email_verified: true } : {}) };
     await db
       .updateTable(table(account.kind))
-      .set(userVisible(account, account.kind === 'user' ? { ...set, password_must_change: mustChange } : set))
+      .set(userVisible(account, account.kind === 'user' ? { ...set, password_must_change: mustChange, status: 'active' } : set))
       .where('id', '=', account.id)
       .execute();
   },

@@ -1,6 +1,25 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
-import type { NewUser, UserRow, UserUpdate } from '../schema.ts';
+import type { NewUser, OrgRole, UserRow, UserSort, UserUpdate } from '../schema.ts';
+
+export interface UserFilter {
+  q?: string | undefined;
+  role?: OrgRole | undefined;
+  department?: string | undefined;
+  status?: 'invited' | 'active' | undefined;
+}
+
+
+// The text each column sorts by (seq breaks ties): the name as shown (the email when there is none),
+// roles from the most powerful down, departments without case.
+const SORT_KEYS = {
+  name: sql<string>`lower(coalesce(nullif(name, ''), email))`,
+  role: sql<string>`(case role when 'owner' then '0' when 'admin' then '1' else '2' end)`,
+  department: sql<string>`lower(department)`,
+  status: sql<string>`status`,
+} as const;
+export type UserSortColumn = keyof typeof SORT_KEYS;
+export const sortColumnOf = (sort: UserSort): UserSortColumn | undefined => (sort === 'created' ? undefined : (sort.replace('-', '') as UserSortColumn));
 import { atVersion, type VersionCheck } from '../conditional.ts';
 
 // Every function takes the org id and filters by it: no query reads or writes another tenant's user.
@@ -32,12 +51,51 @@ export const usersRepo = {
   },
 
 
-  async list(db: Db, orgId: string, after: string | undefined, limit: number): Promise<UserRow[]> {
-    let query = db.selectFrom('users').selectAll().where('org_id', '=', orgId).where('deleted_at', 'is', null);
-    if (after !== undefined) query = query.where('seq', '>', after);
-    return query.orderBy('seq').limit(limit + 1).execute();
+  /** Live users of the org in `seq` order, narrowed by the dashboard's filters (DECISIONS, "Lists that grow"). */
+  async list(
+    db: Db,
+    orgId: string,
+    filter: UserFilter,
+    sort: UserSort,
+    after: { seq: string; key?: string | undefined } | undefined,
+    limit: number,
+  ): Promise<(UserRow & { sort_key: string | null })[]> {
+    const column = sortColumnOf(sort);
+    const key = column ? SORT_KEYS[column] : sql<string | null>`null`;
+    let query = db.selectFrom('users').selectAll().select(key.as('sort_key')).where('org_id', '=', orgId).where('deleted_at', 'is', null);
+    if (filter.q) {
+      // A substring of the name or the email, case-insensitive; LIKE's wildcards in q match themselves.
+      const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      query = query.where((eb) => eb.or([eb('name', 'ilike', pattern), eb('email', 'ilike', pattern)]));
+    }
+    if (filter.role) query = query.where('role', '=', filter.role);
+    if (filter.department !== undefined) query = query.where(sql`lower(department)`, '=', filter.department.toLowerCase());
+    // Invited: the user has not chosen a password yet (an invitation or a reset sets one).
+    if (filter.status) query = query.where('status', '=', filter.status);
+    if (!column) {
+      if (after !== undefined) query = query.where('seq', '>', after.seq);
+      return query.orderBy('seq').limit(limit + 1).execute();
+    }
+    const descending = sort.startsWith('-');
+    if (after !== undefined) {
+      const position = sql`(${key}, seq)`;
+      const last = sql`(${after.key ?? ''}, ${after.seq}::bigint)`;
+      query = query.where(descending ? sql<boolean>`${position} < ${last}` : sql<boolean>`${position} > ${last}`);
+    }
+    const direction = descending ? 'desc' : 'asc';
+    return query.orderBy(key, direction).orderBy('seq', direction).limit(limit + 1).execute();
   },
 
+  /** The live user of the org with this email (case-insensitive, as the unique index compares). */
+  async findByEmail(db: Db, orgId: string, email: string): Promise<UserRow | undefined> {
+    return db
+      .selectFrom('users')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .where(sql`lower(email)`, '=', email.toLowerCase())
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+  },
 
   async update(db: Db, orgId: string, userId: string, check: VersionCheck, patch: UserUpdate): Promise<UserRow | undefined> {
     return db

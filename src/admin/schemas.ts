@@ -1,0 +1,143 @@
+// The staff API's shapes: an org as staff see it (with its billing fields and plan status), a staff
+// member, a staff audit entry.
+import { z } from 'zod';
+import { iso, isoOrNull, nullableTimestamp, text, timestamp, uuid } from '../http/schemas.ts';
+import { orgSchema, presentOrg } from '../orgs/schemas.ts';
+import { planFacts, planStatus } from '../billing/gate.ts';
+import type { OrgWithUsage } from '../store/repositories/orgs.ts';
+import type { AuditRow, StaffRow } from '../store/schema.ts';
+import { staffStatus } from './staff-admin.ts';
+import { EXAMPLE } from '../http/examples.ts';
+
+const orgExample = (z.globalRegistry.get(orgSchema)?.examples as Record<string, unknown>[] | undefined)?.[0] ?? {};
+
+/** `true` / `false` in a query string. */
+export const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+export const adminOrgSchema = orgSchema
+  .extend({
+    providerCustomerId: z.string().nullable().describe("the payment provider's customer id, once an event linked one"),
+    providerSubscriptionId: z.string().nullable(),
+    billingEventAt: nullableTimestamp.describe('`created` of the newest payment event applied'),
+    planStatus: z.object({
+      writable: z.boolean(),
+      blockedBy: z.enum(['seats', 'grace_expired']).nullable(),
+      seats: z.object({ limit: z.number().int(), used: z.number().int() }),
+    }),
+  })
+  .meta({
+    id: 'AdminOrg',
+    examples: [
+      {
+        ...orgExample,
+        providerCustomerId: 'cus_R4nd0mCustomer',
+        providerSubscriptionId: 'sub_1QxYz2AbCdEfGh',
+        billingEventAt: EXAMPLE.updatedAt,
+        planStatus: { writable: true, blockedBy: null, seats: { limit: 50, used: 12 } },
+      },
+    ],
+  });
+
+export function presentAdminOrg(org: OrgWithUsage, now: Date): z.infer<typeof adminOrgSchema> {
+  const status = planStatus(planFacts(org), now);
+  return {
+    ...presentOrg(org),
+    providerCustomerId: org.provider_customer_id,
+    providerSubscriptionId: org.provider_subscription_id,
+    billingEventAt: isoOrNull(org.billing_event_at),
+    planStatus: { writable: status.writable, blockedBy: status.blockedBy, seats: status.seats },
+  };
+}
+
+export const adminOrgCreateSchema = z.strictObject({
+  name: text().trim().min(1).max(200),
+  seats: z.number().int().min(0).max(1_000_000).default(5),
+  plan: text().trim().min(1).max(100).default('trial'),
+  ownerEmail: z.email().max(254),
+  ownerName: text().trim().max(200).optional(),
+}).meta({ examples: [{ name: 'Acme Ltd', seats: 50, plan: 'business', ownerEmail: 'owner@acme.example', ownerName: 'Ada Lovelace' }] });
+
+export const adminOrgCreatedSchema = z
+  .object({
+    orgId: uuid,
+    ownerUserId: uuid,
+    apiKey: z.object({ keyId: uuid, key: z.string() }),
+    ownerInvitationUrl: z.string().optional().describe("the owner's invitation link, only when no mail is configured (SMTP_URL unset): hand it over"),
+  })
+  .meta({
+    examples: [
+      { orgId: EXAMPLE.orgId, ownerUserId: EXAMPLE.userId, apiKey: { keyId: EXAMPLE.keyId, key: 'svc_prod_Xq3v9Jk2mP8rT5wZ1yB4nC7dF0gH6jL2sA9eR3uV5xY' } },
+    ],
+  });
+
+export const staffSchema = z
+  .object({
+    userId: uuid,
+    email: z.string(),
+    name: z.string(),
+    status: z.enum(['invited', 'active', 'disabled']).describe('invited: no password chosen yet; disabled: can no longer sign in'),
+    mfaEnabled: z.boolean(),
+    createdAt: timestamp,
+    disabledAt: nullableTimestamp,
+  })
+  .meta({
+    id: 'StaffMember',
+    examples: [
+      { userId: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', email: 'grace@operator.example', name: 'Grace Hopper', status: 'active', mfaEnabled: true, createdAt: EXAMPLE.createdAt, disabledAt: null },
+    ],
+  });
+
+export const invitedStaffSchema = staffSchema
+  .extend({ invitationUrl: z.string().optional().describe('the invitation link, only when no mail is configured (SMTP_URL unset): hand it over') })
+  .meta({ examples: [{ ...(z.globalRegistry.get(staffSchema)?.examples as Record<string, unknown>[])[0], status: 'invited', mfaEnabled: false }] });
+
+export const staffInviteSchema = z
+  .strictObject({ email: z.email().max(254), name: text().trim().max(200).default('') })
+  .meta({ examples: [{ email: 'grace@operator.example', name: 'Grace Hopper' }] });
+
+export function presentStaff(row: StaffRow): z.infer<typeof staffSchema> {
+  return {
+    userId: row.id,
+    email: row.email,
+    name: row.name,
+    status: staffStatus(row),
+    mfaEnabled: row.totp_secret !== null,
+    createdAt: iso(row.created_at),
+    disabledAt: isoOrNull(row.deleted_at),
+  };
+}
+
+export const staffAuditEntrySchema = z
+  .object({
+    at: timestamp,
+    orgId: z.string().nullable().describe('the org acted on; null for an action on staff, or on an event of no org'),
+    actor: z.object({ type: z.literal('staff'), id: z.string() }),
+    action: z.string(),
+    targetId: z.string().nullable(),
+    correlationId: z.string().nullable(),
+    changes: z.array(z.string()),
+  })
+  .meta({
+    id: 'StaffAuditEntry',
+    examples: [
+      {
+        at: EXAMPLE.updatedAt,
+        orgId: EXAMPLE.orgId,
+        actor: { type: 'staff', id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d' },
+        action: 'org.create',
+        targetId: EXAMPLE.orgId,
+        correlationId: EXAMPLE.correlationId,
+        changes: ['name', 'plan', 'seats'],
+      },
+    ],
+  });
+
+export const presentStaffAudit = (r: AuditRow): z.infer<typeof staffAuditEntrySchema> => ({
+  at: iso(r.at),
+  orgId: r.org_id,
+  actor: { type: 'staff', id: r.actor_id },
+  action: r.action,
+  targetId: r.target_id,
+  correlationId: r.correlation_id,
+  changes: r.changes,
+});

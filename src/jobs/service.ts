@@ -1,0 +1,18 @@
+// Reading a job's state (the queue itself is queue.ts).
+import type { Db } from '../store/db.ts';
+import { notFound } from '../errors.ts';
+import { jobsRepo } from '../store/repositories/jobs.ts';
+import type { JobRow } from '../store/schema.ts';
+
+export function createJobService(deps: { db: Db }) {
+  return {
+    /** One of the org's jobs; another org's job id is a 404 like an unknown one. */
+    async get(orgId: string, jobId: string): Promise<JobRow> {
+      const row = await jobsRepo.find(deps.db, orgId, jobId);
+      if (!row) throw notFound('Job');
+      return row;
+    },
+  };
+}
+
+export type JobService = ReturnType<typeof createJobService>;

@@ -1,0 +1,141 @@
+// Microsoft's two endpoints the Entra sync calls, over fetch: a client-credentials token from the
+// identity platform, and the users of the tenant from Graph, page after page (`@odata.nextLink`).
+// Two calls with documented shapes: @azure/msal-node and the Graph SDK would add two dependencies
+// for what is ~100 lines here. Both base URLs are configurable (the tests' fake answers on them).
+import { setTimeout as sleep } from 'node:timers/promises';
+
+/** What went wrong, in words an admin can act on; `retryAfterMs` when trying again later may help. */
+export class MicrosoftError extends Error {
+  readonly kind: 'credentials' | 'permission' | 'throttled' | 'unavailable' | 'other';
+  readonly retryAfterMs: number | undefined;
+  constructor(kind: MicrosoftError['kind'], message: string, retryAfterMs?: number) {
+    super(message);
+    this.name = 'MicrosoftError';
+    this.kind = kind;
+    this.retryAfterMs = retryAfterMs;
+  }
+  get retryable(): boolean {
+    return this.kind === 'throttled' || this.kind === 'unavailable';
+  }
+}
+
+/** One user as Graph answers `GET /v1.0/users` with the fields we select. */
+export interface GraphUser {
+  id: string;
+  mail?: string | null;
+  userPrincipalName?: string | null;
+  displayName?: string | null;
+  jobTitle?: string | null;
+  department?: string | null;
+  businessPhones?: string[] | null;
+  mobilePhone?: string | null;
+  accountEnabled?: boolean | null;
+}
+
+export interface Credentials {
+  tenantId: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+const SELECT = 'id,mail,userPrincipalName,displayName,jobTitle,department,businessPhones,mobilePhone,accountEnabled';
+/** A 429 whose Retry-After is this short is waited for within the run; a longer one retries the job later. */
+const WAIT_IN_RUN_MAX_MS = 30_000;
+const THROTTLE_RETRIES = 3;
+const MAX_PAGES = 5000;
+const TIMEOUT_MS = 30_000;
+
+function retryAfterMs(res: Response): number | undefined {
+  const value = res.headers.get('retry-after');
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+async function errorText(res: Response): Promise<string> {
+  try {
+    const body = (await res.json()) as { error?: string | { code?: string; message?: string }; error_description?: string };
+    if (typeof body.error === 'string') return `${body.error}: ${body.error_description ?? ''}`.trim();
+    if (body.error) return `${body.error.code ?? ''}: ${body.error.message ?? ''}`.trim();
+  } catch {
+    // Not JSON: the status says enough.
+  }
+  return `HTTP ${res.status}`;
+}
+
+export function createGraphClient(opts: { loginUrl: string; graphUrl: string; fetch?: typeof fetch }) {
+  const doFetch = opts.fetch ?? fetch;
+  const graphOrigin = new URL(opts.graphUrl).origin;
+
+  async function call(url: string, init: RequestInit, signal: AbortSignal | undefined): Promise<Response> {
+    try {
+      return await doFetch(url, { ...init, signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(TIMEOUT_MS)]) : AbortSignal.timeout(TIMEOUT_MS) });
+    } catch (err) {
+      signal?.throwIfAborted();
+      throw new MicrosoftError('unavailable', `Microsoft could not be reached (${(err as Error).message}).`);
+    }
+  }
+
+  return {
+    /** A Graph token for the app (client credentials, scope `https://graph.microsoft.com/.default`). */
+    async token(c: Credentials, signal?: AbortSignal): Promise<string> {
+      const res = await call(
+        `${opts.loginUrl}/${encodeURIComponent(c.tenantId)}/oauth2/v2.0/token`,
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({
+            client_id: c.clientId,
+            client_secret: c.clientSecret,
+            scope: `${graphOrigin}/.default`,
+            grant_type: 'client_credentials',
+          }),
+        },
+        signal,
+      );
+      if (res.ok) {
+        const body = (await res.json()) as { access_token?: string };
+        if (body.access_token) return body.access_token;
+        throw new MicrosoftError('other', 'Microsoft answered a token request without a token.');
+      }
+      if (res.status === 429 || res.status >= 500) throw new MicrosoftError(res.status === 429 ? 'throttled' : 'unavailable', `Microsoft's sign-in service answered ${res.status}.`, retryAfterMs(res));
+      throw new MicrosoftError(
+        'credentials',
+        `Microsoft refused the app's credentials (${await errorText(res)}): check the tenant id, the client id and the client secret (and that the secret has not expired).`,
+      );
+    },
+
+    /** Every user of the tenant, following `@odata.nextLink`; a short 429 is waited out (Retry-After). */
+    async listUsers(c: Credentials, signal?: AbortSignal): Promise<GraphUser[]> {
+      const token = await this.token(c, signal);
+      const users: GraphUser[] = [];
+      let next: string | undefined = `${opts.graphUrl}/v1.0/users?$select=${SELECT}&$top=999`;
+      for (let page = 0; next && page < MAX_PAGES; page++) {
+        let res: Response | undefined;
+        for (let attempt = 0; ; attempt++) {
+          res = await call(next, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } }, signal);
+          if (res.status !== 429 && res.status !== 503) break;
+          const wait = retryAfterMs(res) ?? 2000 * 2 ** attempt;
+          if (attempt >= THROTTLE_RETRIES || wait > WAIT_IN_RUN_MAX_MS) {
+            throw new MicrosoftError('throttled', `Microsoft Graph is throttling this tenant's requests (${res.status}); the sync tries again later.`, wait);
+          }
+          await sleep(wait, undefined, { signal });
+        }
+        if (res.status === 401 || res.status === 403) {
+          throw new MicrosoftError('permission', `Microsoft Graph refused to list users (${await errorText(res)}): grant the app the application permission User.Read.All, with admin consent.`);
+        }
+        if (!res.ok) throw new MicrosoftError(res.status >= 500 ? 'unavailable' : 'other', `Microsoft Graph answered ${res.status} listing users (${await errorText(res)}).`);
+        const body = (await res.json()) as { value?: GraphUser[]; '@odata.nextLink'?: string };
+        users.push(...(body.value ?? []));
+        next = body['@odata.nextLink'];
+        // Graph's links are absolute; one that leaves Graph's origin is not followed with our token.
+        if (next && new URL(next).origin !== graphOrigin) throw new MicrosoftError('other', 'Microsoft Graph sent a next page on another origin; the sync stopped there.');
+      }
+      return users;
+    },
+  };
+}
+
+export type GraphClient = ReturnType<typeof createGraphClient>;

@@ -1,0 +1,112 @@
+import { sql } from 'kysely';
+import type { Db } from '../db.ts';
+import type { DirectoryRunRow, DirectorySource, OrgRole, UserRow } from '../schema.ts';
+
+export interface DirectoryProfile {
+  email: string;
+  name: string;
+  title: string;
+  department: string;
+  phone: string;
+  mobile: string;
+}
+
+const LOCAL_COLUMNS = ['id', 'email', 'name', 'title', 'department', 'phone', 'mobile', 'role', 'directory_source', 'directory_id'] as const;
+
+// The users a directory sync reads and writes, and the record of each run. Every function takes the
+// org id and filters by it.
+export const directoryRepo = {
+  /** Every live user of the org, with the directory that linked them. */
+  async liveUsers(db: Db, orgId: string) {
+    return db.selectFrom('users').select(LOCAL_COLUMNS).where('org_id', '=', orgId).where('deleted_at', 'is', null).orderBy('seq').execute();
+  },
+
+  /** Which of these (lower-cased) addresses a live user of another org has. */
+  async emailsInOtherOrgs(db: Db, orgId: string, emails: string[]): Promise<Set<string>> {
+    const taken = new Set<string>();
+    const unique = [...new Set(emails)];
+    // Chunked: one statement per 1,000 addresses keeps the parameter list well under PostgreSQL's limit.
+    for (let i = 0; i < unique.length; i += 1000) {
+      const rows = await db
+        .selectFrom('users')
+        .select(sql<string>`lower(email)`.as('email'))
+        .where('org_id', '<>', orgId)
+        .where('deleted_at', 'is', null)
+        .where(sql<string>`lower(email)`, 'in', unique.slice(i, i + 1000))
+        .execute();
+      for (const r of rows) taken.add(r.email);
+    }
+    return taken;
+  },
+
+  async insertUser(
+    db: Db,
+    user: DirectoryProfile & { id: string; orgId: string; role: OrgRole; source: DirectorySource; externalId: string },
+  ): Promise<UserRow> {
+    return db
+      .insertInto('users')
+      .values({
+        id: user.id,
+        org_id: user.orgId,
+        email: user.email,
+        name: user.name,
+        title: user.title,
+        department: user.department,
+        phone: user.phone,
+        mobile: user.mobile,
+        role: user.role,
+        password_hash: null,
+        directory_source: user.source,
+        directory_id: user.externalId,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+  },
+
+  /** Sets the profile and the link of a live user (no version check: the directory is the authority for these fields). */
+  async updateUser(
+    db: Db,
+    orgId: string,
+    userId: string,
+    patch: Partial<DirectoryProfile> & { source: DirectorySource; externalId: string },
+  ): Promise<UserRow | undefined> {
+    const { source, externalId, ...profile } = patch;
+    return db
+      .updateTable('users')
+      .set({ ...profile, directory_source: source, directory_id: externalId, version: sql`version + 1`, updated_at: sql`now()` })
+      .where('org_id', '=', orgId)
+      .where('id', '=', userId)
+      .where('deleted_at', 'is', null)
+      .returningAll()
+      .executeTakeFirst();
+  },
+
+  async insertRun(
+    db: Db,
+    run: { id: string; orgId: string; source: DirectorySource; counts: { created: number; updated: number; deleted: number; skipped: number }; changes: unknown[]; startedAt: Date },
+  ): Promise<void> {
+    await db
+      .insertInto('directory_runs')
+      .values({
+        id: run.id,
+        org_id: run.orgId,
+        source: run.source,
+        ...run.counts,
+        changes: JSON.stringify(run.changes),
+        started_at: run.startedAt,
+        finished_at: sql`now()`,
+      })
+      .execute();
+  },
+
+  async lastRun(db: Db, orgId: string, source: DirectorySource): Promise<DirectoryRunRow | undefined> {
+    return db
+      .selectFrom('directory_runs')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .where('source', '=', source)
+      .orderBy('seq', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+  },
+};

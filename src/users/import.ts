@@ -1,0 +1,122 @@
+// Bulk import of users (DECISIONS, "Lists that grow"): CSV or a JSON array, created or updated by
+// email, one row at a time through the users service, so every row meets the same rules as a
+// single create or update (validation, role rules, the seat cap, invitations, audit) and a refused
+// row changes nothing while the others go on.
+import { parse } from 'csv-parse/sync';
+import { AppError, badRequest, scrub, type ErrorCode } from '../errors.ts';
+import type { Access } from '../auth/policy.ts';
+import type { WriteContext } from '../audit/record.ts';
+import { recordAudit } from '../audit/record.ts';
+import type { Db } from '../store/db.ts';
+import type { OrgRole } from '../store/schema.ts';
+import type { UserPatch, UserService } from './service.ts';
+
+/** The columns of the CSV header (any order; only `email` is required). */
+export const IMPORT_COLUMNS = ['email', 'name', 'title', 'department', 'phone', 'mobile', 'role'] as const;
+/** At most this many rows per import: each is its own transaction, and the answer lists them all. */
+export const IMPORT_MAX_ROWS = 1000;
+/** A CSV or JSON body of at most 1 MB (a thousand rows of long values fit). */
+export const IMPORT_MAX_BYTES = 1024 * 1024;
+
+const PROFILE = ['name', 'title', 'department', 'phone', 'mobile'] as const;
+
+/** One row as the route validated it (users/schemas.ts, `importRowSchema`), or why it was refused. */
+export type ImportRow =
+  | { ok: true; value: { email: string; role?: OrgRole | undefined } & Partial<Record<(typeof PROFILE)[number], string | undefined>> }
+  | { ok: false; error: AppError };
+
+export interface ImportResult {
+  row: number;
+  status: 'created' | 'updated' | 'refused';
+  userId: string | null;
+  error: { code: ErrorCode; message: string; field?: string } | null;
+}
+
+/** The CSV's records as objects keyed by the header; a broken file is one 400 for the whole body. */
+export function parseCsv(body: string): (Record<string, string> | AppError)[] {
+  let records: string[][];
+  try {
+    records = parse(body, { bom: true, skip_empty_lines: true, relax_column_count: true, trim: true });
+  } catch (err) {
+    throw badRequest(`The CSV cannot be read: ${(err as Error).message}`, { field: 'body' });
+  }
+  const [header, ...rows] = records;
+  if (!header) throw badRequest('The CSV is empty: the first line must be the header (email,name,title,department,phone,mobile,role).', { field: 'body' });
+  const columns = header.map((c) => c.toLowerCase());
+  const unknown = columns.filter((c) => !(IMPORT_COLUMNS as readonly string[]).includes(c));
+  if (unknown.length > 0 || !columns.includes('email') || new Set(columns).size !== columns.length) {
+    throw badRequest(
+      `The CSV header must name the columns ${IMPORT_COLUMNS.join(',')} (any order, email required, each once); it has ${columns.join(',')}.`,
+      { field: 'body' },
+    );
+  }
+  if (rows.length > IMPORT_MAX_ROWS) throw tooManyRows(rows.length);
+  // A row with more or fewer cells than the header is refused on its own; the others go on.
+  return rows.map((cells) =>
+    cells.length === columns.length
+      ? Object.fromEntries(columns.map((c, i) => [c, cells[i]!]))
+      : badRequest(`The row has ${cells.length} cells; the header has ${columns.length}.`, { field: 'row' }),
+  );
+}
+
+export const tooManyRows = (n: number) =>
+  new AppError('PAYLOAD_TOO_LARGE', `An import has at most ${IMPORT_MAX_ROWS} rows; this one has ${n}. Split the file.`, {
+    details: { limitRows: IMPORT_MAX_ROWS },
+  });
+
+function refusal(err: AppError): ImportResult['error'] {
+  const field = typeof err.details?.field === 'string' ? err.details.field : undefined;
+  return { code: err.code, message: scrub(err.message), ...(field ? { field } : {}) };
+}
+
+export function createUserImport(deps: { db: Db; users: UserService }) {
+  const { users } = deps;
+
+  async function importRow(access: Access, ctx: WriteContext, row: ImportRow): Promise<Omit<ImportResult, 'row'>> {
+    if (!row.ok) throw row.error;
+    const { email, role, ...profile } = row.value;
+    const existing = await users.findByEmail(ctx.orgId, email);
+    if (!existing) {
+      const created = await users.create(access, ctx, {
+        email,
+        role: role ?? 'member',
+        name: profile.name ?? '',
+        title: profile.title ?? '',
+        department: profile.department ?? '',
+        phone: profile.phone ?? '',
+        mobile: profile.mobile ?? '',
+      });
+      return { status: 'created', userId: created.user.id, error: null };
+    }
+    // Only what differs is written: a row equal to the user changes nothing (no new version).
+    const patch: UserPatch = {};
+    for (const f of PROFILE) if (profile[f] !== undefined && profile[f] !== existing[f]) patch[f] = profile[f];
+    if (role !== undefined && role !== existing.role) patch.role = role;
+    if (Object.keys(patch).length > 0) await users.update(access, ctx, existing.id, { version: existing.version }, patch);
+    return { status: 'updated', userId: existing.id, error: null };
+  }
+
+  return {
+    /** Imports the rows in order; rows are numbered from 1 (the CSV's header is not a row). */
+    async run(access: Access, ctx: WriteContext, rows: ImportRow[]): Promise<ImportResult[]> {
+      if (rows.length > IMPORT_MAX_ROWS) throw tooManyRows(rows.length);
+      const results: ImportResult[] = [];
+      for (const [i, raw] of rows.entries()) {
+        try {
+          results.push({ row: i + 1, ...(await importRow(access, ctx, raw)) });
+        } catch (err) {
+          // A refusal of this row (400, 402 seats, 403 role rules, 409) is its result; anything
+          // else (the database gone) ends the import, with the rows before it done and audited.
+          if (!(err instanceof AppError) || err.status >= 500) throw err;
+          results.push({ row: i + 1, status: 'refused', userId: null, error: refusal(err) });
+        }
+      }
+      // Each created or updated row has its own entry (user.create, user.update) under this
+      // request's correlation id; this one says that they came from one import.
+      await recordAudit(deps.db, ctx, { action: 'user.import', targetId: null, changes: ['users'] });
+      return results;
+    },
+  };
+}
+
+export type UserImport = ReturnType<typeof createUserImport>;

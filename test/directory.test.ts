@@ -1,0 +1,136 @@
+// Applying a directory's users to an org (src/directory/), on the real store, as the Google and
+// Microsoft syncs use it.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { startServer, type TestServer } from './helpers/server.ts';
+import { createOrg, createUser, type TestOrg } from './helpers/fixtures.ts';
+import type { DirectoryUser } from '../src/directory/plan.ts';
+
+const dirUser = (domain: string, n: number, over: Partial<DirectoryUser> = {}): DirectoryUser => ({
+  externalId: `ext-${domain}-${n}`,
+  email: `user${n}@${domain}`,
+  name: `User ${n}`,
+  title: 'Engineer',
+  department: 'R&D',
+  phone: '+1 555 0100',
+  mobile: '',
+  active: true,
+  ...over,
+});
+
+describe('directory: applying a directory to an org', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server.close());
+
+  const apply = (org: TestOrg, directory: DirectoryUser[], dryRun = false) =>
+    server.deps.directory.apply({ orgId: org.orgId, source: 'google', directory, dryRun, correlationId: 'test' });
+  const listUsers = async (org: TestOrg) => {
+    const res = await server.request('GET', `/v1/orgs/${org.orgId}/users?limit=200`, { key: org.key });
+    assert.equal(res.status, 200);
+    return res.body.items as { userId: string; email: string; name: string; title: string; role: string }[];
+  };
+
+  test('a dry run answers the counts and changes nothing; the real run makes exactly those changes, audited and recorded', async () => {
+    const org = await createOrg(server, { seats: 50 });
+    const domain = `${randomUUID().slice(0, 8)}.test`;
+    const directory = [1, 2, 3].map((n) => dirUser(domain, n));
+    const before = await listUsers(org);
+    const dry = await apply(org, directory, true);
+    assert.deepEqual({ ...dry, changes: undefined }, { created: 3, updated: 0, deleted: 0, skipped: 0, changes: undefined, runId: null });
+    assert.deepEqual(await listUsers(org), before, 'a dry run changes nothing');
+    assert.equal(await server.deps.directory.lastRun(org.orgId, 'google'), undefined, 'and records nothing');
+
+    const run = await apply(org, directory);
+    assert.deepEqual([run.created, run.updated, run.deleted, run.skipped], [3, 0, 0, 0]);
+    const users = await listUsers(org);
+    const created = users.filter((u) => u.email.endsWith(domain));
+    assert.equal(created.length, 3);
+    assert.ok(created.every((u) => u.role === 'member' && u.title === 'Engineer'));
+    const recorded = await server.deps.directory.lastRun(org.orgId, 'google');
+    assert.equal(recorded?.id, run.runId);
+    assert.equal(recorded?.created, 3);
+    assert.equal((recorded?.changes as unknown[]).length, 3);
+    const audit = await server.request('GET', `/v1/orgs/${org.orgId}/audit?action=user.create`, { key: org.key });
+    const bySync = audit.body.items.filter((e: { actor: { id: string } }) => e.actor.id === 'directory:google');
+    assert.equal(bySync.length, 3);
+    assert.deepEqual(bySync[0].actor, { type: 'system', id: 'directory:google' });
+
+    // Synced users have no password: they get in by an invitation or a password reset.
+    const { accountsRepo } = await import('../src/store/repositories/accounts.ts');
+    const account = await accountsRepo.byId(server.deps.database.db, created[0]!.userId);
+    assert.equal((account as { password_hash?: string | null }).password_hash ?? null, null);
+
+    // No invitation either (no mail, no link): an admin sends one, or the user resets a password.
+    const tokens = await server.deps.database.db.selectFrom('account_tokens').select('account_id').where('org_id', '=', org.orgId).execute();
+    assert.ok(!tokens.some((t) => created.some((u) => u.userId === t.account_id)), 'synced users are not invited');
+    const invited = await createUser(server, org);
+    const viaApi = await server.deps.database.db.selectFrom('account_tokens').select('purpose').where('account_id', '=', invited.userId).execute();
+    assert.deepEqual(viaApi.map((t) => t.purpose), ['invitation'], 'a user created through the API is (the check above can fail)');
+
+    // The same directory again changes nothing.
+    const again = await apply(org, directory);
+    assert.deepEqual([again.created, again.updated, again.deleted, again.skipped], [0, 0, 0, 0]);
+  });
+
+  test('a change in the directory reaches the user; suspended and removed users are soft-deleted; API users are left alone', async () => {
+    const org = await createOrg(server, { seats: 50 });
+    const domain = `${randomUUID().slice(0, 8)}.test`;
+    const apiUser = await createUser(server, org, { email: `api-only@${domain}` });
+    await apply(org, [1, 2, 3].map((n) => dirUser(domain, n)));
+    const r = await apply(org, [dirUser(domain, 1, { title: 'CTO', name: 'Grace' }), dirUser(domain, 2, { active: false })]);
+    assert.deepEqual([r.created, r.updated, r.deleted, r.skipped], [0, 1, 2, 0]);
+    const users = await listUsers(org);
+    const u1 = users.find((u) => u.email === `user1@${domain}`);
+    assert.equal(u1?.title, 'CTO');
+    assert.equal(u1?.name, 'Grace');
+    assert.ok(!users.some((u) => u.email === `user2@${domain}` || u.email === `user3@${domain}`), 'suspended and gone users are deleted');
+    assert.ok(users.some((u) => u.userId === apiUser.userId), 'a user the directory did not create stays');
+    // The read path sees the change at once (caches forgotten).
+    const one = await server.request('GET', `/v1/orgs/${org.orgId}/users/${u1!.userId}`, { key: org.key });
+    assert.equal(one.body.title, 'CTO');
+  });
+
+  test('a user created through the API is adopted by address, and then follows the directory', async () => {
+    const org = await createOrg(server, { seats: 50 });
+    const domain = `${randomUUID().slice(0, 8)}.test`;
+    const apiUser = await createUser(server, org, { email: `user1@${domain}`, title: 'Old' });
+    const r = await apply(org, [dirUser(domain, 1, { email: `USER1@${domain}` })]);
+    assert.deepEqual([r.created, r.updated], [0, 1]);
+    assert.equal(r.changes[0]!.userId, apiUser.userId);
+    const gone = await apply(org, []);
+    assert.equal(gone.deleted, 1, 'once adopted, leaving the directory deletes the user');
+  });
+
+  test('past the seat cap, and for an address another org uses, users are skipped with the reason and the rest goes on', async () => {
+    const org = await createOrg(server, { seats: 3 });
+    const other = await createOrg(server, { seats: 50 });
+    const domain = `${randomUUID().slice(0, 8)}.test`;
+    await createUser(server, other, { email: `user1@${domain}` });
+    const r = await apply(org, [1, 2, 3, 4].map((n) => dirUser(domain, n)));
+    // The owner holds one of 3 seats; user1's address is another org's; users 2 and 3 fit; 4 does not.
+    assert.deepEqual([r.created, r.skipped], [2, 2]);
+    const reasons = Object.fromEntries(r.changes.filter((c) => c.action === 'skip').map((c) => [c.email, c.reason]));
+    assert.deepEqual(reasons, { [`user1@${domain}`]: 'email_in_other_org', [`user4@${domain}`]: 'seat_limit' });
+    const dry = await apply(org, [1, 2, 3, 4].map((n) => dirUser(domain, n)), true);
+    assert.deepEqual([dry.created, dry.skipped], [0, 2], 'a dry run judges the seats as the run would');
+  });
+
+  test("a deleted user's sessions end with them", async () => {
+    const org = await createOrg(server, { seats: 50 });
+    const domain = `${randomUUID().slice(0, 8)}.test`;
+    const first = await apply(org, [dirUser(domain, 1)]);
+    const userId = first.changes[0]!.userId!;
+    const db = server.deps.database.db;
+    await db
+      .insertInto('oidc_payloads')
+      .values({ model: 'Session', id: randomUUID(), payload: JSON.stringify({ accountId: userId }), account_id: userId, grant_id: null, uid: null, user_code: null, expires_at: new Date(Date.now() + 3600_000) })
+      .execute();
+    await apply(org, [dirUser(domain, 1, { active: false })]);
+    const left = await db.selectFrom('oidc_payloads').select('id').where('account_id', '=', userId).execute();
+    assert.equal(left.length, 0);
+  });
+});

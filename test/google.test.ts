@@ -1,0 +1,328 @@
+// Google Workspace (issue 19): connecting, the connection test, directory sync and signature push,
+// against the fake of Google's endpoints (test/helpers/fake-google.ts).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, type TestServer } from './helpers/server.ts';
+// Orgs without the starter template: these tests' own template is the default.
+import { createOrgWithoutTemplates as createOrg, createTemplate, type TestOrg } from './helpers/fixtures.ts';
+import { assertSecurityCases } from './helpers/security.ts';
+import { startFakeGoogle, fakeGoogleEnv, GMAIL_SCOPE, type FakeGoogle } from './helpers/fake-google.ts';
+import { connect, googleDatabase, jobsSettled, startGoogleServer, waitForJob, workspace } from './helpers/google-setup.ts';
+import { waitFor } from './helpers/wait.ts';
+
+describe('Google Workspace', () => {
+  let fake: FakeGoogle;
+  let server: TestServer;
+  let database: Awaited<ReturnType<typeof googleDatabase>>;
+  before(async () => {
+    fake = await startFakeGoogle();
+    database = await googleDatabase();
+    server = await startGoogleServer(fake, database.url);
+  });
+  after(async () => {
+    await server.close();
+    await fake.close();
+    await database.drop();
+  });
+  const base = (org: TestOrg) => `/v1/orgs/${org.orgId}/integrations/google`;
+  const deployments = async (org: TestOrg, query = '') => {
+    const items: { userId: string; email: string; state: string; reason: string | null; error: string | null }[] = [];
+    let cursor: string | null = null;
+    do {
+      const res: { status: number; body: { items: typeof items; nextCursor: string | null } } = await server.request(
+        'GET',
+        `/v1/orgs/${org.orgId}/deployments?limit=200${query}${cursor ? `&cursor=${cursor}` : ''}`,
+        { key: org.key },
+      );
+      assert.equal(res.status, 200);
+      items.push(...res.body.items);
+      cursor = res.body.nextCursor;
+    } while (cursor);
+    return items;
+  };
+  const patchesTo = (domain: string) => fake.patches.filter((p) => p.email.endsWith(`@${domain}`));
+
+  test('connect: the key is stored encrypted and never returned; GET answers the connection and its status', async () => {
+    const org = await createOrg(server);
+    const ws = workspace(fake, 2);
+    const body = await connect(server, org, ws, { syncUsers: false, pushSignatures: false });
+    assert.equal(body.clientEmail, ws.account.clientEmail);
+    assert.equal(body.clientId, ws.account.clientId);
+    assert.equal(body.adminEmail, ws.admin.primaryEmail);
+    assert.deepEqual(body.scopes, ['https://www.googleapis.com/auth/admin.directory.user.readonly', GMAIL_SCOPE]);
+    assert.deepEqual(body.counts, { pending: 0, deployed: 0, failed: 0, skipped: 0 });
+    const got = await server.request('GET', base(org), { key: org.key });
+    assert.equal(got.status, 200);
+    assert.ok(!got.text.includes('PRIVATE KEY') && !JSON.stringify(body).includes('PRIVATE KEY'));
+    const row = await server.deps.database.db.selectFrom('google_integrations').selectAll().where('org_id', '=', org.orgId).executeTakeFirstOrThrow();
+    assert.match(row.sealed_private_key, /^v1\./);
+    assert.ok(!row.sealed_private_key.includes('PRIVATE'));
+    // Changing the settings keeps the key; no key on a first connection is a 400.
+    const changed = await server.request('PUT', base(org), { key: org.key, body: { adminEmail: ws.admin.primaryEmail, syncUsers: true, pushSignatures: false } });
+    assert.equal(changed.status, 200);
+    assert.equal(changed.body.syncUsers, true);
+    const other = await createOrg(server);
+    const missing = await server.request('PUT', base(other), { key: other.key, body: { adminEmail: ws.admin.primaryEmail } });
+    assert.equal(missing.status, 400);
+    assert.equal(missing.body.error.details.field, 'body.serviceAccountKey');
+    assert.equal((await server.request('GET', base(other), { key: other.key })).status, 404);
+    await jobsSettled(server, org.orgId);
+  });
+
+  test('a key that is not a service account key is refused with a clear 400 and nothing stored', async () => {
+    const org = await createOrg(server);
+    const ws = workspace(fake, 1);
+    const cases: [unknown, RegExp][] = [
+      [{ web: { client_id: 'x.apps.googleusercontent.com', client_secret: 's' } }, /OAuth client's file, not a service account key/],
+      [{ type: 'authorized_user', client_id: 'x', client_secret: 'y', refresh_token: 'z' }, /not a service account key.*"authorized_user"/],
+      [{ ...ws.account.keyFile, private_key: 'not a key' }, /private_key/],
+      [{ ...ws.account.keyFile, private_key: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n' }, /not a readable RSA key/],
+      [{ ...ws.account.keyFile, client_email: 'nobody' }, /client_email/],
+    ];
+    for (const [key, message] of cases) {
+      const res = await server.request('PUT', base(org), { key: org.key, body: { serviceAccountKey: key, adminEmail: ws.admin.primaryEmail } });
+      assert.equal(res.status, 400, JSON.stringify(key));
+      assert.equal(res.body.error.code, 'BAD_REQUEST');
+      assert.match(res.body.error.message, message);
+      assert.equal(res.body.error.details.field, 'body.serviceAccountKey');
+    }
+    for (const bad of [{ serviceAccountKey: 'a string', adminEmail: ws.admin.primaryEmail }, { serviceAccountKey: ws.account.keyFile, adminEmail: 'not an address' }, { serviceAccountKey: ws.account.keyFile }]) {
+      assert.equal((await server.request('PUT', base(org), { key: org.key, body: bad })).status, 400);
+    }
+    assert.equal((await server.request('GET', base(org), { key: org.key })).status, 404, 'nothing was stored');
+  });
+
+  test('without SECRETS_KEY the service refuses to store the key, saying how to make one', async () => {
+    const plain = await startServer({ ...fakeGoogleEnv(fake), SECRETS_KEY: '' });
+    try {
+      const org = await createOrg(plain);
+      const ws = workspace(fake, 1);
+      const res = await plain.request('PUT', `/v1/orgs/${org.orgId}/integrations/google`, {
+        key: org.key,
+        body: { serviceAccountKey: ws.account.keyFile, adminEmail: ws.admin.primaryEmail },
+      });
+      assert.equal(res.status, 503);
+      assert.match(res.body.error.message, /SECRETS_KEY/);
+      assert.match(res.body.error.message, /openssl rand -base64 32/);
+      assert.equal((await plain.request('GET', `/v1/orgs/${org.orgId}/integrations/google`, { key: org.key })).status, 404);
+    } finally {
+      await plain.close();
+    }
+  });
+
+  test("test connection reports Google's answer in plain words", async () => {
+    const org = await createOrg(server);
+    const good = workspace(fake, 3);
+    await connect(server, org, good, { syncUsers: false, pushSignatures: false });
+    const ok = await server.request('POST', `${base(org)}/test`, { key: org.key });
+    assert.equal(ok.status, 200);
+    assert.equal(ok.body.ok, true, ok.text);
+    assert.deepEqual(ok.body.steps.map((s: { step: string }) => s.step), ['token', 'directory', 'gmail']);
+    assert.match(ok.body.steps[1].message, /Read 4 users/);
+
+    // Delegation not granted (or not yet active) for the directory scope.
+    const noDelegation = workspace(fake, 1, { delegate: [GMAIL_SCOPE] });
+    await connect(server, org, noDelegation, { syncUsers: false, pushSignatures: false });
+    const refused = (await server.request('POST', `${base(org)}/test`, { key: org.key })).body;
+    assert.equal(refused.ok, false);
+    assert.equal(refused.steps[0].step, 'token');
+    assert.match(refused.steps[0].message, /domain-wide delegation is not granted.*client ID \d+.*admin\.directory\.user\.readonly.*24 hours/);
+    assert.match(refused.steps[0].message, /unauthorized_client|Client is unauthorized/);
+
+    // The admin address is not an admin; Gmail not enabled for the address.
+    const notAdmin = workspace(fake, 1);
+    notAdmin.admin.isAdmin = false;
+    notAdmin.admin.gmail = false;
+    await connect(server, org, notAdmin, { syncUsers: false, pushSignatures: false });
+    const steps = (await server.request('POST', `${base(org)}/test`, { key: org.key })).body.steps;
+    assert.equal(steps[0].ok, true);
+    assert.equal(steps[1].ok, false);
+    assert.match(steps[1].message, /may not read the directory/);
+    assert.equal(steps[2].ok, false);
+    assert.match(steps[2].message, /Gmail is not enabled for admin@/);
+    // A failed test changes nothing and is no error of the route.
+    assert.equal((await server.request('GET', base(org), { key: org.key })).body.lastError, null);
+    await jobsSettled(server, org.orgId);
+  });
+
+  test('first sync of a few hundred users over several pages, then every signature pushed once; a second push sends nothing', async () => {
+    fake.pageSize = 100;
+    const org = await createOrg(server, { seats: 400 });
+    await createTemplate(server, org, { html: '<p>{{ user.name }}, {{ user.title }} ({{ user.department }}) {{ user.phone }}</p>' });
+    const ws = workspace(fake, 299);
+    const before = fake.patches.length;
+    await connect(server, org, ws);
+    await waitFor(async () => (await deployments(org, '&state=deployed')).length === 300, 'every user deployed', 90_000);
+    assert.deepEqual(await jobsSettled(server, org.orgId), []);
+    fake.pageSize = 500;
+    const users = (await server.request('GET', `/v1/orgs/${org.orgId}/users?limit=200`, { key: org.key })).body;
+    assert.equal(users.items.length, 200);
+    const u1 = (await server.request('GET', `/v1/orgs/${org.orgId}/users?limit=200&cursor=${users.nextCursor}`, { key: org.key })).body.items
+      .concat(users.items)
+      .find((u: { email: string }) => u.email === `user0001@${ws.domain}`);
+    assert.deepEqual([u1.name, u1.title, u1.department, u1.phone, u1.role], ['User 1', 'Engineer', 'Sales', '+1 555 0001', 'member']);
+    const sent = patchesTo(ws.domain);
+    assert.equal(sent.length, 300, 'each user (admin included) PATCHed once');
+    assert.equal(fake.patches.length - before, 300);
+    assert.equal(fake.users.get(`user0001@${ws.domain}`)!.signature, '<p>User 1, Engineer (Sales) +1 555 0001</p>');
+    // The owner's address is not in the Workspace: skipped, with the reason.
+    const owner = (await deployments(org, '&state=skipped'))[0];
+    assert.equal(owner?.reason, 'not_in_directory');
+    const status = (await server.request('GET', base(org), { key: org.key })).body;
+    assert.equal(status.counts.deployed, 300);
+    assert.ok(status.lastSyncAt && status.lastPushAt);
+    assert.equal(status.lastSync.created, 300);
+
+    const push = await server.request('POST', `${base(org)}/push`, { key: org.key });
+    assert.equal(push.status, 202);
+    assert.equal(push.body.kind, 'google.push');
+    const job = await waitForJob(server, org, push.body.jobId);
+    assert.equal(job.state, 'succeeded');
+    assert.deepEqual(job.progress, { done: 301, total: 301 });
+    assert.equal(patchesTo(ws.domain).length, 300, 'nothing changed, nothing sent');
+  });
+
+  test('a change in the directory reaches the user and their signature; a suspended user is soft-deleted; a dry run changes nothing', async () => {
+    const org = await createOrg(server, { seats: 50 });
+    await createTemplate(server, org, { html: '<p>{{ user.name }} — {{ user.title }}</p>' });
+    const ws = workspace(fake, 5);
+    await connect(server, org, ws);
+    await waitFor(async () => (await deployments(org, '&state=deployed')).length === 6, 'first push');
+    const user2 = ws.users[1]!;
+    const user3 = ws.users[2]!;
+    user2.organizations = [{ title: 'Head of Sales', department: 'Sales', primary: true }];
+    user3.suspended = true;
+    const dry = await server.request('POST', `${base(org)}/sync?dryRun=true`, { key: org.key });
+    assert.equal(dry.status, 200);
+    assert.deepEqual([dry.body.created, dry.body.updated, dry.body.deleted, dry.body.skipped], [0, 1, 1, 0]);
+    const listed = await server.request('GET', `/v1/orgs/${org.orgId}/users?limit=200`, { key: org.key });
+    assert.ok(listed.body.items.some((u: { email: string }) => u.email === user3.primaryEmail), 'the dry run deleted nobody');
+
+    const sync = await server.request('POST', `${base(org)}/sync`, { key: org.key });
+    assert.equal(sync.status, 202);
+    assert.equal((await waitForJob(server, org, sync.body.jobId)).state, 'succeeded');
+    const after = await server.request('GET', `/v1/orgs/${org.orgId}/users?limit=200`, { key: org.key });
+    assert.equal(after.body.items.find((u: { email: string }) => u.email === user2.primaryEmail).title, 'Head of Sales');
+    assert.ok(!after.body.items.some((u: { email: string }) => u.email === user3.primaryEmail), 'suspended → soft-deleted');
+    // The changed user's signature follows, pushed by the sync.
+    await waitFor(() => fake.users.get(user2.primaryEmail)!.signature === '<p>User 2 — Head of Sales</p>', "the new title in Gmail");
+    await jobsSettled(server, org.orgId);
+  });
+
+  test('a template edit re-pushes only the users whose signature it changed, within the bound, without anyone asking', async () => {
+    const org = await createOrg(server, { seats: 50 });
+    const template = await createTemplate(server, org, {
+      html: '<p>{{ user.name }}</p>{% if user.department == "Sales" %}<p>Sales line v1</p>{% endif %}',
+    });
+    const ws = workspace(fake, 10);
+    await connect(server, org, ws);
+    await waitFor(async () => (await deployments(org, '&state=deployed')).length === 11, 'first push');
+    await jobsSettled(server, org.orgId);
+    const before = patchesTo(ws.domain).length;
+    const edited = await server.request('PATCH', `/v1/orgs/${org.orgId}/templates/${template.templateId}`, {
+      key: org.key,
+      body: { version: template.version, html: '<p>{{ user.name }}</p>{% if user.department == "Sales" %}<p>Sales line v2</p>{% endif %}' },
+    });
+    assert.equal(edited.status, 200, edited.text);
+    const sales = ws.users.filter((u) => u.organizations?.[0]?.department === 'Sales');
+    await waitFor(() => sales.every((u) => u.signature?.includes('v2')), 'the Sales users re-pushed', 60_000);
+    await jobsSettled(server, org.orgId);
+    const again = patchesTo(ws.domain).slice(before);
+    assert.deepEqual(again.map((p) => p.email).sort(), sales.map((u) => u.primaryEmail).sort(), 'only the affected users');
+
+    // A change to one user re-pushes that user.
+    const me = (await server.request('GET', `/v1/orgs/${org.orgId}/users?limit=200`, { key: org.key })).body.items.find(
+      (u: { email: string }) => u.email === ws.users[1]!.primaryEmail,
+    );
+    const renamed = await server.request('PATCH', `/v1/orgs/${org.orgId}/users/${me.userId}`, { key: org.key, body: { version: me.version, name: 'Grace Hopper' } });
+    assert.equal(renamed.status, 200);
+    await waitFor(() => fake.users.get(me.email)!.signature?.startsWith('<p>Grace Hopper</p>'), 'the new name in Gmail', 60_000);
+    await jobsSettled(server, org.orgId);
+    assert.equal(patchesTo(ws.domain).length, before + sales.length + 1);
+  });
+
+  test('too long, Gmail not enabled, and past the grace period: each user gets the reason and nothing is sent', async () => {
+    const org = await createOrg(server, { seats: 50 });
+    await createTemplate(server, org, { html: `<p>{{ user.name }}</p>{% if user.department == "Long" %}<p>${'x'.repeat(10_001)}</p>{% endif %}` });
+    const ws = workspace(fake, 3, { user: (n) => (n === 1 ? { organizations: [{ department: 'Long', primary: true }] } : n === 2 ? { gmail: false } : {}) });
+    await connect(server, org, ws);
+    await waitFor(async () => (await deployments(org)).length === 5, 'every user handled');
+    await jobsSettled(server, org.orgId);
+    const byEmail = Object.fromEntries((await deployments(org)).map((d) => [d.email, d]));
+    assert.deepEqual([byEmail[ws.users[0]!.primaryEmail]!.state, byEmail[ws.users[0]!.primaryEmail]!.reason], ['skipped', 'too_long']);
+    assert.equal(byEmail[ws.users[1]!.primaryEmail]!.state, 'failed');
+    assert.match(byEmail[ws.users[1]!.primaryEmail]!.error!, /Gmail is not enabled/);
+    assert.equal(byEmail[ws.users[2]!.primaryEmail]!.state, 'deployed');
+    assert.ok(!patchesTo(ws.domain).some((p) => p.email === ws.users[0]!.primaryEmail || p.email === ws.users[1]!.primaryEmail));
+
+    // Past the grace period: the push route answers 402, and a queued push skips every user.
+    await server.deps.database.db
+      .updateTable('orgs')
+      .set({ subscription_status: 'past_due', grace_period_ends_at: new Date(Date.now() - 1000) })
+      .where('id', '=', org.orgId)
+      .execute();
+    server.deps.caches.invalidate.orgChanged(org.orgId);
+    const refused = await server.request('POST', `${base(org)}/push`, { key: org.key });
+    assert.equal(refused.status, 402);
+    const sent = patchesTo(ws.domain).length;
+    await server.deps.googleRuns.push(org.orgId, undefined);
+    const skipped = await deployments(org, '&state=skipped');
+    assert.ok(skipped.filter((d) => d.reason === 'payment_required').length >= 3);
+    assert.equal(patchesTo(ws.domain).length, sent);
+    await jobsSettled(server, org.orgId);
+  });
+
+  test('disconnect forgets the key and what was deployed', async () => {
+    const org = await createOrg(server, { seats: 50 });
+    await createTemplate(server, org);
+    const ws = workspace(fake, 2);
+    await connect(server, org, ws);
+    await waitFor(async () => (await deployments(org, '&state=deployed')).length === 3, 'first push');
+    await jobsSettled(server, org.orgId);
+    assert.equal((await server.request('DELETE', base(org), { key: org.key })).status, 204);
+    assert.equal((await server.request('GET', base(org), { key: org.key })).status, 404);
+    assert.equal((await deployments(org, '&target=gmail')).length, 0);
+    assert.equal((await server.request('DELETE', base(org), { key: org.key })).status, 404);
+    const users = await server.request('GET', `/v1/orgs/${org.orgId}/users`, { key: org.key });
+    assert.equal(users.body.items.length, 4, 'the synced users stay (the owner, the admin and two users)');
+    const audit = await server.request('GET', `/v1/orgs/${org.orgId}/audit?action=integration.google.disconnect`, { key: org.key });
+    assert.equal(audit.body.items.length, 1);
+  });
+
+  test('metrics: requests to Google and pushes by outcome', async () => {
+    const res = await server.request('GET', '/metrics');
+    assert.equal(res.status, 200);
+    assert.match(res.text, /google_api_requests_total\{api="gmail",outcome="ok"\} [1-9]/);
+    assert.match(res.text, /google_api_requests_total\{api="token",outcome="ok"\} [1-9]/);
+    assert.match(res.text, /signature_pushes_total\{outcome="deployed"\} [1-9]/);
+    assert.match(res.text, /jobs_total\{kind="google.push",outcome="succeeded"\} [1-9]/);
+    assert.match(res.text, /jobs_total\{kind="google.sync",outcome="succeeded"\} [1-9]/);
+  });
+
+  test('security: refused credentials 401 and another org 403 on every Google route', async () => {
+    const org = await createOrg(server);
+    const other = await createOrg(server);
+    const ws = workspace(fake, 1);
+    const key = ws.account.keyFile;
+    await assertSecurityCases(
+      server,
+      [
+        { method: 'GET', route: '/v1/orgs/{orgId}/integrations/google', minRole: 'admin' },
+        { method: 'DELETE', route: '/v1/orgs/{orgId}/integrations/google', minRole: 'admin' },
+        { method: 'POST', route: '/v1/orgs/{orgId}/integrations/google/test', minRole: 'admin' },
+        { method: 'POST', route: '/v1/orgs/{orgId}/integrations/google/sync', minRole: 'admin' },
+        { method: 'POST', route: '/v1/orgs/{orgId}/integrations/google/push', minRole: 'admin' },
+      ],
+      org,
+      other,
+    );
+    // PUT separately: its body is a valid connection.
+    const put = await server.request('PUT', base(org), { key: other.key, body: { serviceAccountKey: key, adminEmail: ws.admin.primaryEmail } });
+    assert.equal(put.status, 403);
+    assert.equal((await server.request('PUT', base(org), { body: { serviceAccountKey: key, adminEmail: ws.admin.primaryEmail } })).status, 401);
+    // Another org's connection is not this org's.
+    await connect(server, other, ws, { syncUsers: false, pushSignatures: false });
+    assert.equal((await server.request('GET', base(org), { key: org.key })).status, 404);
+    assert.equal((await server.request('POST', `${base(org)}/push`, { key: org.key })).status, 404);
+  });
+});

@@ -1,0 +1,149 @@
+// DECISIONS, "Images": upload (admin), list, soft delete, and the public route mail clients fetch,
+// with long-lived caching and an ETag; refusals (wrong type, too big, too large a side, a header
+// that lies about the bytes) are 4xx in the envelope and store nothing.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { startServer, type TestServer } from './helpers/server.ts';
+import { createOrg, type TestOrg } from './helpers/fixtures.ts';
+import { gif, jpeg, png } from './helpers/images.ts';
+
+describe('images', () => {
+  let server: TestServer;
+  let org: TestOrg;
+  let other: TestOrg;
+  before(async () => {
+    server = await startServer();
+    org = await createOrg(server);
+    other = await createOrg(server);
+  });
+  after(() => server.close());
+
+  const upload = async (o: TestOrg, body: Uint8Array | string, contentType: string) => {
+    const res = await fetch(`${server.url}/v1/orgs/${o.orgId}/images`, {
+      method: 'POST',
+      headers: { 'x-api-key': o.key, 'content-type': contentType },
+      body: typeof body === 'string' ? body : new Uint8Array(body),
+    });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as any };
+  };
+  const list = async (o: TestOrg, query = '') => (await server.request('GET', `/v1/orgs/${o.orgId}/images${query}`, { key: o.key })).body;
+  const auditActions = async (o: TestOrg) =>
+    (await server.request('GET', `/v1/orgs/${o.orgId}/audit?limit=200`, { key: o.key })).body.items.map((e: { action: string }) => e.action);
+
+  test('PNG, JPEG and GIF: 201 with the size read from the bytes, served to anyone as uploaded', async () => {
+    const cases = [
+      { bytes: png(120, 45), type: 'image/png', width: 120, height: 45 },
+      { bytes: jpeg(640, 480), type: 'image/jpeg', width: 640, height: 480 },
+      { bytes: gif(16, 9), type: 'image/gif', width: 16, height: 9 },
+      { bytes: png(2000, 1), type: 'image/png', width: 2000, height: 1 },
+    ];
+    for (const c of cases) {
+      const res = await upload(org, c.bytes, `${c.type}; charset=binary`);
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      assert.deepEqual(Object.keys(res.body).sort(), ['bytes', 'contentType', 'createdAt', 'height', 'imageId', 'url', 'width']);
+      assert.equal(res.body.contentType, c.type);
+      assert.equal(res.body.width, c.width);
+      assert.equal(res.body.height, c.height);
+      assert.equal(res.body.bytes, c.bytes.length);
+      assert.equal(res.body.url, `${server.url}/v1/images/${res.body.imageId}`);
+
+      const served = await fetch(res.body.url); // no credentials: mail clients fetch it
+      assert.equal(served.status, 200);
+      assert.equal(served.headers.get('content-type'), c.type);
+      assert.match(served.headers.get('cache-control') ?? '', /public, max-age=31536000, immutable/);
+      assert.equal(served.headers.get('x-content-type-options'), 'nosniff');
+      assert.ok(Buffer.from(await served.arrayBuffer()).equals(c.bytes), 'the bytes uploaded');
+      const etag = served.headers.get('etag');
+      assert.match(etag ?? '', /^"[0-9a-f]{64}"$/);
+
+      const again = await fetch(res.body.url, { headers: { 'if-none-match': etag! } });
+      assert.equal(again.status, 304);
+      assert.equal((await again.arrayBuffer()).byteLength, 0);
+      assert.equal(again.headers.get('etag'), etag);
+      const listed = await fetch(res.body.url, { headers: { 'if-none-match': `"other", W/${etag}` } });
+      assert.equal(listed.status, 304, 'a weak or listed match is a match');
+      const stale = await fetch(res.body.url, { headers: { 'if-none-match': '"0000"' } });
+      assert.equal(stale.status, 200);
+      await stale.arrayBuffer();
+    }
+    assert.ok((await auditActions(org)).includes('image.create'));
+  });
+
+  test('list: paginated, oldest first, only the org\'s own; delete is soft: the URL stops answering', async () => {
+    const o = await createOrg(server);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await upload(o, png(10 + i, 10), 'image/png')).body.imageId);
+    const first = await list(o, '?limit=2');
+    assert.deepEqual(first.items.map((i: { imageId: string }) => i.imageId), ids.slice(0, 2));
+    assert.ok(first.nextCursor);
+    const second = await list(o, `?limit=2&cursor=${first.nextCursor}`);
+    assert.deepEqual(second.items.map((i: { imageId: string }) => i.imageId), ids.slice(2));
+    assert.equal(second.nextCursor, null);
+    assert.equal((await list(other)).items.some((i: { imageId: string }) => ids.includes(i.imageId)), false);
+
+    // Another org cannot delete it through its own path.
+    const foreign = await server.request('DELETE', `/v1/orgs/${other.orgId}/images/${ids[0]}`, { key: other.key });
+    assert.equal(foreign.status, 404);
+    assert.equal((await fetch(`${server.url}/v1/images/${ids[0]}`)).status, 200);
+    assert.ok(server.deps.caches.images.has(ids[0]!), 'served from the cache from now on');
+
+    const del = await server.request('DELETE', `/v1/orgs/${o.orgId}/images/${ids[0]}`, { key: o.key });
+    assert.equal(del.status, 204);
+    assert.equal(server.deps.caches.images.has(ids[0]!), false, 'the deletion forgot the cached bytes');
+    const gone = await server.request('GET', `/v1/images/${ids[0]}`);
+    assert.equal(gone.status, 404);
+    assert.equal(gone.body.error.code, 'NOT_FOUND');
+    assert.deepEqual((await list(o)).items.map((i: { imageId: string }) => i.imageId), ids.slice(1));
+    assert.equal((await server.request('DELETE', `/v1/orgs/${o.orgId}/images/${ids[0]}`, { key: o.key })).status, 404);
+    assert.equal((await server.request('GET', `/v1/images/${randomUUID()}`)).status, 404);
+    assert.equal((await server.request('GET', '/v1/images/not-a-uuid')).status, 400);
+    const actions = await auditActions(o);
+    assert.equal(actions.filter((a: string) => a === 'image.delete').length, 1);
+  });
+
+  test('refused: wrong type, lying header, malformed header, too large a side, too many bytes; nothing stored', async () => {
+    const o = await createOrg(server);
+    const trail = (await auditActions(o)).length;
+    const refusals: { body: Uint8Array | string; type: string; status: number; field?: string; message?: RegExp }[] = [
+      { body: png(10, 10), type: 'image/jpeg', status: 400, field: 'content-type', message: /are image\/png, not the image\/jpeg/ },
+      { body: jpeg(10, 10), type: 'image/gif', status: 400, field: 'content-type' },
+      { body: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), type: 'image/png', status: 400, field: 'content-type' },
+      { body: png(10, 10), type: 'image/webp', status: 400, field: 'content-type' },
+      { body: Buffer.from('<svg/>'), type: 'image/svg+xml', status: 400, field: 'content-type' },
+      { body: png(10, 10).subarray(0, 20), type: 'image/png', status: 400, field: 'body', message: /malformed or cut short/ },
+      { body: jpeg(10, 10).subarray(0, 30), type: 'image/jpeg', status: 400, field: 'body' },
+      { body: png(0, 10), type: 'image/png', status: 400, field: 'body' },
+      { body: png(2001, 1), type: 'image/png', status: 400, field: 'body', message: /2001×1 px; at most 2000/ },
+      { body: gif(1, 2001), type: 'image/gif', status: 400, field: 'body' },
+      { body: jpeg(4000, 3000), type: 'image/jpeg', status: 400, field: 'body' },
+      { body: Buffer.alloc(0), type: 'image/png', status: 400, field: 'body' },
+      { body: JSON.stringify({ image: 'x' }), type: 'application/json', status: 400, field: 'body' },
+    ];
+    for (const r of refusals) {
+      const res = await upload(o, r.body, r.type);
+      const what = `${r.type} ${r.body.length} bytes: ${res.status} ${JSON.stringify(res.body)}`;
+      assert.equal(res.status, r.status, what);
+      assert.ok(res.body.error.correlationId, what);
+      if (r.field) assert.equal(res.body.error.details?.field, r.field, what);
+      if (r.message) assert.match(res.body.error.message, r.message, what);
+    }
+    // Over 1 MB: 413 naming the image limit, whether the bytes are a valid image or not.
+    const big = Buffer.concat([png(10, 10), Buffer.alloc(1024 * 1024)]);
+    const tooBig = await upload(o, big, 'image/png');
+    assert.equal(tooBig.status, 413);
+    assert.equal(tooBig.body.error.code, 'PAYLOAD_TOO_LARGE');
+    assert.equal(tooBig.body.error.details.limitBytes, 1024 * 1024);
+    const wayTooBig = await upload(o, Buffer.alloc(3 * 1024 * 1024, 1), 'image/png');
+    assert.equal(wayTooBig.status, 413);
+    assert.equal(wayTooBig.body.error.details.limitBytes, 1024 * 1024);
+    // Exactly 1 MB is allowed.
+    const exact = Buffer.concat([png(10, 10)]);
+    const padded = Buffer.concat([exact, Buffer.alloc(1024 * 1024 - exact.length)]);
+    assert.equal((await upload(o, padded, 'image/png')).status, 201);
+
+    const items = (await list(o)).items;
+    assert.equal(items.length, 1, 'only the 1 MB image was stored');
+    assert.equal((await auditActions(o)).length, trail + 1);
+  });
+});

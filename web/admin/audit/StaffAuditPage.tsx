@@ -1,0 +1,79 @@
+// Every staff action across organisations, newest first: who, what, on which organisation, and
+// the correlation id to find the request in the logs.
+import { useState, type FormEvent } from 'react';
+import { Link } from 'react-router';
+import { PageHeader } from '../../shared/components/PageHeader.tsx';
+import { TextField } from '../../shared/components/Field.tsx';
+import { Button } from '../../shared/components/Button.tsx';
+import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
+import { call } from '../../shared/api/client.ts';
+import { useQuery } from '../../shared/api/query.ts';
+import { useApp } from '../../shared/app-context.tsx';
+import { useSearch } from '../lib/use-search.ts';
+import { CursorPager } from '../lib/CursorPager.tsx';
+import { when } from '../lib/format.ts';
+
+export default function StaffAuditPage() {
+  const { api } = useApp();
+  const search = useSearch(['action', 'orgId'] as const);
+  const query = { limit: 50, ...search.query, ...(search.cursor ? { cursor: search.cursor } : {}) };
+  const { data, error, loading } = useQuery(['staff-audit', query], () => call(api.GET('/v1/admin/audit', { params: { query } })));
+  // Staff by id, to name the actor (one page of 200 covers any real team).
+  const staff = useQuery(['staff', { limit: 200 }], () => call(api.GET('/v1/admin/staff', { params: { query: { limit: 200 } } })));
+  const emailOf = (id: string) => staff.data?.items.find((s) => s.userId === id)?.email ?? id.slice(0, 8);
+  const [action, setAction] = useState(search.values.action);
+  const [orgId, setOrgId] = useState(search.values.orgId);
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    search.set({ action: action.trim(), orgId: orgId.trim() });
+  };
+  return (
+    <section className="page wide">
+      <PageHeader title="Staff audit">Every action of the staff, on any organisation or on the staff themselves.</PageHeader>
+      <form className="toolbar" role="search" aria-label="Staff audit" onSubmit={submit}>
+        <TextField label="Action" placeholder="e.g. org.create" value={action} onChange={(e) => setAction(e.target.value)} />
+        <TextField label="Org id" value={orgId} onChange={(e) => setOrgId(e.target.value)} />
+        <Button type="submit">Filter</Button>
+      </form>
+      <ErrorMessage error={error} />
+      {loading && !data ? <Loading /> : null}
+      {data && data.items.length === 0 ? <Empty>No staff action matches.</Empty> : null}
+      {data && data.items.length > 0 ? (
+        <div className="table-wrap">
+          <table>
+            <caption className="visually-hidden">Staff actions</caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">Staff</th>
+                <th scope="col">Action</th>
+                <th scope="col">Organisation</th>
+                <th scope="col">Target</th>
+                <th scope="col">Correlation id</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.items.map((e, i) => (
+                <tr key={`${e.at}-${e.action}-${e.targetId}-${i}`}>
+                  <td className="nowrap">{when(e.at)}</td>
+                  <td>{emailOf(e.actor.id)}</td>
+                  <td>
+                    <code>{e.action}</code>
+                  </td>
+                  <td>{e.orgId ? <Link to={`/orgs/${e.orgId}`}>{e.orgId.slice(0, 8)}</Link> : <span className="muted">—</span>}</td>
+                  <td>
+                    <code className="id">{e.targetId ?? '—'}</code>
+                  </td>
+                  <td>
+                    <code className="id">{e.correlationId ?? '—'}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <CursorPager nextCursor={data?.nextCursor} label="Audit pages" />
+    </section>
+  );
+}

@@ -1,0 +1,51 @@
+// One card of an org's page: a heading, a paged read-only table, and what the list says when it is
+// loading, failed or empty. The users, payment events and audit cards differ only in their columns.
+import type { ReactNode } from 'react';
+import { usePager, Pager } from '../../shared/components/Pager.tsx';
+import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
+
+interface PageQuery<T> {
+  data: { items: T[]; nextCursor: string | null } | undefined;
+  error: unknown;
+  loading: boolean;
+}
+
+export function PagedCard<T>(props: {
+  id: string;
+  title: string;
+  intro?: ReactNode;
+  empty: string;
+  columns: string[];
+  /** The list for a page cursor (undefined: the first page). */
+  useList: (cursor: string | undefined) => PageQuery<T>;
+  row: (item: T, index: number) => ReactNode;
+}) {
+  const pager = usePager();
+  const { data, error, loading } = props.useList(pager.cursor);
+  return (
+    <section className="card" aria-labelledby={props.id}>
+      <h2 id={props.id}>{props.title}</h2>
+      {props.intro}
+      <ErrorMessage error={error} />
+      {loading && !data ? <Loading /> : null}
+      {data && data.items.length === 0 ? <Empty>{props.empty}</Empty> : null}
+      {data && data.items.length > 0 ? (
+        <div className="table-wrap flat">
+          <table>
+            <thead>
+              <tr>
+                {props.columns.map((c) => (
+                  <th scope="col" key={c}>
+                    {c}
+                  </th>
+                ))}
+              </tr>
+            </thead>
+            <tbody>{data.items.map(props.row)}</tbody>
+          </table>
+        </div>
+      ) : null}
+      <Pager pager={pager} nextCursor={data?.nextCursor} />
+    </section>
+  );
+}

@@ -1,0 +1,192 @@
+// API keys: the list (prefix, created, last used, revoked), minting one (the secret is shown once,
+// with a copy button and a warning), revoking with a confirmation, and the rotation the spec
+// recommends, explained where it is done.
+import { useState, type FormEvent } from 'react';
+import { PageHeader } from '../../shared/components/PageHeader.tsx';
+import { Button } from '../../shared/components/Button.tsx';
+import { ConfirmDialog, Dialog } from '../../shared/components/Dialog.tsx';
+import { CopyButton } from '../../shared/components/CopyButton.tsx';
+import { TextField } from '../../shared/components/Field.tsx';
+import { Pager, usePager } from '../../shared/components/Pager.tsx';
+import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
+import { call } from '../../shared/api/client.ts';
+import { ApiError } from '../../shared/api/errors.ts';
+import { invalidate, useMutation, useQuery } from '../../shared/api/query.ts';
+import { useOrg } from '../../shared/app-context.tsx';
+import { notices } from '../../shared/notices.ts';
+import type { Schemas } from '../../shared/api/types.ts';
+
+type ApiKey = Schemas['ApiKey'];
+type Minted = Schemas['MintedApiKey'];
+
+const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : null);
+
+export default function ApiKeysPage() {
+  const { api, orgId } = useOrg();
+  const pager = usePager();
+  const keys = useQuery(['api-keys', orgId, 'list', pager.cursor ?? ''], () =>
+    call(api.GET('/v1/orgs/{orgId}/api-keys', { params: { path: { orgId }, query: { limit: 50, ...(pager.cursor ? { cursor: pager.cursor } : {}) } } })),
+  );
+  const [minting, setMinting] = useState(false);
+  const [minted, setMinted] = useState<Minted | null>(null);
+  const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const revoke = useMutation(async (key: ApiKey) => {
+    await call(api.DELETE('/v1/orgs/{orgId}/api-keys/{keyId}', { params: { path: { orgId, keyId: key.keyId } } }));
+    setRevoking(null);
+    notices.show({ kind: 'success', text: `Key “${key.name}” revoked: it no longer works.` });
+    await invalidate(['api-keys', orgId]);
+  });
+
+  return (
+    <section className="page">
+      <PageHeader
+        title="API keys"
+        actions={
+          <Button variant="primary" onClick={() => setMinting(true)}>
+            New API key
+          </Button>
+        }
+      >
+        Keys let your own systems call the Signature Service API with the admin role. Keep them secret: anyone holding one can read and change
+        your organisation's users and templates.
+      </PageHeader>
+
+      <details className="card rotation">
+        <summary>How to rotate a key (recommended at least every quarter)</summary>
+        <ol>
+          <li>Create a new key here and copy it.</li>
+          <li>Roll it out: replace the old key wherever your systems use it.</li>
+          <li>
+            Confirm the new key is in use: its <strong>Last used</strong> date below fills in, and the old key's stops moving.
+          </li>
+          <li>Revoke the old key. Revocation takes effect at once, and works even when the organisation's plan blocks other changes.</li>
+        </ol>
+      </details>
+
+      {keys.loading && !keys.data ? <Loading /> : null}
+      <ErrorMessage error={keys.error} />
+      {keys.data && keys.data.items.length === 0 && pager.page === 1 ? <Empty>No API keys yet.</Empty> : null}
+      {keys.data && keys.data.items.length > 0 ? (
+        <div className="table-wrap">
+          <table aria-label="API keys">
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Key starts with</th>
+                <th scope="col">Created</th>
+                <th scope="col">Last used</th>
+                <th scope="col">Status</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {keys.data.items.map((k) => (
+                <tr key={k.keyId}>
+                  <td>{k.name}</td>
+                  <td>
+                    <code>{k.prefix}…</code>
+                  </td>
+                  <td>{when(k.createdAt)}</td>
+                  <td>{when(k.lastUsedAt) ?? <span className="muted">Never</span>}</td>
+                  <td>{k.revokedAt ? <span className="pill">Revoked {when(k.revokedAt)}</span> : <span className="pill pill-success">Active</span>}</td>
+                  <td className="cell-actions">
+                    {k.revokedAt ? null : (
+                      <Button variant="danger" className="btn-small" onClick={() => setRevoking(k)} aria-label={`Revoke key ${k.name}`}>
+                        Revoke
+                      </Button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <Pager pager={pager} nextCursor={keys.data?.nextCursor} />
+
+      <MintDialog
+        open={minting}
+        onClose={() => setMinting(false)}
+        onMinted={(key) => {
+          setMinting(false);
+          setMinted(key);
+        }}
+      />
+      <Dialog
+        title="Your new API key"
+        open={minted !== null}
+        onClose={() => setMinted(null)}
+        footer={
+          <Button variant="primary" onClick={() => setMinted(null)}>
+            I have stored the key
+          </Button>
+        }
+      >
+        {minted ? (
+          <>
+            <div className="alert alert-warning" role="alert">
+              <p>
+                <strong>Copy this key now: it is shown only once.</strong> The service keeps only a hash of it, so nobody can show it to you again.
+                If you lose it, revoke it and create another.
+              </p>
+            </div>
+            <TextField label={`Key “${minted.name}”`} value={minted.key} readOnly onFocus={(e) => e.currentTarget.select()} className="mono" />
+            <CopyButton label="Copy key" text={minted.key} variant="primary" />
+          </>
+        ) : null}
+      </Dialog>
+      <ConfirmDialog
+        title="Revoke this key?"
+        open={revoking !== null}
+        confirmLabel="Revoke key"
+        pending={revoke.pending}
+        onCancel={() => setRevoking(null)}
+        onConfirm={() => revoking && void revoke.run(revoking)}
+      >
+        <p>
+          Every system using “{revoking?.name}” (<code>{revoking?.prefix}…</code>) is refused from now on. This cannot be undone.
+        </p>
+        <ErrorMessage error={revoke.error} />
+      </ConfirmDialog>
+    </section>
+  );
+}
+
+function MintDialog({ open, onClose, onMinted }: { open: boolean; onClose: () => void; onMinted: (key: Minted) => void }) {
+  const { api, orgId } = useOrg();
+  const [name, setName] = useState('');
+  const mint = useMutation(async () => {
+    const key = await call(api.POST('/v1/orgs/{orgId}/api-keys', { params: { path: { orgId } }, body: { name: name.trim() } }));
+    await invalidate(['api-keys', orgId]);
+    return key;
+  });
+  const submit = async (e: FormEvent) => {
+    e.preventDefault();
+    const key = await mint.run();
+    if (key) {
+      setName('');
+      onMinted(key);
+    }
+  };
+  const nameError = mint.error instanceof ApiError && mint.error.field === 'body.name' ? mint.error.message : undefined;
+  return (
+    <Dialog
+      title="New API key"
+      open={open}
+      onClose={onClose}
+      footer={
+        <>
+          <Button onClick={onClose}>Cancel</Button>
+          <Button variant="primary" type="submit" form="mint-key" disabled={mint.pending || !name.trim()}>
+            {mint.pending ? 'Creating…' : 'Create key'}
+          </Button>
+        </>
+      }
+    >
+      <form id="mint-key" onSubmit={(e) => void submit(e)}>
+        <TextField label="Name" hint="Where the key is used, e.g. “HR system sync”." value={name} maxLength={100} required autoFocus onChange={(e) => setName(e.target.value)} error={nameError} />
+        {mint.error && !nameError ? <ErrorMessage error={mint.error} /> : null}
+      </form>
+    </Dialog>
+  );
+}

@@ -1,0 +1,3 @@
+import type { FeatureRoute } from '../../shared/feature.ts';
+
+export const route: FeatureRoute = { path: 'api-keys', label: 'API keys', order: 70, min: 'admin', page: () => import('./ApiKeysPage.tsx') };

@@ -1,0 +1,124 @@
+// Images: upload logos and photos (PNG, JPEG, GIF; at most 1 MB and 2,000 px a side, checked here
+// first so a person hears at once, and by the service in any case), see them with their URL, and
+// delete them. Templates insert them from the editor.
+import { useRef, useState } from 'react';
+import { PageHeader } from '../../shared/components/PageHeader.tsx';
+import { Button } from '../../shared/components/Button.tsx';
+import { ConfirmDialog } from '../../shared/components/Dialog.tsx';
+import { CopyButton } from '../../shared/components/CopyButton.tsx';
+import { Pager, usePager } from '../../shared/components/Pager.tsx';
+import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
+import { call } from '../../shared/api/client.ts';
+import { invalidate, useMutation, useQuery } from '../../shared/api/query.ts';
+import { useOrg } from '../../shared/app-context.tsx';
+import { notices } from '../../shared/notices.ts';
+import type { Schemas } from '../../shared/api/types.ts';
+import './images.css';
+
+type Image = Schemas['Image'];
+const TYPES = ['image/png', 'image/jpeg', 'image/gif'];
+const MAX_BYTES = 1024 * 1024;
+const PAGE = 24;
+
+export default function ImagesPage() {
+  const { api, orgId } = useOrg();
+  const pager = usePager();
+  const images = useQuery(['images', orgId, 'list', pager.cursor ?? ''], () =>
+    call(api.GET('/v1/orgs/{orgId}/images', { params: { path: { orgId }, query: { limit: PAGE, ...(pager.cursor ? { cursor: pager.cursor } : {}) } } })),
+  );
+  const input = useRef<HTMLInputElement>(null);
+  const [deleting, setDeleting] = useState<Image | null>(null);
+
+  const upload = useMutation(async (files: File[]) => {
+    for (const file of files) {
+      if (!TYPES.includes(file.type)) throw new Error(`${file.name}: only PNG, JPEG and GIF images can be used in signatures.`);
+      if (file.size > MAX_BYTES) throw new Error(`${file.name} is ${(file.size / 1024 / 1024).toFixed(1)} MB; an image may have at most 1 MB.`);
+      await call(
+        api.POST('/v1/orgs/{orgId}/images', {
+          params: { path: { orgId } },
+          // The body is the file's bytes as they are, with its own type.
+          body: file as unknown as string,
+          bodySerializer: (body: unknown) => body as BodyInit,
+          headers: { 'content-type': file.type },
+        }),
+      );
+      notices.show({ kind: 'success', text: `${file.name} uploaded.` });
+    }
+    await invalidate(['images', orgId]);
+  });
+  const remove = useMutation(async (image: Image) => {
+    await call(api.DELETE('/v1/orgs/{orgId}/images/{imageId}', { params: { path: { orgId, imageId: image.imageId } } }));
+    setDeleting(null);
+    notices.show({ kind: 'success', text: 'Image deleted.' });
+    await invalidate(['images', orgId]);
+  });
+
+  return (
+    <section className="page">
+      <PageHeader
+        title="Images"
+        actions={
+          <>
+            <input
+              ref={input}
+              id="image-file"
+              type="file"
+              accept={TYPES.join(',')}
+              multiple
+              className="visually-hidden-file"
+              aria-label="Image files to upload"
+              onChange={(e) => {
+                const files = [...(e.target.files ?? [])];
+                e.target.value = '';
+                if (files.length) void upload.run(files);
+              }}
+            />
+            <Button variant="primary" onClick={() => input.current?.click()} disabled={upload.pending}>
+              {upload.pending ? 'Uploading…' : 'Upload images'}
+            </Button>
+          </>
+        }
+      >
+        Logos and photos for your signatures: PNG, JPEG or GIF, at most 1 MB and 2,000 pixels a side. Anyone who receives an email can load them,
+        so upload only what belongs in a signature. Insert them into a template from its editor.
+      </PageHeader>
+      <ErrorMessage error={upload.error} />
+      {images.loading && !images.data ? <Loading /> : null}
+      <ErrorMessage error={images.error} />
+      {images.data && images.data.items.length === 0 && pager.page === 1 ? <Empty>No images yet.</Empty> : null}
+      <ul className="images-grid" aria-label="Uploaded images">
+        {images.data?.items.map((image) => (
+          <li key={image.imageId} className="images-card">
+            <img src={image.url} alt={`Uploaded image, ${image.width}×${image.height}`} loading="lazy" />
+            <dl>
+              <dt>Size</dt>
+              <dd>
+                {image.width}×{image.height} px, {(image.bytes / 1024).toFixed(1)} KB, {image.contentType.replace('image/', '').toUpperCase()}
+              </dd>
+              <dt>Uploaded</dt>
+              <dd>{new Date(image.createdAt).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}</dd>
+            </dl>
+            <div className="cell-actions">
+              <CopyButton label="Copy URL" text={image.url} />
+              <Button variant="danger" onClick={() => setDeleting(image)} aria-label={`Delete image ${image.width}×${image.height} uploaded ${new Date(image.createdAt).toLocaleString()}`}>
+                Delete
+              </Button>
+            </div>
+          </li>
+        ))}
+      </ul>
+      <Pager pager={pager} nextCursor={images.data?.nextCursor} />
+      <ConfirmDialog
+        title="Delete this image?"
+        open={deleting !== null}
+        confirmLabel="Delete image"
+        pending={remove.pending}
+        onCancel={() => setDeleting(null)}
+        onConfirm={() => deleting && void remove.run(deleting)}
+      >
+        <p>Its address stops working: signatures that show it, including emails already sent, will show no image.</p>
+        <ErrorMessage error={remove.error} />
+      </ConfirmDialog>
+    </section>
+  );
+}

@@ -1,0 +1,119 @@
+// The Outlook add-in: its manifest (downloaded through the API with the signed-in token), the
+// Microsoft 365 admin center steps, the key's rotation, and per user when the add-in last fetched.
+import { useState } from 'react';
+import { Button } from '../../shared/components/Button.tsx';
+import { ConfirmDialog } from '../../shared/components/Dialog.tsx';
+import { Pager, usePager } from '../../shared/components/Pager.tsx';
+import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
+import { call } from '../../shared/api/client.ts';
+import { invalidate, useMutation } from '../../shared/api/query.ts';
+import { useOrg } from '../../shared/app-context.tsx';
+import { notices } from '../../shared/notices.ts';
+import { useOutlook, useOutlookDeployments, when } from './use-microsoft.ts';
+
+export function OutlookAddinCard() {
+  const { api, orgId } = useOrg();
+  const outlook = useOutlook();
+  const [rotating, setRotating] = useState(false);
+  const download = useMutation(async () => {
+    const xml = await call(api.GET('/v1/orgs/{orgId}/integrations/outlook/manifest.xml', { params: { path: { orgId } }, parseAs: 'text' }));
+    const url = URL.createObjectURL(new Blob([xml as unknown as string], { type: 'application/xml' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = 'signature-addin-manifest.xml';
+    a.click();
+    URL.revokeObjectURL(url);
+  });
+  const rotate = useMutation(async () => {
+    await call(api.POST('/v1/orgs/{orgId}/integrations/outlook/rotate-key', { params: { path: { orgId } } }));
+    setRotating(false);
+    notices.show({ kind: 'success', text: 'New add-in key made. Download the manifest again and update the add-in in the Microsoft 365 admin center.' });
+    await invalidate(['microsoft', orgId]);
+  });
+
+  return (
+    <div className="card ms-card">
+      <h2>Outlook add-in</h2>
+      {outlook.loading && !outlook.data ? <Loading /> : null}
+      <ErrorMessage error={outlook.error} />
+      {outlook.data ? (
+        <>
+          <p>
+            Last fetched a signature: <strong>{when(outlook.data.lastFetchAt)}</strong>
+          </p>
+          <div className="page-actions">
+            <Button variant="primary" onClick={() => void download.run()} disabled={download.pending}>
+              {download.pending ? 'Preparing…' : 'Download the manifest'}
+            </Button>
+            <Button onClick={() => setRotating(true)}>Replace the add-in key</Button>
+          </div>
+          <ErrorMessage error={download.error} />
+          <h3>Deploy it for everyone (once)</h3>
+          <ol>
+            <li>Download the manifest above.</li>
+            <li>
+              Sign in to the Microsoft 365 admin center (admin.microsoft.com) as a Global or Exchange administrator, and open <strong>Settings → Integrated apps</strong>.
+            </li>
+            <li>
+              Choose <strong>Upload custom apps</strong>, then <strong>Office Add-in</strong>, and upload the manifest file.
+            </li>
+            <li>Assign it to the entire organization (or to the groups who should get signatures), accept the permissions, and finish.</li>
+            <li>Outlook picks it up within a few hours (up to a day). Your users do nothing: their signature appears when they write a message, a reply or a meeting.</li>
+          </ol>
+          <p className="muted">
+            Outlook must reach this service over HTTPS. After replacing the key, upload the new manifest the same way (Integrated apps → the add-in → Update): until then
+            Outlook inserts nothing.
+          </p>
+          <FetchesTable />
+        </>
+      ) : null}
+      <ConfirmDialog
+        title="Replace the add-in key?"
+        open={rotating}
+        confirmLabel="Replace key"
+        pending={rotate.pending}
+        onCancel={() => setRotating(false)}
+        onConfirm={() => void rotate.run()}
+      >
+        <p>The add-in deployed now stops inserting signatures until you upload the new manifest in the Microsoft 365 admin center.</p>
+        <ErrorMessage error={rotate.error} />
+      </ConfirmDialog>
+    </div>
+  );
+}
+
+function FetchesTable() {
+  const pager = usePager();
+  const rows = useOutlookDeployments(pager.cursor);
+  return (
+    <>
+      <h3>When the add-in last fetched each signature</h3>
+      {rows.loading && !rows.data ? <Loading /> : null}
+      <ErrorMessage error={rows.error} />
+      {rows.data && rows.data.items.length === 0 && pager.page === 1 ? <Empty>No signature fetched by Outlook yet.</Empty> : null}
+      {rows.data && rows.data.items.length > 0 ? (
+        <div className="table-wrap">
+          <table aria-label="Outlook fetches">
+            <thead>
+              <tr>
+                <th scope="col">User</th>
+                <th scope="col">State</th>
+                <th scope="col">Last fetched</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.data.items.map((d) => (
+                <tr key={d.userId}>
+                  <td>{d.email}</td>
+                  <td>{d.state === 'deployed' ? <span className="pill pill-success">Inserted</span> : <span className="pill">Not inserted: {d.reason === 'too_long' ? 'too long for Outlook' : d.reason === 'payment_required' ? 'subscription lapsed' : d.reason}</span>}</td>
+                  <td>{when(d.deployedAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+      <Pager pager={pager} nextCursor={rows.data?.nextCursor} />
+    </>
+  );
+}

@@ -1,0 +1,71 @@
+// The org at a glance for admins and owners: plan and subscription, seats, the current period, and
+// 30 days of signature opens. (The payment banner above every page says when payment is due.)
+import { PageHeader } from '../../shared/components/PageHeader.tsx';
+import { ErrorMessage, Loading } from '../../shared/components/Status.tsx';
+import { call } from '../../shared/api/client.ts';
+import { useQuery } from '../../shared/api/query.ts';
+import { useOrg } from '../../shared/app-context.tsx';
+import { useOrgResource } from '../../shared/users.ts';
+import { usePlanStatus } from '../../shared/billing/plan-status.ts';
+import { OpensChart } from './OpensChart.tsx';
+import { fillDays, lastDays } from './days.ts';
+
+const STATUS_TEXT: Record<string, string> = {
+  trialing: 'Trial',
+  active: 'Active',
+  past_due: 'Past due',
+  canceled: 'Cancelled',
+  unpaid: 'Unpaid',
+  incomplete: 'Incomplete',
+};
+
+const date = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' }) : '—');
+
+export default function OverviewPage() {
+  const { api, orgId } = useOrg();
+  const org = useOrgResource();
+  const plan = usePlanStatus();
+  const days = lastDays(30);
+  const opens = useQuery(['opens', orgId, days[0]], () =>
+    call(api.GET('/v1/orgs/{orgId}/opens', { params: { path: { orgId }, query: { from: days[0]!, to: days[days.length - 1]! } } })),
+  );
+  const o = org.data;
+  return (
+    <section className="page">
+      <PageHeader title={o ? o.name : 'Overview'}>Your organisation’s plan, seats and how often its signatures are seen.</PageHeader>
+      {org.loading && !o ? <Loading /> : null}
+      <ErrorMessage error={org.error} />
+      {o ? (
+        <dl className="grid" aria-label="Subscription">
+          <div className="stat">
+            <dt>Plan</dt>
+            <dd className="capitalize">{o.plan}</dd>
+          </div>
+          <div className="stat">
+            <dt>Subscription</dt>
+            <dd>
+              {STATUS_TEXT[o.subscriptionStatus] ?? o.subscriptionStatus}
+              {plan.data && !plan.data.writable ? <span className="pill pill-warning"> blocked</span> : null}
+            </dd>
+          </div>
+          <div className="stat">
+            <dt>Seats used</dt>
+            <dd>
+              {o.seatsUsed} of {o.seats}
+              <meter className="seats" min={0} max={Math.max(o.seats, 1)} value={Math.min(o.seatsUsed, o.seats)} aria-label="Seats used" />
+            </dd>
+          </div>
+          <div className="stat">
+            <dt>{o.gracePeriodEndsAt ? 'Grace period ends' : 'Current period ends'}</dt>
+            <dd>{date(o.gracePeriodEndsAt ?? o.currentPeriodEnd)}</dd>
+          </div>
+        </dl>
+      ) : null}
+      <div className="card" style={{ marginTop: '1.25rem' }}>
+        <h2>Signature opens, last 30 days</h2>
+        <ErrorMessage error={opens.error} />
+        {opens.data ? <OpensChart data={fillDays(days, opens.data.items)} /> : opens.loading ? <Loading /> : null}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,141 @@
+// A person's own profile (name, title, phone, mobile, department), with their signature previewed
+// as they type. Saving answers 409 when the profile changed elsewhere: the page says so and offers
+// to load the current version.
+import { useEffect, useState, type FormEvent } from 'react';
+import { PageHeader } from '../../shared/components/PageHeader.tsx';
+import { TextField } from '../../shared/components/Field.tsx';
+import { Button } from '../../shared/components/Button.tsx';
+import { ErrorMessage, Loading } from '../../shared/components/Status.tsx';
+import { SignatureFrame } from '../../shared/components/SignatureFrame.tsx';
+import { call } from '../../shared/api/client.ts';
+import { ApiError } from '../../shared/api/errors.ts';
+import { invalidate, useMutation, useQuery } from '../../shared/api/query.ts';
+import { useOrg } from '../../shared/app-context.tsx';
+import { useOrgResource, useUser } from '../../shared/users.ts';
+import { notices } from '../../shared/notices.ts';
+import type { User } from '../../shared/api/types.ts';
+import { renderPreview, type PreviewFields } from './live-preview.ts';
+
+const FIELDS = [
+  { key: 'name', label: 'Name', autoComplete: 'name', max: 200 },
+  { key: 'title', label: 'Job title', autoComplete: 'organization-title', max: 200 },
+  { key: 'department', label: 'Department', autoComplete: 'off', max: 200 },
+  { key: 'phone', label: 'Phone', autoComplete: 'tel', max: 50 },
+  { key: 'mobile', label: 'Mobile', autoComplete: 'tel', max: 50 },
+] as const;
+type Key = (typeof FIELDS)[number]['key'];
+type Form = Record<Key, string>;
+
+const formOf = (u: User): Form => ({ name: u.name, title: u.title, department: u.department, phone: u.phone, mobile: u.mobile });
+
+export default function ProfilePage() {
+  const { me } = useOrg();
+  const user = useUser(me.userId);
+  return (
+    <section className="page">
+      <PageHeader title="My profile">What your signature says about you. Your email address and role are managed by an administrator.</PageHeader>
+      {user.loading && !user.data ? <Loading /> : null}
+      <ErrorMessage error={user.error} />
+      {user.data ? <ProfileForm user={user.data} key={user.data.version} /> : null}
+    </section>
+  );
+}
+
+function ProfileForm({ user }: { user: User }) {
+  const { api, orgId } = useOrg();
+  const [form, setForm] = useState<Form>(() => formOf(user));
+  const save = useMutation(async (values: Form) => {
+    const changed = Object.fromEntries(Object.entries(values).filter(([k, v]) => v !== user[k as Key]));
+    const saved = await call(
+      api.PATCH('/v1/orgs/{orgId}/users/{userId}', { params: { path: { orgId, userId: user.userId } }, body: { version: user.version, ...changed } }),
+    );
+    notices.show({ kind: 'success', text: 'Profile saved.' });
+    await Promise.all([invalidate(['users', orgId]), invalidate(['signature', orgId])]);
+    return saved;
+  });
+  const conflict = save.error instanceof ApiError && save.error.status === 409;
+  const fieldError = (k: Key) => (save.error instanceof ApiError && save.error.field === k ? save.error.message : undefined);
+  const dirty = FIELDS.some((f) => form[f.key] !== user[f.key]);
+
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    void save.run(form);
+  };
+  return (
+    <div className="two-col">
+      <form className="card" onSubmit={onSubmit} aria-label="Profile">
+        <TextField label="Email" value={user.email} readOnly hint="Ask an administrator to change it." />
+        {FIELDS.map((f) => (
+          <TextField
+            key={f.key}
+            label={f.label}
+            name={f.key}
+            autoComplete={f.autoComplete}
+            maxLength={f.max}
+            value={form[f.key]}
+            error={fieldError(f.key)}
+            onChange={(e) => setForm({ ...form, [f.key]: e.target.value })}
+          />
+        ))}
+        {conflict ? (
+          <ErrorMessage error={save.error}>
+            <p>
+              Your profile was changed somewhere else while you edited it.{' '}
+              <Button className="btn-small" onClick={() => void invalidate(['users', orgId, user.userId])}>
+                Load the current version
+              </Button>
+            </p>
+          </ErrorMessage>
+        ) : save.error && !FIELDS.some((f) => fieldError(f.key)) ? (
+          <ErrorMessage error={save.error} />
+        ) : null}
+        <div className="form-actions">
+          <Button onClick={() => setForm(formOf(user))} disabled={!dirty || save.pending}>
+            Discard changes
+          </Button>
+          <Button type="submit" variant="primary" disabled={!dirty || save.pending}>
+            {save.pending ? 'Saving…' : 'Save profile'}
+          </Button>
+        </div>
+      </form>
+      <LivePreview fields={{ ...form, email: user.email }} />
+    </div>
+  );
+}
+
+/** The org's default template, rendered with the form's values as they are typed. */
+function LivePreview({ fields }: { fields: PreviewFields }) {
+  const { api, orgId } = useOrg();
+  const org = useOrgResource();
+  const templates = useQuery(['templates', orgId, 'list', 'default'], () =>
+    call(api.GET('/v1/orgs/{orgId}/templates', { params: { path: { orgId }, query: { limit: 200 } } })),
+  );
+  const template = templates.data?.items.find((t) => t.isDefault);
+  const [html, setHtml] = useState<string>();
+  const [error, setError] = useState<string>();
+  const key = JSON.stringify(fields);
+  useEffect(() => {
+    if (!template || !org.data) return;
+    let live = true;
+    const timer = setTimeout(() => {
+      renderPreview(template.html, fields, org.data!.name).then(
+        (out) => live && (setHtml(out), setError(undefined)),
+        (err: unknown) => live && setError(err instanceof Error ? err.message : 'The template could not be previewed.'),
+      );
+    }, 150);
+    return () => {
+      live = false;
+      clearTimeout(timer);
+    };
+  }, [key, template?.html, org.data?.name]);
+  return (
+    <div className="card" aria-live="polite">
+      <h2>Preview</h2>
+      {templates.data && !template ? <p className="muted">Your organisation has no default template yet.</p> : null}
+      <ErrorMessage error={templates.error} />
+      {error ? <p className="field-error">{error}</p> : null}
+      {html !== undefined ? <SignatureFrame html={html} title="Signature preview" /> : template ? <Loading label="Preparing the preview…" /> : null}
+      <p className="muted small">Updates as you type; “My signature” shows the saved version.</p>
+    </div>
+  );
+}

@@ -1,0 +1,3 @@
+import type { FeatureRoute } from '../../shared/feature.ts';
+
+export const route: FeatureRoute = { path: 'security', label: 'Security', order: 120, page: () => import('./SecurityPage.tsx') };

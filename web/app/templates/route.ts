@@ -1,0 +1,3 @@
+import type { FeatureRoute } from '../../shared/feature.ts';
+
+export const route: FeatureRoute = { path: 'templates', label: 'Templates', order: 50, min: 'admin', page: () => import('./TemplatesPage.tsx') };

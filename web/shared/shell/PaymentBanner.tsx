@@ -1,0 +1,28 @@
+// The banner of an org whose plan blocks (or will soon block) writes: which cap, and what to do,
+// with a link to BILLING_URL when the stage has one.
+import { useApp } from '../app-context.tsx';
+import { bannerFor, usePlanStatus } from '../billing/plan-status.ts';
+
+export function PaymentBanner() {
+  const { config } = useApp();
+  const { data } = usePlanStatus();
+  const banner = data ? bannerFor(data) : undefined;
+  if (!banner) return null;
+  return (
+    <section className={`alert alert-${banner.tone} banner`} aria-labelledby="payment-banner-title">
+      <div>
+        <p>
+          <strong id="payment-banner-title">{banner.title}</strong>
+        </p>
+        <p>{banner.text}</p>
+      </div>
+      {config.billingUrl ? (
+        <a className="btn btn-primary" href={config.billingUrl}>
+          Go to billing
+        </a>
+      ) : (
+        <p className="muted small">Ask your organisation’s owner to update the subscription.</p>
+      )}
+    </section>
+  );
+}
