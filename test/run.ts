@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { globSync } from 'node:fs';
 import { SERVICE_NODE_FLAGS } from '../src/runtime.ts';
+import { dropFileDatabases } from './helpers/file-database.ts';
 
 const ROOT = new URL('../', import.meta.url);
 // It measures what two instances admit in a second: other files running beside it would starve it.
@@ -20,6 +21,8 @@ function run(concurrency: number, chosen: string[]): boolean {
     '--test',
     // Makes what the files share once: the migrated snapshot, PostgreSQL's migrations.
     '--test-global-setup=test/helpers/global-setup.ts',
+    // On PostgreSQL, each file's process gets a database of its own (a clone of a migrated template).
+    '--import=./test/helpers/file-database.ts',
     `--test-concurrency=${concurrency}`,
     '--test-timeout=120000',
     '--test-force-exit',
@@ -32,4 +35,5 @@ function run(concurrency: number, chosen: string[]): boolean {
 const alone = (f: string) => ALONE_FILES.includes(f) || BROWSER.test(f);
 const together = run(3, files.filter((f) => !alone(f)));
 const oneByOne = run(1, files.filter(alone));
+if (process.env.DATABASE_URL?.startsWith('postgres')) await dropFileDatabases(process.env.DATABASE_URL);
 process.exit(together && oneByOne ? 0 : 1);
