@@ -14,6 +14,7 @@ import { createOrg, createTemplate, createUser, type TestOrg } from './helpers/f
 import { api } from './helpers/api.ts';
 import { DOCUMENT_BASE_URL, serialise } from '../tools/openapi.ts';
 import { PIXEL } from '../src/tracking/routes.ts';
+import { compileAllSerializers } from '../src/http/serializer.ts';
 
 const ROOT = path.join(import.meta.dirname, '..');
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
@@ -69,6 +70,11 @@ describe('the OpenAPI document', () => {
     const dereferenced = (await SwaggerParser.dereference(structuredClone(doc) as never)) as Json;
     assert.deepEqual(refsOf(dereferenced), [], 'no $ref left once dereferenced');
     assert.ok(Object.keys(doc.components.schemas).length >= 8, 'components.schemas is filled');
+  });
+
+  test("every route's response schemas compile to serializers (they are compiled at a route's first answer)", () => {
+    const count = compileAllSerializers();
+    assert.ok(count > 50, `${count} response schemas`);
   });
 
   test('every $ref points at something in the document', () => {

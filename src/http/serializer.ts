@@ -1,15 +1,42 @@
 // Responses are described by zod schemas (one source for types, validation and the OpenAPI
-// document) but serialized by fast-json-stringify from their JSON Schema, compiled once per
-// route. fastify-type-provider-zod's own serializer runs zod's encoder on every response, which
-// the benchmarks showed among the largest fixed costs of the hot routes (BENCHMARKS.md).
+// document) but serialized by fast-json-stringify from their JSON Schema. fastify-type-provider-zod's
+// own serializer runs zod's encoder on every response, which the benchmarks showed among the
+// largest fixed costs of the hot routes (BENCHMARKS.md).
+//
+// Each schema is compiled once per process, and only when a route first answers with it: compiling
+// every route's serializers at start-up was ~0.2 s of CPU per app (of ~60 routes, a process serves
+// a few), and the test suite starts a hundred apps. The first answer of a route pays a few ms.
 import fastJson from 'fast-json-stringify';
 import type { FastifySerializerCompiler } from 'fastify/types/schema.js';
 import { z } from 'zod';
 
 export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema }) => compileSerializer(schema);
 
-export function compileSerializer(schema: unknown): (data: unknown) => string {
+type Serialize = (data: unknown) => string;
+const compiled = new Map<z.ZodType, Serialize | undefined>();
+
+export function compileSerializer(schema: unknown): Serialize {
   if (!(schema instanceof z.ZodType)) return (data) => JSON.stringify(data);
+  if (!compiled.has(schema)) compiled.set(schema, undefined);
+  return (data) => (compiled.get(schema) ?? compiledNow(schema))(data);
+}
+
+/** Compiles every schema a route has named so far; a test proves they all compile. */
+export function compileAllSerializers(): number {
+  for (const schema of compiled.keys()) compiledNow(schema);
+  return compiled.size;
+}
+
+function compiledNow(schema: z.ZodType): Serialize {
+  let serialize = compiled.get(schema);
+  if (!serialize) {
+    serialize = compileNow(schema);
+    compiled.set(schema, serialize);
+  }
+  return serialize;
+}
+
+function compileNow(schema: z.ZodType): Serialize {
   const json = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any', target: 'draft-7' });
   return fastJson(json as Parameters<typeof fastJson>[0]);
 }
