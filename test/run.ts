@@ -5,10 +5,16 @@
 // Arguments are passed on to the runner (e.g. `npm test -- --test-reporter=spec`).
 import { spawnSync } from 'node:child_process';
 import { globSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { SERVICE_NODE_FLAGS } from '../src/runtime.ts';
 import { dropFileDatabases } from './helpers/file-database.ts';
 
 const ROOT = new URL('../', import.meta.url);
+// Node's compile cache (its code cache and the type-stripped sources, kept by content hash) for
+// every process of the run: a test process imports the whole service, and the cache takes ~0.2 s
+// of CPU off each of the ~90 the suite starts.
+process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'sigsvc-node-compile-cache');
 // It measures what two instances admit in a second: other files running beside it would starve it.
 // Browser tests (`*.browser.test.ts`: a Chromium each, heavy on a small machine) run one at a time too.
 const BROWSER = /\.browser\.test\.ts$/;
