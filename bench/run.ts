@@ -72,7 +72,9 @@ type Measured = Omit<Result, 'ratio' | 'baselineRps'>;
 async function measure(name: Scenario, target: ServiceProcess, opts: autocannon.Options): Promise<Measured> {
   progress(`… ${name}: ${connections} connections for ${duration} s`);
   const cpuBefore = cpuTimeUs(target.pid);
-  const r = await autocannon({ connections, duration, ...opts });
+  // autocannon notices the end of a run at its sample ticks (1 s by default): a run shorter than
+  // a second (the test suite's smoke test) samples as often as it lasts, or it lasts a second.
+  const r = await autocannon({ connections, duration, sampleInt: Math.min(1000, duration * 1000), ...opts });
   const cpuUs = cpuTimeUs(target.pid) - cpuBefore;
   const total = r.requests.total || 1;
   return {
