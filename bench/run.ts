@@ -1,15 +1,15 @@
 // `npm run bench`: the hot routes against a bare Fastify server measured in the same run, as
 // ratios (DECISIONS: speed is measured here, never in timed tests). The service runs as its own
 // process on the embedded database (or DATABASE_URL / REDIS_URL), with rate limits raised.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import { freePort, httpRequest } from '../test/helpers/server.ts';
 import { oidcClient, signIn } from '../test/helpers/browser.ts';
 import { signedHeader } from '../test/helpers/payments.ts';
 import { runNode, startProcess, type ServiceProcess } from '../test/helpers/process.ts';
+import { hotRoutes, measure as measureOn, measureSeries, peakRssMb, seriesTable, type Measured, type Load } from './measure.ts';
 
 const SCENARIOS = ['baseline', 'org-apikey', 'org-idtoken', 'render-warm', 'render-cold', 'pixel', 'webhook'] as const;
 type Scenario = (typeof SCENARIOS)[number];
@@ -33,62 +33,8 @@ for (const s of chosen) if (!SCENARIOS.includes(s)) throw new Error(`unknown sce
 if (!chosen.includes('baseline')) chosen.unshift('baseline');
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 
-/** CPU time (user + system) the process has used, in microseconds, from /proc (Linux). */
-function cpuTimeUs(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
-  } catch {
-    return Number.NaN;
-  }
-}
-// USER_HZ: 100 on every Linux this runs on (getconf CLK_TCK).
-const CLOCK_TICKS = 100;
-
-function peakRssMb(pid: number | undefined): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024);
-  } catch {
-    return 0;
-  }
-}
-
-interface Result {
-  name: Scenario;
-  rps: number;
-  p50Ms: number;
-  p99Ms: number;
-  errors: number;
-  non2xx: number;
-  /** CPU time of the answering process per request, µs: steadier than req/s on shared machines. */
-  cpuUsPerRequest: number;
-  /** Throughput of the baseline slices measured just before and after this scenario (their mean). */
-  baselineRps: number;
-  ratio: number;
-}
-type Measured = Omit<Result, 'ratio' | 'baselineRps'>;
-
-async function measure(name: Scenario, target: ServiceProcess, opts: autocannon.Options): Promise<Measured> {
-  progress(`… ${name}: ${connections} connections for ${duration} s`);
-  const cpuBefore = cpuTimeUs(target.pid);
-  // autocannon notices the end of a run at its sample ticks (1 s by default): a run shorter than
-  // a second (the test suite's smoke test) samples as often as it lasts, or it lasts a second.
-  const r = await autocannon({ connections, duration, sampleInt: Math.min(1000, duration * 1000), ...opts });
-  const cpuUs = cpuTimeUs(target.pid) - cpuBefore;
-  const total = r.requests.total || 1;
-  return {
-    name,
-    // Requests over the run's measured duration: autocannon's own average is over 1-second
-    // samples, of which a run shorter than a second (the test suite's smoke test) has none.
-    rps: Math.round(r.requests.total / (r.duration || duration)),
-    p50Ms: r.latency.p50,
-    p99Ms: r.latency.p99,
-    errors: r.errors + r.timeouts,
-    non2xx: r.non2xx,
-    cpuUsPerRequest: Number.isFinite(cpuUs) ? Math.round((cpuUs / total) * 10) / 10 : 0,
-  };
-}
+const load: Load = { connections, durationS: duration, progress };
+const measure = (name: Scenario, target: ServiceProcess, opts: Parameters<typeof measureOn>[3]) => measureOn(name, target, load, opts);
 
 const dataDir = values['data-dir'] ?? mkdtempSync(join(tmpdir(), 'sigsvc-bench-'));
 const env: Record<string, string> = {
@@ -144,12 +90,12 @@ try {
 
   let cold = 0;
   let hookSeq = 0;
+  const hot = hotRoutes(service, { orgId: org.orgId, key, userId: org.ownerUserId });
   const runs: Record<Scenario, () => Promise<Measured>> = {
     baseline: () => measure('baseline', baseline, { url: `${baseline.url}/` }),
-    'org-apikey': () => measure('org-apikey', service, { url: `${service.url}/v1/orgs/${org.orgId}`, headers: { 'x-api-key': key } }),
+    'org-apikey': () => measure('org-apikey', service, hot['org-apikey']),
     'org-idtoken': () => measure('org-idtoken', service, { url: `${service.url}/v1/orgs/${org.orgId}`, headers: { authorization: `Bearer ${idToken}` } }),
-    'render-warm': () =>
-      measure('render-warm', service, { url: `${service.url}/v1/orgs/${org.orgId}/render/${org.ownerUserId}`, method: 'POST', headers: { 'x-api-key': key } }),
+    'render-warm': () => measure('render-warm', service, hot['render-warm']),
     'render-cold': () =>
       measure('render-cold', service, {
         url: service.url,
@@ -161,7 +107,7 @@ try {
           },
         ],
       }),
-    pixel: () => measure('pixel', service, { url: `${service.url}/v1/p/${org.ownerUserId}` }),
+    pixel: () => measure('pixel', service, hot.pixel),
     webhook: () =>
       measure('webhook', service, {
         url: `${service.url}/v1/webhooks/payment-provider`,
@@ -181,46 +127,20 @@ try {
         ],
       }),
   };
-  // These machines' speed drifts by ±20 % within minutes (other tenants), which a single
-  // baseline measured first would put into every ratio. So the baseline is measured again after
-  // each scenario (B S₁ B S₂ B …), and each scenario's ratio is to the mean of the two baseline
-  // slices around it; the baseline row is the mean of all its slices.
-  const slices: Measured[] = [await runs.baseline()];
-  const scenarios: Result[] = [];
-  for (const name of chosen.filter((n) => n !== 'baseline')) {
-    const r = await runs[name]();
-    slices.push(await runs.baseline());
-    const around = (slices.at(-2)!.rps + slices.at(-1)!.rps) / 2;
-    scenarios.push({ ...r, baselineRps: Math.round(around), ratio: around ? Math.round((r.rps / around) * 1000) / 1000 : 0 });
-  }
-  const sum = (pick: (r: Measured) => number) => slices.reduce((total, r) => total + pick(r), 0);
-  const mean = (pick: (r: Measured) => number) => Math.round((sum(pick) / slices.length) * 10) / 10;
-  const baselineRps = Math.round(mean((r) => r.rps));
-  scenarios.unshift({
-    name: 'baseline',
-    rps: baselineRps,
-    p50Ms: mean((r) => r.p50Ms),
-    p99Ms: mean((r) => r.p99Ms),
-    errors: sum((r) => r.errors),
-    non2xx: sum((r) => r.non2xx),
-    cpuUsPerRequest: mean((r) => r.cpuUsPerRequest),
-    baselineRps,
-    ratio: 1,
-  });
+  const scenarios = await measureSeries(
+    chosen.filter((n) => n !== 'baseline'),
+    (name) => runs[name as Scenario](),
+    runs.baseline,
+  );
   const rssMb = peakRssMb(service.pid);
   const report = { node: process.version, cpus: cpus().length, database: process.env.DATABASE_URL ? 'postgres' : 'embedded', durationS: duration, connections, scenarios, rssMb };
   if (values.json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
-    const rows = scenarios.map((s) =>
-      `| ${s.name.padEnd(12)} | ${String(s.rps).padStart(7)} | ${String(s.baselineRps).padStart(14)} | ${s.ratio.toFixed(3).padStart(6)} | ${String(s.p50Ms).padStart(5)} | ${String(s.p99Ms).padStart(5)} | ${String(s.errors).padStart(6)} | ${String(s.non2xx).padStart(6)} | ${s.cpuUsPerRequest.toFixed(1).padStart(10)} |`,
-    );
     process.stdout.write(
       [
         `Node ${report.node}, ${report.cpus} CPUs, ${report.database} database, ${connections} connections, ${duration} s each`,
-        '| scenario     |   req/s | baseline req/s |  ratio |   p50 |   p99 | errors | non2xx | CPU µs/req |',
-        '|--------------|---------|----------------|--------|-------|-------|--------|--------|------------|',
-        ...rows,
+        ...seriesTable(scenarios),
         `peak RSS of the service: ${rssMb} MB`,
         '',
       ].join('\n'),

@@ -140,6 +140,21 @@ export const envSchema = z
         }
       })
       .describe('32 random bytes, base64 (`openssl rand -base64 32`): the AES-256-GCM key of stored secrets (integration keys); unset: the service refuses to store them'),
+    SECRETS_KEY_PREVIOUS: z
+      .string()
+      .default('')
+      .transform((v, ctx) => {
+        const values = v.split(',').map((s) => s.trim()).filter(Boolean);
+        return values.map((value, i) => {
+          try {
+            return parseSecretsKey(value);
+          } catch (err) {
+            ctx.addIssue({ code: 'custom', message: `key ${i + 1} of ${values.length} ${(err as Error).message}` });
+            return Buffer.alloc(0);
+          }
+        });
+      })
+      .describe('while rotating SECRETS_KEY: the old key(s), comma-separated, which still open what was sealed under them (nothing is sealed with them) until `sigsvc secrets rekey` has sealed it again under SECRETS_KEY'),
     GOOGLE_TOKEN_URL: url.default('https://oauth2.googleapis.com/token').describe("Google's OAuth 2.0 token endpoint (the `aud` of service-account assertions)"),
     GOOGLE_ADMIN_API_URL: url.default('https://admin.googleapis.com').describe("base URL of Google's Admin SDK Directory API"),
     GOOGLE_GMAIL_API_URL: url.default('https://gmail.googleapis.com').describe("base URL of Google's Gmail API"),
@@ -152,6 +167,9 @@ export const envSchema = z
   .superRefine((env, ctx) => {
     if (env.OIDC_ISSUER && env.OIDC_AUDIENCES.length === 0) {
       ctx.addIssue({ code: 'custom', path: ['OIDC_AUDIENCES'], message: 'is required when OIDC_ISSUER is set' });
+    }
+    if (env.SECRETS_KEY_PREVIOUS.length > 0 && !env.SECRETS_KEY) {
+      ctx.addIssue({ code: 'custom', path: ['SECRETS_KEY_PREVIOUS'], message: 'needs SECRETS_KEY (the new key; the previous ones only open what was sealed under them)' });
     }
   })
   .transform((env) => {
@@ -215,6 +233,7 @@ export const envSchema = z
       metricsToken: env.METRICS_TOKEN,
       logLevel: env.LOG_LEVEL,
       secretsKey: env.SECRETS_KEY,
+      secretsKeysPrevious: env.SECRETS_KEY_PREVIOUS,
       google: {
         tokenUrl: env.GOOGLE_TOKEN_URL,
         adminApiUrl: stripSlash(env.GOOGLE_ADMIN_API_URL),

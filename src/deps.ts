@@ -252,7 +252,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       invalidate,
     });
     closers.unshift(billing.startPurging());
-    const secrets = createSecretBox(config.secretsKey);
+    const secrets = createSecretBox(config.secretsKey, config.secretsKeysPrevious);
     const addinFetches = new FetchRecorder((fetches) => outlookRepo.recordFetches(db, fetches), logger);
     closers.unshift(() => addinFetches.close());
     const outlook = createOutlookService({

@@ -13,7 +13,7 @@ import { idpKeysRepo } from '../src/store/repositories/idp-keys.ts';
 describe('sigsvc as a process: each command once, through bin/sigsvc.mjs', () => {
   // The other tests run the commands in this process (helpers/cli.ts); these check that each one
   // also works as the operator runs it: the launcher, Node's flags, exit codes, stdout and stderr.
-  test('migrate, org create, staff create, keys rotate, events replay', async () => {
+  test('migrate, org create, staff create, keys rotate, secrets rekey, events replay', async () => {
     const store = await isolatedStore();
     const sigsvc = (...args: string[]) => runNode(['bin/sigsvc.mjs', ...args], store.env);
     try {
@@ -32,6 +32,10 @@ describe('sigsvc as a process: each command once, through bin/sigsvc.mjs', () =>
       const rotated = await sigsvc('keys', 'rotate');
       assert.equal(rotated.code, 0, rotated.stderr);
       assert.equal(typeof JSON.parse(rotated.stdout).kid, 'string');
+
+      const rekeyed = await runNode(['bin/sigsvc.mjs', 'secrets', 'rekey'], { ...store.env, SECRETS_KEY: Buffer.alloc(32, 9).toString('base64') });
+      assert.equal(rekeyed.code, 0, rekeyed.stderr);
+      assert.deepEqual([JSON.parse(rekeyed.stdout).resealed, JSON.parse(rekeyed.stdout).alreadyCurrent], [0, 0]);
 
       const replayed = await sigsvc('events', 'replay');
       assert.equal(replayed.code, 0, replayed.stderr);

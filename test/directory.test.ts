@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import { sql } from 'kysely';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, createUser, type TestOrg } from './helpers/fixtures.ts';
 import type { DirectoryUser } from '../src/directory/plan.ts';
@@ -132,5 +133,89 @@ describe('directory: applying a directory to an org', () => {
     await apply(org, [dirUser(domain, 1, { active: false })]);
     const left = await db.selectFrom('oidc_payloads').select('id').where('account_id', '=', userId).execute();
     assert.equal(left.length, 0);
+  });
+
+  // The seat check reads a count kept by the database (migration 042) instead of counting the
+  // org's users in each creating transaction: these check that the count follows every kind of
+  // write to users, and that a sync of a large org makes exactly the changes due.
+  const liveCounts = async (orgId: string) => {
+    const db = server.deps.database.db;
+    const kept = await db.selectFrom('org_live_users').select('live').where('org_id', '=', orgId).executeTakeFirst();
+    const counted = await db.selectFrom('users').select((eb) => eb.fn.countAll<string>().as('n')).where('org_id', '=', orgId).where('deleted_at', 'is', null).executeTakeFirstOrThrow();
+    return { kept: kept?.live ?? 0, counted: Number(counted.n) };
+  };
+
+  test('the live-user count the seat check reads follows every write to users', async () => {
+    const db = server.deps.database.db;
+    const org = await createOrg(server, { seats: 50 });
+    const other = await createOrg(server, { seats: 50 });
+    const expect = async (orgId: string, n: number, what: string) => assert.deepEqual(await liveCounts(orgId), { kept: n, counted: n }, what);
+    await expect(org.orgId, 1, 'the owner');
+    const u1 = await createUser(server, org);
+    await createUser(server, org);
+    await expect(org.orgId, 3, 'created through the API');
+    assert.equal((await server.request('DELETE', `/v1/orgs/${org.orgId}/users/${u1.userId}`, { key: org.key })).status, 204);
+    await expect(org.orgId, 2, 'deleted through the API');
+    const domain = `${randomUUID().slice(0, 8)}.test`;
+    await apply(org, [1, 2, 3].map((n) => dirUser(domain, n)));
+    await expect(org.orgId, 5, 'created by a sync');
+    await apply(org, [dirUser(domain, 1, { active: false }), dirUser(domain, 2), dirUser(domain, 3)]);
+    await expect(org.orgId, 4, 'suspended in the directory');
+    // Writes no service makes, straight in SQL: the count still follows.
+    const id = randomUUID();
+    await db.insertInto('users').values({ id, org_id: org.orgId, email: `raw-${id}@x.test`, role: 'member' }).execute();
+    await expect(org.orgId, 5, 'inserted');
+    await db.updateTable('users').set({ name: 'Renamed', deleted_at: null }).where('id', '=', id).execute();
+    await expect(org.orgId, 5, 'a live user updated');
+    await db.updateTable('users').set({ org_id: other.orgId }).where('id', '=', id).execute();
+    await expect(org.orgId, 4, 'moved out');
+    await expect(other.orgId, 2, 'moved in');
+    await db.updateTable('users').set({ deleted_at: new Date() }).where('id', '=', id).execute();
+    await expect(other.orgId, 1, 'deleted');
+    await db.updateTable('users').set({ deleted_at: new Date(Date.now() + 1000) }).where('id', '=', id).execute();
+    await expect(other.orgId, 1, 'a deleted user updated');
+    await db.updateTable('users').set({ deleted_at: null }).where('id', '=', id).execute();
+    await expect(other.orgId, 2, 'restored');
+    await db.deleteFrom('users').where('id', '=', id).execute();
+    await expect(other.orgId, 1, 'removed');
+  });
+
+  test('on an org of 20,000 users a sync makes exactly the changes due, and the seat cap holds', { timeout: 300_000 }, async () => {
+    const org = await createOrg(server, { seats: 20_000 });
+    const domain = `${randomUUID().slice(0, 8)}.test`;
+    const n = 19_999;
+    // The org's users as an earlier sync left them, written in one statement (the owner is the
+    // 20,000th), longer than the service's statement timeout allows on PostgreSQL.
+    await server.deps.database.unbounded((db) => sql`
+      INSERT INTO users (id, org_id, email, name, role, title, department, phone, mobile, directory_source, directory_id)
+      SELECT gen_random_uuid(), ${org.orgId}, 'user' || i || '@' || ${domain}, 'User ' || i, 'member', 'Engineer', 'R&D', '+1 555 0100', '', 'google', 'ext-' || ${domain} || '-' || i
+      FROM generate_series(1, ${n}) AS i`.execute(db));
+    assert.deepEqual(await liveCounts(org.orgId), { kept: 20_000, counted: 20_000 });
+
+    // 100 suspended (their seats are freed first), 50 with a new title, 150 new of which 100 fit.
+    const directory = [
+      ...Array.from({ length: n }, (_, i) =>
+        i < 100 ? dirUser(domain, i + 1, { active: false }) : i < 150 ? dirUser(domain, i + 1, { title: 'Manager' }) : dirUser(domain, i + 1),
+      ),
+      ...Array.from({ length: 150 }, (_, i) => dirUser(domain, n + 1 + i)),
+    ];
+    const dry = await apply(org, directory, true);
+    const r = await apply(org, directory);
+    assert.deepEqual([r.created, r.updated, r.deleted, r.skipped], [100, 50, 100, 50]);
+    assert.deepEqual([dry.created, dry.updated, dry.deleted, dry.skipped], [100, 50, 100, 50], 'the dry run planned the same');
+    const skipped = r.changes.filter((c) => c.action === 'skip');
+    assert.ok(skipped.every((c) => c.reason === 'seat_limit'));
+    assert.deepEqual(skipped.map((c) => c.email), Array.from({ length: 50 }, (_, i) => `user${n + 101 + i}@${domain}`), 'the first entries take the free seats');
+    assert.deepEqual(
+      r.changes.filter((c) => c.action === 'update').map((c) => [c.email, c.fields]),
+      Array.from({ length: 50 }, (_, i) => [`user${101 + i}@${domain}`, ['title']]),
+    );
+    assert.deepEqual(await liveCounts(org.orgId), { kept: 20_000, counted: 20_000 });
+
+    // Every seat taken: the API refuses another user, and the same sync again changes nothing.
+    const refused = await server.request('POST', `/v1/orgs/${org.orgId}/users`, { key: org.key, body: { email: `extra@${domain}`, name: 'Extra' } });
+    assert.equal(refused.status, 402, refused.text);
+    const again = await apply(org, directory);
+    assert.deepEqual([again.created, again.updated, again.deleted, again.skipped], [0, 0, 0, 50]);
   });
 });

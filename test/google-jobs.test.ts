@@ -111,11 +111,15 @@ describe('Google jobs', () => {
     }
   });
 
+  // Both workers start only once all the work is queued, each taking one job at a time: at their
+  // first claim each gets a sync of its own, so that both take part does not depend on which one
+  // polls first (started before the connections, the one that queued a job often ran its sync and
+  // then the push that sync queued, and could end up with every org).
   test('two instances share the work and never run one job twice (PostgreSQL)', { timeout: 400_000, skip: onPostgres ? false : 'several instances need a PostgreSQL server (DATABASE_URL)' }, async () => {
     const database = await googleDatabase();
     const env = { JOBS_CONCURRENCY: '1' };
-    const a = await startGoogleServer(fake, database.url, env);
-    const b = await startGoogleServer(fake, database.url, env);
+    const a = await startGoogleServer(fake, database.url, env, { jobWorker: false });
+    const b = await startGoogleServer(fake, database.url, env, { jobWorker: false });
     try {
       fake.delayMs = 5;
       const orgs: { org: TestOrg; domain: string }[] = [];
@@ -126,16 +130,27 @@ describe('Google jobs', () => {
         await connect(i % 2 ? b : a, org, ws);
         orgs.push({ org, domain: ws.domain });
       }
+      a.deps.queue.start();
+      b.deps.queue.start();
       for (const { org } of orgs) await waitFor(async () => (await deployedCount(a, org)) === 31, 'every org deployed', 120_000);
+      for (const { org } of orgs) assert.deepEqual(await jobsSettled(a, org.orgId), []);
       for (const { domain } of orgs) {
         const counts = patchCounts(fake, domain);
         assert.equal(counts.size, 31);
         assert.ok([...counts.values()].every((n) => n === 1), 'no one pushed twice');
       }
-      const deployedBy = async (s: TestServer) => Number(/signature_pushes_total\{outcome="deployed"\} (\d+)/.exec((await s.request('GET', '/metrics')).text)?.[1] ?? 0);
-      const [byA, byB] = [await deployedBy(a), await deployedBy(b)];
-      assert.equal(byA + byB, 124);
-      assert.ok(byA > 0 && byB > 0, `both instances pushed (${byA} and ${byB})`);
+      const metrics = async (s: TestServer) => (await s.request('GET', '/metrics')).text;
+      const [textA, textB] = [await metrics(a), await metrics(b)];
+      const deployed = (text: string) => Number(/signature_pushes_total\{outcome="deployed"\} (\d+)/.exec(text)?.[1] ?? 0);
+      assert.equal(deployed(textA) + deployed(textB), 124);
+      // Each job ran once: the attempts that succeeded on the two instances are the jobs there are.
+      const succeeded = (text: string) =>
+        [...text.matchAll(/jobs_total\{kind="google\.(?:sync|push)",outcome="succeeded"\} (\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+      const jobs = await a.deps.database.db.selectFrom('jobs').select(['state', 'attempts']).where('org_id', 'in', orgs.map((o) => o.org.orgId)).where('kind', 'like', 'google.%').execute();
+      assert.ok(jobs.every((j) => j.state === 'succeeded' && j.attempts === 1), JSON.stringify(jobs));
+      const [byA, byB] = [succeeded(textA), succeeded(textB)];
+      assert.equal(byA + byB, jobs.length);
+      assert.ok(byA > 0 && byB > 0, `both instances ran jobs (${byA} and ${byB})`);
     } finally {
       fake.delayMs = 0;
       await a.close();

@@ -9,6 +9,7 @@ import type { PasswordHasher } from '../auth/passwords.ts';
 import { commandLogger, withDatabase, type CommandContext } from './context.ts';
 import { eventsReplay, orgCreate } from './org-commands.ts';
 import { keysRotate, staffCreate } from './identity-commands.ts';
+import { secretsRekey } from './secrets-commands.ts';
 
 export interface CliIo {
   stdout: { write(chunk: string): unknown };
@@ -50,6 +51,10 @@ const commands: Record<string, { usage: string; run: Command }> = {
   'keys rotate': {
     usage: 'sigsvc keys rotate',
     run: (args, ctx) => keysRotate(options(args, {}), ctx),
+  },
+  'secrets rekey': {
+    usage: 'sigsvc secrets rekey [--dry-run]',
+    run: (args, ctx) => secretsRekey(options(args, { 'dry-run': { type: 'boolean' } }), ctx),
   },
   'events replay': {
     usage: 'sigsvc events replay [--id EVENT_ID]',

@@ -1,5 +1,5 @@
 import type { GoogleIntegrationRow } from '../store/schema.ts';
-import type { SecretBox } from '../secrets/secret-box.ts';
+import { sealedContext, type SecretBox } from '../secrets/secret-box.ts';
 import type { GoogleCredentials } from './client.ts';
 
 /** The connection's key, opened for a call. Sealed under the org's id: a row copied to another org does not open. */
@@ -8,6 +8,6 @@ export function credentialsOf(secrets: SecretBox, row: GoogleIntegrationRow): Go
     clientEmail: row.client_email,
     clientId: row.client_id,
     privateKeyId: row.private_key_id,
-    privateKey: secrets.open(row.sealed_private_key, `google:${row.org_id}`),
+    privateKey: secrets.open(row.sealed_private_key, sealedContext('google', row.org_id)),
   };
 }

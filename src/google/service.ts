@@ -7,7 +7,7 @@ import { deploymentsRepo } from '../store/repositories/deployments.ts';
 import type { GoogleIntegrationRow } from '../store/schema.ts';
 import { AppError, notFound } from '../errors.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
-import { SecretError, type SecretBox } from '../secrets/secret-box.ts';
+import { SecretError, sealedContext, type SecretBox } from '../secrets/secret-box.ts';
 import type { DirectoryService } from '../directory/service.ts';
 import { GoogleError, SCOPES } from './errors.ts';
 import type { GoogleClient, GoogleCredentials } from './client.ts';
@@ -59,7 +59,7 @@ export function createGoogleService(deps: { db: Db; secrets: SecretBox; client: 
       }
       const key = input.serviceAccountKey === undefined ? undefined : await parseServiceAccountKey(input.serviceAccountKey);
       // Sealed before the transaction: without SECRETS_KEY this is the 503 that says how to make one.
-      const sealed = key ? secrets.seal(key.privateKey, `google:${ctx.orgId}`) : undefined;
+      const sealed = key ? secrets.seal(key.privateKey, sealedContext('google', ctx.orgId)) : undefined;
       return db.transaction().execute(async (tx) => {
         const { row, created } = await googleRepo.upsert(tx, {
           orgId: ctx.orgId,

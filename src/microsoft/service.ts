@@ -7,7 +7,7 @@ import { microsoftRepo } from '../store/repositories/microsoft.ts';
 import type { MicrosoftIntegrationRow } from '../store/schema.ts';
 import { AppError, notFound } from '../errors.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
-import { SecretError, type SecretBox } from '../secrets/secret-box.ts';
+import { SecretError, sealedContext, type SecretBox } from '../secrets/secret-box.ts';
 import type { DirectoryService, DirectoryUser } from '../directory/service.ts';
 import { enqueue, type EnqueuedJob } from '../jobs/queue.ts';
 import { MicrosoftError, type Credentials, type GraphClient } from './graph.ts';
@@ -23,7 +23,7 @@ export interface ConnectInput {
 
 export function createMicrosoftService(deps: { db: Db; secrets: SecretBox; graph: GraphClient; directory: DirectoryService; clock: () => Date }) {
   const { db, secrets, graph, clock } = deps;
-  const context = (orgId: string) => `microsoft:${orgId}`;
+  const context = (orgId: string) => sealedContext('microsoft', orgId);
 
   async function require(orgId: string): Promise<MicrosoftIntegrationRow> {
     const row = await microsoftRepo.find(db, orgId);

@@ -12,7 +12,7 @@ import type { RenderService } from '../render/service.ts';
 import { graceExpired, planFacts } from '../billing/gate.ts';
 import { ADDIN_KEY_PATTERN, hashAddinKey, newAddinKey } from './addin-key.ts';
 import { buildManifest } from './manifest.ts';
-import { SecretError, type SecretBox } from '../secrets/secret-box.ts';
+import { SecretError, sealedContext, type SecretBox } from '../secrets/secret-box.ts';
 import type { FetchRecorder } from './fetch-recorder.ts';
 
 /** Outlook refuses longer signatures (`body.setSignatureAsync`: 30,000 characters). */
@@ -30,7 +30,7 @@ export function createOutlookService(deps: {
   appUrl: string;
 }) {
   const { db, caches, secrets, clock } = deps;
-  const context = (orgId: string) => `outlook:${orgId}`;
+  const context = (orgId: string) => sealedContext('outlook', orgId);
   /** The key as it was made; a sealed value this SECRETS_KEY cannot open is a 503 saying why. */
   const openKey = (row: OutlookAddinRow) => {
     try {

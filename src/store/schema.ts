@@ -306,8 +306,15 @@ export interface SchemaMigrationsTable {
   applied_at: CreatedAt;
 }
 
+/** Live users per org, kept by triggers on users (migration 042): the seat check reads it. */
+export interface OrgLiveUsersTable {
+  org_id: string;
+  live: number;
+}
+
 export interface DB {
   orgs: OrgsTable;
+  org_live_users: OrgLiveUsersTable;
   users: UsersTable;
   templates: TemplatesTable;
   api_keys: ApiKeysTable;

@@ -114,17 +114,15 @@ export const billingRepo = {
     }));
   },
 
-  /** Live users per org (only the seat-cap recomputation needs them). */
+  /**
+   * Live users per org (the seat cap): one row per org kept by the database on every write to
+   * users (migration 042), not a count of the org's users, which a sync creating thousands of
+   * users would make once per user.
+   */
   async seatsUsed(db: Db, orgIds: string[]): Promise<Map<string, number>> {
     if (orgIds.length === 0) return new Map();
-    const rows = await db
-      .selectFrom('users')
-      .select(['org_id', sql<number>`count(*)::int`.as('n')])
-      .where('org_id', 'in', orgIds)
-      .where('deleted_at', 'is', null)
-      .groupBy('org_id')
-      .execute();
-    return new Map(rows.map((r) => [r.org_id, r.n]));
+    const rows = await db.selectFrom('org_live_users').select(['org_id', 'live']).where('org_id', 'in', orgIds).execute();
+    return new Map(rows.map((r) => [r.org_id, r.live]));
   },
 
   /**

@@ -1,0 +1,126 @@
+// The benches' measuring: one scenario with autocannon against a process, the CPU time that
+// process spent per request, and a series of scenarios each compared with the bare server measured
+// just before and after it. `npm run bench` (run.ts) and `npm run bench:google` (google-push.ts)
+// both measure through this.
+import { readFileSync } from 'node:fs';
+import autocannon from 'autocannon';
+import type { ServiceProcess } from '../test/helpers/process.ts';
+
+export interface Measured {
+  name: string;
+  rps: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+  /** CPU time of the answering process per request, µs: steadier than req/s on shared machines. */
+  cpuUsPerRequest: number;
+}
+
+export interface Result extends Measured {
+  /** Throughput of the baseline slices measured just before and after this scenario (their mean). */
+  baselineRps: number;
+  ratio: number;
+}
+
+/** CPU time (user + system) the process has used, in microseconds, from /proc (Linux). */
+export function cpuTimeUs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+// USER_HZ: 100 on every Linux this runs on (getconf CLK_TCK).
+const CLOCK_TICKS = 100;
+
+export function peakRssMb(pid: number | undefined): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0) / 1024);
+  } catch {
+    return 0;
+  }
+}
+
+export interface Load {
+  connections: number;
+  durationS: number;
+  progress: (line: string) => void;
+}
+
+/** One scenario: `connections` clients for `durationS` seconds against `target`. */
+export async function measure(name: string, target: ServiceProcess, load: Load, opts: autocannon.Options): Promise<Measured> {
+  load.progress(`… ${name}: ${load.connections} connections for ${load.durationS} s`);
+  const cpuBefore = cpuTimeUs(target.pid);
+  // autocannon notices the end of a run at its sample ticks (1 s by default): a run shorter than
+  // a second (the test suite's smoke test) samples as often as it lasts, or it lasts a second.
+  const r = await autocannon({ connections: load.connections, duration: load.durationS, sampleInt: Math.min(1000, load.durationS * 1000), ...opts });
+  const cpuUs = cpuTimeUs(target.pid) - cpuBefore;
+  const total = r.requests.total || 1;
+  return {
+    name,
+    // Requests over the run's measured duration: autocannon's own average is over 1-second
+    // samples, of which a run shorter than a second (the test suite's smoke test) has none.
+    rps: Math.round(r.requests.total / (r.duration || load.durationS)),
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    errors: r.errors + r.timeouts,
+    non2xx: r.non2xx,
+    cpuUsPerRequest: Number.isFinite(cpuUs) ? Math.round((cpuUs / total) * 10) / 10 : 0,
+  };
+}
+
+/** The hot routes as autocannon requests them: an org by API key, a warm render, the pixel. */
+export function hotRoutes(service: ServiceProcess, org: { orgId: string; key: string; userId: string }) {
+  return {
+    'org-apikey': { url: `${service.url}/v1/orgs/${org.orgId}`, headers: { 'x-api-key': org.key } },
+    'render-warm': { url: `${service.url}/v1/orgs/${org.orgId}/render/${org.userId}`, method: 'POST', headers: { 'x-api-key': org.key } },
+    pixel: { url: `${service.url}/v1/p/${org.userId}` },
+  } satisfies Record<string, autocannon.Options>;
+}
+
+/**
+ * Measures the baseline, then each scenario followed by the baseline again (B S₁ B S₂ B …): these
+ * machines' speed drifts by ±20 % within minutes (other tenants), which a single baseline measured
+ * first would put into every ratio. Each scenario's ratio is to the mean of the two baseline
+ * slices around it; the first row is the baseline, the mean of all its slices.
+ */
+export async function measureSeries(names: string[], run: (name: string) => Promise<Measured>, baseline: () => Promise<Measured>): Promise<Result[]> {
+  const slices: Measured[] = [await baseline()];
+  const scenarios: Result[] = [];
+  for (const name of names) {
+    const r = await run(name);
+    slices.push(await baseline());
+    const around = (slices.at(-2)!.rps + slices.at(-1)!.rps) / 2;
+    scenarios.push({ ...r, baselineRps: Math.round(around), ratio: around ? Math.round((r.rps / around) * 1000) / 1000 : 0 });
+  }
+  const sum = (pick: (r: Measured) => number) => slices.reduce((total, r) => total + pick(r), 0);
+  const mean = (pick: (r: Measured) => number) => Math.round((sum(pick) / slices.length) * 10) / 10;
+  const baselineRps = Math.round(mean((r) => r.rps));
+  scenarios.unshift({
+    name: 'baseline',
+    rps: baselineRps,
+    p50Ms: mean((r) => r.p50Ms),
+    p99Ms: mean((r) => r.p99Ms),
+    errors: sum((r) => r.errors),
+    non2xx: sum((r) => r.non2xx),
+    cpuUsPerRequest: mean((r) => r.cpuUsPerRequest),
+    baselineRps,
+    ratio: 1,
+  });
+  return scenarios;
+}
+
+/** The rows of a series as a Markdown table. */
+export function seriesTable(scenarios: Result[]): string[] {
+  return [
+    '| scenario     |   req/s | baseline req/s |  ratio |   p50 |   p99 | errors | non2xx | CPU µs/req |',
+    '|--------------|---------|----------------|--------|-------|-------|--------|--------|------------|',
+    ...scenarios.map(
+      (s) =>
+        `| ${s.name.padEnd(12)} | ${String(s.rps).padStart(7)} | ${String(s.baselineRps).padStart(14)} | ${s.ratio.toFixed(3).padStart(6)} | ${String(s.p50Ms).padStart(5)} | ${String(s.p99Ms).padStart(5)} | ${String(s.errors).padStart(6)} | ${String(s.non2xx).padStart(6)} | ${s.cpuUsPerRequest.toFixed(1).padStart(10)} |`,
+    ),
+  ];
+}
