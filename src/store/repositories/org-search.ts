@@ -3,7 +3,7 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from '../db.ts';
 import type { DB } from '../schema.ts';
-import type { OrgWithUsage } from './orgs.ts';
+import { seatsUsedColumn, type OrgWithUsage } from './orgs.ts';
 
 export type OrgSort = 'newest' | 'oldest' | 'name' | '-name';
 
@@ -35,7 +35,7 @@ export const orgSearchRepo = {
     let query = db
       .selectFrom('orgs')
       .selectAll('orgs')
-      .select(sql<number>`(select count(*)::int from users u where u.org_id = orgs.id and u.deleted_at is null)`.as('seats_used'));
+      .select(seatsUsedColumn);
     const q = f.q?.trim();
     if (q) {
       query = query.where((eb) =>

@@ -5,6 +5,9 @@ import { atVersion, type VersionCheck } from '../conditional.ts';
 
 export type OrgWithUsage = OrgRow & { seats_used: number };
 
+/** An org row's live users, read from the count the database keeps (migration 042), not counted. */
+export const seatsUsedColumn = sql<number>`coalesce((select l.live from org_live_users l where l.org_id = orgs.id), 0)`.as('seats_used');
+
 export const orgsRepo = {
   async insert(db: Db, org: { id: string; name: string; seats: number; plan: string }): Promise<OrgRow> {
     return db.insertInto('orgs').values(org).returningAll().executeTakeFirstOrThrow();
@@ -14,9 +17,7 @@ export const orgsRepo = {
     return db
       .selectFrom('orgs')
       .selectAll('orgs')
-      .select(
-        sql<number>`(select count(*)::int from users u where u.org_id = orgs.id and u.deleted_at is null)`.as('seats_used'),
-      )
+      .select(seatsUsedColumn)
       .where('id', '=', orgId)
       .executeTakeFirst();
   },
