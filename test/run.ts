@@ -1,7 +1,9 @@
 // `npm test` after the type check: the unit tests in one process, every other test file under
-// Node's test runner, three at a time, then the files that must run alone. Node runs with the service's flags (src/node-flags.json), so the
-// test servers run as the service does; --liftoff-only alone saves ~0.5 s of CPU per embedded
-// database started (V8 no longer recompiles PostgreSQL's WebAssembly in the background).
+// Node's test runner, three at a time, then the files that must run alone. Test processes run with
+// --liftoff-only, as the service does (it saves ~0.5 s of CPU per embedded database started: V8
+// no longer recompiles PostgreSQL's WebAssembly in the background), but not with the service's
+// heap limits (src/runtime.ts): those trade CPU for a smaller RSS, and cost the suite ~25 s of CPU
+// in collections. The service started as a process (test/helpers/process.ts) has all its flags.
 // Arguments are passed on to the runner (e.g. `npm test -- --test-reporter=spec`).
 import { spawnSync } from 'node:child_process';
 import { globSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { SERVICE_NODE_FLAGS } from '../src/runtime.ts';
 import { dropFileDatabases } from './helpers/file-database.ts';
 
 const ROOT = new URL('../', import.meta.url);
+const HEAP_FLAGS = /^--(max-semi-space-size|heap-growing-percent)=/;
 // Node's compile cache (its code cache and the type-stripped sources, kept by content hash) for
 // every process of the run: a test process imports the whole service, and the cache takes ~0.2 s
 // of CPU off each of the ~90 the suite starts.
@@ -43,7 +46,7 @@ const unitFiles = globSync('src/**/*.test.ts', { cwd: ROOT }).sort();
 
 function run(concurrency: number, chosen: string[], isolation: 'process' | 'none' = 'process'): boolean {
   const args = [
-    ...SERVICE_NODE_FLAGS,
+    ...SERVICE_NODE_FLAGS.filter((flag) => !HEAP_FLAGS.test(flag)),
     '--test',
     `--test-isolation=${isolation}`,
     // Makes what the files share once: the migrated snapshot, PostgreSQL's migrations.
