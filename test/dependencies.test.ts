@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import pino from 'pino';
 import { Redis } from 'ioredis';
-import { postgresAvailable, scratchBehindProxy, scratchDatabase } from './helpers/pg.ts';
+import { NEEDS_POSTGRES, postgresAvailable, scratchBehindProxy, scratchDatabase } from './helpers/pg.ts';
 import { runNode, startProcess } from './helpers/process.ts';
 import { freePort, httpRequest, startServer, testEnv, type TestServer } from './helpers/server.ts';
 import { createOrg } from './helpers/fixtures.ts';
@@ -41,7 +41,7 @@ const healthy = (url: string) => () => fetch(`${url}/health`).then((r) => r.stat
 
 describe('PostgreSQL backends terminated during a burst of writes', () => {
   test('the process lives, every write answered 201 is stored, the others are 503 with Retry-After, /health is 200 again', async (t) => {
-    if (!(await postgresAvailable())) return t.skip('no PostgreSQL server reachable');
+    if (!(await postgresAvailable())) return t.skip(NEEDS_POSTGRES);
     const scratch = await scratchDatabase();
     const admin = new pg.Client({ connectionString: scratch.url });
     let service: Awaited<ReturnType<typeof startProcess>> | undefined;
@@ -123,7 +123,7 @@ describe('PostgreSQL unreachable: requests fail fast', () => {
     });
 
   test('a link that stops forwarding: 503 with Retry-After within the timeouts, /health says timeout, then recovery', async (t) => {
-    if (!(await postgresAvailable())) return t.skip('no PostgreSQL server reachable');
+    if (!(await postgresAvailable())) return t.skip(NEEDS_POSTGRES);
     const { db, proxy, server } = await behindProxy();
     try {
       const org = await createOrg(server);
@@ -155,7 +155,7 @@ describe('PostgreSQL unreachable: requests fail fast', () => {
   });
 
   test('connections refused: 503 at once; /health names the check and its class, never the driver message', async (t) => {
-    if (!(await postgresAvailable())) return t.skip('no PostgreSQL server reachable');
+    if (!(await postgresAvailable())) return t.skip(NEEDS_POSTGRES);
     const { db, proxy, server } = await behindProxy();
     try {
       const org = await createOrg(server);

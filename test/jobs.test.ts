@@ -12,7 +12,7 @@ import { backoffMs, createJobQueue, enqueue, JobFailedError, RetryableJobError, 
 import { migrate } from '../src/store/migrate.ts';
 import { SERVICE_NODE_FLAGS } from '../src/runtime.ts';
 import { migratedSnapshot } from './helpers/snapshot.ts';
-import { postgresAvailable, scratchDatabase } from './helpers/pg.ts';
+import { NEEDS_POSTGRES, postgresAvailable, scratchDatabase } from './helpers/pg.ts';
 import { ROOT } from './helpers/process.ts';
 import { waitFor } from './helpers/wait.ts';
 import { startServer, type TestServer } from './helpers/server.ts';
@@ -302,7 +302,7 @@ describe('job queue on PostgreSQL: several instances', async () => {
     if (available) await scratch.drop();
   });
 
-  test('two instances on one database share the work and never run a job twice', { skip: !available && 'no PostgreSQL server' }, async () => {
+  test('two instances on one database share the work and never run a job twice', { skip: !available && NEEDS_POSTGRES }, async () => {
     const kind = kindOf('shared');
     const runs = new Map<string, string[]>();
     const instances = ['A', 'B'];
@@ -335,7 +335,7 @@ describe('job queue on PostgreSQL: several instances', async () => {
     assert.ok(attempts.every((r) => r.attempts === 1));
   });
 
-  test('an instance killed mid-job: once its lease expires another instance runs the job', { skip: !available && 'no PostgreSQL server' }, async () => {
+  test('an instance killed mid-job: once its lease expires another instance runs the job', { skip: !available && NEEDS_POSTGRES }, async () => {
     const kind = kindOf('crash');
     const d = stores[0]!;
     const { jobId } = await enqueue(d.db, { kind, orgId: null });

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { startSmtp, type TestSmtp } from './helpers/smtp.ts';
-import { postgresAvailable, scratchDatabase } from './helpers/pg.ts';
+import { NEEDS_POSTGRES, postgresAvailable, scratchDatabase } from './helpers/pg.ts';
 import { waitFor } from './helpers/wait.ts';
 import { invitationMail } from '../src/mail/messages.ts';
 import { openDatabase } from '../src/store/db.ts';
@@ -100,7 +100,7 @@ describe('mail', () => {
 
 describe('mail: two instances on one PostgreSQL database', async () => {
   const available = await postgresAvailable();
-  test('two instances sending from one outbox deliver each mail once', { skip: !available && 'no PostgreSQL server' }, async () => {
+  test('two instances sending from one outbox deliver each mail once', { skip: !available && NEEDS_POSTGRES }, async () => {
     const scratch = await scratchDatabase();
     const smtp = await startSmtp();
     const servers: TestServer[] = [];

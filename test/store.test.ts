@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openDatabase } from '../src/store/db.ts';
 import { migrate, migrationFiles } from '../src/store/migrate.ts';
-import { postgresAvailable, scratchBehindProxy, scratchDatabase } from './helpers/pg.ts';
+import { NEEDS_POSTGRES, postgresAvailable, scratchBehindProxy, scratchDatabase } from './helpers/pg.ts';
 import { runCli } from './helpers/cli.ts';
 import { emptySnapshot } from './helpers/snapshot.ts';
 import { startServer } from './helpers/server.ts';
@@ -23,7 +23,7 @@ describe('migrations', () => {
   // Two runs at once on two connections, as two processes would have (`sigsvc migrate` runs as a
   // process in cli.test.ts): the advisory lock is per connection.
   test('two migrations of one PostgreSQL database at once apply each file exactly once', async (t) => {
-    if (!(await postgresAvailable())) return t.skip('no PostgreSQL server reachable');
+    if (!(await postgresAvailable())) return t.skip(NEEDS_POSTGRES);
     const scratch = await scratchDatabase();
     try {
       const env = { DATABASE_URL: scratch.url };
@@ -51,7 +51,7 @@ describe('migrations', () => {
 
 describe('health follows a PostgreSQL server that goes away and comes back', () => {
   test('503 while unreachable, 200 again without a restart', async (t) => {
-    if (!(await postgresAvailable())) return t.skip('no PostgreSQL server reachable');
+    if (!(await postgresAvailable())) return t.skip(NEEDS_POSTGRES);
     const db = await scratchBehindProxy();
     const { proxy } = db;
     const server = await startServer({ DATABASE_URL: db.url });

@@ -1,6 +1,7 @@
 // Scratch PostgreSQL databases for the tests that need a server of their own (migration races,
-// a database that goes away). They use DATABASE_URL's server when set, else the machine's local one.
-// Under CI=true a missing server fails the test; elsewhere the test is skipped with a reason.
+// a database that goes away, several instances). They run in the suite's PostgreSQL pass
+// (DATABASE_URL set, the second pass of .ci/run) and are skipped in the embedded pass, which ran
+// them a second time for nothing. Under CI=true a missing server fails them.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
@@ -8,7 +9,12 @@ import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 const serverUrl = () =>
   process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : 'postgres://postgres@127.0.0.1:5432/test';
 
+/** The skip reason of a test that needs a PostgreSQL server of its own. */
+export const NEEDS_POSTGRES = "needs a PostgreSQL server: runs in the suite's PostgreSQL pass (DATABASE_URL, as .ci/run's second pass)";
+
+/** Whether this pass runs the tests that need a PostgreSQL server of their own. */
 export async function postgresAvailable(): Promise<boolean> {
+  if (!process.env.DATABASE_URL?.startsWith('postgres')) return false;
   const client = new pg.Client({ connectionString: serverUrl(), connectionTimeoutMillis: 1500 });
   try {
     await client.connect();
