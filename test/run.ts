@@ -22,24 +22,7 @@ process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'sigsvc-node-compile-cache');
 // Browser tests (`*.browser.test.ts`: a Chromium each, heavy on a small machine) run one at a time too.
 const BROWSER = /\.browser\.test\.ts$/;
 const ALONE_FILES = ['test/multi-instance.test.ts'];
-// The longest files start first, so none of them starts last and runs alone at the end (a list
-// from measurements; a file missing from it only runs in its alphabetical place).
-const LONGEST_FIRST = [
-  'test/dependencies.test.ts',
-  'test/google.test.ts',
-  'test/google-jobs.test.ts',
-  'test/render-hostile.test.ts',
-  'test/cli.test.ts',
-  'test/bench.test.ts',
-  'test/foundation.test.ts',
-  'test/supervisor.test.ts',
-  'test/people.test.ts',
-  'test/microsoft-sync.test.ts',
-];
-const rank = (f: string) => (LONGEST_FIRST.includes(f) ? LONGEST_FIRST.indexOf(f) : LONGEST_FIRST.length);
-const files = globSync('test/**/*.test.ts', { cwd: ROOT })
-  .sort()
-  .sort((a, b) => rank(a) - rank(b));
+const files = globSync('test/**/*.test.ts', { cwd: ROOT }).sort();
 // The unit tests beside the code (src/**/*.test.ts) test pure modules: they share one process,
 // which saves a process start (~0.5 s of CPU) per file.
 const unitFiles = globSync('src/**/*.test.ts', { cwd: ROOT }).sort();
