@@ -9,6 +9,7 @@ import { assertSecurityCases } from './helpers/security.ts';
 import { startFakeGoogle, fakeGoogleEnv, GMAIL_SCOPE, type FakeGoogle } from './helpers/fake-google.ts';
 import { connect, googleDatabase, jobsSettled, startGoogleServer, waitForJob, workspace } from './helpers/google-setup.ts';
 import { waitFor } from './helpers/wait.ts';
+import { NEEDS_POSTGRES } from './helpers/pg.ts';
 
 describe('Google Workspace', () => {
   let fake: FakeGoogle;
@@ -287,6 +288,27 @@ describe('Google Workspace', () => {
     assert.equal(users.body.items.length, 4, 'the synced users stay (the owner, the admin and two users)');
     const audit = await server.request('GET', `/v1/orgs/${org.orgId}/audit?action=integration.google.disconnect`, { key: org.key });
     assert.equal(audit.body.items.length, 1);
+  });
+
+  test("a settings change keeps the stored key as it is then, even one sealed again while the change ran (PostgreSQL)", { skip: !process.env.DATABASE_URL?.startsWith('postgres') && NEEDS_POSTGRES }, async () => {
+    const org = await createOrg(server, { seats: 50 });
+    const ws = workspace(fake, 1);
+    await connect(server, org, ws, { syncUsers: false, pushSignatures: false });
+    const db = server.deps.database.db;
+    const stored = () => db.selectFrom('google_integrations').select(['sealed_private_key', 'admin_email']).where('org_id', '=', org.orgId).executeTakeFirstOrThrow();
+    const resealed = server.deps.secrets.seal('what `secrets rekey` wrote meanwhile', `google:${org.orgId}`);
+    // The row is held, as `sigsvc secrets rekey` holds it while it seals again; the settings change
+    // reads the connection, then waits on the row; the key is replaced and the hold let go.
+    let change: ReturnType<typeof server.request> | undefined;
+    await db.transaction().execute(async (trx) => {
+      await trx.selectFrom('google_integrations').select('org_id').where('org_id', '=', org.orgId).forUpdate().execute();
+      change = server.request('PUT', base(org), { key: org.key, body: { adminEmail: `other-admin@${ws.domain}`, syncUsers: false, pushSignatures: false } });
+      await new Promise((r) => setTimeout(r, 300));
+      await trx.updateTable('google_integrations').set({ sealed_private_key: resealed }).where('org_id', '=', org.orgId).execute();
+    });
+    const res = await change!;
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(await stored(), { sealed_private_key: resealed, admin_email: `other-admin@${ws.domain}` }, 'the key written meanwhile is kept');
   });
 
   test('metrics: requests to Google and pushes by outcome', async () => {

@@ -60,18 +60,19 @@ export function createGoogleService(deps: { db: Db; secrets: SecretBox; client: 
       const key = input.serviceAccountKey === undefined ? undefined : await parseServiceAccountKey(input.serviceAccountKey);
       // Sealed before the transaction: without SECRETS_KEY this is the 503 that says how to make one.
       const sealed = key ? secrets.seal(key.privateKey, sealedContext('google', ctx.orgId)) : undefined;
+      const settings = { adminEmail: input.adminEmail.trim(), syncUsers: input.syncUsers, pushSignatures: input.pushSignatures };
       return db.transaction().execute(async (tx) => {
-        const { row, created } = await googleRepo.upsert(tx, {
-          orgId: ctx.orgId,
-          clientEmail: key?.clientEmail ?? existing!.client_email,
-          clientId: key?.clientId ?? existing!.client_id,
-          privateKeyId: key?.privateKeyId ?? existing!.private_key_id,
-          projectId: key?.projectId ?? existing!.project_id,
-          sealedPrivateKey: sealed ?? existing!.sealed_private_key,
-          adminEmail: input.adminEmail.trim(),
-          syncUsers: input.syncUsers,
-          pushSignatures: input.pushSignatures,
-        }, deps.syncIntervalS);
+        let row: GoogleIntegrationRow;
+        let created = false;
+        if (key && sealed) {
+          const keyColumns = { clientEmail: key.clientEmail, clientId: key.clientId, privateKeyId: key.privateKeyId, projectId: key.projectId, sealedPrivateKey: sealed };
+          ({ row, created } = await googleRepo.upsert(tx, ctx.orgId, keyColumns, settings, deps.syncIntervalS));
+        } else {
+          // Without a new key the stored one is kept as it is now (see updateSettings).
+          const updated = await googleRepo.updateSettings(tx, ctx.orgId, settings);
+          if (!updated) throw notFound('Google Workspace connection');
+          row = updated;
+        }
         const changes = ['adminEmail', 'pushSignatures', 'syncUsers', ...(key ? ['serviceAccountKey'] : [])];
         await recordAudit(tx, ctx, { action: created ? 'integration.google.connect' : 'integration.google.update', targetId: ctx.orgId, changes });
         // A new connection (or a new key) syncs the directory, then pushes every signature (the

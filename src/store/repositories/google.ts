@@ -2,13 +2,16 @@ import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import type { GoogleIntegrationRow } from '../schema.ts';
 
-export interface GoogleConnection {
-  orgId: string;
+/** The service account's key, as stored: its public identifiers and its sealed private key. */
+export interface GoogleKey {
   clientEmail: string;
   clientId: string;
   privateKeyId: string;
   projectId: string;
   sealedPrivateKey: string;
+}
+
+export interface GoogleSettings {
   adminEmail: string;
   syncUsers: boolean;
   pushSignatures: boolean;
@@ -21,22 +24,20 @@ export const googleRepo = {
     return db.selectFrom('google_integrations').selectAll().where('org_id', '=', orgId).executeTakeFirst();
   },
 
-  /** Connects, or replaces the connection's key and settings; a new key clears the last error. */
-  async upsert(db: Db, c: GoogleConnection, syncIntervalS: number): Promise<{ row: GoogleIntegrationRow; created: boolean }> {
+  /** Connects, or replaces the connection's key and settings; either clears the last error. */
+  async upsert(db: Db, orgId: string, key: GoogleKey, settings: GoogleSettings, syncIntervalS: number): Promise<{ row: GoogleIntegrationRow; created: boolean }> {
     const values = {
-      client_email: c.clientEmail,
-      client_id: c.clientId,
-      private_key_id: c.privateKeyId,
-      project_id: c.projectId,
-      sealed_private_key: c.sealedPrivateKey,
-      admin_email: c.adminEmail,
-      sync_users: c.syncUsers,
-      push_signatures: c.pushSignatures,
+      client_email: key.clientEmail,
+      client_id: key.clientId,
+      private_key_id: key.privateKeyId,
+      project_id: key.projectId,
+      sealed_private_key: key.sealedPrivateKey,
+      ...settingsColumns(settings),
     };
     const row = await db
       .insertInto('google_integrations')
       // The connection queues its first sync itself: the scheduler's is due an interval later.
-      .values({ org_id: c.orgId, ...values, next_sync_at: sql`now() + make_interval(secs => ${syncIntervalS})` })
+      .values({ org_id: orgId, ...values, next_sync_at: sql`now() + make_interval(secs => ${syncIntervalS})` })
       .onConflict((oc) =>
         oc.column('org_id').doUpdateSet({
           ...values,
@@ -49,6 +50,26 @@ export const googleRepo = {
       .returningAll()
       .executeTakeFirstOrThrow();
     return { row, created: row.version === 1 };
+  },
+
+  /**
+   * Changes the settings of an existing connection and clears the last error, leaving the key
+   * columns as they are stored: never a copy read earlier, which `sigsvc secrets rekey` may have
+   * sealed again meanwhile. undefined when there is no connection (it was removed meanwhile).
+   */
+  async updateSettings(db: Db, orgId: string, settings: GoogleSettings): Promise<GoogleIntegrationRow | undefined> {
+    return db
+      .updateTable('google_integrations')
+      .set({
+        ...settingsColumns(settings),
+        last_error: null,
+        last_error_at: null,
+        version: sql`version + 1`,
+        updated_at: sql`now()`,
+      })
+      .where('org_id', '=', orgId)
+      .returningAll()
+      .executeTakeFirst();
   },
 
   async remove(db: Db, orgId: string): Promise<boolean> {
@@ -147,3 +168,7 @@ export const googleRepo = {
     return query.orderBy('seq').execute();
   },
 };
+
+function settingsColumns(s: GoogleSettings) {
+  return { admin_email: s.adminEmail, sync_users: s.syncUsers, push_signatures: s.pushSignatures };
+}
