@@ -45,8 +45,21 @@ export const listQuery = z.object({
   cursor: text().max(200).optional().describe('the `nextCursor` of the previous page'),
 });
 
-/** A page of a list; its example is a page of the item's example. */
+/**
+ * A page of a list; its example is a page of the item's example. One schema per item, however
+ * often routes are registered, so its serializer is compiled once (src/http/serializer.ts).
+ */
 export function page<T extends z.ZodType>(item: T) {
+  const known = pages.get(item) as ReturnType<typeof makePage<T>> | undefined;
+  if (known) return known;
+  const made = makePage(item);
+  pages.set(item, made);
+  return made;
+}
+
+const pages = new WeakMap<z.ZodType, z.ZodType>();
+
+function makePage<T extends z.ZodType>(item: T) {
   const itemExample = (z.globalRegistry.get(item)?.examples as unknown[] | undefined)?.[0];
   return z
     .object({ items: z.array(item), nextCursor: z.string().nullable() })

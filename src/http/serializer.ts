@@ -3,9 +3,10 @@
 // own serializer runs zod's encoder on every response, which the benchmarks showed among the
 // largest fixed costs of the hot routes (BENCHMARKS.md).
 //
-// Each schema is compiled once per process, and only when a route first answers with it: compiling
-// every route's serializers at start-up was ~0.2 s of CPU per app (of ~60 routes, a process serves
-// a few), and the test suite starts a hundred apps. The first answer of a route pays a few ms.
+// Each schema is compiled once, when a route first answers with it: compiling every route's
+// serializers at start-up was ~0.2 s of CPU per app (of ~60 routes, a process serves a few), and
+// the test suite starts a hundred apps. The first answer of a route pays a few ms. Schemas are
+// held weakly: the ones a route plugin builds as it registers go with their app.
 import fastJson from 'fast-json-stringify';
 import type { FastifySerializerCompiler } from 'fastify/types/schema.js';
 import { z } from 'zod';
@@ -13,18 +14,27 @@ import { z } from 'zod';
 export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema }) => compileSerializer(schema);
 
 type Serialize = (data: unknown) => string;
-const compiled = new Map<z.ZodType, Serialize | undefined>();
+const compiled = new WeakMap<z.ZodType, Serialize>();
+const named = new WeakSet<z.ZodType>();
+let namedRefs: WeakRef<z.ZodType>[] = [];
 
 export function compileSerializer(schema: unknown): Serialize {
   if (!(schema instanceof z.ZodType)) return (data) => JSON.stringify(data);
-  if (!compiled.has(schema)) compiled.set(schema, undefined);
+  if (!named.has(schema)) {
+    named.add(schema);
+    namedRefs.push(new WeakRef(schema));
+  }
   return (data) => (compiled.get(schema) ?? compiledNow(schema))(data);
 }
 
-/** Compiles every schema a route has named so far; a test proves they all compile. */
+/** Compiles every schema a live route has named; a test proves they all compile. */
 export function compileAllSerializers(): number {
-  for (const schema of compiled.keys()) compiledNow(schema);
-  return compiled.size;
+  namedRefs = namedRefs.filter((ref) => ref.deref() !== undefined);
+  for (const ref of namedRefs) {
+    const schema = ref.deref();
+    if (schema) compiledNow(schema);
+  }
+  return namedRefs.length;
 }
 
 function compiledNow(schema: z.ZodType): Serialize {
