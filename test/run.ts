@@ -28,14 +28,21 @@ const files = globSync('test/**/*.test.ts', { cwd: ROOT }).sort();
 const unitFiles = globSync('src/**/*.test.ts', { cwd: ROOT }).sort();
 
 function run(concurrency: number, chosen: string[], isolation: 'process' | 'none' = 'process'): boolean {
+  // The unit tests (isolation none) need no database.
+  const stores =
+    isolation === 'process'
+      ? [
+          // Makes what the files share once: the migrated snapshot, PostgreSQL's migrations.
+          '--test-global-setup=test/helpers/global-setup.ts',
+          // On PostgreSQL, each file's process gets a database of its own (a clone of a migrated template).
+          '--import=./test/helpers/file-database.ts',
+        ]
+      : [];
   const args = [
     ...SERVICE_NODE_FLAGS.filter((flag) => !HEAP_FLAGS.test(flag)),
     '--test',
     `--test-isolation=${isolation}`,
-    // Makes what the files share once: the migrated snapshot, PostgreSQL's migrations.
-    '--test-global-setup=test/helpers/global-setup.ts',
-    // On PostgreSQL, each file's process gets a database of its own (a clone of a migrated template).
-    '--import=./test/helpers/file-database.ts',
+    ...stores,
     `--test-concurrency=${concurrency}`,
     '--test-timeout=120000',
     '--test-force-exit',

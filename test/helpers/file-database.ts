@@ -5,14 +5,19 @@
 // test/run.ts preloads this module (--import) in every test process; the runner's own process
 // (no NODE_TEST_CONTEXT) and a file run by hand without the preload keep DATABASE_URL as it is.
 // test/run.ts drops them all when the run ends (the runner's global teardown is not awaited
-// under --test-force-exit).
+// under --test-force-exit); a file run by hand leaves the template, which the next run's set-up
+// drops with any clone an interrupted run left.
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 
-/** The template's and the clones' names, from the run's database name. */
+/**
+ * The template's and the clones' names, from the run's database name, with a marker no other
+ * database's name has: the run drops every database that starts with it. One run at a time per
+ * DATABASE_URL (.ci/run makes a new database per run).
+ */
 export function fileDatabaseNames(url: string): { template: string; clonePrefix: string } {
   const name = decodeURIComponent(new URL(url).pathname.slice(1));
-  return { template: `${name}_tpl`, clonePrefix: `${name}_f` };
+  return { template: `${name}__sigsvc_tpl`, clonePrefix: `${name}__sigsvc_f` };
 }
 
 /** A connection to the server's maintenance database, never to the template (a clone needs it idle). */
