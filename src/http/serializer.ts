@@ -24,7 +24,8 @@ export function compileSerializer(schema: unknown): Serialize {
     named.add(schema);
     namedRefs.push(new WeakRef(schema));
   }
-  return (data) => (compiled.get(schema) ?? compiledNow(schema))(data);
+  let serialize: Serialize | undefined;
+  return (data) => (serialize ??= compiledNow(schema))(data);
 }
 
 /** Compiles every schema a live route has named; a test proves they all compile. */
