@@ -17,7 +17,7 @@ import { Worker } from 'node:worker_threads';
 import { freePort, httpRequest } from '../test/helpers/server.ts';
 import { runNode, startProcess, type ServiceProcess } from '../test/helpers/process.ts';
 import type { FakeWorkspace } from './fake-google-worker.ts';
-import { hotRoutes, measure, measureSeries, seriesTable, type Load, type Result } from './measure.ts';
+import { benchEnv, hotRoutes, measure, measureSeries, seriesTable, type Load, type Result } from './measure.ts';
 
 const { values } = parseArgs({
   options: {
@@ -47,20 +47,7 @@ const patchesSent = async () => (await fakeAnswer<{ patches: number }>('patches'
 const workspace = (await fakeAnswer<{ ready: FakeWorkspace }>()).ready;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'sigsvc-bench-google-'));
-const env: Record<string, string> = {
-  ...workspace.env,
-  DATA_DIR: dataDir,
-  DATABASE_URL: process.env.DATABASE_URL ?? '',
-  REDIS_URL: process.env.REDIS_URL ?? '',
-  STAGE: 'bench',
-  LOG_LEVEL: 'warn',
-  RATE_LIMIT_RPS: '1000000000',
-  RATE_LIMIT_BURST: '1000000000',
-  PIXEL_RATE_LIMIT_RPS: '1000000000',
-  PIXEL_RATE_LIMIT_BURST: '1000000000',
-  SECRETS_KEY: randomBytes(32).toString('base64'),
-  JOBS_POLL_MS: '100',
-};
+const env = benchEnv(dataDir, { ...workspace.env, SECRETS_KEY: randomBytes(32).toString('base64'), JOBS_POLL_MS: '100' });
 const procs: ServiceProcess[] = [];
 const templateHtml = (edition: number) =>
   `<table role="presentation"><tr><td><b>{{ user.name }}</b><br>{{ user.title }}, {{ user.department }}<br>{{ org.name }} · {{ user.phone }}${edition ? ` · ${edition}` : ''}</td></tr></table>`;

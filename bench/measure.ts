@@ -44,6 +44,25 @@ export function peakRssMb(pid: number | undefined): number {
   }
 }
 
+/**
+ * The environment of a benchmarked service (and of its CLI seeding): a fresh data directory, the
+ * caller's DATABASE_URL and REDIS_URL, warnings only, and limits no load reaches; `extra` adds to it.
+ */
+export function benchEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATA_DIR: dataDir,
+    DATABASE_URL: process.env.DATABASE_URL ?? '',
+    REDIS_URL: process.env.REDIS_URL ?? '',
+    STAGE: 'bench',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_RPS: '1000000000',
+    RATE_LIMIT_BURST: '1000000000',
+    PIXEL_RATE_LIMIT_RPS: '1000000000',
+    PIXEL_RATE_LIMIT_BURST: '1000000000',
+    ...extra,
+  };
+}
+
 export interface Load {
   connections: number;
   durationS: number;

@@ -9,7 +9,7 @@ import { freePort, httpRequest } from '../test/helpers/server.ts';
 import { oidcClient, signIn } from '../test/helpers/browser.ts';
 import { signedHeader } from '../test/helpers/payments.ts';
 import { runNode, startProcess, type ServiceProcess } from '../test/helpers/process.ts';
-import { hotRoutes, measure as measureOn, measureSeries, peakRssMb, seriesTable, type Measured, type Load } from './measure.ts';
+import { benchEnv, hotRoutes, measure as measureOn, measureSeries, peakRssMb, seriesTable, type Measured, type Load } from './measure.ts';
 
 const SCENARIOS = ['baseline', 'org-apikey', 'org-idtoken', 'render-warm', 'render-cold', 'pixel', 'webhook'] as const;
 type Scenario = (typeof SCENARIOS)[number];
@@ -37,19 +37,7 @@ const load: Load = { connections, durationS: duration, progress };
 const measure = (name: Scenario, target: ServiceProcess, opts: Parameters<typeof measureOn>[3]) => measureOn(name, target, load, opts);
 
 const dataDir = values['data-dir'] ?? mkdtempSync(join(tmpdir(), 'sigsvc-bench-'));
-const env: Record<string, string> = {
-  DATA_DIR: dataDir,
-  DATABASE_URL: process.env.DATABASE_URL ?? '',
-  REDIS_URL: process.env.REDIS_URL ?? '',
-  STAGE: 'bench',
-  LOG_LEVEL: 'warn',
-  RATE_LIMIT_RPS: '1000000000',
-  RATE_LIMIT_BURST: '1000000000',
-  PIXEL_RATE_LIMIT_RPS: '1000000000',
-  PIXEL_RATE_LIMIT_BURST: '1000000000',
-  SIGNIN_ATTEMPTS_PER_MINUTE: '100000',
-  WEBHOOK_SECRET: 'whsec_bench',
-};
+const env = benchEnv(dataDir, { SIGNIN_ATTEMPTS_PER_MINUTE: '100000', WEBHOOK_SECRET: 'whsec_bench' });
 const procs: ServiceProcess[] = [];
 try {
   progress('… seeding an org');

@@ -132,6 +132,8 @@ export interface DepsOverrides {
   passwords?: PasswordHasher;
   /** Tests: do not start the job worker (they drive or start it themselves). */
   jobWorker?: boolean;
+  /** Tests: how long a directory's dry run may read it (lib/deadline.ts's default otherwise). */
+  dryRunDeadlineMs?: number;
   /** Tests: quicker retries of Google's 429/5xx, a faster scheduler, fewer pushes at once. */
   google?: { retry?: Partial<RetryPolicy>; schedulerTickMs?: number; pushConcurrency?: number; patchesPerSecond?: number };
 }
@@ -273,6 +275,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       graph: createGraphClient({ loginUrl: config.microsoft.loginUrl, graphUrl: config.microsoft.graphUrl }),
       directory,
       clock,
+      dryRunDeadlineMs: overrides.dryRunDeadlineMs,
     });
     registerMicrosoftJobs(queue, microsoft);
     if (overrides.jobWorker !== false) {
@@ -300,7 +303,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       metrics: googleMetrics,
       enqueue,
     });
-    const google = createGoogleService({ db, secrets, client: googleClient, directory, enqueue, syncIntervalS: config.google.syncIntervalS });
+    const google = createGoogleService({ db, secrets, client: googleClient, directory, enqueue, syncIntervalS: config.google.syncIntervalS, dryRunDeadlineMs: overrides.dryRunDeadlineMs });
     registerGoogleJobs(queue, googleRuns, db);
     closers.unshift(
       startGoogleScheduler({ db, queue, logger, syncIntervalS: config.google.syncIntervalS, tickMs: overrides.google?.schedulerTickMs ?? 10_000 }),

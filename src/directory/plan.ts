@@ -11,33 +11,22 @@
 // - Suspended entries, and linked users gone from the directory, are soft-deleted; the org's owner
 //   never is (skipped `owner_kept`), so a directory cannot lock an org out.
 import type { DirectorySource, OrgRole } from '../store/schema.ts';
+import type { DirectoryProfile } from '../store/repositories/directory.ts';
 
 /** One user as a directory describes them, already mapped to our fields. */
-export interface DirectoryUser {
+export interface DirectoryUser extends DirectoryProfile {
   /** The directory's own id of the user (Google's `id`, Entra's `id`). */
   externalId: string;
-  email: string;
-  name: string;
-  title: string;
-  department: string;
-  phone: string;
-  mobile: string;
   /** False for a suspended (Google) or disabled (Entra) account: it is soft-deleted. */
   active: boolean;
 }
 
-export const PROFILE_FIELDS = ['email', 'name', 'title', 'department', 'phone', 'mobile'] as const;
+export const PROFILE_FIELDS = ['email', 'name', 'title', 'department', 'phone', 'mobile'] as const satisfies readonly (keyof DirectoryProfile)[];
 export type ProfileField = (typeof PROFILE_FIELDS)[number];
 
 /** A live user of the org, as the planner needs it. */
-export interface LocalUser {
+export interface LocalUser extends DirectoryProfile {
   id: string;
-  email: string;
-  name: string;
-  title: string;
-  department: string;
-  phone: string;
-  mobile: string;
   role: OrgRole;
   directory_source: DirectorySource | null;
   directory_id: string | null;

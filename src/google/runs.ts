@@ -41,6 +41,8 @@ export async function readDirectory(client: GoogleClient, creds: GoogleCredentia
     pageToken = result.nextPageToken;
     if (!pageToken) break;
   }
+  // Cut short, the list would be taken as the whole directory and the users past it deleted.
+  if (pageToken) throw new GoogleError('other', `The directory listed more than ${MAX_PAGES} pages; nothing was changed.`);
   // A directory always holds at least the admin who reads it: an empty answer is a fault, and
   // applying it would delete every user the sync created.
   if (users.length === 0) throw new GoogleError('other', 'The directory answered no users at all; nothing was changed.');

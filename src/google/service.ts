@@ -14,6 +14,7 @@ import type { GoogleClient, GoogleCredentials } from './client.ts';
 import { credentialsOf } from './credentials.ts';
 import { parseServiceAccountKey } from './service-account.ts';
 import { readDirectory } from './runs.ts';
+import { DRY_RUN_DEADLINE_MS, withinDeadline } from '../lib/deadline.ts';
 import { JOB_KINDS, type Enqueue, type QueuedJob } from './kinds.ts';
 
 export { JOB_KINDS } from './kinds.ts';
@@ -31,7 +32,7 @@ export interface TestStep {
   message: string;
 }
 
-export function createGoogleService(deps: { db: Db; secrets: SecretBox; client: GoogleClient; directory: DirectoryService; enqueue: Enqueue; syncIntervalS: number }) {
+export function createGoogleService(deps: { db: Db; secrets: SecretBox; client: GoogleClient; directory: DirectoryService; enqueue: Enqueue; syncIntervalS: number; dryRunDeadlineMs?: number | undefined }) {
   const { db, secrets, client } = deps;
 
   async function require(orgId: string): Promise<GoogleIntegrationRow> {
@@ -137,7 +138,8 @@ export function createGoogleService(deps: { db: Db; secrets: SecretBox; client: 
       const row = await require(orgId);
       let directory;
       try {
-        directory = await readDirectory(client, credentialsOf(secrets, row), row.admin_email);
+        const creds = credentialsOf(secrets, row);
+        directory = await withinDeadline(deps.dryRunDeadlineMs ?? DRY_RUN_DEADLINE_MS, 'Google', (signal) => readDirectory(client, creds, row.admin_email, { signal }));
       } catch (err) {
         if (err instanceof GoogleError) throw new AppError('BAD_REQUEST', `The directory could not be read: ${err.message}`, { details: { google: err.kind } });
         throw err;

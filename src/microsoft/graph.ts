@@ -133,6 +133,8 @@ export function createGraphClient(opts: { loginUrl: string; graphUrl: string; fe
         // Graph's links are absolute; one that leaves Graph's origin is not followed with our token.
         if (next && new URL(next).origin !== graphOrigin) throw new MicrosoftError('other', 'Microsoft Graph sent a next page on another origin; the sync stopped there.');
       }
+      // Cut short, the list would be taken as the whole directory and the users past it deleted.
+      if (next) throw new MicrosoftError('other', `Microsoft Graph listed more than ${MAX_PAGES} pages of users; nothing was changed.`);
       return users;
     },
   };

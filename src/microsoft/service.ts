@@ -12,6 +12,7 @@ import type { DirectoryService, DirectoryUser } from '../directory/service.ts';
 import { enqueue, type EnqueuedJob } from '../jobs/queue.ts';
 import { MicrosoftError, type Credentials, type GraphClient } from './graph.ts';
 import { toDirectoryUser } from './mapping.ts';
+import { DRY_RUN_DEADLINE_MS, withinDeadline } from '../lib/deadline.ts';
 
 export const SYNC_JOB = 'microsoft.sync';
 
@@ -21,7 +22,7 @@ export interface ConnectInput {
   clientSecret: string;
 }
 
-export function createMicrosoftService(deps: { db: Db; secrets: SecretBox; graph: GraphClient; directory: DirectoryService; clock: () => Date }) {
+export function createMicrosoftService(deps: { db: Db; secrets: SecretBox; graph: GraphClient; directory: DirectoryService; clock: () => Date; dryRunDeadlineMs?: number | undefined }) {
   const { db, secrets, graph, clock } = deps;
   const context = (orgId: string) => sealedContext('microsoft', orgId);
 
@@ -90,7 +91,7 @@ export function createMicrosoftService(deps: { db: Db; secrets: SecretBox; graph
       const row = await require(orgId);
       let directory: DirectoryUser[];
       try {
-        directory = await readDirectory(row);
+        directory = await withinDeadline(deps.dryRunDeadlineMs ?? DRY_RUN_DEADLINE_MS, 'Microsoft Graph', (signal) => readDirectory(row, signal));
       } catch (err) {
         if (err instanceof MicrosoftError || err instanceof SecretError) {
           throw new AppError('BAD_REQUEST', `The directory could not be read: ${err.message}`, { details: { microsoft: err instanceof MicrosoftError ? err.kind : 'secret' } });

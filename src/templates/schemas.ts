@@ -5,6 +5,18 @@ import { EXAMPLE } from '../http/examples.ts';
 
 const MAX_SOURCE = 100_000;
 
+const templateExample = {
+  templateId: EXAMPLE.templateId,
+  orgId: EXAMPLE.orgId,
+  name: 'Standard',
+  html: EXAMPLE.html,
+  text: EXAMPLE.text,
+  isDefault: true,
+  version: 2,
+  createdAt: EXAMPLE.createdAt,
+  updatedAt: EXAMPLE.updatedAt,
+};
+
 export const templateSchema = z
   .object({
     templateId: uuid,
@@ -19,19 +31,7 @@ export const templateSchema = z
   })
   .meta({
     id: 'Template',
-    examples: [
-      {
-        templateId: EXAMPLE.templateId,
-        orgId: EXAMPLE.orgId,
-        name: 'Standard',
-        html: EXAMPLE.html,
-        text: EXAMPLE.text,
-        isDefault: true,
-        version: 2,
-        createdAt: EXAMPLE.createdAt,
-        updatedAt: EXAMPLE.updatedAt,
-      },
-    ],
+    examples: [templateExample],
   });
 
 const fields = {
@@ -46,20 +46,7 @@ export const savedTemplateSchema = templateSchema
   .extend({ warnings: z.array(z.string()).describe('e.g. variables no signature provides') })
   .meta({
     id: 'SavedTemplate',
-    examples: [
-      {
-        templateId: EXAMPLE.templateId,
-        orgId: EXAMPLE.orgId,
-        name: 'Standard',
-        html: EXAMPLE.html,
-        text: EXAMPLE.text,
-        isDefault: true,
-        version: 2,
-        createdAt: EXAMPLE.createdAt,
-        updatedAt: EXAMPLE.updatedAt,
-        warnings: [],
-      },
-    ],
+    examples: [{ ...templateExample, warnings: [] }],
   });
 
 export const templateCreateSchema = z

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import type { DirectoryRunRow, DirectorySource, OrgRole, UserRow } from '../schema.ts';
 
+/** The profile fields a directory sets on a user (directory/plan.ts builds its users on them). */
 export interface DirectoryProfile {
   email: string;
   name: string;
