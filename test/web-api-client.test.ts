@@ -18,19 +18,23 @@ interface Seen {
 describe('the web apps’ API client', () => {
   let server: Server;
   let base: string;
-  let answers: { status: number; body: unknown; headers?: Record<string, string> }[] = [];
+  let answers: { status: number; body: unknown; headers?: Record<string, string>; hang?: boolean }[] = [];
   let seen: Seen[] = [];
   before(async () => {
     server = createServer((req, res) => {
       seen.push({ auth: req.headers.authorization, at: Date.now() });
       const next = answers.shift() ?? { status: 200, body: { orgId: ORG } };
+      if (next.hang) return; // never answers
       res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers });
       res.end(JSON.stringify(next.body));
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  after(() => new Promise<void>((r) => server.close(() => r())));
+  after(() => new Promise<void>((r) => {
+    server.close(() => r());
+    server.closeAllConnections();
+  }));
 
   function fakeSession(opts: { renews: boolean }) {
     let token = 'token-1';
@@ -91,6 +95,16 @@ describe('the web apps’ API client', () => {
     assert.equal(err.correlationId, 'c-1');
     assert.equal(errorMessage(err), 'The grace period ended on 1 May.');
     assert.equal(hooked, 1);
+  });
+
+  test('a request the service never answers fails after the timeout, with a sentence that says so', async () => {
+    seen = [];
+    answers = [{ status: 200, body: null, hang: true }];
+    const { session } = fakeSession({ renews: true });
+    const err = await getOrg(createApi(session, { timeoutMs: 200 })).catch((e: unknown) => e);
+    assert.ok(err instanceof DOMException && err.name === 'TimeoutError', `a timeout, not ${String(err)}`);
+    assert.equal(errorMessage(err), 'The service took too long to answer. Try again in a moment.');
+    assert.equal(seen.length, 1, 'asked once');
   });
 
   test('an answer without an envelope still reads as a sentence', async () => {

@@ -5,7 +5,7 @@ import { Link } from 'react-router';
 import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { TextField } from '../../shared/components/Field.tsx';
 import { Button } from '../../shared/components/Button.tsx';
-import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
+import { ListTable } from '../../shared/components/ListTable.tsx';
 import { call } from '../../shared/api/client.ts';
 import { useQuery } from '../../shared/api/query.ts';
 import { useApp } from '../../shared/app-context.tsx';
@@ -35,44 +35,30 @@ export default function StaffAuditPage() {
         <TextField label="Org id" value={orgId} onChange={(e) => setOrgId(e.target.value)} />
         <Button type="submit">Filter</Button>
       </form>
-      <ErrorMessage error={error} />
-      {loading && !data ? <Loading /> : null}
-      {data && data.items.length === 0 ? <Empty>No staff action matches.</Empty> : null}
-      {data && data.items.length > 0 ? (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Staff actions</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Staff</th>
-                <th scope="col">Action</th>
-                <th scope="col">Organisation</th>
-                <th scope="col">Target</th>
-                <th scope="col">Correlation id</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((e, i) => (
-                <tr key={`${e.at}-${e.action}-${e.targetId}-${i}`}>
-                  <td className="nowrap">{when(e.at)}</td>
-                  <td>{emailOf(e.actor.id)}</td>
-                  <td>
-                    <code>{e.action}</code>
-                  </td>
-                  <td>{e.orgId ? <Link to={`/orgs/${e.orgId}`}>{e.orgId.slice(0, 8)}</Link> : <span className="muted">—</span>}</td>
-                  <td>
-                    <code className="id">{e.targetId ?? '—'}</code>
-                  </td>
-                  <td>
-                    <code className="id">{e.correlationId ?? '—'}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      <ListTable
+        items={data?.items}
+        loading={loading}
+        error={error}
+        label="Staff actions"
+        empty="No staff action matches."
+        columns={['When', 'Staff', 'Action', 'Organisation', 'Target', 'Correlation id']}
+        row={(e, i) => (
+          <tr key={`${e.at}-${e.action}-${e.targetId}-${i}`}>
+            <td className="nowrap">{when(e.at)}</td>
+            <td>{emailOf(e.actor.id)}</td>
+            <td>
+              <code>{e.action}</code>
+            </td>
+            <td>{e.orgId ? <Link to={`/orgs/${e.orgId}`}>{e.orgId.slice(0, 8)}</Link> : <span className="muted">—</span>}</td>
+            <td>
+              <code className="id">{e.targetId ?? '—'}</code>
+            </td>
+            <td>
+              <code className="id">{e.correlationId ?? '—'}</code>
+            </td>
+          </tr>
+        )}
+      />
       <CursorPager nextCursor={data?.nextCursor} label="Audit pages" />
     </section>
   );

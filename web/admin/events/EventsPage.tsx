@@ -6,7 +6,7 @@ import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { SelectField, TextField } from '../../shared/components/Field.tsx';
 import { Button } from '../../shared/components/Button.tsx';
 import { ConfirmDialog } from '../../shared/components/Dialog.tsx';
-import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
+import { ListTable, actionsColumn } from '../../shared/components/ListTable.tsx';
 import { useMutation } from '../../shared/api/query.ts';
 import { useSearch } from '../lib/use-search.ts';
 import { CursorPager } from '../lib/CursorPager.tsx';
@@ -76,33 +76,17 @@ export default function EventsPage() {
         <TextField label="Org id" value={orgId} onChange={(e) => setOrgId(e.target.value)} />
         <Button type="submit">Filter</Button>
       </form>
-      <ErrorMessage error={error ?? replayOne.error ?? replayAll.error} />
-      {loading && !data ? <Loading /> : null}
-      {data && data.items.length === 0 ? <Empty>No event matches.</Empty> : null}
-      {data && data.items.length > 0 ? (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Payment events</caption>
-            <thead>
-              <tr>
-                <th scope="col">Received</th>
-                <th scope="col">Type</th>
-                <th scope="col">Status</th>
-                <th scope="col">Organisation</th>
-                <th scope="col">Outcome or error</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((e) => (
-                <EventRow key={e.id} event={e} onOpen={() => setOpen(e.id)} onReplay={() => void one(e.id)} pending={replayOne.pending} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      <ListTable
+        items={data?.items}
+        loading={loading}
+        error={error ?? replayOne.error ?? replayAll.error}
+        label="Payment events"
+        empty="No event matches."
+        columns={['Received', 'Type', 'Status', 'Organisation', 'Outcome or error', actionsColumn]}
+        row={(e) => (
+          <EventRow key={e.id} event={e} onOpen={() => setOpen(e.id)} onReplay={() => void one(e.id)} pending={replayOne.pending} />
+        )}
+      />
       <CursorPager nextCursor={data?.nextCursor} label="Event pages" />
       <EventDialog eventId={open} onClose={() => setOpen(undefined)} onReplay={(id) => void one(id)} />
       <ConfirmDialog title="Replay every failed event?" open={confirmAll} onCancel={() => setConfirmAll(false)} onConfirm={() => void all()} confirmLabel="Replay all failed" pending={replayAll.pending}>

@@ -5,7 +5,7 @@ import { Link } from 'react-router';
 import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { SelectField, TextField } from '../../shared/components/Field.tsx';
 import { Button } from '../../shared/components/Button.tsx';
-import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
+import { ListTable } from '../../shared/components/ListTable.tsx';
 import { useSearch } from '../lib/use-search.ts';
 import { CursorPager } from '../lib/CursorPager.tsx';
 import { StatusPill } from '../lib/StatusPill.tsx';
@@ -91,31 +91,17 @@ export default function OrgList() {
           ))}
         </SelectField>
       </form>
-      <ErrorMessage error={error} />
-      {loading && !data ? <Loading /> : null}
-      {data && data.items.length === 0 ? <Empty>No organisation matches.</Empty> : null}
-      {data && data.items.length > 0 ? (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Organisations</caption>
-            <thead>
-              <tr>
-                {sortHeader('Name', 'name', '-name')}
-                <th scope="col">Status</th>
-                <th scope="col">Plan</th>
-                <th scope="col">Seats</th>
-                <th scope="col">Customer id</th>
-                {sortHeader('Created', 'oldest', 'newest')}
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((org) => (
-                <OrgRow key={org.orgId} org={org} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      <ListTable
+        items={data?.items}
+        loading={loading}
+        error={error}
+        label="Organisations"
+        empty="No organisation matches."
+        columns={[sortHeader('Name', 'name', '-name'), 'Status', 'Plan', 'Seats', 'Customer id', sortHeader('Created', 'oldest', 'newest')]}
+        row={(org) => (
+          <OrgRow key={org.orgId} org={org} />
+        )}
+      />
       <CursorPager nextCursor={data?.nextCursor} label="Organisation pages" />
     </section>
   );

@@ -2,7 +2,7 @@
 // loading, failed or empty. The users, payment events and audit cards differ only in their columns.
 import type { ReactNode } from 'react';
 import { usePager, Pager } from '../../shared/components/Pager.tsx';
-import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
+import { ListTable } from '../../shared/components/ListTable.tsx';
 
 interface PageQuery<T> {
   data: { items: T[]; nextCursor: string | null } | undefined;
@@ -26,25 +26,7 @@ export function PagedCard<T>(props: {
     <section className="card" aria-labelledby={props.id}>
       <h2 id={props.id}>{props.title}</h2>
       {props.intro}
-      <ErrorMessage error={error} />
-      {loading && !data ? <Loading /> : null}
-      {data && data.items.length === 0 ? <Empty>{props.empty}</Empty> : null}
-      {data && data.items.length > 0 ? (
-        <div className="table-wrap flat">
-          <table>
-            <thead>
-              <tr>
-                {props.columns.map((c) => (
-                  <th scope="col" key={c}>
-                    {c}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>{data.items.map(props.row)}</tbody>
-          </table>
-        </div>
-      ) : null}
+      <ListTable items={data?.items} loading={loading} error={error} label={props.title} empty={props.empty} columns={props.columns} row={props.row} flat />
       <Pager pager={pager} nextCursor={data?.nextCursor} />
     </section>
   );

@@ -5,7 +5,7 @@ import { useSearchParams } from 'react-router';
 import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { Button } from '../../shared/components/Button.tsx';
 import { ConfirmDialog } from '../../shared/components/Dialog.tsx';
-import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
+import { ListTable, actionsColumn } from '../../shared/components/ListTable.tsx';
 import { useMutation } from '../../shared/api/query.ts';
 import { useApp } from '../../shared/app-context.tsx';
 import { notices } from '../../shared/notices.ts';
@@ -48,61 +48,45 @@ export default function StaffPage() {
       >
         The people who run this service. Each signs in with a password and a code from an authenticator app.
       </PageHeader>
-      <ErrorMessage error={error ?? act.error} />
-      {loading && !data ? <Loading /> : null}
-      {data && data.items.length === 0 ? <Empty>No staff yet.</Empty> : null}
-      {data && data.items.length > 0 ? (
-        <div className="table-wrap">
-          <table>
-            <caption className="visually-hidden">Staff</caption>
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">TOTP</th>
-                <th scope="col">Added</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.items.map((m) => {
-                const self = m.userId === me.userId;
-                const live = m.status !== 'disabled';
-                return (
-                  <tr key={m.userId}>
-                    <td>
-                      {m.email} {self ? <span className="pill">you</span> : null}
-                    </td>
-                    <td>{m.name || '—'}</td>
-                    <td>
-                      <StatusPill status={m.status} />
-                    </td>
-                    <td>{m.mfaEnabled ? 'enrolled' : 'not enrolled'}</td>
-                    <td>{day(m.createdAt)}</td>
-                    <td>
-                      {!self && live ? (
-                        <div className="cell-actions">
-                          {m.mfaEnabled ? (
-                            <Button className="btn-small" onClick={() => setPending({ kind: 'reset', member: m })} aria-label={`Reset TOTP of ${m.email}`}>
-                              Reset TOTP
-                            </Button>
-                          ) : null}
-                          <Button className="btn-small" variant="danger" onClick={() => setPending({ kind: 'disable', member: m })} aria-label={`Disable ${m.email}`}>
-                            Disable
-                          </Button>
-                        </div>
-                      ) : null}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      <ListTable
+        items={data?.items}
+        loading={loading}
+        error={error ?? act.error}
+        label="Staff"
+        empty="No staff yet."
+        columns={['Email', 'Name', 'Status', 'TOTP', 'Added', actionsColumn]}
+        row={(m) => {
+          const self = m.userId === me.userId;
+          const live = m.status !== 'disabled';
+          return (
+            <tr key={m.userId}>
+              <td>
+                {m.email} {self ? <span className="pill">you</span> : null}
+              </td>
+              <td>{m.name || '—'}</td>
+              <td>
+                <StatusPill status={m.status} />
+              </td>
+              <td>{m.mfaEnabled ? 'enrolled' : 'not enrolled'}</td>
+              <td>{day(m.createdAt)}</td>
+              <td>
+                {!self && live ? (
+                  <div className="cell-actions">
+                    {m.mfaEnabled ? (
+                      <Button className="btn-small" onClick={() => setPending({ kind: 'reset', member: m })} aria-label={`Reset TOTP of ${m.email}`}>
+                        Reset TOTP
+                      </Button>
+                    ) : null}
+                    <Button className="btn-small" variant="danger" onClick={() => setPending({ kind: 'disable', member: m })} aria-label={`Disable ${m.email}`}>
+                      Disable
+                    </Button>
+                  </div>
+                ) : null}
+              </td>
+            </tr>
+          );
+        }}
+      />
       <CursorPager nextCursor={data?.nextCursor} label="Staff pages" />
       <InviteDialog open={inviting} onClose={() => setInviting(false)} invite={actions.invite} />
       <ConfirmDialog

@@ -8,7 +8,8 @@ import { ConfirmDialog, Dialog } from '../../shared/components/Dialog.tsx';
 import { CopyButton } from '../../shared/components/CopyButton.tsx';
 import { TextField } from '../../shared/components/Field.tsx';
 import { Pager, usePager } from '../../shared/components/Pager.tsx';
-import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
+import { ErrorMessage } from '../../shared/components/Status.tsx';
+import { ListTable } from '../../shared/components/ListTable.tsx';
 import { call } from '../../shared/api/client.ts';
 import { ApiError } from '../../shared/api/errors.ts';
 import { invalidate, useMutation, useQuery } from '../../shared/api/query.ts';
@@ -63,45 +64,32 @@ export default function ApiKeysPage() {
         </ol>
       </details>
 
-      {keys.loading && !keys.data ? <Loading /> : null}
-      <ErrorMessage error={keys.error} />
-      {keys.data && keys.data.items.length === 0 && pager.page === 1 ? <Empty>No API keys yet.</Empty> : null}
-      {keys.data && keys.data.items.length > 0 ? (
-        <div className="table-wrap">
-          <table aria-label="API keys">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Key starts with</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Status</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.data.items.map((k) => (
-                <tr key={k.keyId}>
-                  <td>{k.name}</td>
-                  <td>
-                    <code>{k.prefix}…</code>
-                  </td>
-                  <td>{when(k.createdAt)}</td>
-                  <td>{when(k.lastUsedAt) ?? <span className="muted">Never</span>}</td>
-                  <td>{k.revokedAt ? <span className="pill">Revoked {when(k.revokedAt)}</span> : <span className="pill pill-success">Active</span>}</td>
-                  <td className="cell-actions">
-                    {k.revokedAt ? null : (
-                      <Button variant="danger" className="btn-small" onClick={() => setRevoking(k)} aria-label={`Revoke key ${k.name}`}>
-                        Revoke
-                      </Button>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      <ListTable
+        items={keys.data?.items}
+        loading={keys.loading}
+        error={keys.error}
+        label="API keys"
+        empty={pager.page === 1 ? 'No API keys yet.' : undefined}
+        columns={['Name', 'Key starts with', 'Created', 'Last used', 'Status', 'Actions']}
+        row={(k) => (
+          <tr key={k.keyId}>
+            <td>{k.name}</td>
+            <td>
+              <code>{k.prefix}…</code>
+            </td>
+            <td>{when(k.createdAt)}</td>
+            <td>{when(k.lastUsedAt) ?? <span className="muted">Never</span>}</td>
+            <td>{k.revokedAt ? <span className="pill">Revoked {when(k.revokedAt)}</span> : <span className="pill pill-success">Active</span>}</td>
+            <td className="cell-actions">
+              {k.revokedAt ? null : (
+                <Button variant="danger" className="btn-small" onClick={() => setRevoking(k)} aria-label={`Revoke key ${k.name}`}>
+                  Revoke
+                </Button>
+              )}
+            </td>
+          </tr>
+        )}
+      />
       <Pager pager={pager} nextCursor={keys.data?.nextCursor} />
 
       <MintDialog

@@ -8,7 +8,7 @@ import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { Button } from '../../shared/components/Button.tsx';
 import { TextField } from '../../shared/components/Field.tsx';
 import { Pager, usePager } from '../../shared/components/Pager.tsx';
-import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
+import { ListTable } from '../../shared/components/ListTable.tsx';
 import { call } from '../../shared/api/client.ts';
 import { useQuery } from '../../shared/api/query.ts';
 import { useOrg } from '../../shared/app-context.tsx';
@@ -109,58 +109,46 @@ export default function AuditPage() {
           ) : null}
         </div>
       </form>
-      {entries.loading && !entries.data ? <Loading /> : null}
-      <ErrorMessage error={entries.error} />
-      {entries.data && entries.data.items.length === 0 ? <Empty>{active ? 'No entries match these filters.' : 'No entries yet.'}</Empty> : null}
-      {entries.data && entries.data.items.length > 0 ? (
-        <div className="table-wrap">
-          <table aria-label="Audit entries" className="audit-table">
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Actor</th>
-                <th scope="col">Action</th>
-                <th scope="col">Target</th>
-                <th scope="col">Changed fields</th>
-                <th scope="col">Correlation id</th>
-              </tr>
-            </thead>
-            <tbody>
-              {entries.data.items.map((e, i) => (
-                <tr key={`${e.at}-${e.correlationId}-${i}`}>
-                  <td>
-                    <time dateTime={e.at}>{new Date(e.at).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' })}</time>
-                  </td>
-                  <td>
-                    <span className="muted small">{ACTOR_TYPES[e.actor.type] ?? e.actor.type}</span>{' '}
-                    <button type="button" className="link-button" onClick={() => only('actorId', e.actor.id)} title={`Show only the entries of ${e.actor.id}`}>
-                      {names.get(e.actor.id) ?? <code>{e.actor.id}</code>}
-                    </button>
-                  </td>
-                  <td>
-                    <button type="button" className="link-button" onClick={() => only('action', e.action)} title="Show only this action">
-                      {e.action}
-                    </button>
-                  </td>
-                  <td>
-                    {e.targetId ? (
-                      <button type="button" className="link-button" onClick={() => only('targetId', e.targetId!)} title="Show only entries about this object">
-                        <code>{e.targetId}</code>
-                      </button>
-                    ) : (
-                      <span className="muted">—</span>
-                    )}
-                  </td>
-                  <td>{e.changes.length ? e.changes.join(', ') : <span className="muted">—</span>}</td>
-                  <td>
-                    <code className="small">{e.correlationId ?? '—'}</code>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      <ListTable
+        items={entries.data?.items}
+        loading={entries.loading}
+        error={entries.error}
+        label="Audit entries"
+        empty={active ? 'No entries match these filters.' : 'No entries yet.'}
+        className="audit-table"
+        columns={['When', 'Actor', 'Action', 'Target', 'Changed fields', 'Correlation id']}
+        row={(e, i) => (
+          <tr key={`${e.at}-${e.correlationId}-${i}`}>
+            <td>
+              <time dateTime={e.at}>{new Date(e.at).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' })}</time>
+            </td>
+            <td>
+              <span className="muted small">{ACTOR_TYPES[e.actor.type] ?? e.actor.type}</span>{' '}
+              <button type="button" className="link-button" onClick={() => only('actorId', e.actor.id)} title={`Show only the entries of ${e.actor.id}`}>
+                {names.get(e.actor.id) ?? <code>{e.actor.id}</code>}
+              </button>
+            </td>
+            <td>
+              <button type="button" className="link-button" onClick={() => only('action', e.action)} title="Show only this action">
+                {e.action}
+              </button>
+            </td>
+            <td>
+              {e.targetId ? (
+                <button type="button" className="link-button" onClick={() => only('targetId', e.targetId!)} title="Show only entries about this object">
+                  <code>{e.targetId}</code>
+                </button>
+              ) : (
+                <span className="muted">—</span>
+              )}
+            </td>
+            <td>{e.changes.length ? e.changes.join(', ') : <span className="muted">—</span>}</td>
+            <td>
+              <code className="small">{e.correlationId ?? '—'}</code>
+            </td>
+          </tr>
+        )}
+      />
       <Pager pager={pager} nextCursor={entries.data?.nextCursor} />
     </section>
   );

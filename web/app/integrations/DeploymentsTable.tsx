@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { SelectField } from '../../shared/components/Field.tsx';
 import { Pager, usePager } from '../../shared/components/Pager.tsx';
-import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
+import { ListTable } from '../../shared/components/ListTable.tsx';
 import { call } from '../../shared/api/client.ts';
 import { useQuery } from '../../shared/api/query.ts';
 import { useOrg } from '../../shared/app-context.tsx';
@@ -50,35 +50,24 @@ export function DeploymentsTable() {
           ))}
         </SelectField>
       </div>
-      {list.loading && !list.data ? <Loading /> : null}
-      <ErrorMessage error={list.error} />
-      {list.data && list.data.items.length === 0 ? <Empty>No signatures pushed yet{state ? ` in this state` : ''}.</Empty> : null}
-      {list.data && list.data.items.length > 0 ? (
-        <div className="table-wrap">
-          <table aria-label="Signatures in Gmail">
-            <thead>
-              <tr>
-                <th scope="col">User</th>
-                <th scope="col">State</th>
-                <th scope="col">Why</th>
-                <th scope="col">In Gmail since</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((d) => (
-                <tr key={`${d.userId}:${d.target}`}>
-                  <td>{d.email}</td>
-                  <td>
-                    <span className={PILL[d.state]}>{d.state}</span>
-                  </td>
-                  <td>{d.error ?? (d.reason ? (REASONS[d.reason] ?? d.reason) : '')}</td>
-                  <td>{when(d.deployedAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      <ListTable
+        items={list.data?.items}
+        loading={list.loading}
+        error={list.error}
+        label="Signatures in Gmail"
+        empty={`No signatures pushed yet${state ? ' in this state' : ''}.`}
+        columns={['User', 'State', 'Why', 'In Gmail since']}
+        row={(d) => (
+          <tr key={`${d.userId}:${d.target}`}>
+            <td>{d.email}</td>
+            <td>
+              <span className={PILL[d.state]}>{d.state}</span>
+            </td>
+            <td>{d.error ?? (d.reason ? (REASONS[d.reason] ?? d.reason) : '')}</td>
+            <td>{when(d.deployedAt)}</td>
+          </tr>
+        )}
+      />
       <Pager pager={pager} nextCursor={list.data?.nextCursor} />
     </section>
   );

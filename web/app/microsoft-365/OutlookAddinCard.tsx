@@ -4,7 +4,8 @@ import { useState } from 'react';
 import { Button } from '../../shared/components/Button.tsx';
 import { ConfirmDialog } from '../../shared/components/Dialog.tsx';
 import { Pager, usePager } from '../../shared/components/Pager.tsx';
-import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
+import { ErrorMessage, Loading } from '../../shared/components/Status.tsx';
+import { ListTable } from '../../shared/components/ListTable.tsx';
 import { call } from '../../shared/api/client.ts';
 import { invalidate, useMutation } from '../../shared/api/query.ts';
 import { useOrg } from '../../shared/app-context.tsx';
@@ -88,31 +89,21 @@ function FetchesTable() {
   return (
     <>
       <h3>When the add-in last fetched each signature</h3>
-      {rows.loading && !rows.data ? <Loading /> : null}
-      <ErrorMessage error={rows.error} />
-      {rows.data && rows.data.items.length === 0 && pager.page === 1 ? <Empty>No signature fetched by Outlook yet.</Empty> : null}
-      {rows.data && rows.data.items.length > 0 ? (
-        <div className="table-wrap">
-          <table aria-label="Outlook fetches">
-            <thead>
-              <tr>
-                <th scope="col">User</th>
-                <th scope="col">State</th>
-                <th scope="col">Last fetched</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.data.items.map((d) => (
-                <tr key={d.userId}>
-                  <td>{d.email}</td>
-                  <td>{d.state === 'deployed' ? <span className="pill pill-success">Inserted</span> : <span className="pill">Not inserted: {d.reason === 'too_long' ? 'too long for Outlook' : d.reason === 'payment_required' ? 'subscription lapsed' : d.reason}</span>}</td>
-                  <td>{when(d.deployedAt)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      <ListTable
+        items={rows.data?.items}
+        loading={rows.loading}
+        error={rows.error}
+        label="Outlook fetches"
+        empty={pager.page === 1 ? 'No signature fetched by Outlook yet.' : undefined}
+        columns={['User', 'State', 'Last fetched']}
+        row={(d) => (
+          <tr key={d.userId}>
+            <td>{d.email}</td>
+            <td>{d.state === 'deployed' ? <span className="pill pill-success">Inserted</span> : <span className="pill">Not inserted: {d.reason === 'too_long' ? 'too long for Outlook' : d.reason === 'payment_required' ? 'subscription lapsed' : d.reason}</span>}</td>
+            <td>{when(d.deployedAt)}</td>
+          </tr>
+        )}
+      />
       <Pager pager={pager} nextCursor={rows.data?.nextCursor} />
     </>
   );

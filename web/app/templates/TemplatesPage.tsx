@@ -5,7 +5,8 @@ import { lazy, Suspense, useState } from 'react';
 import { Link, Route, Routes, useNavigate } from 'react-router';
 import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { Button } from '../../shared/components/Button.tsx';
-import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
+import { Loading } from '../../shared/components/Status.tsx';
+import { ListTable } from '../../shared/components/ListTable.tsx';
 import { NewTemplateDialog } from './NewTemplateDialog.tsx';
 import { useTemplates } from './api.ts';
 import './templates.css';
@@ -46,40 +47,29 @@ function TemplateList() {
       >
         The signatures your organisation sends. The default template is the one every person's signature is rendered with.
       </PageHeader>
-      {templates.loading && !templates.data ? <Loading /> : null}
-      <ErrorMessage error={templates.error} />
-      {templates.data && templates.data.items.length === 0 ? <Empty>No templates yet. Start from a starter design with “New template”.</Empty> : null}
       {templates.data && templates.data.items.length > 0 && !templates.data.items.some((t) => t.isDefault) ? (
         <div className="alert alert-warning" role="status">
           <p>No template is the default, so nobody's signature can be rendered. Open a template and choose “Set as default”.</p>
         </div>
       ) : null}
-      {templates.data && templates.data.items.length > 0 ? (
-        <div className="table-wrap">
-          <table aria-label="Templates">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Default</th>
-                <th scope="col">Last changed</th>
-                <th scope="col">Version</th>
-              </tr>
-            </thead>
-            <tbody>
-              {templates.data.items.map((t) => (
-                <tr key={t.templateId}>
-                  <td>
-                    <Link to={t.templateId}>{t.name}</Link>
-                  </td>
-                  <td>{t.isDefault ? <span className="pill pill-success">Default</span> : <span className="muted">—</span>}</td>
-                  <td>{when(t.updatedAt)}</td>
-                  <td>{t.version}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      <ListTable
+        items={templates.data?.items}
+        loading={templates.loading}
+        error={templates.error}
+        label="Templates"
+        empty="No templates yet. Start from a starter design with “New template”."
+        columns={['Name', 'Default', 'Last changed', 'Version']}
+        row={(t) => (
+          <tr key={t.templateId}>
+            <td>
+              <Link to={t.templateId}>{t.name}</Link>
+            </td>
+            <td>{t.isDefault ? <span className="pill pill-success">Default</span> : <span className="muted">—</span>}</td>
+            <td>{when(t.updatedAt)}</td>
+            <td>{t.version}</td>
+          </tr>
+        )}
+      />
       <NewTemplateDialog open={creating} onClose={() => setCreating(false)} onCreated={(id) => navigate(id)} />
     </section>
   );

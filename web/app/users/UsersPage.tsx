@@ -5,7 +5,8 @@ import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { Button } from '../../shared/components/Button.tsx';
 import { TextField, SelectField } from '../../shared/components/Field.tsx';
 import { ConfirmDialog } from '../../shared/components/Dialog.tsx';
-import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
+import { ErrorMessage } from '../../shared/components/Status.tsx';
+import { ListTable, actionsColumn } from '../../shared/components/ListTable.tsx';
 import { Pager, usePager } from '../../shared/components/Pager.tsx';
 import { call } from '../../shared/api/client.ts';
 import { invalidate, useMutation } from '../../shared/api/query.ts';
@@ -37,7 +38,6 @@ export default function UsersPage() {
     setFilters((f) => ({ ...f, [key]: value }));
     pager.reset();
   };
-  const rows = users.data?.items ?? [];
   const filtered = Object.values(filters).some((v) => v !== '');
 
   return (
@@ -82,32 +82,24 @@ export default function UsersPage() {
         ) : null}
       </form>
 
-      <ErrorMessage error={users.error} />
-      {users.loading && !users.data ? <Loading label="Loading users…" /> : null}
-      {users.data && rows.length === 0 ? <Empty>{filtered ? 'No user matches these filters.' : 'No users yet.'}</Empty> : null}
-      {rows.length > 0 ? (
-        <div className="table-wrap">
-          <table aria-busy={users.loading}>
-            <caption className="sr-only">Users{pager.page > 1 ? `, page ${pager.page}` : ''}; the column buttons sort the whole list.</caption>
-            <thead>
-              <tr>
-                <SortHeader label="Name" k="name" sort={sort} setSort={setSort} />
-                <SortHeader label="Role" k="role" sort={sort} setSort={setSort} />
-                <SortHeader label="Department" k="department" sort={sort} setSort={setSort} />
-                <SortHeader label="Status" k="status" sort={sort} setSort={setSort} />
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((u) => (
-                <UserRow key={u.userId} user={u} onEdit={() => setDialog({ kind: 'edit', user: u })} onDelete={() => setDialog({ kind: 'delete', user: u })} />
-              ))}
-            </tbody>
-          </table>
-        </div>
-      ) : null}
+      <ListTable
+        items={users.data?.items}
+        loading={users.loading}
+        error={users.error}
+        label={`Users${pager.page > 1 ? `, page ${pager.page}` : ''}; the column buttons sort the whole list.`}
+        empty={filtered ? 'No user matches these filters.' : 'No users yet.'}
+        busy={users.loading}
+        columns={[
+          <SortHeader label="Name" k="name" sort={sort} setSort={setSort} />,
+          <SortHeader label="Role" k="role" sort={sort} setSort={setSort} />,
+          <SortHeader label="Department" k="department" sort={sort} setSort={setSort} />,
+          <SortHeader label="Status" k="status" sort={sort} setSort={setSort} />,
+          actionsColumn,
+        ]}
+        row={(u) => (
+          <UserRow key={u.userId} user={u} onEdit={() => setDialog({ kind: 'edit', user: u })} onDelete={() => setDialog({ kind: 'delete', user: u })} />
+        )}
+      />
       <Pager pager={pager} nextCursor={users.data?.nextCursor} />
 
       <UserDialog open={dialog?.kind === 'add' || dialog?.kind === 'edit'} user={dialog?.kind === 'edit' ? dialog.user : undefined} onClose={() => setDialog(undefined)} />

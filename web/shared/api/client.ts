@@ -1,6 +1,6 @@
 // The one API client of a web app: the project's client (client/, openapi-fetch typed by the
 // committed OpenAPI document) over a fetch that adds the ID token, renews it once on a 401 (then
-// signs in again), waits out a 429's Retry-After, and reports a 402 so the payment banner shows. Every call goes through `call`, which returns the
+// signs in again), waits out a 429's Retry-After, gives up on a request unanswered after a minute, and reports a 402 so the payment banner shows. Every call goes through `call`, which returns the
 // data or throws an ApiError carrying the envelope's message.
 import { createApiClient, type ApiClient } from '../../../client/index.ts';
 import { apiErrorFrom } from './errors.ts';
@@ -10,6 +10,8 @@ export type Api = ApiClient;
 
 const MAX_RETRY_AFTER_S = 60;
 const RETRIES_ON_429 = 3;
+/** A call the service has not answered by then fails (and says so) rather than spinning forever. */
+const TIMEOUT_MS = 60_000;
 
 /** What the client needs of the sign-in (auth/session.ts's Session is one). */
 export interface TokenSource {
@@ -22,6 +24,8 @@ export interface TokenSource {
 export interface ApiHooks {
   /** A write answered 402: the org's plan blocks it. */
   onPaymentRequired?: () => void;
+  /** How long one request may take (default TIMEOUT_MS). */
+  timeoutMs?: number;
 }
 
 export function createApi(session: TokenSource, hooks: ApiHooks = {}): Api {
@@ -31,7 +35,7 @@ export function createApi(session: TokenSource, hooks: ApiHooks = {}): Api {
       const request = input.clone();
       const token = await session.token();
       if (token) request.headers.set('authorization', `Bearer ${token}`);
-      const response = await fetch(request);
+      const response = await fetch(request, { signal: AbortSignal.any([request.signal, AbortSignal.timeout(hooks.timeoutMs ?? TIMEOUT_MS)]) });
       if (response.status === 401 && !renewed) {
         renewed = true;
         if (await session.renew()) continue;

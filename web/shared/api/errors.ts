@@ -34,6 +34,7 @@ export function apiErrorFrom(status: number, body: unknown): ApiError {
 /** What to show for any failure. */
 export function errorMessage(err: unknown): string {
   if (err instanceof ApiError) return err.message;
+  if (err instanceof DOMException && err.name === 'TimeoutError') return 'The service took too long to answer. Try again in a moment.';
   if (err instanceof TypeError) return 'The service cannot be reached. Check your connection and try again.';
   if (err instanceof Error && err.message) return err.message;
   return 'Something went wrong.';

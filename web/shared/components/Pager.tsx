@@ -14,15 +14,20 @@ export function usePager() {
   };
 }
 
-export function Pager({ pager, nextCursor }: { pager: ReturnType<typeof usePager>; nextCursor: string | null | undefined }) {
-  if (pager.page === 1 && !nextCursor) return null;
+export function Pager({ pager, nextCursor, label }: { pager: ReturnType<typeof usePager>; nextCursor: string | null | undefined; label?: string }) {
+  return <PagerNav page={pager.page} hasNext={!!nextCursor} onPrevious={pager.previous} onNext={() => nextCursor && pager.next(nextCursor)} label={label} />;
+}
+
+/** Previous, the page number, Next; nothing when there is one page. The staff app's address-kept pager shows the same. */
+export function PagerNav(props: { page: number; hasNext: boolean; onPrevious: () => void; onNext: () => void; label?: string }) {
+  if (props.page === 1 && !props.hasNext) return null;
   return (
-    <nav className="pager" aria-label="Pages">
-      <Button onClick={pager.previous} disabled={pager.page === 1}>
+    <nav className="pager" aria-label={props.label ?? 'Pages'}>
+      <Button onClick={props.onPrevious} disabled={props.page === 1}>
         Previous
       </Button>
-      <span className="muted">Page {pager.page}</span>
-      <Button onClick={() => nextCursor && pager.next(nextCursor)} disabled={!nextCursor}>
+      <span className="muted">Page {props.page}</span>
+      <Button onClick={props.onNext} disabled={!props.hasNext}>
         Next
       </Button>
     </nav>
