@@ -3,12 +3,10 @@
 // nothing; search finds an org by its customer id; a failed payment event replayed from the app
 // changes the org; creating an org from the app; staff invite, disable and TOTP reset; the staff
 // audit shows each action. Every page is checked with axe-core and for console errors.
-// With SCREENSHOTS_DIR set, each page is saved there as a PNG (docs/screenshots/ for the README).
+// With SCREENSHOTS=1, each page is saved to docs/screenshots/ (test/helpers/screenshots.ts).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, createUser, staffAccount, userWithPassword } from './helpers/fixtures.ts';
@@ -16,9 +14,9 @@ import { deliver, event, subscription } from './helpers/payments.ts';
 import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type TestPage } from './helpers/chromium.ts';
 import { totpCode } from '../src/auth/totp.ts';
 import { startSmtp, type TestSmtp } from './helpers/smtp.ts';
+import { screenshot } from './helpers/screenshots.ts';
 
 const skip = browserUnavailable();
-const SHOTS = process.env.SCREENSHOTS_DIR;
 
 describe('the staff admin app', { skip }, () => {
   let server: TestServer;
@@ -51,11 +49,7 @@ describe('the staff admin app', { skip }, () => {
   });
 
   const admin = (p = '') => `${server.url}/admin${p}`;
-  async function shot(page: Page, name: string) {
-    if (!SHOTS) return;
-    mkdirSync(SHOTS, { recursive: true });
-    await page.screenshot({ path: path.join(SHOTS, `admin-${name}.png`), fullPage: true });
-  }
+  const shot = (page: Page, name: string) => screenshot(page, `admin-${name}`);
   async function clean(t: TestPage) {
     assert.deepEqual(await seriousViolations(t.page), [], 'no serious or critical axe violations');
     assert.deepEqual(t.errors, [], 'no console errors');
