@@ -237,6 +237,8 @@ describe('GET /v1/addin/signature', () => {
     for (const query of ['', '?email=', `?email=${encodeURIComponent(user.email)}&compose=draft`, `?email=${'a'.repeat(400)}`]) {
       const res = await server.request('GET', `/v1/addin/signature${query}`, { headers: { 'x-addin-key': addinKey } });
       assert.equal(res.status, 400, `${query}: ${res.text}`);
+      assert.equal(res.body.error.code, 'BAD_REQUEST', query);
+      assert.match(res.body.error.details?.field ?? '', /^query\./, `${query}: the field is named`);
       const anon = await server.request('GET', `/v1/addin/signature${query}`);
       assert.equal(anon.status, 401, 'without a key the answer says nothing of the input');
     }
