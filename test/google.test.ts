@@ -67,7 +67,7 @@ describe('Google Workspace', () => {
     assert.equal(missing.status, 400);
     assert.equal(missing.body.error.details.field, 'body.serviceAccountKey');
     assert.equal((await server.request('GET', base(other), { key: other.key })).status, 404);
-    await jobsSettled(server, org.orgId);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
   });
 
   test('a key that is not a service account key is refused with a clear 400 and nothing stored', async () => {
@@ -143,7 +143,7 @@ describe('Google Workspace', () => {
     assert.match(steps[2].message, /Gmail is not enabled for admin@/);
     // A failed test changes nothing and is no error of the route.
     assert.equal((await server.request('GET', base(org), { key: org.key })).body.lastError, null);
-    await jobsSettled(server, org.orgId);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
   });
 
   test('first sync of a few hundred users over several pages, then every signature pushed once; a second push sends nothing', async () => {
@@ -207,7 +207,7 @@ describe('Google Workspace', () => {
     assert.ok(!after.body.items.some((u: { email: string }) => u.email === user3.primaryEmail), 'suspended → soft-deleted');
     // The changed user's signature follows, pushed by the sync.
     await waitFor(() => fake.users.get(user2.primaryEmail)!.signature === '<p>User 2 — Head of Sales</p>', "the new title in Gmail");
-    await jobsSettled(server, org.orgId);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
   });
 
   test('a template edit re-pushes only the users whose signature it changed, within the bound, without anyone asking', async () => {
@@ -218,7 +218,7 @@ describe('Google Workspace', () => {
     const ws = workspace(fake, 10);
     await connect(server, org, ws);
     await waitFor(async () => (await deployments(org, '&state=deployed')).length === 11, 'first push');
-    await jobsSettled(server, org.orgId);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
     const before = patchesTo(ws.domain).length;
     const edited = await server.request('PATCH', `/v1/orgs/${org.orgId}/templates/${template.templateId}`, {
       key: org.key,
@@ -227,7 +227,7 @@ describe('Google Workspace', () => {
     assert.equal(edited.status, 200, edited.text);
     const sales = ws.users.filter((u) => u.organizations?.[0]?.department === 'Sales');
     await waitFor(() => sales.every((u) => u.signature?.includes('v2')), 'the Sales users re-pushed', 60_000);
-    await jobsSettled(server, org.orgId);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
     const again = patchesTo(ws.domain).slice(before);
     assert.deepEqual(again.map((p) => p.email).sort(), sales.map((u) => u.primaryEmail).sort(), 'only the affected users');
 
@@ -238,7 +238,7 @@ describe('Google Workspace', () => {
     const renamed = await server.request('PATCH', `/v1/orgs/${org.orgId}/users/${me.userId}`, { key: org.key, body: { version: me.version, name: 'Grace Hopper' } });
     assert.equal(renamed.status, 200);
     await waitFor(() => fake.users.get(me.email)!.signature?.startsWith('<p>Grace Hopper</p>'), 'the new name in Gmail', 60_000);
-    await jobsSettled(server, org.orgId);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
     assert.equal(patchesTo(ws.domain).length, before + sales.length + 1);
   });
 
@@ -248,7 +248,7 @@ describe('Google Workspace', () => {
     const ws = workspace(fake, 3, { user: (n) => (n === 1 ? { organizations: [{ department: 'Long', primary: true }] } : n === 2 ? { gmail: false } : {}) });
     await connect(server, org, ws);
     await waitFor(async () => (await deployments(org)).length === 5, 'every user handled');
-    await jobsSettled(server, org.orgId);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
     const byEmail = Object.fromEntries((await deployments(org)).map((d) => [d.email, d]));
     assert.deepEqual([byEmail[ws.users[0]!.primaryEmail]!.state, byEmail[ws.users[0]!.primaryEmail]!.reason], ['skipped', 'too_long']);
     assert.equal(byEmail[ws.users[1]!.primaryEmail]!.state, 'failed');
@@ -270,7 +270,7 @@ describe('Google Workspace', () => {
     const skipped = await deployments(org, '&state=skipped');
     assert.ok(skipped.filter((d) => d.reason === 'payment_required').length >= 3);
     assert.equal(patchesTo(ws.domain).length, sent);
-    await jobsSettled(server, org.orgId);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
   });
 
   test('disconnect forgets the key and what was deployed', async () => {
@@ -279,7 +279,7 @@ describe('Google Workspace', () => {
     const ws = workspace(fake, 2);
     await connect(server, org, ws);
     await waitFor(async () => (await deployments(org, '&state=deployed')).length === 3, 'first push');
-    await jobsSettled(server, org.orgId);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
     assert.equal((await server.request('DELETE', base(org), { key: org.key })).status, 204);
     assert.equal((await server.request('GET', base(org), { key: org.key })).status, 404);
     assert.equal((await deployments(org, '&target=gmail')).length, 0);
