@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
 // Orgs without the starter template: these tests' own template is the default.
-import { createOrgWithoutTemplates as createOrg, createTemplate, type TestOrg } from './helpers/fixtures.ts';
+import { createOrgWithoutTemplates as createOrg, createTemplate, lapseOrg, type TestOrg } from './helpers/fixtures.ts';
 import { assertSecurityCases } from './helpers/security.ts';
 import { startFakeGoogle, fakeGoogleEnv, GMAIL_SCOPE, type FakeGoogle } from './helpers/fake-google.ts';
 import { connect, googleDatabase, jobsSettled, startGoogleServer, waitForJob, workspace } from './helpers/google-setup.ts';
@@ -257,12 +257,7 @@ describe('Google Workspace', () => {
     assert.ok(!patchesTo(ws.domain).some((p) => p.email === ws.users[0]!.primaryEmail || p.email === ws.users[1]!.primaryEmail));
 
     // Past the grace period: the push route answers 402, and a queued push skips every user.
-    await server.deps.database.db
-      .updateTable('orgs')
-      .set({ subscription_status: 'past_due', grace_period_ends_at: new Date(Date.now() - 1000) })
-      .where('id', '=', org.orgId)
-      .execute();
-    server.deps.caches.invalidate.orgChanged(org.orgId);
+    await lapseOrg(server, org.orgId);
     const refused = await server.request('POST', `${base(org)}/push`, { key: org.key });
     assert.equal(refused.status, 402);
     const sent = patchesTo(ws.domain).length;
