@@ -226,6 +226,7 @@ describe('Google Workspace', () => {
     });
     assert.equal(edited.status, 200, edited.text);
     const sales = ws.users.filter((u) => u.organizations?.[0]?.department === 'Sales');
+    assert.equal(sales.length, 5, 'half the workspace is in Sales: the wait below is not over an empty list');
     await waitFor(() => sales.every((u) => u.signature?.includes('v2')), 'the Sales users re-pushed', 60_000);
     assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
     const again = patchesTo(ws.domain).slice(before);
