@@ -243,6 +243,29 @@ describe('Google Workspace', () => {
     assert.equal(patchesTo(ws.domain).length, before + sales.length + 1);
   });
 
+  test("an org change re-pushes every user whose signature shows it, without anyone asking (DECISIONS: 'a template, a user or the org')", async () => {
+    const org = await createOrg(server, { seats: 50, name: 'Old Name Ltd' });
+    await createTemplate(server, org, { html: '<p>{{ user.name }}</p><p>{{ org.name }}</p>' });
+    const ws = workspace(fake, 3);
+    await connect(server, org, ws);
+    await waitFor(async () => (await deployments(org, '&state=deployed')).length === 4, 'first push');
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
+    const everyone = [ws.admin, ...ws.users];
+    assert.ok(everyone.every((u) => u.signature?.includes('Old Name Ltd')), 'the first push showed the old name');
+    const before = patchesTo(ws.domain).length;
+
+    const current = await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key });
+    const renamed = await server.request('PATCH', `/v1/orgs/${org.orgId}`, { key: org.key, body: { version: current.body.version, name: 'New Name Ltd' } });
+    assert.equal(renamed.status, 200, renamed.text);
+    await waitFor(() => everyone.every((u) => u.signature?.includes('New Name Ltd')), 'the new org name in every Gmail signature', 60_000);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
+    assert.deepEqual(
+      patchesTo(ws.domain).slice(before).map((p) => p.email).sort(),
+      everyone.map((u) => u.primaryEmail).sort(),
+      'each user pushed once more',
+    );
+  });
+
   test('too long, Gmail not enabled, and past the grace period: each user gets the reason and nothing is sent', async () => {
     const org = await createOrg(server, { seats: 50 });
     await createTemplate(server, org, { html: `<p>{{ user.name }}</p>{% if user.department == "Long" %}<p>${'x'.repeat(10_001)}</p>{% endif %}` });
