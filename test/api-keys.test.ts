@@ -84,10 +84,15 @@ describe('API keys', () => {
 
   test('validation: name required and bounded', async () => {
     // Malformed on purpose: raw requests.
+    const countBefore = (await server.request('GET', `${keys()}?limit=200`, { key: org.key })).body.items.length;
     for (const body of [{}, { name: '' }, { name: 'x'.repeat(101) }, { name: 'x', extra: 1 }]) {
       const res = await server.request('POST', keys(), { key: org.key, body });
       assert.equal(res.status, 400, JSON.stringify(body));
+      assert.equal(res.body.error.code, 'BAD_REQUEST', JSON.stringify(body));
+      assert.match(res.body.error.details?.field ?? '', /^body/, `${JSON.stringify(body)}: the field is named`);
     }
+    const countAfter = (await server.request('GET', `${keys()}?limit=200`, { key: org.key })).body.items.length;
+    assert.equal(countAfter, countBefore, 'no key was made');
   });
 });
 

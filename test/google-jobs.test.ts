@@ -81,7 +81,7 @@ describe('Google jobs', () => {
       org = await createOrg(first, { seats: 200 });
       await createTemplate(first, org);
       await connect(first, org, ws, { pushSignatures: false });
-      await jobsSettled(first, org.orgId);
+      assert.deepEqual(await jobsSettled(first, org.orgId), [], 'the first sync failed no job');
       fake.delayMs = 15;
       const put = await first.request('PUT', `/v1/orgs/${org.orgId}/integrations/google`, {
         key: org.key,

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
 // Orgs without the starter template: these tests' own template is the default.
-import { createOrgWithoutTemplates as createOrg, createTemplate, type TestOrg } from './helpers/fixtures.ts';
+import { createOrgWithoutTemplates as createOrg, createTemplate, lapseOrg, type TestOrg } from './helpers/fixtures.ts';
 import { assertSecurityCases } from './helpers/security.ts';
 import { startFakeGoogle, fakeGoogleEnv, GMAIL_SCOPE, type FakeGoogle } from './helpers/fake-google.ts';
 import { connect, googleDatabase, jobsSettled, startGoogleServer, waitForJob, workspace } from './helpers/google-setup.ts';
@@ -67,7 +67,7 @@ describe('Google Workspace', () => {
     assert.equal(missing.status, 400);
     assert.equal(missing.body.error.details.field, 'body.serviceAccountKey');
     assert.equal((await server.request('GET', base(other), { key: other.key })).status, 404);
-    await jobsSettled(server, org.orgId);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
   });
 
   test('a key that is not a service account key is refused with a clear 400 and nothing stored', async () => {
@@ -143,7 +143,7 @@ describe('Google Workspace', () => {
     assert.match(steps[2].message, /Gmail is not enabled for admin@/);
     // A failed test changes nothing and is no error of the route.
     assert.equal((await server.request('GET', base(org), { key: org.key })).body.lastError, null);
-    await jobsSettled(server, org.orgId);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
   });
 
   test('first sync of a few hundred users over several pages, then every signature pushed once; a second push sends nothing', async () => {
@@ -207,7 +207,7 @@ describe('Google Workspace', () => {
     assert.ok(!after.body.items.some((u: { email: string }) => u.email === user3.primaryEmail), 'suspended → soft-deleted');
     // The changed user's signature follows, pushed by the sync.
     await waitFor(() => fake.users.get(user2.primaryEmail)!.signature === '<p>User 2 — Head of Sales</p>', "the new title in Gmail");
-    await jobsSettled(server, org.orgId);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
   });
 
   test('a template edit re-pushes only the users whose signature it changed, within the bound, without anyone asking', async () => {
@@ -218,7 +218,7 @@ describe('Google Workspace', () => {
     const ws = workspace(fake, 10);
     await connect(server, org, ws);
     await waitFor(async () => (await deployments(org, '&state=deployed')).length === 11, 'first push');
-    await jobsSettled(server, org.orgId);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
     const before = patchesTo(ws.domain).length;
     const edited = await server.request('PATCH', `/v1/orgs/${org.orgId}/templates/${template.templateId}`, {
       key: org.key,
@@ -226,8 +226,9 @@ describe('Google Workspace', () => {
     });
     assert.equal(edited.status, 200, edited.text);
     const sales = ws.users.filter((u) => u.organizations?.[0]?.department === 'Sales');
+    assert.equal(sales.length, 5, 'half the workspace is in Sales: the wait below is not over an empty list');
     await waitFor(() => sales.every((u) => u.signature?.includes('v2')), 'the Sales users re-pushed', 60_000);
-    await jobsSettled(server, org.orgId);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
     const again = patchesTo(ws.domain).slice(before);
     assert.deepEqual(again.map((p) => p.email).sort(), sales.map((u) => u.primaryEmail).sort(), 'only the affected users');
 
@@ -238,8 +239,31 @@ describe('Google Workspace', () => {
     const renamed = await server.request('PATCH', `/v1/orgs/${org.orgId}/users/${me.userId}`, { key: org.key, body: { version: me.version, name: 'Grace Hopper' } });
     assert.equal(renamed.status, 200);
     await waitFor(() => fake.users.get(me.email)!.signature?.startsWith('<p>Grace Hopper</p>'), 'the new name in Gmail', 60_000);
-    await jobsSettled(server, org.orgId);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
     assert.equal(patchesTo(ws.domain).length, before + sales.length + 1);
+  });
+
+  test("an org change re-pushes every user whose signature shows it, without anyone asking (DECISIONS: 'a template, a user or the org')", async () => {
+    const org = await createOrg(server, { seats: 50, name: 'Old Name Ltd' });
+    await createTemplate(server, org, { html: '<p>{{ user.name }}</p><p>{{ org.name }}</p>' });
+    const ws = workspace(fake, 3);
+    await connect(server, org, ws);
+    await waitFor(async () => (await deployments(org, '&state=deployed')).length === 4, 'first push');
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
+    const everyone = [ws.admin, ...ws.users];
+    assert.ok(everyone.every((u) => u.signature?.includes('Old Name Ltd')), 'the first push showed the old name');
+    const before = patchesTo(ws.domain).length;
+
+    const current = await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key });
+    const renamed = await server.request('PATCH', `/v1/orgs/${org.orgId}`, { key: org.key, body: { version: current.body.version, name: 'New Name Ltd' } });
+    assert.equal(renamed.status, 200, renamed.text);
+    await waitFor(() => everyone.every((u) => u.signature?.includes('New Name Ltd')), 'the new org name in every Gmail signature', 60_000);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
+    assert.deepEqual(
+      patchesTo(ws.domain).slice(before).map((p) => p.email).sort(),
+      everyone.map((u) => u.primaryEmail).sort(),
+      'each user pushed once more',
+    );
   });
 
   test('too long, Gmail not enabled, and past the grace period: each user gets the reason and nothing is sent', async () => {
@@ -248,7 +272,7 @@ describe('Google Workspace', () => {
     const ws = workspace(fake, 3, { user: (n) => (n === 1 ? { organizations: [{ department: 'Long', primary: true }] } : n === 2 ? { gmail: false } : {}) });
     await connect(server, org, ws);
     await waitFor(async () => (await deployments(org)).length === 5, 'every user handled');
-    await jobsSettled(server, org.orgId);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
     const byEmail = Object.fromEntries((await deployments(org)).map((d) => [d.email, d]));
     assert.deepEqual([byEmail[ws.users[0]!.primaryEmail]!.state, byEmail[ws.users[0]!.primaryEmail]!.reason], ['skipped', 'too_long']);
     assert.equal(byEmail[ws.users[1]!.primaryEmail]!.state, 'failed');
@@ -257,12 +281,7 @@ describe('Google Workspace', () => {
     assert.ok(!patchesTo(ws.domain).some((p) => p.email === ws.users[0]!.primaryEmail || p.email === ws.users[1]!.primaryEmail));
 
     // Past the grace period: the push route answers 402, and a queued push skips every user.
-    await server.deps.database.db
-      .updateTable('orgs')
-      .set({ subscription_status: 'past_due', grace_period_ends_at: new Date(Date.now() - 1000) })
-      .where('id', '=', org.orgId)
-      .execute();
-    server.deps.caches.invalidate.orgChanged(org.orgId);
+    await lapseOrg(server, org.orgId);
     const refused = await server.request('POST', `${base(org)}/push`, { key: org.key });
     assert.equal(refused.status, 402);
     const sent = patchesTo(ws.domain).length;
@@ -270,7 +289,7 @@ describe('Google Workspace', () => {
     const skipped = await deployments(org, '&state=skipped');
     assert.ok(skipped.filter((d) => d.reason === 'payment_required').length >= 3);
     assert.equal(patchesTo(ws.domain).length, sent);
-    await jobsSettled(server, org.orgId);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
   });
 
   test('disconnect forgets the key and what was deployed', async () => {
@@ -279,7 +298,7 @@ describe('Google Workspace', () => {
     const ws = workspace(fake, 2);
     await connect(server, org, ws);
     await waitFor(async () => (await deployments(org, '&state=deployed')).length === 3, 'first push');
-    await jobsSettled(server, org.orgId);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
     assert.equal((await server.request('DELETE', base(org), { key: org.key })).status, 204);
     assert.equal((await server.request('GET', base(org), { key: org.key })).status, 404);
     assert.equal((await deployments(org, '&target=gmail')).length, 0);

@@ -55,13 +55,13 @@ describe('job queue', () => {
     q.registerHandler<{ n: number }>(kind, async (job) => {
       runs.push(`${job.payload.n}`);
     });
-    await database.db
-      .transaction()
-      .execute(async (trx) => {
+    await assert.rejects(
+      database.db.transaction().execute(async (trx) => {
         await enqueue(trx, { kind, orgId: null, payload: { n: 1 } });
         throw new Error('the change failed');
-      })
-      .catch(() => {});
+      }),
+      /the change failed/,
+    );
     const committed = await database.db.transaction().execute((trx) => enqueue(trx, { kind, orgId: null, payload: { n: 2 } }));
     assert.equal(committed.state, 'queued');
     q.start();
@@ -69,6 +69,8 @@ describe('job queue', () => {
     // Give the worker more polls: nothing else runs.
     await new Promise((r) => setTimeout(r, 200));
     assert.deepEqual(runs, ['2']);
+    const rows = await database.db.selectFrom('jobs').select('id').where('kind', '=', kind).execute();
+    assert.deepEqual(rows.map((r) => r.id), [committed.jobId], 'the rolled-back job left no row');
     const row = await jobRow(database, committed.jobId);
     assert.equal(row.attempts, 1);
     assert.ok(row.started_at && row.finished_at && row.finished_at >= row.started_at);

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { XMLParser } from 'fast-xml-parser';
 import { startServer, type TestServer } from './helpers/server.ts';
 // Orgs without the starter template: these tests' own template is the default.
-import { createOrgWithoutTemplates as createOrg, createTemplate, createUser, type TestOrg } from './helpers/fixtures.ts';
+import { createOrgWithoutTemplates as createOrg, createTemplate, createUser, lapseOrg, type TestOrg } from './helpers/fixtures.ts';
 
 const KEY = /^oak_[A-Za-z0-9_-]{43}$/;
 
@@ -237,6 +237,8 @@ describe('GET /v1/addin/signature', () => {
     for (const query of ['', '?email=', `?email=${encodeURIComponent(user.email)}&compose=draft`, `?email=${'a'.repeat(400)}`]) {
       const res = await server.request('GET', `/v1/addin/signature${query}`, { headers: { 'x-addin-key': addinKey } });
       assert.equal(res.status, 400, `${query}: ${res.text}`);
+      assert.equal(res.body.error.code, 'BAD_REQUEST', query);
+      assert.match(res.body.error.details?.field ?? '', /^query\./, `${query}: the field is named`);
       const anon = await server.request('GET', `/v1/addin/signature${query}`);
       assert.equal(anon.status, 401, 'without a key the answer says nothing of the input');
     }
@@ -266,12 +268,7 @@ describe('GET /v1/addin/signature', () => {
     const person = await createUser(server, lapsed);
     const key = (await outlookOf(server, lapsed)).addinKey;
     assert.equal((await signature(server, key, person.email)).status, 200);
-    await server.deps.database.db
-      .updateTable('orgs')
-      .set({ subscription_status: 'past_due', grace_period_ends_at: new Date(Date.now() - 60_000) })
-      .where('id', '=', lapsed.orgId)
-      .execute();
-    server.deps.caches.invalidate.orgChanged(lapsed.orgId);
+    await lapseOrg(server, lapsed.orgId);
     const res = await signature(server, key, person.email);
     assert.equal(res.status, 402, res.text);
     assert.equal(res.body.error.code, 'PAYMENT_REQUIRED');

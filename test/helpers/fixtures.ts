@@ -78,3 +78,16 @@ export async function staffAccount(server: TestServer, password = 'staff test pa
   await accountsRepo.insertStaff(server.deps.database.db, { id, email, password_hash: await server.deps.passwords.hash(password) });
   return { userId: id, email, password };
 }
+
+/**
+ * Puts the org past its grace period (payment failed, grace over) straight in the database, and
+ * tells the caches, so the next request sees it: for the tests of what the billing gate refuses.
+ */
+export async function lapseOrg(server: TestServer, orgId: string) {
+  await server.deps.database.db
+    .updateTable('orgs')
+    .set({ subscription_status: 'past_due', grace_period_ends_at: new Date(Date.now() - 60_000) })
+    .where('id', '=', orgId)
+    .execute();
+  server.deps.caches.invalidate.orgChanged(orgId);
+}

@@ -59,7 +59,7 @@ export async function connect(server: TestServer, org: TestOrg, ws: Workspace, b
   return res.body;
 }
 
-/** Waits until every job of the org is done; fails on a failed job. */
+/** Waits until every job of the org is done; answers the failed ones (callers assert there are none). */
 export async function jobsSettled(server: TestServer, orgId: string, timeoutMs = 60_000) {
   const db = server.deps.database.db;
   await waitFor(
