@@ -45,7 +45,7 @@ export default function OrgList() {
         <button type="button" className="sort" onClick={() => search.set({ sort: sort === asc ? desc : asc })}>
           {label}
           {active ? (sort === asc ? ' ▲' : ' ▼') : ''}
-          <span className="visually-hidden">, sort</span>
+          <span className="sr-only">, sort</span>
         </button>
       </th>
     );
