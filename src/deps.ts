@@ -32,7 +32,7 @@ import type { JWK } from 'jose';
 import { createBillingService, type BillingService } from './billing/service.ts';
 import { requireFreeSeat } from './billing/seats.ts';
 import { createRenderService, type RenderService } from './render/service.ts';
-import { createRenderPool } from './render/pool.ts';
+import { createRenderPool, type RenderPool } from './render/pool.ts';
 import { OpenCounter } from './tracking/open-counter.ts';
 import { createTrackingService, type TrackingService } from './tracking/service.ts';
 import { createAuditService, type AuditService } from './audit/service.ts';
@@ -134,19 +134,28 @@ export interface DepsOverrides {
   jobWorker?: boolean;
   /** Tests: how long a directory's dry run may read it (lib/deadline.ts's default otherwise). */
   dryRunDeadlineMs?: number;
-  /** Tests: quicker retries of Google's 429/5xx, a faster scheduler, fewer pushes at once. */
-  google?: { retry?: Partial<RetryPolicy>; schedulerTickMs?: number; pushConcurrency?: number; patchesPerSecond?: number };
+  /** Tests: quicker retries of Google's 429/5xx and of a run that finds its org busy, a faster scheduler, fewer pushes at once. */
+  google?: { retry?: Partial<RetryPolicy>; schedulerTickMs?: number; pushConcurrency?: number; patchesPerSecond?: number; busyRetryMs?: number };
+  /**
+   * Tests: an open database and a render pool to use instead of making them (a test process's
+   * servers share them: each costs ~0.5 s of CPU to make). They stay the caller's: closing the
+   * service leaves them open.
+   */
+  shared?: { database?: Database; renderPool?: RenderPool };
 }
 
 export async function createDeps(config: Config, logger: Logger, overrides: DepsOverrides = {}): Promise<Deps> {
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    timeouts: config.databaseTimeouts,
-    onConnectionLost: (err) => logger.warn({ err }, 'database connection lost; the pool opens a new one when needed'),
-    snapshot: overrides.snapshot,
-  });
-  const closers: (() => Promise<unknown>)[] = [() => database.close()];
+  const shared = overrides.shared ?? {};
+  const database =
+    shared.database ??
+    (await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      timeouts: config.databaseTimeouts,
+      onConnectionLost: (err) => logger.warn({ err }, 'database connection lost; the pool opens a new one when needed'),
+      snapshot: overrides.snapshot,
+    }));
+  const closers: (() => Promise<unknown>)[] = shared.database ? [] : [() => database.close()];
   const metrics = createMetrics();
   metrics.observeDatabasePool(() => database.poolStats());
   try {
@@ -197,8 +206,8 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const apiKeys = createApiKeyService({ db, stage: config.stage, caches, usage, clock });
     const orgs = createOrgService({ db, caches, apiKeys, passwords, invite: (tx, user) => people.inviteInTx(tx, user) });
     const accounts = createAccountsCache({ db, caches });
-    const renderPool = createRenderPool({ threads: config.renderThreads });
-    closers.unshift(() => renderPool.close());
+    const renderPool = shared.renderPool ?? createRenderPool({ threads: config.renderThreads });
+    if (!shared.renderPool) closers.unshift(() => renderPool.close());
     const render = createRenderService({
       db,
       caches,
@@ -208,7 +217,6 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       renderLimitBytes: config.renderLimitBytes,
       metrics,
     });
-    // Invitations are made by the people service (below), inside the creating transaction.
     // Invitations are made by the people service (created below, with the sign-in), in the creating transaction.
     const users = createUserService({ db, invalidate, seatCheck: requireFreeSeat, passwords, invite: (tx, user) => people.inviteInTx(tx, user) });
     const templates = createTemplateService({ db, compile: render.compile, invalidate });
@@ -300,6 +308,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       orgs,
       clock,
       pushConcurrency: overrides.google?.pushConcurrency,
+      busyRetryMs: overrides.google?.busyRetryMs,
       metrics: googleMetrics,
       enqueue,
     });

@@ -1,47 +1,49 @@
 // A directory's dry run reads the directory inside the request: a directory slower than the dry
 // run's deadline (src/lib/deadline.ts) is a 503 that changes nothing, not a request held for minutes.
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createOrgWithoutTemplates as createOrg } from './helpers/fixtures.ts';
 import { startFakeGoogle, type FakeGoogle } from './helpers/fake-google.ts';
 import { connect, googleDatabase, jobsSettled, startGoogleServer, workspace } from './helpers/google-setup.ts';
 import type { TestServer } from './helpers/server.ts';
 
-let fake: FakeGoogle;
-let server: TestServer;
-let database: Awaited<ReturnType<typeof googleDatabase>>;
-before(async () => {
-  fake = await startFakeGoogle();
-  database = await googleDatabase();
-  server = await startGoogleServer(fake, database.url, {}, { dryRunDeadlineMs: 300 });
-});
-after(async () => {
-  fake.delayMs = 0;
-  await server?.close();
-  await fake?.close();
-  await database?.drop();
-});
+describe('the deadline of a Google dry run', () => {
+  let fake: FakeGoogle;
+  let server: TestServer;
+  let database: Awaited<ReturnType<typeof googleDatabase>>;
+  before(async () => {
+    fake = await startFakeGoogle();
+    database = await googleDatabase();
+    server = await startGoogleServer(fake, database.url, {}, { dryRunDeadlineMs: 300 });
+  });
+  after(async () => {
+    fake.delayMs = 0;
+    await server?.close();
+    await fake?.close();
+    await database?.drop();
+  });
 
-test('a Google dry run past its deadline answers 503 and changes nothing; in time it answers the changes', async () => {
-  const org = await createOrg(server, { seats: 20 });
-  const ws = workspace(fake, 3);
-  await connect(server, org, ws, { syncUsers: false, pushSignatures: false });
-  assert.deepEqual(await jobsSettled(server, org.orgId), []);
-  const url = `/v1/orgs/${org.orgId}/integrations/google/sync?dryRun=true`;
-  const users = async () => (await server.deps.database.db.selectFrom('users').select('id').where('org_id', '=', org.orgId).execute()).length;
-  const before = await users();
+  test('a Google dry run past its deadline answers 503 and changes nothing; in time it answers the changes', async () => {
+    const org = await createOrg(server, { seats: 20 });
+    const ws = workspace(fake, 3);
+    await connect(server, org, ws, { syncUsers: false, pushSignatures: false });
+    assert.deepEqual(await jobsSettled(server, org.orgId), []);
+    const url = `/v1/orgs/${org.orgId}/integrations/google/sync?dryRun=true`;
+    const users = async () => (await server.deps.database.db.selectFrom('users').select('id').where('org_id', '=', org.orgId).execute()).length;
+    const before = await users();
 
-  fake.delayMs = 1500;
-  const late = await server.request('POST', url, { key: org.key });
-  assert.equal(late.status, 503, late.text);
-  assert.equal(late.body.error.code, 'SERVICE_UNAVAILABLE');
-  assert.match(late.body.error.message, /Google did not answer within 1 s/);
-  assert.ok(late.headers.get('retry-after'));
-  assert.equal(await users(), before);
+    fake.delayMs = 1500;
+    const late = await server.request('POST', url, { key: org.key });
+    assert.equal(late.status, 503, late.text);
+    assert.equal(late.body.error.code, 'SERVICE_UNAVAILABLE');
+    assert.match(late.body.error.message, /Google did not answer within 1 s/);
+    assert.ok(late.headers.get('retry-after'));
+    assert.equal(await users(), before);
 
-  fake.delayMs = 0;
-  const dry = await server.request('POST', url, { key: org.key });
-  assert.equal(dry.status, 200, dry.text);
-  assert.equal(dry.body.created, 4, "the admin and the three users");
-  assert.equal(await users(), before);
+    fake.delayMs = 0;
+    const dry = await server.request('POST', url, { key: org.key });
+    assert.equal(dry.status, 200, dry.text);
+    assert.equal(dry.body.created, 4, "the admin and the three users");
+    assert.equal(await users(), before);
+  });
 });

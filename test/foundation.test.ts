@@ -194,10 +194,10 @@ describe('the process', () => {
   test('sigsvc serve on an empty data dir: runs with the Node flags, migrates, logs where it listens, stops cleanly on SIGTERM', async () => {
     const { startProcess } = await import('./helpers/process.ts');
     const { freePort } = await import('./helpers/server.ts');
-    const { mkdtempSync, rmSync } = await import('node:fs');
-    const { tmpdir } = await import('node:os');
-    const { join } = await import('node:path');
-    const dir = mkdtempSync(join(tmpdir(), 'sigsvc-start-'));
+    const { seededDataDir } = await import('./helpers/snapshot.ts');
+    // A database no migration has touched (initdb alone costs a child process seconds of CPU; the
+    // CLI's first-run test makes one from nothing): the service migrates it at start.
+    const { dir, cleanup } = await seededDataDir('sigsvc-start-', { migrated: false });
     try {
       // Through the launcher, as `npm start` runs it: it becomes the service (same pid), which
       // receives the SIGTERM itself and runs with the flags of src/node-flags.json.
@@ -231,7 +231,7 @@ describe('the process', () => {
         assert.ok(line.url.startsWith(url));
       }
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      await cleanup();
     }
   });
 });

@@ -2,14 +2,12 @@
 // middle of a push that resumes without sending anything twice, and two instances sharing the work.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import type { TestServer } from './helpers/server.ts';
 import { createOrgWithoutTemplates as createOrg, createTemplate, type TestOrg } from './helpers/fixtures.ts';
 import { startFakeGoogle, type FakeGoogle } from './helpers/fake-google.ts';
 import { connect, googleDatabase, jobsSettled, startGoogleServer, workspace } from './helpers/google-setup.ts';
 import { waitFor } from './helpers/wait.ts';
+import { seededDataDir } from './helpers/snapshot.ts';
 
 const onPostgres = process.env.DATABASE_URL?.startsWith('postgres') ?? false;
 
@@ -70,12 +68,13 @@ describe('Google jobs', () => {
   // it again), which takes most of the run's 120 s default on a busy machine.
   test('a restart in the middle of a push resumes it without pushing anyone twice', { timeout: 400_000 }, async () => {
     const scratch = onPostgres ? await googleDatabase() : undefined;
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'sigsvc-google-'));
-    const env: Record<string, string> = scratch ? {} : { DATA_DIR: dataDir };
+    // Embedded: a store on disk that both servers open in turn, seeded with the migrated snapshot.
+    const store = scratch ? undefined : await seededDataDir('sigsvc-google-');
+    const env: Record<string, string> = store ? { DATA_DIR: store.dir } : {};
     const url = scratch?.url ?? '';
     const ws = workspace(fake, 150);
     let org: TestOrg;
-    let first: TestServer | undefined = await startGoogleServer(fake, url, env, { google: { retry: { baseMs: 20, maxMs: 200 }, schedulerTickMs: 200, pushConcurrency: 4 } });
+    let first: TestServer | undefined = await startGoogleServer(fake, url, env, { google: { retry: { baseMs: 20, maxMs: 200 }, schedulerTickMs: 200, busyRetryMs: 200, pushConcurrency: 4 } });
     let second: TestServer | undefined;
     try {
       org = await createOrg(first, { seats: 200 });
@@ -107,7 +106,7 @@ describe('Google jobs', () => {
       await first?.close();
       await second?.close();
       await scratch?.drop();
-      rmSync(dataDir, { recursive: true, force: true });
+      await store?.cleanup();
     }
   });
 

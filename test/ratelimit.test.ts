@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
+import { waitFor } from './helpers/wait.ts';
 import { startServer } from './helpers/server.ts';
 import { createOrg } from './helpers/fixtures.ts';
 import { manualClock } from './helpers/clock.ts';
@@ -164,6 +165,9 @@ describe('throttling on Redis: one shared bucket, and a fallback while Redis is 
     // timeout is for requests, and a busy test machine would trip it here.
     const direct = new Redis(redisUrl());
     try {
+      // Until its connection is up the service counts on its own bucket (as it does when Redis is
+      // lost); /health answers 200 once Redis answers.
+      await waitFor(async () => (await server.request('GET', '/health')).status === 200, 'the connection to Redis');
       const org = await createOrg(server);
       const get = () => server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key });
       assert.equal((await get()).status, 200);

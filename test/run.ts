@@ -1,60 +1,154 @@
-// `npm test` after the type check: the unit tests in one process, every other test file under
-// Node's test runner, three at a time, then the files that must run alone. Test processes run with
-// --liftoff-only, as the service does (it saves ~0.5 s of CPU per embedded database started: V8
-// no longer recompiles PostgreSQL's WebAssembly in the background), but not with the service's
-// heap limits (src/runtime.ts): those trade CPU for a smaller RSS, and cost the suite ~25 s of CPU
-// in collections. The service started as a process (test/helpers/process.ts) has all its flags.
-// Arguments are passed on to the runner (e.g. `npm test -- --test-reporter=spec`).
-import { spawnSync } from 'node:child_process';
-import { globSync } from 'node:fs';
+// `npm test` after the type check: the unit tests in one process; the other test files shared out
+// among three processes that each run theirs one after the other; then the files that must run
+// alone, each in a process of its own.
+//
+// Why shards: a test file's process costs ~2.5 s of CPU before its first test (Node and the
+// service's modules loaded, an embedded database and render threads started), which for ~55 files
+// was most of the suite's CPU. A shard pays it once, and its servers share one embedded database
+// and one render pool (test/helpers/server.ts). Files in a shard share a process: each closes what
+// it opens in its own hooks (startServer refuses to start while another file's server is open).
+// The shards are balanced by how long each file took in the last run here (kept in the temp
+// directory, written by test/helpers/durations-reporter.ts), and by file size before any run.
+//
+// Test processes run with --liftoff-only, as the service does (it saves ~0.5 s of CPU per embedded
+// database started: V8 no longer recompiles PostgreSQL's WebAssembly in the background), but not
+// with the service's heap limits (src/runtime.ts): those trade CPU for a smaller RSS, and cost the
+// suite ~25 s of CPU in collections. The service started as a process (test/helpers/process.ts) has
+// all its flags. Arguments are passed on to the runner (e.g. `npm test -- --test-reporter=dot`).
+import { spawn, spawnSync } from 'node:child_process';
+import { globSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SERVICE_NODE_FLAGS } from '../src/runtime.ts';
 import { dropFileDatabases } from './helpers/file-database.ts';
+import { globalSetup } from './helpers/global-setup.ts';
 
 const ROOT = new URL('../', import.meta.url);
 const HEAP_FLAGS = /^--(max-semi-space-size|heap-growing-percent)=/;
+const NODE_FLAGS = SERVICE_NODE_FLAGS.filter((flag) => !HEAP_FLAGS.test(flag));
+const SHARDS = 3;
+// Per store: a file's time on PostgreSQL is not its time on the embedded database.
+const DURATIONS = join(tmpdir(), `sigsvc-test-durations-${process.env.DATABASE_URL?.startsWith('postgres') ? 'postgres' : 'embedded'}.json`);
 // Node's compile cache (its code cache and the type-stripped sources, kept by content hash) for
-// every process of the run: a test process imports the whole service, and the cache takes ~0.2 s
-// of CPU off each of the ~90 the suite starts.
+// every process of the run, the service's child processes included.
 process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'sigsvc-node-compile-cache');
+const userArgs = process.argv.slice(2);
+
 // It measures what two instances admit in a second: other files running beside it would starve it.
 // Browser tests (`*.browser.test.ts`: a Chromium each, heavy on a small machine) run one at a time too.
 const BROWSER = /\.browser\.test\.ts$/;
 const ALONE_FILES = ['test/multi-instance.test.ts'];
+const alone = (f: string) => ALONE_FILES.includes(f) || BROWSER.test(f);
 const files = globSync('test/**/*.test.ts', { cwd: ROOT }).sort();
-// The unit tests beside the code (src/**/*.test.ts) test pure modules: they share one process,
-// which saves a process start (~0.5 s of CPU) per file.
+// The unit tests beside the code (src/**/*.test.ts) test pure modules: they need no database.
 const unitFiles = globSync('src/**/*.test.ts', { cwd: ROOT }).sort();
 
-function run(concurrency: number, chosen: string[], isolation: 'process' | 'none' = 'process'): boolean {
-  // The unit tests (isolation none) need no database.
-  const stores =
-    isolation === 'process'
-      ? [
-          // Makes what the files share once: the migrated snapshot, PostgreSQL's migrations.
-          '--test-global-setup=test/helpers/global-setup.ts',
-          // On PostgreSQL, each file's process gets a database of its own (a clone of a migrated template).
-          '--import=./test/helpers/file-database.ts',
-        ]
-      : [];
-  const args = [
-    ...SERVICE_NODE_FLAGS.filter((flag) => !HEAP_FLAGS.test(flag)),
+/** The runner's options for one process: its isolation, the caller's reporters (spec by default) and ours. */
+function testArgs(isolation: 'process' | 'none', durationsFile?: string): string[] {
+  const reporters = userArgs.filter((a) => a.startsWith('--test-reporter='));
+  const destinations = userArgs.filter((a) => a.startsWith('--test-reporter-destination='));
+  const others = userArgs.filter((a) => !reporters.includes(a) && !destinations.includes(a));
+  const output = reporters.length > 0 ? reporters : ['--test-reporter=spec'];
+  const outputTo = destinations.length > 0 ? destinations : output.map(() => '--test-reporter-destination=stdout');
+  const ours = durationsFile ? ['--test-reporter=./test/helpers/durations-reporter.ts', `--test-reporter-destination=${durationsFile}`] : [];
+  return [
+    ...NODE_FLAGS,
     '--test',
     `--test-isolation=${isolation}`,
-    ...stores,
-    `--test-concurrency=${concurrency}`,
+    // On PostgreSQL, each test process gets a database of its own (a clone of a migrated template).
+    ...(isolation === 'process' || durationsFile ? ['--import=./test/helpers/file-database.ts'] : []),
     '--test-timeout=120000',
     '--test-force-exit',
-    ...process.argv.slice(2),
-    ...chosen,
+    ...output,
+    ...outputTo,
+    ...ours,
+    ...others,
   ];
+}
+
+function runTogether(chosen: string[], isolation: 'process' | 'none', concurrency: number): boolean {
+  const args = [...testArgs(isolation), `--test-concurrency=${concurrency}`, ...chosen];
   return spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' }).status === 0;
 }
 
-const alone = (f: string) => ALONE_FILES.includes(f) || BROWSER.test(f);
-const units = run(1, unitFiles, 'none');
-const together = run(3, files.filter((f) => !alone(f)));
-const oneByOne = run(1, files.filter(alone));
+/** Each file's expected seconds: the last run's, else its size scaled by the recorded files' seconds per byte. */
+function expectedSeconds(chosen: string[]): Map<string, number> {
+  let recorded: Record<string, number> = {};
+  try {
+    recorded = JSON.parse(readFileSync(DURATIONS, 'utf8'));
+  } catch {
+    // No run yet on this machine.
+  }
+  const size = (f: string) => statSync(new URL(f, ROOT)).size;
+  const known = chosen.filter((f) => typeof recorded[f] === 'number');
+  const perByte = known.length > 0 ? known.reduce((s, f) => s + recorded[f]!, 0) / known.reduce((s, f) => s + size(f), 0) : 1;
+  return new Map(chosen.map((f) => [f, recorded[f] ?? size(f) * perByte]));
+}
+
+/** Longest first, each to the shard with the least so far. */
+function shareOut(chosen: string[], count: number): string[][] {
+  const seconds = expectedSeconds(chosen);
+  const shards = Array.from({ length: Math.min(count, chosen.length) }, () => ({ files: [] as string[], total: 0 }));
+  for (const file of [...chosen].sort((a, b) => seconds.get(b)! - seconds.get(a)!)) {
+    const lightest = shards.reduce((min, s) => (s.total < min.total ? s : min));
+    lightest.files.push(file);
+    lightest.total += seconds.get(file)!;
+  }
+  return shards.map((s) => s.files.sort());
+}
+
+/** Runs the shards at once; each one's output is printed whole when it ends, so that files never interleave. */
+async function runShards(chosen: string[]): Promise<boolean> {
+  const shards = shareOut(chosen, SHARDS);
+  const results = await Promise.all(
+    shards.map(
+      (shard, i) =>
+        new Promise<{ ok: boolean; durations: string }>((resolve, reject) => {
+          const durations = join(tmpdir(), `sigsvc-test-durations-${process.pid}-${i}.json`);
+          const child = spawn(process.execPath, [...testArgs('none', durations), ...shard], {
+            cwd: ROOT,
+            env: { ...process.env, SIGSVC_TEST_SHARD: '1' },
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+          const output: Buffer[] = [];
+          child.stdout.on('data', (d: Buffer) => output.push(d));
+          child.stderr.on('data', (d: Buffer) => output.push(d));
+          child.on('error', reject);
+          child.on('close', (code) => {
+            process.stdout.write(`\n── shard ${i + 1} of ${shards.length}: ${shard.length} files ──\n`);
+            process.stdout.write(Buffer.concat(output));
+            resolve({ ok: code === 0, durations });
+          });
+        }),
+    ),
+  );
+  // Only a whole run says how long each file takes (a name pattern runs a part of each).
+  if (userArgs.every((a) => a.startsWith('--test-reporter'))) {
+    const seconds: Record<string, number> = {};
+    for (const { durations } of results) {
+      try {
+        Object.assign(seconds, JSON.parse(readFileSync(durations, 'utf8')));
+      } catch {
+        // A shard that died wrote nothing: its files keep their old figures.
+      }
+    }
+    let recorded: Record<string, number> = {};
+    try {
+      recorded = JSON.parse(readFileSync(DURATIONS, 'utf8'));
+    } catch {
+      // First run.
+    }
+    writeFileSync(DURATIONS, JSON.stringify({ ...recorded, ...seconds }, null, 1));
+  }
+  for (const { durations } of results) rmSync(durations, { force: true });
+  return results.every((r) => r.ok);
+}
+
+// Made once for every process of the run: the migrated snapshot the embedded test servers start
+// from; on PostgreSQL, the migrated database and the template each process's database is cloned from.
+await globalSetup();
+const units = runTogether(unitFiles, 'none', 1);
+const shared = await runShards(files.filter((f) => !alone(f)));
+const oneByOne = runTogether(files.filter(alone), 'process', 1);
 if (process.env.DATABASE_URL?.startsWith('postgres')) await dropFileDatabases(process.env.DATABASE_URL);
-process.exit(units && together && oneByOne ? 0 : 1);
+process.exit(units && shared && oneByOne ? 0 : 1);

@@ -67,6 +67,8 @@ export function createGoogleRuns(deps: {
   clock: () => Date;
   /** Users pushed at the same time by one job. */
   pushConcurrency?: number;
+  /** How long a run that found another one of its org running waits before it tries again (3 s). */
+  busyRetryMs?: number;
   metrics?: GoogleMetrics;
   /** Queues a job (src/jobs/queue.ts's `enqueue`): a sync queues the push that follows it. */
   enqueue: Enqueue;
@@ -75,6 +77,7 @@ export function createGoogleRuns(deps: {
   // Each user waits on a token, a render and Google far more than it computes: many at once keep
   // the pipe full (Gmail's quota is paced separately, in client.ts).
   const concurrency = deps.pushConcurrency ?? 32;
+  const busyRetryMs = deps.busyRetryMs ?? BUSY_RETRY_MS;
 
   /** Records a failure on the connection (its `lastError`) and passes it on; a run stopped with its instance is no failure. */
   async function failed(orgId: string, what: 'sync' | 'push', err: unknown, signal?: AbortSignal): Promise<never> {
@@ -92,7 +95,7 @@ export function createGoogleRuns(deps: {
   async function exclusively<T>(orgId: string, what: 'sync' | 'push', work: () => Promise<T>): Promise<T | null> {
     const token = randomUUID();
     if (!(await googleRepo.lease(db, orgId, what, token, LEASE_S))) {
-      await deps.enqueue(db, { kind: JOB_KINDS[what], orgId, dedupeKey: what, runAfter: new Date(Date.now() + BUSY_RETRY_MS) });
+      await deps.enqueue(db, { kind: JOB_KINDS[what], orgId, dedupeKey: what, runAfter: new Date(Date.now() + busyRetryMs) });
       return null;
     }
     const renew = setInterval(() => void googleRepo.lease(db, orgId, what, token, LEASE_S).catch(() => {}), (LEASE_S * 1000) / 3);

@@ -1,9 +1,10 @@
-// On PostgreSQL (DATABASE_URL set, the second pass of .ci/run), each test file's process works in
-// a database of its own, cloned from a template the global set-up migrated once. One shared
-// database let any file's server claim another file's queued jobs (a Microsoft sync, a mail) and
-// run them against its own, different fakes; a clone costs ~0.1 s and isolates them.
-// test/run.ts preloads this module (--import) in every test process; the runner's own process
-// (no NODE_TEST_CONTEXT) and a file run by hand without the preload keep DATABASE_URL as it is.
+// On PostgreSQL (DATABASE_URL set, the second pass of .ci/run), each test process works in a
+// database of its own, cloned from a template the global set-up migrated once: a shard of files
+// (test/run.ts, SIGSVC_TEST_SHARD) or a file the runner started in a process of its own
+// (NODE_TEST_CONTEXT). One shared database let any file's server claim another's queued jobs (a
+// Microsoft sync, a mail) and run them against its own, different fakes; a clone costs ~0.1 s and
+// isolates them. test/run.ts preloads this module (--import) in every test process; the runner's
+// own process and a file run by hand without the preload keep DATABASE_URL as it is.
 // test/run.ts drops them all when the run ends (the runner's global teardown is not awaited
 // under --test-force-exit); a file run by hand leaves the template, which the next run's set-up
 // drops with any clone an interrupted run left.
@@ -68,7 +69,8 @@ async function cloneForThisFile(url: string): Promise<string> {
 }
 
 const url = process.env.DATABASE_URL;
-if (url?.startsWith('postgres') && process.env.NODE_TEST_CONTEXT && process.env.SIGSVC_FILE_DATABASE !== url) {
+const testProcess = process.env.NODE_TEST_CONTEXT !== undefined || process.env.SIGSVC_TEST_SHARD === '1';
+if (url?.startsWith('postgres') && testProcess && process.env.SIGSVC_FILE_DATABASE !== url) {
   process.env.DATABASE_URL = await cloneForThisFile(url);
   process.env.SIGSVC_FILE_DATABASE = process.env.DATABASE_URL;
 }

@@ -20,7 +20,7 @@ export async function googleDatabase(): Promise<{ url: string; drop: () => Promi
 export function startGoogleServer(fake: FakeGoogle, databaseUrl: string, env: Record<string, string> = {}, overrides: Parameters<typeof startServer>[1] = {}) {
   return startServer(
     { ...fakeGoogleEnv(fake), SECRETS_KEY, DATABASE_URL: databaseUrl, JOBS_POLL_MS: '50', JOBS_RETRY_BASE_MS: '100', JOBS_RETRY_MAX_MS: '500', ...env },
-    { google: { retry: { baseMs: 20, maxMs: 200 }, schedulerTickMs: 200 }, ...overrides },
+    { google: { retry: { baseMs: 20, maxMs: 200 }, schedulerTickMs: 200, busyRetryMs: 200 }, ...overrides },
   );
 }
 

@@ -91,12 +91,14 @@ async function load(): Promise<{ empty: Blob; migrated: Blob }> {
 }
 
 /**
- * A new data directory (for DATA_DIR) holding the migrated snapshot: for tests of what a file
- * store does (the CLI, restarts). Loading it takes about half as long as creating one.
+ * A new data directory (for DATA_DIR) holding the migrated snapshot, or with `migrated: false` a
+ * new database no migration has touched: for tests of what a file store does (the CLI, restarts,
+ * a first start). Loading it takes about half as long as creating one.
  */
-export async function seededDataDir(prefix = 'sigsvc-test-'): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+export async function seededDataDir(prefix = 'sigsvc-test-', options: { migrated?: boolean } = {}): Promise<{ dir: string; cleanup: () => Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  const client = await PGlite.create(join(dir, 'pg'), { loadDataDir: await migratedSnapshot() });
+  const snapshot = options.migrated === false ? await emptySnapshot() : await migratedSnapshot();
+  const client = await PGlite.create(join(dir, 'pg'), { loadDataDir: snapshot });
   await client.close();
   return { dir, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
 }

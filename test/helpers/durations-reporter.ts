@@ -1,0 +1,16 @@
+// A test reporter that writes how long each test file's tests took, as JSON ({ "test/x.test.ts":
+// seconds }): test/run.ts gives it a file of its own beside each shard's other reporters, and
+// shares the next run's files out by these durations (Jest's test sequencer does the same).
+import { relative } from 'node:path';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+export default async function* durations(source: AsyncIterable<{ type: string; data: { nesting?: number; file?: string; details?: { duration_ms?: number } } }>) {
+  const seconds: Record<string, number> = {};
+  for await (const event of source) {
+    if ((event.type !== 'test:pass' && event.type !== 'test:fail') || event.data.nesting !== 0 || !event.data.file) continue;
+    const file = relative(ROOT, event.data.file);
+    seconds[file] = (seconds[file] ?? 0) + (event.data.details?.duration_ms ?? 0) / 1000;
+  }
+  yield JSON.stringify(seconds);
+}
