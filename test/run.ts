@@ -1,6 +1,6 @@
 // `npm test` after the type check: the unit tests in one process; the other test files shared out
-// among three processes that each run theirs one after the other; then the files that must run
-// alone, each in a process of its own.
+// among three processes that each run theirs one after the other; then, in one more such process,
+// the files that must not run beside others.
 //
 // Why shards: a test file's process costs ~2.5 s of CPU before its first test (Node and the
 // service's modules loaded, an embedded database and render threads started), which for ~55 files
@@ -35,7 +35,8 @@ process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'sigsvc-node-compile-cache');
 const userArgs = process.argv.slice(2);
 
 // It measures what two instances admit in a second: other files running beside it would starve it.
-// Browser tests (`*.browser.test.ts`: a Chromium each, heavy on a small machine) run one at a time too.
+// Browser tests (`*.browser.test.ts`: a Chromium each, heavy on a small machine) run after the
+// shards, one at a time, with it.
 const BROWSER = /\.browser\.test\.ts$/;
 const ALONE_FILES = ['test/multi-instance.test.ts'];
 const alone = (f: string) => ALONE_FILES.includes(f) || BROWSER.test(f);
@@ -43,8 +44,11 @@ const files = globSync('test/**/*.test.ts', { cwd: ROOT }).sort();
 // The unit tests beside the code (src/**/*.test.ts) test pure modules: they need no database.
 const unitFiles = globSync('src/**/*.test.ts', { cwd: ROOT }).sort();
 
-/** The runner's options for one process: its isolation, the caller's reporters (spec by default) and ours. */
-function testArgs(isolation: 'process' | 'none', durationsFile?: string): string[] {
+/**
+ * The runner's options for one process that runs its files one after the other: the caller's
+ * reporters (spec by default), and for a shard ours and the per-shard database.
+ */
+function testArgs(durationsFile?: string): string[] {
   const reporters = userArgs.filter((a) => a.startsWith('--test-reporter='));
   const destinations = userArgs.filter((a) => a.startsWith('--test-reporter-destination='));
   const others = userArgs.filter((a) => !reporters.includes(a) && !destinations.includes(a));
@@ -54,9 +58,9 @@ function testArgs(isolation: 'process' | 'none', durationsFile?: string): string
   return [
     ...NODE_FLAGS,
     '--test',
-    `--test-isolation=${isolation}`,
-    // On PostgreSQL, each test process gets a database of its own (a clone of a migrated template).
-    ...(isolation === 'process' || durationsFile ? ['--import=./test/helpers/file-database.ts'] : []),
+    '--test-isolation=none',
+    // On PostgreSQL, each shard gets a database of its own (a clone of a migrated template).
+    ...(durationsFile ? ['--import=./test/helpers/file-database.ts'] : []),
     '--test-timeout=120000',
     '--test-force-exit',
     ...output,
@@ -66,9 +70,9 @@ function testArgs(isolation: 'process' | 'none', durationsFile?: string): string
   ];
 }
 
-function runTogether(chosen: string[], isolation: 'process' | 'none', concurrency: number): boolean {
-  const args = [...testArgs(isolation), `--test-concurrency=${concurrency}`, ...chosen];
-  return spawnSync(process.execPath, args, { cwd: ROOT, stdio: 'inherit' }).status === 0;
+/** The unit tests: one process, no database. */
+function runUnits(chosen: string[]): boolean {
+  return spawnSync(process.execPath, [...testArgs(), ...chosen], { cwd: ROOT, stdio: 'inherit' }).status === 0;
 }
 
 /** Each file's expected seconds: the last run's, else its size scaled by the recorded files' seconds per byte. */
@@ -97,26 +101,33 @@ function shareOut(chosen: string[], count: number): string[][] {
   return shards.map((s) => s.files.sort());
 }
 
-/** Runs the shards at once; each one's output is printed whole when it ends, so that files never interleave. */
-async function runShards(chosen: string[]): Promise<boolean> {
-  const shards = shareOut(chosen, SHARDS);
+/**
+ * Runs the shards at once. With several, each one's output is printed whole when it ends, so that
+ * files never interleave; a single shard prints as it goes.
+ */
+async function runShards(chosen: string[], count: number): Promise<boolean> {
+  if (chosen.length === 0) return true;
+  const shards = shareOut(chosen, count);
   const results = await Promise.all(
     shards.map(
       (shard, i) =>
         new Promise<{ ok: boolean; durations: string }>((resolve, reject) => {
           const durations = join(tmpdir(), `sigsvc-test-durations-${process.pid}-${i}.json`);
-          const child = spawn(process.execPath, [...testArgs('none', durations), ...shard], {
+          const streamed = shards.length === 1;
+          const child = spawn(process.execPath, [...testArgs(durations), ...shard], {
             cwd: ROOT,
             env: { ...process.env, SIGSVC_TEST_SHARD: '1' },
-            stdio: ['ignore', 'pipe', 'pipe'],
+            stdio: ['ignore', streamed ? 'inherit' : 'pipe', streamed ? 'inherit' : 'pipe'],
           });
           const output: Buffer[] = [];
-          child.stdout.on('data', (d: Buffer) => output.push(d));
-          child.stderr.on('data', (d: Buffer) => output.push(d));
+          child.stdout?.on('data', (d: Buffer) => output.push(d));
+          child.stderr?.on('data', (d: Buffer) => output.push(d));
           child.on('error', reject);
           child.on('close', (code) => {
-            process.stdout.write(`\n── shard ${i + 1} of ${shards.length}: ${shard.length} files ──\n`);
-            process.stdout.write(Buffer.concat(output));
+            if (!streamed) {
+              process.stdout.write(`\n── shard ${i + 1} of ${shards.length}: ${shard.length} files ──\n`);
+              process.stdout.write(Buffer.concat(output));
+            }
             resolve({ ok: code === 0, durations });
           });
         }),
@@ -147,8 +158,8 @@ async function runShards(chosen: string[]): Promise<boolean> {
 // Made once for every process of the run: the migrated snapshot the embedded test servers start
 // from; on PostgreSQL, the migrated database and the template each process's database is cloned from.
 await globalSetup();
-const units = runTogether(unitFiles, 'none', 1);
-const shared = await runShards(files.filter((f) => !alone(f)));
-const oneByOne = runTogether(files.filter(alone), 'process', 1);
+const units = runUnits(unitFiles);
+const shared = await runShards(files.filter((f) => !alone(f)), SHARDS);
+const oneByOne = await runShards(files.filter(alone), 1);
 if (process.env.DATABASE_URL?.startsWith('postgres')) await dropFileDatabases(process.env.DATABASE_URL);
 process.exit(units && shared && oneByOne ? 0 : 1);

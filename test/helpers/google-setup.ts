@@ -1,6 +1,7 @@
-// Shared set-up of the Google tests: a database of their own on PostgreSQL (each file has one
-// already, test/helpers/file-database.ts; this gives each test that counts jobs across instances,
-// or restarts on the same store, a queue of its own), a Workspace in the fake, and waiting for jobs.
+// Shared set-up of the Google tests: a database of their own (each file starts on an empty one
+// already, test/helpers/shared-resources.ts; this gives each test that counts jobs across
+// instances, or restarts on the same store, a queue of its own), a Workspace in the fake, and
+// waiting for jobs.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { startServer, type TestServer } from './server.ts';

@@ -7,8 +7,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/log.ts';
 import { createDeps, type Deps, type DepsOverrides } from '../../src/deps.ts';
 import { buildApp } from '../../src/app.ts';
-import { openDatabase, type Database } from '../../src/store/db.ts';
-import { createRenderPool, type RenderPool } from '../../src/render/pool.ts';
+import { callingTestFile, claimShared } from './shared-resources.ts';
 import { migratedSnapshot } from './snapshot.ts';
 import { testPasswords } from './passwords.ts';
 
@@ -72,69 +71,41 @@ export async function freePort(): Promise<number> {
   });
 }
 
-// The servers a test process starts share one embedded database and one render pool: making either
-// costs ~0.5 s of CPU, and the suite starts over a hundred servers. The database is shared as a
-// PostgreSQL server's is, where every server of a test file's process uses the file's database
-// (file-database.ts): each test makes its own orgs and counts only what it made. Neither is ever
-// closed: an idle pool's threads and the embedded database hold no handle that keeps a process up.
-let sharedDatabase: Promise<Database> | undefined;
-const sharedPools = new Map<number, RenderPool>();
-
-function processDatabase(): Promise<Database> {
-  sharedDatabase ??= migratedSnapshot()
-    .then((snapshot) => openDatabase({ databaseUrl: 'memory://', dataDir: 'unused', snapshot }))
-    .catch((err: unknown) => {
-      sharedDatabase = undefined;
-      throw err;
-    });
-  return sharedDatabase;
-}
-
-function processRenderPool(threads: number): RenderPool {
-  let pool = sharedPools.get(threads);
-  if (!pool) sharedPools.set(threads, (pool = createRenderPool({ threads })));
-  return pool;
-}
-
-// The open servers, by the test file that started them. Test files share a process (test/run.ts), so
-// a server left open by one would serve, and take jobs from the shared database, during the next.
-const openServers = new Map<object, string>();
-
-/** The test file in this call's stack (the first, for a helper called by a helper). */
-function callingTestFile(): string {
-  const stack = new Error().stack ?? '';
-  return /[\w./:-]+\.test\.ts/.exec(stack)?.[0] ?? 'an unknown file';
-}
-
 export async function startServer(
   env: Record<string, string> = {},
   options: DepsOverrides & { beforeReady?: (app: FastifyInstance) => void } = {},
 ): Promise<TestServer> {
   const file = callingTestFile();
-  for (const other of new Set(openServers.values())) {
-    if (other !== file) throw new Error(`a server that ${other} started is still open: that file must close its servers (in an after hook)`);
-  }
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const config = loadConfig(testEnv({ PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, ...env }));
   const logger = createLogger(config.logLevel, false);
   const inMemory = config.databaseUrl?.startsWith('memory://') ?? false;
-  // A test that names its database (DATABASE_URL: 'memory://') or its snapshot gets one of its own.
+  // A test that names its database (DATABASE_URL: 'memory://', a scratch one) or its snapshot gets
+  // one of its own; the others share the process's (shared-resources.ts).
   const ownDatabase = 'DATABASE_URL' in env || options.snapshot !== undefined;
-  const shared = {
-    database: inMemory && !ownDatabase ? await processDatabase() : undefined,
-    renderPool: processRenderPool(config.renderThreads),
-    ...options.shared,
-  };
+  const claim = await claimShared(file, {
+    embedded: inMemory && !ownDatabase,
+    postgresUrl: !ownDatabase && !inMemory ? config.databaseUrl : undefined,
+    threads: config.renderThreads,
+  });
+  const shared = { ...claim.shared, ...options.shared };
   const snapshot = options.snapshot ?? (inMemory && !shared.database ? await migratedSnapshot() : undefined);
   // Cheap hashing unless the test chooses (`passwords: undefined` asks for the service's default).
   const passwords = 'passwords' in options ? options.passwords : testPasswords;
-  const deps = await createDeps(config, logger, { ...options, snapshot, passwords, shared });
-  const app = await buildApp(deps);
-  options.beforeReady?.(app);
-  await app.listen({ port, host: '127.0.0.1' });
+  let deps: Deps | undefined;
+  let app: FastifyInstance;
+  try {
+    deps = await createDeps(config, logger, { ...options, snapshot, passwords, shared });
+    app = await buildApp(deps);
+    options.beforeReady?.(app);
+    await app.listen({ port, host: '127.0.0.1' });
+  } catch (err) {
+    await deps?.close();
+    await claim.release();
+    throw err;
+  }
   const url = `http://127.0.0.1:${port}`;
-  const token = {};
-  openServers.set(token, file);
+  const started = deps;
   return {
     url,
     port,
@@ -142,9 +113,9 @@ export async function startServer(
     deps,
     request: (method, path, opts) => httpRequest(url, method, path, opts),
     async close() {
-      openServers.delete(token);
       await app.close();
-      await deps.close();
+      await started.close();
+      await claim.release();
     },
   };
 }
