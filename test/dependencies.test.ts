@@ -202,8 +202,10 @@ describe('a stalled Redis', () => {
         RATE_LIMIT_RPS: '1',
         RATE_LIMIT_BURST: '3',
       });
-      const org = await createOrg(server);
       const s = server;
+      // Until its connection is up the service counts on its own bucket; /health answers 200 once Redis answers.
+      await until('the service connected to Redis', async () => (await s.request('GET', '/health')).status === 200, 10_000);
+      const org = await createOrg(server);
       const get = () => timed(`${s.url}/v1/orgs/${org.orgId}`, { headers: { 'x-api-key': org.key } });
       assert.equal((await get()).status, 200);
       const key = `sigsvc:${server.deps.config.stage}:rl:stage`;
