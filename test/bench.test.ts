@@ -5,10 +5,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runNode } from './helpers/process.ts';
 import { seededDataDir } from './helpers/snapshot.ts';
+import { ON_POSTGRES } from './helpers/pg.ts';
 
 // Its own time limit: the harness starts three processes and measures fourteen slices in a row.
 test('npm run bench -- --duration 0.25 --json reports every scenario', { timeout: 300_000 }, async (t) => {
-  if (process.env.DATABASE_URL?.startsWith('postgres')) return t.skip('the harness is smoke-tested once, on the embedded database');
+  if (ON_POSTGRES) return t.skip('the harness is smoke-tested once, on the embedded database');
   // A migrated data directory from the run's snapshot: the harness then skips initdb and migrations.
   const store = await seededDataDir('sigsvc-bench-');
   t.after(store.cleanup);

@@ -8,8 +8,7 @@ import { startFakeGoogle, type FakeGoogle } from './helpers/fake-google.ts';
 import { connect, googleDatabase, jobsSettled, startGoogleServer, workspace } from './helpers/google-setup.ts';
 import { waitFor } from './helpers/wait.ts';
 import { seededDataDir } from './helpers/snapshot.ts';
-
-const onPostgres = process.env.DATABASE_URL?.startsWith('postgres') ?? false;
+import { NEEDS_POSTGRES, ON_POSTGRES } from './helpers/pg.ts';
 
 async function deployedCount(server: TestServer, org: TestOrg): Promise<number> {
   const rows = await server.deps.database.db
@@ -67,7 +66,7 @@ describe('Google jobs', () => {
   // Its own time limit: on the embedded store it creates a database on disk (the restart must find
   // it again), which takes most of the run's 120 s default on a busy machine.
   test('a restart in the middle of a push resumes it without pushing anyone twice', { timeout: 400_000 }, async () => {
-    const scratch = onPostgres ? await googleDatabase() : undefined;
+    const scratch = ON_POSTGRES ? await googleDatabase() : undefined;
     // Embedded: a store on disk that both servers open in turn, seeded with the migrated snapshot.
     const store = scratch ? undefined : await seededDataDir('sigsvc-google-');
     const env: Record<string, string> = store ? { DATA_DIR: store.dir } : {};
@@ -114,7 +113,7 @@ describe('Google jobs', () => {
   // first claim each gets a sync of its own, so that both take part does not depend on which one
   // polls first (started before the connections, the one that queued a job often ran its sync and
   // then the push that sync queued, and could end up with every org).
-  test('two instances share the work and never run one job twice (PostgreSQL)', { timeout: 400_000, skip: onPostgres ? false : 'several instances need a PostgreSQL server (DATABASE_URL)' }, async () => {
+  test('two instances share the work and never run one job twice (PostgreSQL)', { timeout: 400_000, skip: !ON_POSTGRES && NEEDS_POSTGRES }, async () => {
     const database = await googleDatabase();
     const env = { JOBS_CONCURRENCY: '1' };
     const a = await startGoogleServer(fake, database.url, env, { jobWorker: false });

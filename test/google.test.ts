@@ -9,7 +9,7 @@ import { assertSecurityCases } from './helpers/security.ts';
 import { startFakeGoogle, fakeGoogleEnv, GMAIL_SCOPE, type FakeGoogle } from './helpers/fake-google.ts';
 import { connect, googleDatabase, jobsSettled, startGoogleServer, waitForJob, workspace } from './helpers/google-setup.ts';
 import { waitFor } from './helpers/wait.ts';
-import { NEEDS_POSTGRES } from './helpers/pg.ts';
+import { NEEDS_POSTGRES, ON_POSTGRES } from './helpers/pg.ts';
 
 describe('Google Workspace', () => {
   let fake: FakeGoogle;
@@ -310,7 +310,7 @@ describe('Google Workspace', () => {
     assert.equal(audit.body.items.length, 1);
   });
 
-  test("a settings change keeps the stored key as it is then, even one sealed again while the change ran (PostgreSQL)", { skip: !process.env.DATABASE_URL?.startsWith('postgres') && NEEDS_POSTGRES }, async () => {
+  test("a settings change keeps the stored key as it is then, even one sealed again while the change ran (PostgreSQL)", { skip: !ON_POSTGRES && NEEDS_POSTGRES }, async () => {
     const org = await createOrg(server, { seats: 50 });
     const ws = workspace(fake, 1);
     await connect(server, org, ws, { syncUsers: false, pushSignatures: false });

@@ -12,7 +12,7 @@ import { backoffMs, createJobQueue, enqueue, JobFailedError, RetryableJobError, 
 import { migrate } from '../src/store/migrate.ts';
 import { SERVICE_NODE_FLAGS } from '../src/runtime.ts';
 import { migratedSnapshot } from './helpers/snapshot.ts';
-import { NEEDS_POSTGRES, postgresAvailable, scratchDatabase } from './helpers/pg.ts';
+import { NEEDS_POSTGRES, ON_POSTGRES, postgresAvailable, scratchDatabase } from './helpers/pg.ts';
 import { ROOT } from './helpers/process.ts';
 import { waitFor } from './helpers/wait.ts';
 import { startServer, type TestServer } from './helpers/server.ts';
@@ -23,7 +23,7 @@ const silent = createLogger('silent', false);
 const FAST: Partial<QueueOptions> = { pollMs: 20, leaseMs: 2000, retryBaseMs: 40, retryMaxMs: 400 };
 
 async function openStore(): Promise<Database> {
-  const url = process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : 'memory://';
+  const url = ON_POSTGRES ? process.env.DATABASE_URL! : 'memory://';
   return openDatabase({ databaseUrl: url, dataDir: 'unused', snapshot: url === 'memory://' ? await migratedSnapshot() : undefined });
 }
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { startProcess, type ServiceProcess } from './helpers/process.ts';
 import { runCli } from './helpers/cli.ts';
-import { postgresAvailable, scratchDatabase } from './helpers/pg.ts';
+import { ON_POSTGRES, postgresAvailable, scratchDatabase } from './helpers/pg.ts';
 import { redisAvailable, redisUrl } from './helpers/redis.ts';
 import { freePort, httpRequest } from './helpers/server.ts';
 import { event, signedHeader, SECRET } from './helpers/payments.ts';
@@ -20,7 +20,7 @@ describe('two instances, one stage', () => {
   let skipReason: string | undefined;
 
   before(async () => {
-    if (!process.env.DATABASE_URL?.startsWith('postgres')) {
+    if (!ON_POSTGRES) {
       skipReason = 'runs when DATABASE_URL points at PostgreSQL (the second pass of .ci/run)';
       return;
     }

@@ -5,7 +5,7 @@
 // Why shards: a test file's process costs ~2.5 s of CPU before its first test (Node and the
 // service's modules loaded, an embedded database and render threads started), which for ~55 files
 // was most of the suite's CPU. A shard pays it once, and its servers share one embedded database
-// and one render pool (test/helpers/server.ts). Files in a shard share a process: each closes what
+// and one render pool (test/helpers/shared-resources.ts). Files in a shard share a process: each closes what
 // it opens in its own hooks (startServer refuses to start while another file's server is open).
 // The shards are balanced by how long each file took in the last run here (kept in the temp
 // directory, written by test/helpers/durations-reporter.ts), and by file size before any run.
@@ -22,13 +22,14 @@ import { join } from 'node:path';
 import { SERVICE_NODE_FLAGS } from '../src/runtime.ts';
 import { dropFileDatabases } from './helpers/file-database.ts';
 import { globalSetup } from './helpers/global-setup.ts';
+import { ON_POSTGRES } from './helpers/pg.ts';
 
 const ROOT = new URL('../', import.meta.url);
 const HEAP_FLAGS = /^--(max-semi-space-size|heap-growing-percent)=/;
 const NODE_FLAGS = SERVICE_NODE_FLAGS.filter((flag) => !HEAP_FLAGS.test(flag));
 const SHARDS = 3;
 // Per store: a file's time on PostgreSQL is not its time on the embedded database.
-const DURATIONS = join(tmpdir(), `sigsvc-test-durations-${process.env.DATABASE_URL?.startsWith('postgres') ? 'postgres' : 'embedded'}.json`);
+const DURATIONS = join(tmpdir(), `sigsvc-test-durations-${ON_POSTGRES ? 'postgres' : 'embedded'}.json`);
 // Node's compile cache (its code cache and the type-stripped sources, kept by content hash) for
 // every process of the run, the service's child processes included.
 process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'sigsvc-node-compile-cache');
@@ -75,14 +76,18 @@ function runUnits(chosen: string[]): boolean {
   return spawnSync(process.execPath, [...testArgs(), ...chosen], { cwd: ROOT, stdio: 'inherit' }).status === 0;
 }
 
+/** Seconds by file in a durations file; none when it is missing (no run yet) or unreadable (a shard that died). */
+function readDurations(path: string): Record<string, number> {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
 /** Each file's expected seconds: the last run's, else its size scaled by the recorded files' seconds per byte. */
 function expectedSeconds(chosen: string[]): Map<string, number> {
-  let recorded: Record<string, number> = {};
-  try {
-    recorded = JSON.parse(readFileSync(DURATIONS, 'utf8'));
-  } catch {
-    // No run yet on this machine.
-  }
+  const recorded = readDurations(DURATIONS);
   const size = (f: string) => statSync(new URL(f, ROOT)).size;
   const known = chosen.filter((f) => typeof recorded[f] === 'number');
   const perByte = known.length > 0 ? known.reduce((s, f) => s + recorded[f]!, 0) / known.reduce((s, f) => s + size(f), 0) : 1;
@@ -135,21 +140,9 @@ async function runShards(chosen: string[], count: number): Promise<boolean> {
   );
   // Only a whole run says how long each file takes (a name pattern runs a part of each).
   if (userArgs.every((a) => a.startsWith('--test-reporter'))) {
-    const seconds: Record<string, number> = {};
-    for (const { durations } of results) {
-      try {
-        Object.assign(seconds, JSON.parse(readFileSync(durations, 'utf8')));
-      } catch {
-        // A shard that died wrote nothing: its files keep their old figures.
-      }
-    }
-    let recorded: Record<string, number> = {};
-    try {
-      recorded = JSON.parse(readFileSync(DURATIONS, 'utf8'));
-    } catch {
-      // First run.
-    }
-    writeFileSync(DURATIONS, JSON.stringify({ ...recorded, ...seconds }, null, 1));
+    // A shard that died wrote nothing: its files keep their old figures.
+    const seconds = Object.assign(readDurations(DURATIONS), ...results.map((r) => readDurations(r.durations)));
+    writeFileSync(DURATIONS, JSON.stringify(seconds, null, 1));
   }
   for (const { durations } of results) rmSync(durations, { force: true });
   return results.every((r) => r.ok);
@@ -161,5 +154,5 @@ await globalSetup();
 const units = runUnits(unitFiles);
 const shared = await runShards(files.filter((f) => !alone(f)), SHARDS);
 const oneByOne = await runShards(files.filter(alone), 1);
-if (process.env.DATABASE_URL?.startsWith('postgres')) await dropFileDatabases(process.env.DATABASE_URL);
+if (ON_POSTGRES) await dropFileDatabases(process.env.DATABASE_URL!);
 process.exit(units && shared && oneByOne ? 0 : 1);

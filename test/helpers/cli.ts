@@ -29,7 +29,7 @@ export async function runCli(args: string[], env: Record<string, string>): Promi
  * runs on PostgreSQL, else an embedded one in a temp directory (DATA_DIR), already migrated.
  */
 export async function isolatedStore(): Promise<{ env: Record<string, string>; cleanup: () => Promise<void> }> {
-  if (process.env.DATABASE_URL?.startsWith('postgres') && (await postgresAvailable())) {
+  if (await postgresAvailable()) {
     const scratch = await scratchDatabase();
     return { env: { DATABASE_URL: scratch.url }, cleanup: scratch.drop };
   }

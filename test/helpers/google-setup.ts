@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { startServer, type TestServer } from './server.ts';
 import { fakeGoogleEnv, type FakeGoogle, type FakeGoogleUser, type ServiceAccount } from './fake-google.ts';
-import { scratchDatabase } from './pg.ts';
+import { ON_POSTGRES, scratchDatabase } from './pg.ts';
 import { waitFor } from './wait.ts';
 import type { TestOrg } from './fixtures.ts';
 
@@ -14,7 +14,7 @@ export const SECRETS_KEY = randomBytes(32).toString('base64');
 
 /** memory:// on the embedded store; a scratch database on PostgreSQL. */
 export async function googleDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  if (process.env.DATABASE_URL?.startsWith('postgres')) return scratchDatabase();
+  if (ON_POSTGRES) return scratchDatabase();
   return { url: 'memory://', drop: async () => {} };
 }
 

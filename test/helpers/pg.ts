@@ -6,15 +6,17 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 
-const serverUrl = () =>
-  process.env.DATABASE_URL?.startsWith('postgres') ? process.env.DATABASE_URL : 'postgres://postgres@127.0.0.1:5432/test';
+/** Whether this pass of the suite runs on PostgreSQL (DATABASE_URL, as .ci/run's second pass). */
+export const ON_POSTGRES = process.env.DATABASE_URL?.startsWith('postgres') ?? false;
+
+const serverUrl = () => (ON_POSTGRES ? process.env.DATABASE_URL! : 'postgres://postgres@127.0.0.1:5432/test');
 
 /** The skip reason of a test that needs a PostgreSQL server of its own. */
 export const NEEDS_POSTGRES = "needs a PostgreSQL server: runs in the suite's PostgreSQL pass (DATABASE_URL, as .ci/run's second pass)";
 
 /** Whether this pass runs the tests that need a PostgreSQL server of their own. */
 export async function postgresAvailable(): Promise<boolean> {
-  if (!process.env.DATABASE_URL?.startsWith('postgres')) return false;
+  if (!ON_POSTGRES) return false;
   const client = new pg.Client({ connectionString: serverUrl(), connectionTimeoutMillis: 1500 });
   try {
     await client.connect();
