@@ -1,27 +1,16 @@
 // A directory's dry run reads the directory inside the request: a directory slower than the dry
 // run's deadline (src/lib/deadline.ts) is a 503 that changes nothing, not a request held for minutes.
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createOrgWithoutTemplates as createOrg } from './helpers/fixtures.ts';
-import { startFakeGoogle, type FakeGoogle } from './helpers/fake-google.ts';
-import { connect, googleDatabase, jobsSettled, startGoogleServer, workspace } from './helpers/google-setup.ts';
+import type { FakeGoogle } from './helpers/fake-google.ts';
+import { connect, googleSuite, jobsSettled, workspace } from './helpers/google-setup.ts';
 import type { TestServer } from './helpers/server.ts';
 
 describe('the deadline of a Google dry run', () => {
   let fake: FakeGoogle;
   let server: TestServer;
-  let database: Awaited<ReturnType<typeof googleDatabase>>;
-  before(async () => {
-    fake = await startFakeGoogle();
-    database = await googleDatabase();
-    server = await startGoogleServer(fake, database.url, {}, { dryRunDeadlineMs: 300 });
-  });
-  after(async () => {
-    fake.delayMs = 0;
-    await server?.close();
-    await fake?.close();
-    await database?.drop();
-  });
+  googleSuite((google) => ({ fake, server } = google), { dryRunDeadlineMs: 300 });
 
   test('a Google dry run past its deadline answers 503 and changes nothing; in time it answers the changes', async () => {
     const org = await createOrg(server, { seats: 20 });

@@ -1,30 +1,20 @@
 // Google Workspace (issue 19): connecting, the connection test, directory sync and signature push,
 // against the fake of Google's endpoints (test/helpers/fake-google.ts).
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
 // Orgs without the starter template: these tests' own template is the default.
 import { createOrgWithoutTemplates as createOrg, createTemplate, lapseOrg, type TestOrg } from './helpers/fixtures.ts';
 import { assertSecurityCases } from './helpers/security.ts';
-import { startFakeGoogle, fakeGoogleEnv, GMAIL_SCOPE, type FakeGoogle } from './helpers/fake-google.ts';
-import { connect, googleDatabase, jobsSettled, startGoogleServer, waitForJob, workspace } from './helpers/google-setup.ts';
+import { fakeGoogleEnv, GMAIL_SCOPE, type FakeGoogle } from './helpers/fake-google.ts';
+import { connect, googleSuite, jobsSettled, waitForJob, workspace } from './helpers/google-setup.ts';
 import { waitFor } from './helpers/wait.ts';
 import { NEEDS_POSTGRES, ON_POSTGRES } from './helpers/pg.ts';
 
 describe('Google Workspace', () => {
   let fake: FakeGoogle;
   let server: TestServer;
-  let database: Awaited<ReturnType<typeof googleDatabase>>;
-  before(async () => {
-    fake = await startFakeGoogle();
-    database = await googleDatabase();
-    server = await startGoogleServer(fake, database.url);
-  });
-  after(async () => {
-    await server.close();
-    await fake.close();
-    await database.drop();
-  });
+  googleSuite((google) => ({ fake, server } = google));
   const base = (org: TestOrg) => `/v1/orgs/${org.orgId}/integrations/google`;
   const deployments = async (org: TestOrg, query = '') => {
     const items: { userId: string; email: string; state: string; reason: string | null; error: string | null }[] = [];

@@ -4,8 +4,10 @@
 // waiting for jobs.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
+import { after, before } from 'node:test';
 import { startServer, type TestServer } from './server.ts';
-import { fakeGoogleEnv, type FakeGoogle, type FakeGoogleUser, type ServiceAccount } from './fake-google.ts';
+import { callingTestFile } from './shared-resources.ts';
+import { fakeGoogleEnv, startFakeGoogle, type FakeGoogle, type FakeGoogleUser, type ServiceAccount } from './fake-google.ts';
 import { ON_POSTGRES, scratchDatabase } from './pg.ts';
 import { waitFor } from './wait.ts';
 import type { TestOrg } from './fixtures.ts';
@@ -23,6 +25,30 @@ export function startGoogleServer(fake: FakeGoogle, databaseUrl: string, env: Re
     { ...fakeGoogleEnv(fake), SECRETS_KEY, DATABASE_URL: databaseUrl, JOBS_POLL_MS: '50', JOBS_RETRY_BASE_MS: '100', JOBS_RETRY_MAX_MS: '500', ...env },
     { google: { retry: { baseMs: 20, maxMs: 200 }, schedulerTickMs: 200, busyRetryMs: 200 }, ...overrides },
   );
+}
+
+/**
+ * A suite's Google: before its tests a fake of Google, a database of its own and a server on both,
+ * handed to `started`; after them, all three closed.
+ */
+export function googleSuite(started: (google: { fake: FakeGoogle; server: TestServer }) => void, overrides: Parameters<typeof startServer>[1] = {}): void {
+  // Called as the suite is declared, with its file on the stack; its hooks run from here.
+  const testFile = callingTestFile();
+  let fake: FakeGoogle | undefined;
+  let server: TestServer | undefined;
+  let database: Awaited<ReturnType<typeof googleDatabase>> | undefined;
+  before(async () => {
+    fake = await startFakeGoogle();
+    database = await googleDatabase();
+    server = await startGoogleServer(fake, database.url, {}, { ...overrides, testFile });
+    started({ fake, server });
+  });
+  after(async () => {
+    if (fake) fake.delayMs = 0;
+    await server?.close();
+    await fake?.close();
+    await database?.drop();
+  });
 }
 
 export interface Workspace {

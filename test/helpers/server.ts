@@ -73,9 +73,13 @@ export async function freePort(): Promise<number> {
 
 export async function startServer(
   env: Record<string, string> = {},
-  options: DepsOverrides & { beforeReady?: (app: FastifyInstance) => void } = {},
+  options: DepsOverrides & {
+    beforeReady?: (app: FastifyInstance) => void;
+    /** The test file the server belongs to, for a helper that starts it from a hook of its own (else read from the stack). */
+    testFile?: string;
+  } = {},
 ): Promise<TestServer> {
-  const file = callingTestFile();
+  const file = options.testFile ?? callingTestFile();
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const config = loadConfig(testEnv({ PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, ...env }));
   const logger = createLogger(config.logLevel, false);

@@ -32,7 +32,8 @@ const EMPTY_EVERY_TABLE = `DO $$
 
 let embedded: Promise<Database> | undefined;
 let embeddedUsers = 0;
-const IN_SHARD = process.env.SIGSVC_TEST_SHARD === '1';
+/** This process is a shard of test/run.ts (its files run one after the other). */
+export const IN_SHARD = process.env.SIGSVC_TEST_SHARD === '1';
 const pools = new Map<number, RenderPool>();
 const openServers = new Map<object, string>();
 // The test file that last started a server on each shared store (the embedded one, a PostgreSQL URL).
