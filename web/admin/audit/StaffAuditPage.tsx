@@ -12,6 +12,7 @@ import { useApp } from '../../shared/app-context.tsx';
 import { useSearch } from '../lib/use-search.ts';
 import { CursorPager } from '../lib/CursorPager.tsx';
 import { when } from '../lib/format.ts';
+import { AuditCells } from '../lib/AuditCells.tsx';
 
 export default function StaffAuditPage() {
   const { api } = useApp();
@@ -41,21 +42,13 @@ export default function StaffAuditPage() {
         error={error}
         label="Staff actions"
         empty="No staff action matches."
-        columns={['When', 'Staff', 'Action', 'Organisation', 'Target', 'Correlation id']}
+        columns={['When', 'Staff', 'Organisation', 'Action', 'Target', 'Correlation id']}
         row={(e, i) => (
           <tr key={`${e.at}-${e.action}-${e.targetId}-${i}`}>
             <td className="nowrap">{when(e.at)}</td>
             <td>{emailOf(e.actor.id)}</td>
-            <td>
-              <code>{e.action}</code>
-            </td>
             <td>{e.orgId ? <Link to={`/orgs/${e.orgId}`}>{e.orgId.slice(0, 8)}</Link> : <span className="muted">—</span>}</td>
-            <td>
-              <code className="id">{e.targetId ?? '—'}</code>
-            </td>
-            <td>
-              <code className="id">{e.correlationId ?? '—'}</code>
-            </td>
+            <AuditCells entry={e} />
           </tr>
         )}
       />

@@ -2,6 +2,7 @@
 import { when } from '../lib/format.ts';
 import { useOrgAudit } from './api.ts';
 import { PagedCard } from './PagedCard.tsx';
+import { AuditCells } from '../lib/AuditCells.tsx';
 
 export function OrgAudit({ orgId }: { orgId: string }) {
   return (
@@ -17,15 +18,7 @@ export function OrgAudit({ orgId }: { orgId: string }) {
           <td>
             {e.actor.type} <code className="small">{e.actor.id.slice(0, 8)}</code>
           </td>
-          <td>
-            <code>{e.action}</code>
-          </td>
-          <td>
-            <code className="id">{e.targetId ?? '—'}</code>
-          </td>
-          <td>
-            <code className="id">{e.correlationId ?? '—'}</code>
-          </td>
+          <AuditCells entry={e} />
         </tr>
       )}
     />
