@@ -55,7 +55,8 @@ function openEmbedded(): Promise<Database> {
 }
 
 async function emptyPostgres(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
+  // Bounded: a lock held by something a test left behind fails the test, rather than holding the shard.
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, statement_timeout: 30_000 });
   await client.connect();
   try {
     await client.query(EMPTY_EVERY_TABLE);
