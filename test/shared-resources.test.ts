@@ -35,18 +35,25 @@ describe('what the files of a shard share', () => {
   test('in a shard the next file gets the same embedded database, emptied but for the signing keys', { skip: !IN_SHARD && 'in a shard of test/run.ts only: elsewhere the database closes with its last server' }, async () => {
     const a = await claimShared(fileA, options);
     const db = a.shared.database!.db;
-    await db.insertInto('orgs').values({ id: randomUUID(), name: 'Left by A', seats: 1, plan: 'free' }).execute();
-    await idpKeysRepo.insert(db, { kid: `k-${randomUUID()}`, use: 'signing', material: {} }, new Date());
-    const keys = await count(db, 'idp_keys');
-    await a.release();
-
-    const b = await claimShared(fileB, options);
+    // Not a usable key: it is removed at the end, before any server of the shard reads the keys.
+    const kid = `shared-resources-test-${randomUUID()}`;
     try {
-      assert.equal(b.shared.database, a.shared.database, 'one database for the shard');
-      assert.equal(await count(db, 'orgs'), 0, 'what the file before wrote is gone');
-      assert.equal(await count(db, 'idp_keys'), keys, 'the signing keys are kept');
+      await db.insertInto('orgs').values({ id: randomUUID(), name: 'Left by A', seats: 1, plan: 'free' }).execute();
+      await idpKeysRepo.insert(db, { kid, use: 'signing', material: {} }, new Date());
+      const keys = await count(db, 'idp_keys');
+      await a.release();
+
+      const b = await claimShared(fileB, options);
+      try {
+        assert.equal(b.shared.database, a.shared.database, 'one database for the shard');
+        assert.equal(await count(db, 'orgs'), 0, 'what the file before wrote is gone');
+        assert.equal(await count(db, 'idp_keys'), keys, 'the signing keys are kept');
+      } finally {
+        await b.release();
+      }
     } finally {
-      await b.release();
+      await db.deleteFrom('idp_keys').where('kid', '=', kid).execute();
+      await a.release();
     }
   });
 
