@@ -10,7 +10,7 @@ import { SignatureFrame } from '../../shared/components/SignatureFrame.tsx';
 import { call } from '../../shared/api/client.ts';
 import { ApiError } from '../../shared/api/errors.ts';
 import { invalidate, useMutation, useQuery } from '../../shared/api/query.ts';
-import { useOrg } from '../../shared/app-context.tsx';
+import { useLimits, useOrg } from '../../shared/app-context.tsx';
 import { useOrgResource, useUser } from '../../shared/users.ts';
 import { notices } from '../../shared/notices.ts';
 import type { User } from '../../shared/api/types.ts';
@@ -106,6 +106,7 @@ function ProfileForm({ user }: { user: User }) {
 /** The org's default template, rendered with the form's values as they are typed. */
 function LivePreview({ fields }: { fields: PreviewFields }) {
   const { api, orgId } = useOrg();
+  const limits = useLimits();
   const org = useOrgResource();
   const templates = useQuery(['templates', orgId, 'list', 'default'], () =>
     call(api.GET('/v1/orgs/{orgId}/templates', { params: { path: { orgId }, query: { limit: 200 } } })),
@@ -118,7 +119,7 @@ function LivePreview({ fields }: { fields: PreviewFields }) {
     if (!template || !org.data) return;
     let live = true;
     const timer = setTimeout(() => {
-      renderPreview(template.html, fields, org.data!.name).then(
+      renderPreview(template.html, fields, org.data!.name, limits.templateSourceChars).then(
         (out) => live && (setHtml(out), setError(undefined)),
         (err: unknown) => live && setError(err instanceof Error ? err.message : 'The template could not be previewed.'),
       );

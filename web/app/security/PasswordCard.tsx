@@ -7,12 +7,11 @@ import { ErrorMessage } from '../../shared/components/Status.tsx';
 import { call } from '../../shared/api/client.ts';
 import { ApiError } from '../../shared/api/errors.ts';
 import { useMutation } from '../../shared/api/query.ts';
-import { useOrg } from '../../shared/app-context.tsx';
-
-const MIN_LENGTH = 12;
+import { useLimits, useOrg } from '../../shared/app-context.tsx';
 
 export function PasswordCard() {
   const { api, orgId, me, session } = useOrg();
+  const minLength = useLimits().passwordMinChars;
   const [form, setForm] = useState({ currentPassword: '', newPassword: '', confirm: '' });
   const [mismatch, setMismatch] = useState(false);
   const change = useMutation(async (body: { currentPassword: string; newPassword: string }) => {
@@ -37,8 +36,8 @@ export function PasswordCard() {
         type="password"
         autoComplete="new-password"
         required
-        minLength={MIN_LENGTH}
-        hint={`At least ${MIN_LENGTH} characters.`}
+        minLength={minLength}
+        hint={`At least ${minLength} characters.`}
         value={form.newPassword}
         onChange={set('newPassword')}
         error={err?.field === 'newPassword' ? err.message : undefined}

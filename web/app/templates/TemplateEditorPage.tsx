@@ -12,10 +12,10 @@ import { ErrorMessage, Loading } from '../../shared/components/Status.tsx';
 import { call } from '../../shared/api/client.ts';
 import { ApiError } from '../../shared/api/errors.ts';
 import { invalidate, useMutation } from '../../shared/api/query.ts';
-import { useOrg } from '../../shared/app-context.tsx';
+import { useLimits, useOrg } from '../../shared/app-context.tsx';
 import { notices } from '../../shared/notices.ts';
 import LiquidEditor, { type EditorHandle } from './LiquidEditor.tsx';
-import { PreviewFrame, RENDER_LIMIT_BYTES, SizeMeter } from './Preview.tsx';
+import { PreviewFrame, SizeMeter } from './Preview.tsx';
 import { PreviewUserPicker } from './PreviewUserPicker.tsx';
 import { ImagePicker } from './ImagePicker.tsx';
 import { ALL_FIELDS } from './merge-fields.ts';
@@ -50,6 +50,7 @@ const isConflict = (err: unknown): err is ApiError => err instanceof ApiError &&
 
 function Editor({ initial }: { initial: Template }) {
   const { api, orgId, me } = useOrg();
+  const limits = useLimits();
   const navigate = useNavigate();
   // What the server last gave us (the base of the next save) and what the admin is typing.
   const [base, setBase] = useState(initial);
@@ -126,9 +127,9 @@ function Editor({ initial }: { initial: Template }) {
   const tooLarge = preview.error instanceof ApiError && preview.error.status === 413 ? preview.error.details : undefined;
   const size =
     typeof tooLarge?.bytes === 'number'
-      ? { bytes: tooLarge.bytes, limit: typeof tooLarge.limitBytes === 'number' ? tooLarge.limitBytes : RENDER_LIMIT_BYTES }
+      ? { bytes: tooLarge.bytes, limit: typeof tooLarge.limitBytes === 'number' ? tooLarge.limitBytes : limits.renderBytes }
       : preview.preview
-        ? { bytes: preview.preview.bytes, limit: RENDER_LIMIT_BYTES }
+        ? { bytes: preview.preview.bytes, limit: limits.renderBytes }
         : undefined;
   const allWarnings = [...new Set([...(preview.preview?.warnings ?? []), ...warnings])];
 
@@ -194,7 +195,7 @@ function Editor({ initial }: { initial: Template }) {
                 <code>{f}</code>
               </span>
             ))}
-            . Source: {draft.html.length.toLocaleString()} of 100,000 characters.
+            . Source: {draft.html.length.toLocaleString()} of {limits.templateSourceChars.toLocaleString()} characters.
           </p>
           <h2 className="h3">Plain-text signature</h2>
           <LiquidEditor mode="text" label="Plain-text signature (Liquid)" value={draft.text} onChange={(text) => setDraft((d) => ({ ...d, text }))} minHeight="6rem" />
