@@ -8,11 +8,11 @@ import { ConfirmDialog } from '../../shared/components/Dialog.tsx';
 import { CopyButton } from '../../shared/components/CopyButton.tsx';
 import { Pager, usePager } from '../../shared/components/Pager.tsx';
 import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
-import { call } from '../../shared/api/client.ts';
-import { invalidate, useMutation, useQuery } from '../../shared/api/query.ts';
-import { useLimits, useOrg } from '../../shared/app-context.tsx';
+import { useMutation } from '../../shared/api/query.ts';
+import { useLimits } from '../../shared/app-context.tsx';
 import { notices } from '../../shared/notices.ts';
 import type { Schemas } from '../../shared/api/types.ts';
+import { useImageActions, useImages } from './api.ts';
 import './images.css';
 
 type Image = Schemas['Image'];
@@ -22,12 +22,10 @@ const PAGE = 24;
 const megabytes = (bytes: number) => String(Number((bytes / 1024 / 1024).toFixed(1)));
 
 export default function ImagesPage() {
-  const { api, orgId } = useOrg();
   const limits = useLimits();
   const pager = usePager();
-  const images = useQuery(['images', orgId, 'list', pager.cursor ?? ''], () =>
-    call(api.GET('/v1/orgs/{orgId}/images', { params: { path: { orgId }, query: { limit: PAGE, ...(pager.cursor ? { cursor: pager.cursor } : {}) } } })),
-  );
+  const images = useImages(PAGE, pager.cursor);
+  const actions = useImageActions();
   const input = useRef<HTMLInputElement>(null);
   const [deleting, setDeleting] = useState<Image | null>(null);
 
@@ -35,24 +33,15 @@ export default function ImagesPage() {
     for (const file of files) {
       if (!TYPES.includes(file.type)) throw new Error(`${file.name}: only PNG, JPEG and GIF images can be used in signatures.`);
       if (file.size > limits.imageBytes) throw new Error(`${file.name} is ${megabytes(file.size)} MB; an image may have at most ${megabytes(limits.imageBytes)} MB.`);
-      await call(
-        api.POST('/v1/orgs/{orgId}/images', {
-          params: { path: { orgId } },
-          // The body is the file's bytes as they are, with its own type.
-          body: file as unknown as string,
-          bodySerializer: (body: unknown) => body as BodyInit,
-          headers: { 'content-type': file.type },
-        }),
-      );
+      await actions.upload(file);
       notices.show({ kind: 'success', text: `${file.name} uploaded.` });
     }
-    await invalidate(['images', orgId]);
+    await actions.refresh();
   });
   const remove = useMutation(async (image: Image) => {
-    await call(api.DELETE('/v1/orgs/{orgId}/images/{imageId}', { params: { path: { orgId, imageId: image.imageId } } }));
+    await actions.remove(image.imageId);
     setDeleting(null);
     notices.show({ kind: 'success', text: 'Image deleted.' });
-    await invalidate(['images', orgId]);
   });
 
   return (

@@ -9,9 +9,8 @@ import { Button } from '../../shared/components/Button.tsx';
 import { TextField } from '../../shared/components/Field.tsx';
 import { ConfirmDialog } from '../../shared/components/Dialog.tsx';
 import { ErrorMessage, Loading } from '../../shared/components/Status.tsx';
-import { call } from '../../shared/api/client.ts';
 import { ApiError } from '../../shared/api/errors.ts';
-import { invalidate, useMutation } from '../../shared/api/query.ts';
+import { useMutation } from '../../shared/api/query.ts';
 import { useLimits, useOrg } from '../../shared/app-context.tsx';
 import { notices } from '../../shared/notices.ts';
 import LiquidEditor, { type EditorHandle } from './LiquidEditor.tsx';
@@ -19,8 +18,7 @@ import { PreviewFrame, SizeMeter } from './Preview.tsx';
 import { PreviewUserPicker } from './PreviewUserPicker.tsx';
 import { ImagePicker } from './ImagePicker.tsx';
 import { ALL_FIELDS } from './merge-fields.ts';
-import { usePreview } from './usePreview.ts';
-import { useTemplate, type Template } from './api.ts';
+import { usePreview, useTemplate, useTemplateActions, type Template, type TemplateChanges } from './api.ts';
 import './templates.css';
 
 export default function TemplateEditorPage() {
@@ -49,7 +47,8 @@ interface Draft {
 const isConflict = (err: unknown): err is ApiError => err instanceof ApiError && (err.status === 409 || err.status === 412);
 
 function Editor({ initial }: { initial: Template }) {
-  const { api, orgId, me } = useOrg();
+  const { me } = useOrg();
+  const actions = useTemplateActions();
   const limits = useLimits();
   const navigate = useNavigate();
   // What the server last gave us (the base of the next save) and what the admin is typing.
@@ -63,16 +62,10 @@ function Editor({ initial }: { initial: Template }) {
   const dirty = draft.name !== base.name || draft.html !== base.html || draft.text !== base.text;
   const preview = usePreview({ userId: previewUser, html: draft.html, text: draft.text });
 
-  const write = async (body: { name?: string; html?: string; text?: string; isDefault?: boolean }) => {
-    const saved = await call(
-      api.PATCH('/v1/orgs/{orgId}/templates/{templateId}', {
-        params: { path: { orgId, templateId: base.templateId }, header: { 'If-Match': `"${base.version}"` } },
-        body: { version: base.version, ...body },
-      }),
-    );
+  const write = async (changes: TemplateChanges) => {
+    const saved = await actions.update(base, changes);
     setBase(saved);
     setWarnings(saved.warnings);
-    await invalidate(['templates', orgId]);
     return saved;
   };
   const save = useMutation(async () => {
@@ -85,8 +78,7 @@ function Editor({ initial }: { initial: Template }) {
     notices.show({ kind: 'success', text: 'This is now the default template.' });
   });
   const remove = useMutation(async () => {
-    await call(api.DELETE('/v1/orgs/{orgId}/templates/{templateId}', { params: { path: { orgId, templateId: base.templateId } } }));
-    await invalidate(['templates', orgId]);
+    await actions.remove(base);
     notices.show({ kind: 'success', text: `Template “${base.name}” deleted.` });
     navigate('..');
   });
@@ -109,7 +101,7 @@ function Editor({ initial }: { initial: Template }) {
 
   const conflict = [save.error, makeDefault.error].find(isConflict);
   const reload = async () => {
-    const current = await call(api.GET('/v1/orgs/{orgId}/templates/{templateId}', { params: { path: { orgId, templateId: base.templateId } } }));
+    const current = await actions.current(base);
     setBase(current);
     setDraft({ name: current.name, html: current.html, text: current.text });
     save.reset();
@@ -117,7 +109,7 @@ function Editor({ initial }: { initial: Template }) {
   };
   const keepEditing = async () => {
     // The next save overwrites the other change: it is made against the current version.
-    const current = await call(api.GET('/v1/orgs/{orgId}/templates/{templateId}', { params: { path: { orgId, templateId: base.templateId } } }));
+    const current = await actions.current(base);
     setBase({ ...current, name: base.name, html: base.html, text: base.text });
     save.reset();
     makeDefault.reset();
