@@ -83,6 +83,15 @@ test("the service's limits come from the runtime config, never copied into web/"
   assert.deepEqual(wrong, [], 'read the limit from useLimits() (src/web-apps/runtime-config.ts) instead');
 });
 
+test("a form field's length is the OpenAPI document's (web/shared/api/field-limits.ts), never a number in web/", () => {
+  const wrong: string[] = [];
+  for (const f of sources) {
+    const m = /\b(maxLength|minLength|max|min)\s*(=\s*\{|:)\s*\d{2,}/.exec(read(f));
+    if (m) wrong.push(`${f}: ${m[0]}`);
+  }
+  assert.deepEqual(wrong, [], "use maxLengthOf('<operationId>', '<field>')");
+});
+
 test('one naming scheme: a component file is PascalCase.tsx, every other file kebab-case', () => {
   const wrong = files.filter((f) => {
     const name = path.posix.basename(f);

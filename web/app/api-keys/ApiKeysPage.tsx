@@ -12,6 +12,7 @@ import { ErrorMessage } from '../../shared/components/Status.tsx';
 import { ListTable } from '../../shared/components/ListTable.tsx';
 import { fieldError } from '../../shared/api/errors.ts';
 import { useMutation } from '../../shared/api/query.ts';
+import { maxLengthOf } from '../../shared/api/field-limits.ts';
 import { notices } from '../../shared/notices.ts';
 import type { Schemas } from '../../shared/api/types.ts';
 import { useApiKeyActions, useApiKeys } from './api.ts';
@@ -164,7 +165,7 @@ function MintDialog({ open, onClose, onMinted }: { open: boolean; onClose: () =>
       }
     >
       <form id="mint-key" onSubmit={(e) => void submit(e)}>
-        <TextField label="Name" hint="Where the key is used, e.g. “HR system sync”." value={name} maxLength={100} required autoFocus onChange={(e) => setName(e.target.value)} error={nameError} />
+        <TextField label="Name" hint="Where the key is used, e.g. “HR system sync”." value={name} maxLength={maxLengthOf('createApiKey', 'name')} required autoFocus onChange={(e) => setName(e.target.value)} error={nameError} />
         {mint.error && !nameError ? <ErrorMessage error={mint.error} /> : null}
       </form>
     </Dialog>

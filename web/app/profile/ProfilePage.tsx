@@ -9,6 +9,7 @@ import { ErrorMessage, Loading } from '../../shared/components/Status.tsx';
 import { SignatureFrame } from '../../shared/components/SignatureFrame.tsx';
 import { ApiError, fieldError as fieldErrorOf } from '../../shared/api/errors.ts';
 import { useMutation } from '../../shared/api/query.ts';
+import { maxLengthOf } from '../../shared/api/field-limits.ts';
 import { useLimits } from '../../shared/app-context.tsx';
 import { notices } from '../../shared/notices.ts';
 import type { User } from '../../shared/api/types.ts';
@@ -16,11 +17,11 @@ import { renderPreview, type PreviewFields } from './live-preview.ts';
 import { useDefaultTemplate, useMe, useMyOrg, useProfileActions } from './api.ts';
 
 const FIELDS = [
-  { key: 'name', label: 'Name', autoComplete: 'name', max: 200 },
-  { key: 'title', label: 'Job title', autoComplete: 'organization-title', max: 200 },
-  { key: 'department', label: 'Department', autoComplete: 'off', max: 200 },
-  { key: 'phone', label: 'Phone', autoComplete: 'tel', max: 50 },
-  { key: 'mobile', label: 'Mobile', autoComplete: 'tel', max: 50 },
+  { key: 'name', label: 'Name', autoComplete: 'name' },
+  { key: 'title', label: 'Job title', autoComplete: 'organization-title' },
+  { key: 'department', label: 'Department', autoComplete: 'off' },
+  { key: 'phone', label: 'Phone', autoComplete: 'tel' },
+  { key: 'mobile', label: 'Mobile', autoComplete: 'tel' },
 ] as const;
 type Key = (typeof FIELDS)[number]['key'];
 type Form = Record<Key, string>;
@@ -66,7 +67,7 @@ function ProfileForm({ user }: { user: User }) {
             label={f.label}
             name={f.key}
             autoComplete={f.autoComplete}
-            maxLength={f.max}
+            maxLength={maxLengthOf('updateUser', f.key)}
             value={form[f.key]}
             error={fieldError(f.key)}
             onChange={(e) => setForm({ ...form, [f.key]: e.target.value })}

@@ -6,6 +6,7 @@ import { SelectField, TextField } from '../../shared/components/Field.tsx';
 import { ErrorMessage } from '../../shared/components/Status.tsx';
 import { fieldError } from '../../shared/api/errors.ts';
 import { useMutation } from '../../shared/api/query.ts';
+import { maxLengthOf } from '../../shared/api/field-limits.ts';
 import { notices } from '../../shared/notices.ts';
 import { useStarters, useTemplateActions } from './api.ts';
 
@@ -51,7 +52,7 @@ export function NewTemplateDialog({ open, onClose, onCreated }: { open: boolean;
       }
     >
       <form id="new-template" onSubmit={(e) => void submit(e)}>
-        <TextField label="Name" value={name} maxLength={200} required onChange={(e) => setName(e.target.value)} error={nameError} autoFocus />
+        <TextField label="Name" value={name} maxLength={maxLengthOf('createTemplate', 'name')} required onChange={(e) => setName(e.target.value)} error={nameError} autoFocus />
         <SelectField label="Start from" value={starterId} onChange={(e) => setStarterId(e.target.value)} hint="A starter design to adapt, or a blank template.">
           <option value="">Blank template</option>
           {(starters.data ?? []).map((s) => (

@@ -11,6 +11,7 @@ import { ConfirmDialog } from '../../shared/components/Dialog.tsx';
 import { ErrorMessage, Loading } from '../../shared/components/Status.tsx';
 import { ApiError } from '../../shared/api/errors.ts';
 import { useMutation } from '../../shared/api/query.ts';
+import { maxLengthOf } from '../../shared/api/field-limits.ts';
 import { useLimits, useOrg } from '../../shared/app-context.tsx';
 import { notices } from '../../shared/notices.ts';
 import LiquidEditor, { type EditorHandle } from './LiquidEditor.tsx';
@@ -170,7 +171,7 @@ function Editor({ initial }: { initial: Template }) {
 
       <div className="template-editor">
         <div className="template-editor__source">
-          <TextField label="Name" value={draft.name} maxLength={200} onChange={(e) => setDraft({ ...draft, name: e.target.value })} />
+          <TextField label="Name" value={draft.name} maxLength={maxLengthOf('updateTemplate', 'name')} onChange={(e) => setDraft({ ...draft, name: e.target.value })} />
           <div className="toolbar">
             <h2 id="html-heading" className="h3">
               HTML signature

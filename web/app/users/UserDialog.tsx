@@ -7,6 +7,7 @@ import { SelectField, TextField } from '../../shared/components/Field.tsx';
 import { ErrorMessage } from '../../shared/components/Status.tsx';
 import { ApiError, fieldError as fieldErrorOf, isFieldError } from '../../shared/api/errors.ts';
 import { useMutation } from '../../shared/api/query.ts';
+import { maxLengthOf } from '../../shared/api/field-limits.ts';
 import { useOrg } from '../../shared/app-context.tsx';
 import { notices } from '../../shared/notices.ts';
 import type { User } from '../../shared/api/types.ts';
@@ -77,13 +78,13 @@ export function UserDialog({ open, user, onClose }: { open: boolean; user: User 
           <div className="two-col">
             <div>
               <TextField label="Email" type="email" required value={form.email} onChange={set('email')} disabled={!!lockEmail} hint={lockEmail} error={fieldError('email')} />
-              <TextField label="Name" value={form.name} onChange={set('name')} error={fieldError('name')} maxLength={200} />
-              <TextField label="Job title" value={form.title} onChange={set('title')} error={fieldError('title')} maxLength={200} />
-              <TextField label="Department" value={form.department} onChange={set('department')} error={fieldError('department')} maxLength={200} />
+              <TextField label="Name" value={form.name} onChange={set('name')} error={fieldError('name')} maxLength={maxLengthOf('createUser', 'name')} />
+              <TextField label="Job title" value={form.title} onChange={set('title')} error={fieldError('title')} maxLength={maxLengthOf('createUser', 'title')} />
+              <TextField label="Department" value={form.department} onChange={set('department')} error={fieldError('department')} maxLength={maxLengthOf('createUser', 'department')} />
             </div>
             <div>
-              <TextField label="Phone" type="tel" value={form.phone} onChange={set('phone')} error={fieldError('phone')} maxLength={50} />
-              <TextField label="Mobile" type="tel" value={form.mobile} onChange={set('mobile')} error={fieldError('mobile')} maxLength={50} />
+              <TextField label="Phone" type="tel" value={form.phone} onChange={set('phone')} error={fieldError('phone')} maxLength={maxLengthOf('createUser', 'phone')} />
+              <TextField label="Mobile" type="tel" value={form.mobile} onChange={set('mobile')} error={fieldError('mobile')} maxLength={maxLengthOf('createUser', 'mobile')} />
               <SelectField label="Role" value={form.role} onChange={set('role')} disabled={!!lockRole} hint={lockRole} error={fieldError('role')}>
                 {(roles.includes(form.role) ? roles : [form.role, ...roles]).map((r) => (
                   <option key={r} value={r} disabled={!roles.includes(r)}>
