@@ -83,13 +83,20 @@ test("the service's limits come from the runtime config, never copied into web/"
   assert.deepEqual(wrong, [], 'read the limit from useLimits() (src/web-apps/runtime-config.ts) instead');
 });
 
-test("a form field's length is the OpenAPI document's (web/shared/api/field-limits.ts), never a number in web/", () => {
+test("a form field's length and a list's largest page are the OpenAPI document's (web/shared/api/field-limits.ts), never numbers in web/", () => {
+  // The largest pages the lists declare (a `limit: <that>` in web/ copies one).
+  const doc = JSON.parse(readFileSync(path.join(WEB, '..', 'docs', 'openapi.json'), 'utf8')) as {
+    paths: Record<string, Record<string, { parameters?: { name: string; schema?: { maximum?: number } }[] }>>;
+  };
+  const pages = new Set(Object.values(doc.paths).flatMap((ops) => Object.values(ops).flatMap((op) => op.parameters ?? [])).filter((p) => p.name === 'limit').map((p) => p.schema?.maximum));
+  assert.ok(pages.size > 0 && [...pages].every((n) => typeof n === 'number'), 'the lists declare their largest page');
+  const copied = new RegExp(`\\b(maxLength|minLength|max|min)\\s*(=\\s*\\{|:)\\s*\\d{2,}|\\blimit:\\s*(${[...pages].join('|')})\\b`);
   const wrong: string[] = [];
   for (const f of sources) {
-    const m = /\b(maxLength|minLength|max|min)\s*(=\s*\{|:)\s*\d{2,}/.exec(read(f));
+    const m = copied.exec(read(f));
     if (m) wrong.push(`${f}: ${m[0]}`);
   }
-  assert.deepEqual(wrong, [], "use maxLengthOf('<operationId>', '<field>')");
+  assert.deepEqual(wrong, [], "use maxLengthOf('<operationId>', '<field>') or largestPage('<operationId>')");
 });
 
 test('one naming scheme: a component file is PascalCase.tsx, every other file kebab-case', () => {

@@ -55,12 +55,18 @@ function precompress(dir: string): string {
   return entry;
 }
 
-type Limits = Record<string, Record<string, { minLength?: number; maxLength?: number }>>;
+interface Limits {
+  /** By operationId, then body field. */
+  fields: Record<string, Record<string, { minLength?: number; maxLength?: number }>>;
+  /** By operationId: the largest `limit` (page size) a list accepts. */
+  pages: Record<string, number>;
+}
 
 /**
- * `virtual:field-limits`: the length limits of each operation's JSON body fields (by operationId),
- * read from the committed OpenAPI document (which a test holds equal to the one the service
- * serves), so a form's `maxLength` is the service's, never a copy (web/shared/api/field-limits.ts).
+ * `virtual:field-limits`: the length limits of each operation's JSON body fields and the largest
+ * page of each list (by operationId), read from the committed OpenAPI document (which a test holds
+ * equal to the one the service serves), so a form's `maxLength` or a page size is the service's,
+ * never a copy (web/shared/api/field-limits.ts).
  */
 function fieldLimits(): Plugin {
   const id = 'virtual:field-limits';
@@ -78,18 +84,23 @@ interface SchemaObject {
 
 function readFieldLimits(): Limits {
   const doc = JSON.parse(readFileSync(OPENAPI, 'utf8')) as {
-    paths: Record<string, Record<string, { operationId?: string; requestBody?: { content?: Record<string, { schema?: SchemaObject }> } }>>;
+    paths: Record<
+      string,
+      Record<string, { operationId?: string; parameters?: { name: string; in: string; schema?: { maximum?: number } }[]; requestBody?: { content?: Record<string, { schema?: SchemaObject }> } }>
+    >;
     components: { schemas: Record<string, SchemaObject> };
   };
-  const limits: Limits = {};
+  const limits: Limits = { fields: {}, pages: {} };
   for (const operations of Object.values(doc.paths)) {
     for (const op of Object.values(operations)) {
+      const page = op.parameters?.find((p) => p.in === 'query' && p.name === 'limit')?.schema?.maximum;
+      if (op.operationId && page !== undefined) limits.pages[op.operationId] = page;
       let schema = op.requestBody?.content?.['application/json']?.schema;
       if (schema?.$ref) schema = doc.components.schemas[schema.$ref.split('/').pop()!];
       if (!op.operationId || !schema?.properties) continue;
       for (const [field, p] of Object.entries(schema.properties)) {
         if (p.minLength === undefined && p.maxLength === undefined) continue;
-        (limits[op.operationId] ??= {})[field] = { ...(p.minLength !== undefined ? { minLength: p.minLength } : {}), ...(p.maxLength !== undefined ? { maxLength: p.maxLength } : {}) };
+        (limits.fields[op.operationId] ??= {})[field] = { ...(p.minLength !== undefined ? { minLength: p.minLength } : {}), ...(p.maxLength !== undefined ? { maxLength: p.maxLength } : {}) };
       }
     }
   }

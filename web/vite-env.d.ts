@@ -1,7 +1,10 @@
 /// <reference types="vite/client" />
 
-/** The length limits of each operation's JSON body fields, from the OpenAPI document (web/build.ts). */
+/** Each operation's body field lengths and largest page, from the OpenAPI document (web/build.ts). */
 declare module 'virtual:field-limits' {
-  const limits: Record<string, Record<string, { minLength?: number; maxLength?: number }>>;
+  const limits: {
+    fields: Record<string, Record<string, { minLength?: number; maxLength?: number }>>;
+    pages: Record<string, number>;
+  };
   export default limits;
 }

@@ -2,6 +2,7 @@
 // (the org's users and API keys, the same lists their own pages read).
 import { useApiKeyList, useAuditList, useUserList, type QueryOf } from '../../shared/api/resources.ts';
 import { useOrg } from '../../shared/app-context.tsx';
+import { largestPage } from '../../shared/api/field-limits.ts';
 
 export type AuditQuery = QueryOf<'listAuditEntries'>;
 
@@ -9,11 +10,11 @@ export function useAudit(query: AuditQuery) {
   return useAuditList(useOrg().orgId, query);
 }
 
-/** Names for actor ids: the first 200 users and API keys (an actor beyond them, or deleted, shows its id). */
+/** Names for actor ids: one largest page of users and of API keys (an actor beyond them, or deleted, shows its id). */
 export function useActorNames(): Map<string, string> {
   const { orgId } = useOrg();
-  const users = useUserList(orgId, { limit: 200 });
-  const keys = useApiKeyList(orgId, { limit: 200 });
+  const users = useUserList(orgId, { limit: largestPage('listUsers') });
+  const keys = useApiKeyList(orgId, { limit: largestPage('listApiKeys') });
   const names = new Map<string, string>();
   for (const u of users.data?.items ?? []) names.set(u.userId, u.name || u.email);
   for (const k of keys.data?.items ?? []) names.set(k.keyId, k.name);

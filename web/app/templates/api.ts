@@ -6,6 +6,7 @@ import { call } from '../../shared/api/client.ts';
 import { invalidate, useQuery } from '../../shared/api/query.ts';
 import { useImageList, useTemplateList, useUserList } from '../../shared/api/resources.ts';
 import { useOrg } from '../../shared/app-context.tsx';
+import { largestPage } from '../../shared/api/field-limits.ts';
 import type { Schemas } from '../../shared/api/types.ts';
 import type { PreviewState } from './Preview.tsx';
 
@@ -39,7 +40,7 @@ export function usePreviewUsers(q: string) {
 
 /** The org's images to insert (read when the picker opens). */
 export function usePickerImages(open: boolean) {
-  return useImageList(useOrg().orgId, { limit: 200 }, { enabled: open });
+  return useImageList(useOrg().orgId, { limit: largestPage('listImages') }, { enabled: open });
 }
 
 export function useTemplateActions() {

@@ -5,6 +5,7 @@
 // passed in, because the staff app reads any org's lists.
 import { call } from './client.ts';
 import { useQuery } from './query.ts';
+import { largestPage } from './field-limits.ts';
 import { useApp } from '../app-context.tsx';
 import type { operations } from './types.ts';
 
@@ -43,11 +44,11 @@ export function useImageList(orgId: string, query: QueryOf<'listImages'>, opts: 
   return useQuery(['images', orgId, 'list', query], () => call(api.GET('/v1/orgs/{orgId}/images', { params: { path: { orgId }, query } })), opts);
 }
 
-/** The org's templates (the first 200: more than any org keeps). */
+/** The org's templates (one largest page: more than any org keeps). */
 export function useTemplateList(orgId: string) {
   const { api } = useApp();
   return useQuery(['templates', orgId, 'list', 'all'], () =>
-    call(api.GET('/v1/orgs/{orgId}/templates', { params: { path: { orgId }, query: { limit: 200 } } })),
+    call(api.GET('/v1/orgs/{orgId}/templates', { params: { path: { orgId }, query: { limit: largestPage('listTemplates') } } })),
   );
 }
 
