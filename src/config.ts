@@ -139,7 +139,7 @@ export const envSchema = z
           return z.NEVER;
         }
       })
-      .describe('32 random bytes, base64 (`openssl rand -base64 32`): the AES-256-GCM key of stored secrets (integration keys); unset: the service refuses to store them'),
+      .describe("32 random bytes, base64 (`openssl rand -base64 32`): the AES-256-GCM key of stored secrets (integration keys); unset: generated into DATA_DIR/secrets.key on the embedded database's first start, one per process with `memory://`, and on a PostgreSQL server secrets are refused"),
     SECRETS_KEY_PREVIOUS: z
       .string()
       .default('')
