@@ -281,7 +281,7 @@ export function redactUrlPassword(text: string): string {
   return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s]*@/gi, '$1***@');
 }
 
-/** Names, defaults and meanings of every variable, for the README table and its test. */
+/** Names, defaults and meanings of every variable, for the table of docs/configuration.md and its test. */
 export function configVariables(): { name: string; default: string; meaning: string }[] {
   const shape = envSchema.in.shape;
   return Object.entries(shape).map(([name, schema]) => {
