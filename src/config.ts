@@ -1,5 +1,5 @@
 // The only reader of process.env. Every variable is parsed once, at start-up, by one zod schema;
-// a bad value stops start-up with a message that names the variable (DECISIONS.md, "URLs and configuration").
+// a bad value stops start-up with a message that names the variable (docs/configuration.md).
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseSecretsKey } from './lib/secrets-key.ts';

@@ -1,5 +1,5 @@
 // The documentation a clone ships: the README opens with its two commands, and every link of the
-// README and docs/ points at a file of the repository (none outside it, as `../shared/…` did).
+// README and docs/ points at a file of the repository (none outside it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // `sigsvc <command>`: every command prints one JSON document on stdout; a failure prints a clear
-// message on stderr and exits non-zero (DECISIONS.md, "Command line"). The runner takes its
+// message on stderr and exits non-zero (docs/operations.md, "The command line"). The runner takes its
 // output streams and environment as arguments, so the tests run commands in their own process.
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError, type Config } from '../config.ts';
