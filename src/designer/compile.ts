@@ -2,7 +2,7 @@
 // Liquid that the render pipeline fills per user afterwards. Pure: no I/O, no clock; what it needs
 // to know of the world (the service's URL, the org's images) is passed in.
 //
-// What it writes is safe in the clients a signature meets (docs/designer.md lists the rules): one
+// What it writes is safe in the clients a signature meets (docs/designer.md): one
 // table per level of layout with `role="presentation"`, every style inline, `width` and `height`
 // attributes on every image (drawn at half its pixel size, so it is sharp on high-density
 // screens), no flex, grid, position, float, background images, margins on images, <style> or SVG.
