@@ -19,6 +19,9 @@ import { imageRoutes, publicImageRoutes } from './images/routes.ts';
 import { userImportRoutes } from './users/import-routes.ts';
 import { interactionRoutes } from './auth/idp/interactions.ts';
 import { handToProvider, logProviderErrors } from './auth/idp/hooks.ts';
+import { signInAttempts } from './auth/idp/attempts.ts';
+import { logoutRoutes } from './auth/idp/logout-routes.ts';
+import { clientCallbacks, pageHeaders } from './auth/idp/views.ts';
 import { mfaRoutes } from './users/mfa-routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
@@ -144,6 +147,10 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     onRequest: handToProvider(deps.provider, config.authUrl),
     handler: async () => undefined,
   });
+  // The sign-in pages and the people pages under AUTH_URL: one set of headers, one per-address
+  // limit of sign-in attempts (the shared limiter: in Redis when REDIS_URL is set).
+  const takeAttempt = signInAttempts(deps.limiters.signIn, config.signInAttemptsPerMinute);
+  const idpPageHeaders = pageHeaders(clientCallbacks(config));
   await app.register(
     interactionRoutes({
       provider: deps.provider,
@@ -152,21 +159,23 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       stage: config.stage,
       authUrl: config.authUrl,
       authPath,
-      attemptsPerMinute: config.signInAttemptsPerMinute,
+      staffSignInTtlS: config.refreshTokenTtlAdminS,
+      takeAttempt,
+      pageHeaders: idpPageHeaders,
     }),
   );
+  await app.register(logoutRoutes({ provider: deps.provider, signIn: deps.signIn, authUrl: config.authUrl, authPath, pageHeaders: idpPageHeaders }));
   await app.register(
     peoplePageRoutes({
       people: deps.people,
       provider: deps.provider,
-      logger: deps.logger,
       authUrl: config.authUrl,
       authPath,
       appUrl: config.appUrl,
       adminUrl: config.adminUrl,
       sessionTtlS: Math.max(config.refreshTokenTtlAppS, config.refreshTokenTtlAdminS),
-      attemptsPerMinute: config.signInAttemptsPerMinute,
-      clock: deps.clock,
+      takeAttempt,
+      pageHeaders: idpPageHeaders,
     }),
   );
   // Throttling (spec section 8; DECISIONS' order of a request's steps). Health, the identity
