@@ -236,7 +236,8 @@ describe('identity provider hardening', () => {
     const post = (headers: Record<string, string>, fields: Record<string, string>) =>
       browser.fetch(action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields).toString() });
     const before = hashes;
-    for (const headers of [{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }]) {
+    const crossSite: Record<string, string>[] = [{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }];
+    for (const headers of crossSite) {
       const res = await post(headers, { username: u.email, password: 'a wrong guess' });
       assert.equal(res.status, 403, JSON.stringify(headers));
       assert.match(res.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);

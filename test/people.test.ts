@@ -281,7 +281,8 @@ describe('people get in, with mail', () => {
     const form = (url: string, headers: Record<string, string>, fields: Record<string, string>) =>
       fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields), redirect: 'manual' });
     const attacker = 'attacker password 1';
-    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }]) {
+    const crossSite: Record<string, string>[] = [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }];
+    for (const headers of crossSite) {
       const accept = await form(link, headers, { password: attacker, passwordConfirm: attacker });
       assert.equal(accept.status, 403, JSON.stringify(headers));
       assert.equal(accept.headers.get('set-cookie'), null, 'no session started');

@@ -54,11 +54,11 @@ async function finish(provider: Provider, clock: () => Date, request: FastifyReq
   return reply.code(303).header('location', to).send();
 }
 
-export function interactionRoutes(deps: InteractionDeps): FastifyPluginAsync {
-  const { provider, signIn, takeAttempt } = deps;
+/** What the routes below share: reading the interaction, showing a page, moving to the next step. */
+function interactionPages(deps: InteractionDeps) {
+  const { provider, signIn } = deps;
   const ids = clientIds(deps.stage);
   const base = `${deps.authPath}/interaction`;
-  const toProvider = handToProvider(provider, deps.authUrl);
   const fits = sessionFit({ ids, staffSignInTtlS: deps.staffSignInTtlS, clock: deps.clock, kindOf: async (id) => (await signIn.account(id))?.kind });
   const authOrigin = new URL(deps.authUrl);
   const html = (reply: FastifyReply, body: string, status = 200) =>
@@ -119,18 +119,33 @@ export function interactionRoutes(deps: InteractionDeps): FastifyPluginAsync {
     return reply.code(303).header('location', `${base}/${d.uid}`).send();
   }
 
-  /** A step after the password: only the pending one runs (else back to the page of the one that is). */
-  function stepRoute(app: Parameters<FastifyPluginAsync>[0], step: Pending['step'], run: (pending: Pending, request: UidRequest, reply: FastifyReply) => Promise<StepOutcome>) {
-    app.post<{ Params: { uid: string }; Body: Record<string, unknown> | undefined }>(`${base}/:uid/${step}`, forms, async (request, reply) => {
-      const d = await details(request, reply);
-      if (!d) return reply;
-      const pending = pendingOf(d);
-      if (pending?.step !== step) return reply.code(303).header('location', `${base}/${d.uid}`).send();
-      const outcome = await run(pending, request, reply);
-      if (outcome.kind === 'refused') return stepPage(reply, d.uid, pending, outcome.error, outcome.status);
-      return advance(request, reply, d, outcome);
-    });
-  }
+  return { base, ids, html, forms, silent, details, loginPage, stepPage, advance };
+}
+
+/** A step after the password: only the pending one runs (else back to the page of the one that is). */
+function stepRoute(
+  pages: ReturnType<typeof interactionPages>,
+  app: Parameters<FastifyPluginAsync>[0],
+  step: Pending['step'],
+  run: (pending: Pending, request: UidRequest, reply: FastifyReply) => Promise<StepOutcome>,
+) {
+  const { base, forms, details, stepPage, advance } = pages;
+  app.post<{ Params: { uid: string }; Body: Record<string, unknown> | undefined }>(`${base}/:uid/${step}`, forms, async (request, reply) => {
+    const d = await details(request, reply);
+    if (!d) return reply;
+    const pending = pendingOf(d);
+    if (pending?.step !== step) return reply.code(303).header('location', `${base}/${d.uid}`).send();
+    const outcome = await run(pending, request, reply);
+    if (outcome.kind === 'refused') return stepPage(reply, d.uid, pending, outcome.error, outcome.status);
+    return advance(request, reply, d, outcome);
+  });
+}
+
+export function interactionRoutes(deps: InteractionDeps): FastifyPluginAsync {
+  const { provider, signIn, takeAttempt } = deps;
+  const toProvider = handToProvider(provider, deps.authUrl);
+  const pages = interactionPages(deps);
+  const { base, ids, html, forms, silent, details, loginPage, stepPage, advance } = pages;
 
   return async (app) => {
     // The sign-in pages answer HTML to a browser: they are not API operations, so every page of
@@ -180,13 +195,13 @@ export function interactionRoutes(deps: InteractionDeps): FastifyPluginAsync {
     });
 
     const guess = async (request: FastifyRequest, reply: FastifyReply) => !(await takeAttempt(request, reply, 'signin'));
-    stepRoute(app, 'otp', async (pending, request, reply) =>
+    stepRoute(pages, app, 'otp', async (pending, request, reply) =>
       codeStep({ pending, code: request.body?.otp, throttled: await guess(request, reply) }, (id, code) => signIn.otp(id, code)),
     );
-    stepRoute(app, 'enrol', async (pending, request, reply) =>
+    stepRoute(pages, app, 'enrol', async (pending, request, reply) =>
       codeStep({ pending, code: request.body?.otp, throttled: await guess(request, reply) }, (id, code) => signIn.confirmEnrolment(id, code)),
     );
-    stepRoute(app, 'new-password', async (pending, request) =>
+    stepRoute(pages, app, 'new-password', async (pending, request) =>
       newPasswordStep({ pending, password: request.body?.new_password }, (id, password) => signIn.changePassword(id, password)),
     );
   };
