@@ -1,4 +1,4 @@
-// Forms refuse cross-site posts (DECISIONS wave 3, "Forms refuse cross-site posts"): a login CSRF
+// Forms refuse cross-site posts (docs/api.md, "Signing in (OpenID Connect)"): a login CSRF
 // would otherwise sign a victim's browser into an attacker's account through the reset or
 // invitation form. Browsers name where a post comes from: `Origin` on every POST, and
 // `Sec-Fetch-Site`. A post without either (curl, a script, an old client) is allowed: the forms

@@ -108,8 +108,8 @@ const keyQuery = z.object({
   key: z.string().regex(ADDIN_KEY_PATTERN, { message: 'is not an add-in key' }).optional().describe('the org\'s add-in key, as the manifest writes it'),
 });
 
-// A file that embeds the org's add-in key is no shared cache's to keep (DECISIONS wave 3, "Secrets
-// stay out of logs"); without a key it is the same for everyone.
+// A file that embeds the org's add-in key is no shared cache's to keep (a secret, kept out of logs
+// too: src/http/request-log.ts); without a key it is the same for everyone.
 const keyedCache = (key: string | undefined) => (key ? 'private, no-store' : 'public, max-age=300');
 
 // One route, one fixed policy: the add-in calls it from Outlook's runtimes (classic Outlook on

@@ -44,7 +44,8 @@ export function peoplePageRoutes(deps: {
   sessionTtlS: number;
   /**
    * SIGNIN_ATTEMPTS_PER_MINUTE per client address covers posting "Forgot your password?" as it
-   * covers the sign-in steps (DECISIONS); the per-address limit of mails is the people service's.
+   * covers the sign-in steps (docs/api.md, "People getting in"); the per-address limit of mails is
+   * the people service's.
    */
   takeAttempt: TakeAttempt;
   /** The identity provider's pages' headers (src/auth/idp/views.ts `pageHeaders`). */

@@ -1,4 +1,4 @@
-// People getting in (DECISIONS "People getting in"): invitations, password reset by mail, changing
+// People getting in (docs/api.md, "People getting in"): invitations, password reset by mail, changing
 // one's own password. Links are one-time tokens (src/store/repositories/account-tokens.ts, only a
 // hash kept); their mails go through the job queue in the transaction that makes the link.
 import type { Db } from '../store/db.ts';
@@ -142,7 +142,7 @@ export function createPeopleService(deps: {
     /**
      * "Forgot your password?" as the page asks it: a job of the durable queue that runs
      * `requestReset`. Queuing costs the same whatever the address, and the lookup runs on the
-     * worker's turn, not the next request's (DECISIONS wave 3, "Nothing big on the event loop").
+     * worker's turn, not the next request's: no request leaves work behind on the event loop.
      * Without mail there is nothing to send, and nothing is queued.
      */
     async askReset(email: string): Promise<void> {

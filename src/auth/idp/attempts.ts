@@ -1,5 +1,5 @@
-// SIGNIN_ATTEMPTS_PER_MINUTE per client address (DECISIONS wave 2 "Order of a request's steps";
-// wave 3 "Sign-in limits count attempts, not visits"): password and code steps share one bucket
+// SIGNIN_ATTEMPTS_PER_MINUTE per client address (docs/api.md, "Signing in (OpenID Connect)"; it
+// counts attempts, not visits): password and code steps share one bucket
 // (each is a guess), starting a sign-in with a form another, "Forgot your password?" a third. The
 // buckets are the shared rate-limit module's (src/ratelimit), so with REDIS_URL every instance
 // counts against the same ones.

@@ -1,5 +1,5 @@
-// The OpenID Connect provider (oidc-provider v9), configured to behave like the Cognito user pool
-// the spec describes: two public clients with PKCE S256, Cognito's route names, ID tokens with the
+// The OpenID Connect provider (oidc-provider v9), configured to behave like a Cognito user pool
+// (docs/identity.md): two public clients with PKCE S256, Cognito's route names, ID tokens with the
 // tenancy claims, a refresh token on every code exchange, lifetimes from config.
 import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../../config.ts';
@@ -10,7 +10,7 @@ import type { KeyMaterial } from './keys.ts';
 import { clientCallbacks, errorPage, logoutPage, pageHeaders, signedOutPage } from './views.ts';
 
 const USER_SCOPES = ['openid', 'email', 'profile', 'aws.cognito.signin.user.admin'];
-/** Granted to staff through the admin client only (spec: the admin client's scopes). */
+/** Granted to staff through the admin client only (docs/api.md, "Signing in"). */
 export const STAFF_SCOPE = 'custom:role=super-admin';
 export const SCOPES = [...USER_SCOPES, STAFF_SCOPE];
 
@@ -38,7 +38,7 @@ export interface SessionFacts {
 /**
  * Whether a browser's session signs in to a client without a form: an org user's for the customer
  * client; for the admin client a staff member's, with TOTP, within the admin client's refresh
- * lifetime of its sign-in (DECISIONS "Web apps"). The provider's login check (below) and the
+ * lifetime of its sign-in (docs/api.md, "Staff"). The provider's login check (below) and the
  * throttle of `/oauth2/authorize` (interactions.ts: a silent re-authorization is no attempt) ask this
  * same question.
  */
@@ -120,7 +120,7 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
           email: account.email,
           email_verified: account.emailVerified,
           name: account.name,
-          // Tenancy claims only on the ID token (spec 5.2).
+          // Tenancy claims only on the ID token (docs/identity.md).
           ...(use === 'id_token'
             ? {
                 'custom:role': account.role,
