@@ -23,6 +23,7 @@ import { loadKeyMaterial, publicJwks } from './auth/idp/keys.ts';
 import { idpKeysRepo } from './store/repositories/idp-keys.ts';
 import { clientIds, createProvider } from './auth/idp/provider.ts';
 import { createSignIn, type SignIn } from './auth/idp/sign-in.ts';
+import { registerPeopleJobs } from './people/jobs.ts';
 import { scryptHasher, type PasswordHasher } from './auth/passwords.ts';
 import { createAccountsCache } from './auth/accounts-cache.ts';
 import { startPurgingExpired } from './auth/idp/purge.ts';
@@ -110,7 +111,7 @@ export interface Deps {
   /** The Microsoft Entra connection and its directory sync (src/microsoft/). */
   microsoft: MicrosoftService;
   /** The stage-wide bucket of authenticated requests, the pixel's own, the Outlook add-in's own, and the per-client buckets of anonymous ones. */
-  limiters: { stage: RateLimiter; pixel: RateLimiter; addin: RateLimiter; anon: RateLimiter };
+  limiters: { stage: RateLimiter; pixel: RateLimiter; addin: RateLimiter; anon: RateLimiter; signIn: RateLimiter };
   passwords: PasswordHasher;
   /** This instance's Prometheus registry and the metrics the service records (src/metrics/). */
   metrics: Metrics;
@@ -180,18 +181,21 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const pixelLimits = { rate: config.pixelRateLimit.rps, burst: config.pixelRateLimit.burst };
     const anonLimits = { rate: config.anonRateLimit.rps, burst: config.anonRateLimit.burst };
     const addinLimits = { rate: config.addinRateLimit.rps, burst: config.addinRateLimit.burst };
+    const signInLimits = { rate: config.signInAttemptsPerMinute / 60, burst: config.signInAttemptsPerMinute };
     const limiters = redis
       ? {
           stage: new RedisRateLimiter(redis, stageLimits, `sigsvc:${config.stage}:rl:`, logger, now),
           pixel: new RedisRateLimiter(redis, pixelLimits, `sigsvc:${config.stage}:rl:`, logger, now),
           addin: new RedisRateLimiter(redis, addinLimits, `sigsvc:${config.stage}:rl:`, logger, now),
           anon: new RedisRateLimiter(redis, anonLimits, `sigsvc:${config.stage}:rl:`, logger, now),
+          signIn: new RedisRateLimiter(redis, signInLimits, `sigsvc:${config.stage}:rl:`, logger, now),
         }
       : {
           stage: new MemoryRateLimiter(stageLimits, now),
           pixel: new MemoryRateLimiter(pixelLimits, now),
           addin: new MemoryRateLimiter(addinLimits, now),
           anon: new MemoryRateLimiter(anonLimits, now),
+          signIn: new MemoryRateLimiter(signInLimits, now),
         };
     const db = database.db;
     const passwords = overrides.passwords ?? scryptHasher;
@@ -252,6 +256,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       passwordResetTtlS: config.passwordResetTtlS,
       resetMailsPerAddressPerHour: config.resetMailsPerAddressPerHour,
     });
+    registerPeopleJobs(queue, people);
 
     const billing = createBillingService({
       db,
