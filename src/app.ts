@@ -208,7 +208,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(googleRoutes({ guards, billing, google: deps.google }));
     // Org (plan status) and staff routes (payment events) of billing: the same two first steps.
     await api.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, clock: deps.clock }));
-    await api.register(adminOrgRoutes({ guards, orgAdmin: deps.orgAdmin, clock: deps.clock }));
+    await api.register(adminOrgRoutes({ guards, orgAdmin: deps.orgAdmin }));
     await api.register(adminStaffRoutes({ guards, staffAdmin: deps.staffAdmin }));
   });
   const ids = clientIds(config.stage);
