@@ -98,12 +98,12 @@ export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKey
           is_default: true,
         });
         await recordAudit(tx, ctx, { action: 'template.create', targetId: template.id, changes: ['html', 'isDefault', 'name', 'text'] });
-        const { row, key } = await deps.apiKeys.mint(
+        const { keyId, key } = await deps.apiKeys.mint(
           { orgId, correlationId: input.correlationId, principal: { kind: 'user', userId: ownerUserId, orgId, role } },
           { name: 'first key' },
           tx,
         );
-        return { apiKey: { keyId: row.id, key }, invitation };
+        return { apiKey: { keyId, key }, invitation };
       }).catch((err: unknown) => {
         if (isUniqueViolation(err, 'users_email_live')) {
           throw conflict(`The email address ${input.ownerEmail} already belongs to a user of another organisation.`, { field: 'ownerEmail' });
