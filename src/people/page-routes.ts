@@ -8,7 +8,6 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import type Provider from 'oidc-provider';
 import type { Logger } from '../log.ts';
-import type { TokenPurpose } from '../store/schema.ts';
 import { MemoryRateLimiter } from '../ratelimit/memory.ts';
 import { isStorable } from '../lib/text.ts';
 import { MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
@@ -17,6 +16,9 @@ import { startSession } from '../auth/idp/session.ts';
 import { pinOrigin } from '../auth/idp/hooks.ts';
 import { linkProblemText, MAX_PASSWORD_LENGTH, type PeopleService } from './service.ts';
 import { forgotPage, forgotSentPage, invitationPage, linkProblemPage, resetPage } from './views.ts';
+
+/** Which link a page serves: an invitation or a password reset. */
+type TokenPurpose = Parameters<typeof linkProblemText>[1];
 
 // What a browser's <input type="email"> accepts (WHATWG), at most 254 characters.
 const EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
