@@ -97,7 +97,7 @@ export function peoplePageRoutes(deps: {
         // Staff must sign in with a TOTP code (enrolled at that first sign-in): no session is started for them.
         const staff = result.account.kind === 'staff';
         if (!result.account.totpSecret && !staff) {
-          await startSession(deps.provider, deps.authUrl, request.raw, reply.raw, result.account.id, deps.sessionTtlS, pinOrigin);
+          await startSession(deps.provider, deps.authUrl, request.raw, reply.raw, result.account.id, deps.sessionTtlS, pinOrigin, deps.clock());
         }
         return reply.code(303).header('location', staff ? deps.adminUrl : deps.appUrl).header('cache-control', 'no-store').send();
       });
