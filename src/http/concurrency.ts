@@ -1,4 +1,4 @@
-// Conditional requests (spec: `version`; DECISIONS: a PATCH sends `version`, a mismatch is 409, a
+// Conditional requests (docs/guide.md, "Organisations": a PATCH sends `version`, a mismatch is 409, a
 // stale If-Match 412). The store's update is conditional on both (src/store/conditional.ts); the
 // header's syntax, the ETag and the choice between 412 and 409 are HTTP's, and live here.
 import type { FastifyReply, FastifyRequest } from 'fastify';

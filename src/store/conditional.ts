@@ -1,7 +1,7 @@
-// Optimistic concurrency (spec: `version`; DECISIONS: If-Match). The update itself is conditional
-// in the database; after it matched nothing, the caller tells a row that is gone from one that has
-// moved on. Which answer a client of the API gets for the latter (409, or 412 for a stale If-Match)
-// is the HTTP layer's choice (src/http/concurrency.ts).
+// Optimistic concurrency (`version` and If-Match: docs/guide.md, "Organisations"). The update itself
+// is conditional in the database; after it matched nothing, the caller tells a row that is gone from
+// one that has moved on. Which answer a client of the API gets for the latter (409, or 412 for a
+// stale If-Match) is the HTTP layer's choice (src/http/concurrency.ts).
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { AppError, notFound } from '../errors.ts';
 
