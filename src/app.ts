@@ -189,6 +189,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       sessionTtlS: Math.max(config.refreshTokenTtlAppS, config.refreshTokenTtlAdminS),
       takeAttempt,
       pageHeaders: idpPageHeaders,
+      clock: deps.clock,
     }),
   );
   // Throttling (docs/api.md, "Rate limits"; the order of a request's steps:
@@ -231,7 +232,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(googleRoutes({ guards, billing, google: deps.google }));
     // Org (plan status) and staff routes (payment events) of billing: the same two first steps.
     await api.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, clock: deps.clock }));
-    await api.register(adminOrgRoutes({ guards, orgAdmin: deps.orgAdmin, clock: deps.clock }));
+    await api.register(adminOrgRoutes({ guards, orgAdmin: deps.orgAdmin }));
     await api.register(adminStaffRoutes({ guards, staffAdmin: deps.staffAdmin }));
   });
   const ids = clientIds(config.stage);

@@ -66,8 +66,9 @@ import { createGraphClient } from './microsoft/graph.ts';
 import { createMicrosoftService, type MicrosoftService } from './microsoft/service.ts';
 import { registerMicrosoftJobs, startMicrosoftScheduler } from './microsoft/jobs.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
 
-export type Clock = () => Date;
+export type { Clock } from './lib/clock.ts';
 
 export interface Deps {
   config: Config;
@@ -173,7 +174,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const healthChecks: Record<string, HealthCheck> = { database: databaseCheck(database) };
     if (redis) healthChecks.redis = redisCheck(redis);
 
-    const clock = overrides.clock ?? (() => new Date());
+    const clock = overrides.clock ?? systemClock;
     const now = () => clock().getTime();
     const caches = createCaches({ mode: database.kind, ttlMs: config.cacheTtlMs });
     const { invalidate } = caches;
@@ -246,6 +247,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const signIn = createSignIn({ db, clock, hasher: passwords, invalidate });
     const people: PeopleService = createPeopleService({
       db,
+      clock,
       logger,
       mail,
       passwords,
@@ -285,7 +287,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const microsoft = createMicrosoftService({
       db,
       secrets,
-      graph: createGraphClient({ loginUrl: config.microsoft.loginUrl, graphUrl: config.microsoft.graphUrl }),
+      graph: createGraphClient({ loginUrl: config.microsoft.loginUrl, graphUrl: config.microsoft.graphUrl, clock }),
       directory,
       clock,
       dryRunDeadlineMs: overrides.dryRunDeadlineMs,
