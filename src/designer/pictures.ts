@@ -101,11 +101,13 @@ class Sketch {
     return this.design.style;
   }
 
+  /** One line of text; `[T]` marks a contact label, drawn bold in the accent colour as the signature shows it. */
   text(content: string, opts: { size?: number; color?: string; bold?: boolean; x?: number } = {}) {
     const size = opts.size ?? this.s.fontSize;
     this.y += size + 5;
+    const body = escapeXml(content).replace(/\[(\w)\]/g, `<tspan fill="${this.s.accentColor}" font-weight="bold">$1</tspan>`);
     this.parts.push(
-      `<text x="${opts.x ?? this.x}" y="${this.y - 4}" font-family="${FAMILIES[this.s.fontFamily]}" font-size="${size}" fill="${opts.color ?? this.s.textColor}"${opts.bold ? ' font-weight="bold"' : ''}>${escapeXml(content)}</text>`,
+      `<text x="${opts.x ?? this.x}" y="${this.y - 4}" font-family="${FAMILIES[this.s.fontFamily]}" font-size="${size}" fill="${opts.color ?? this.s.textColor}"${opts.bold ? ' font-weight="bold"' : ''} xml:space="preserve">${body}</text>`,
     );
   }
 
@@ -124,7 +126,7 @@ class Sketch {
       }
       case 'contact': {
         const label: Record<string, string> = { phone: 'T', mobile: 'M', email: 'E', website: 'W', address: '' };
-        const values = block.show.map((f) => `${label[f] ? `${label[f]}  ` : ''}${SAMPLE[f]}`);
+        const values = block.show.map((f) => `${label[f] ? `[${label[f]}] ` : ''}${SAMPLE[f]}`);
         if (inline) this.text(values.join(' | '));
         else for (const v of values) this.text(v);
         return;
