@@ -1,5 +1,5 @@
-// The users feature's reads and writes. The list with its search and filters (DECISIONS, "Lists
-// that grow": q matches name and email; role, department, status), one page at a time; adding,
+// The users feature's reads and writes. The list with its search and filters (docs/api.md,
+// "Search and filters": q matches name and email; role, department, status), one page at a time; adding,
 // editing, removing, re-inviting and importing people, each followed by a refresh of what a
 // change of people moves: the lists, the org's seat count and its plan status.
 import { call } from '../../shared/api/client.ts';
