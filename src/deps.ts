@@ -53,7 +53,12 @@ import { createGoogleClient, type RetryPolicy } from './google/client.ts';
 import { createGoogleService, type GoogleService } from './google/service.ts';
 import { createGoogleRuns, type GoogleRuns } from './google/runs.ts';
 import { createGoogleMetrics } from './google/metrics.ts';
-import { registerGoogleJobs, startGoogleScheduler } from './google/jobs.ts';
+import { pushSchedule, registerGooglePushJob } from './google/jobs.ts';
+import { createGoogleLease } from './google/lease.ts';
+import { googleConnector } from './google/connector.ts';
+import { createDirectorySync } from './directory/sync.ts';
+import { registerDirectorySyncJobs } from './directory/jobs.ts';
+import { startScheduler, syncSchedule, tickMsFor } from './directory/scheduler.ts';
 import { RedisRateLimiter } from './ratelimit/redis.ts';
 import { createOrgAdminService, type OrgAdminService } from './admin/org-admin.ts';
 import { createStaffAdminService, type StaffAdminService } from './admin/staff-admin.ts';
@@ -63,7 +68,7 @@ import { FetchRecorder } from './outlook/fetch-recorder.ts';
 import { outlookRepo } from './store/repositories/outlook.ts';
 import { createGraphClient } from './microsoft/graph.ts';
 import { createMicrosoftService, type MicrosoftService } from './microsoft/service.ts';
-import { registerMicrosoftJobs, startMicrosoftScheduler } from './microsoft/jobs.ts';
+import { microsoftConnector } from './microsoft/connector.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
 
 export type Clock = () => Date;
@@ -102,7 +107,7 @@ export interface Deps {
   directory: DirectoryService;
   /** Per-user deployment state of signatures in mailboxes (src/deployments/). */
   deployments: DeploymentService;
-  /** Google Workspace: the connection (src/google/service.ts) and the sync and push job bodies. */
+  /** Google Workspace: the connection (src/google/service.ts) and the Gmail push job body (the sync is src/directory/sync.ts). */
   google: GoogleService;
   googleRuns: GoogleRuns;
   /** The Outlook add-in: its key, manifest and the signature route's answers (src/outlook/). */
@@ -277,19 +282,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       appUrl: config.appUrl,
     });
     const directory = createDirectoryService({ db, invalidate, seatCheck: requireFreeSeat, clock });
-    const microsoft = createMicrosoftService({
-      db,
-      secrets,
-      graph: createGraphClient({ loginUrl: config.microsoft.loginUrl, graphUrl: config.microsoft.graphUrl }),
-      directory,
-      clock,
-      dryRunDeadlineMs: overrides.dryRunDeadlineMs,
-    });
-    registerMicrosoftJobs(queue, microsoft);
-    if (overrides.jobWorker !== false) {
-      const { syncIntervalS } = config.microsoft;
-      closers.unshift(startMicrosoftScheduler({ db, queue, logger, syncIntervalS, tickMs: Math.min(15_000, syncIntervalS * 1000) }));
-    }
+    const directorySync = createDirectorySync({ db, directory, dryRunDeadlineMs: overrides.dryRunDeadlineMs });
     closers.unshift(startPurgingExpired({ db, logger, clock }));
 
     const googleMetrics = createGoogleMetrics(metrics.registry);
@@ -299,23 +292,42 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       patchesPerSecond: overrides.google?.patchesPerSecond,
       onRequest: googleMetrics.request,
     });
+    const googleLease = createGoogleLease({ db, enqueue, clock, busyRetryMs: overrides.google?.busyRetryMs });
+    // Every directory an org can connect: each brings its sync, its job and its schedule.
+    const connectors = {
+      google: googleConnector({ db, secrets, client: googleClient, enqueue, lease: googleLease, syncIntervalS: config.google.syncIntervalS }),
+      microsoft: microsoftConnector({
+        db,
+        secrets,
+        graph: createGraphClient({ loginUrl: config.microsoft.loginUrl, graphUrl: config.microsoft.graphUrl }),
+        clock,
+        syncIntervalS: config.microsoft.syncIntervalS,
+      }),
+    };
+    const microsoft = createMicrosoftService({ db, secrets, directory, sync: directorySync, connector: connectors.microsoft });
     const googleRuns = createGoogleRuns({
       db,
       secrets,
       client: googleClient,
-      directory,
       render,
       orgs,
       clock,
       pushConcurrency: overrides.google?.pushConcurrency,
-      busyRetryMs: overrides.google?.busyRetryMs,
       metrics: googleMetrics,
-      enqueue,
+      lease: googleLease,
     });
-    const google = createGoogleService({ db, secrets, client: googleClient, directory, enqueue, syncIntervalS: config.google.syncIntervalS, dryRunDeadlineMs: overrides.dryRunDeadlineMs });
-    registerGoogleJobs(queue, googleRuns, db);
+    const google = createGoogleService({ db, secrets, client: googleClient, directory, sync: directorySync, connector: connectors.google, enqueue, syncIntervalS: config.google.syncIntervalS });
+    const allConnectors = Object.values(connectors);
+    registerDirectorySyncJobs({ queue, db, sync: directorySync, connectors: allConnectors });
+    registerGooglePushJob({ queue, db, runs: googleRuns });
     closers.unshift(
-      startGoogleScheduler({ db, queue, logger, syncIntervalS: config.google.syncIntervalS, tickMs: overrides.google?.schedulerTickMs ?? 10_000 }),
+      startScheduler({
+        db,
+        queue,
+        logger,
+        schedules: [...allConnectors.map(syncSchedule), pushSchedule],
+        tickMs: overrides.google?.schedulerTickMs ?? tickMsFor(allConnectors),
+      }),
     );
 
     // Every capability registered its job handlers above: the worker may start claiming. It stops
