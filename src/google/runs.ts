@@ -2,24 +2,21 @@
 // connector.ts). It throws GoogleError (`transient` ones are worth another try later) and leaves
 // retrying to the job queue; everything it did before a failure is recorded, so the next attempt
 // goes on from there.
-import { createHash } from 'node:crypto';
 import type { Db } from '../store/db.ts';
 import { googleRepo } from '../store/repositories/google.ts';
 import { deploymentsRepo } from '../store/repositories/deployments.ts';
-import { AppError } from '../errors.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import type { RenderService } from '../render/service.ts';
 import type { OrgService } from '../orgs/service.ts';
 import { graceExpired, planFacts } from '../billing/gate.ts';
-import { GoogleError } from './errors.ts';
 import type { GoogleClient } from './client.ts';
 import type { GoogleMetrics, PushOutcome } from './metrics.ts';
 import { credentialsOf } from './credentials.ts';
 import type { GoogleLease } from './lease.ts';
+import { gmailTarget } from './gmail-target.ts';
+import { deploymentWrite, prepareSignature, type DeploymentOutcome } from '../deployments/target.ts';
+import type { DeploymentSkipReason } from '../deployments/service.ts';
 import { failureMessage } from '../directory/errors.ts';
-
-/** Gmail refuses signatures longer than this (REFERENCE-DEPLOY: 10,000 characters). */
-export const GMAIL_SIGNATURE_MAX_CHARS = 10_000;
 
 export interface RunContext {
   signal?: AbortSignal | undefined;
@@ -79,54 +76,29 @@ export function createGoogleRuns(deps: {
         summary[outcome]++;
         deps.metrics?.pushed(outcome);
       };
-      const record = (userId: string, state: 'deployed' | 'failed' | 'skipped', extra: { reason?: string; error?: string; hash?: string } = {}) =>
-        deploymentsRepo.record(db, {
-          orgId,
-          userId,
-          target: 'gmail',
-          state,
-          reason: extra.reason ?? null,
-          error: extra.error ?? null,
-          ...(extra.hash ? { deployed: { contentHash: extra.hash, at: deps.clock() } } : {}),
-        });
+      const gmail = gmailTarget(client, creds);
+      const record = (userId: string, outcome: DeploymentOutcome) => deploymentsRepo.record(db, deploymentWrite(gmail.name, orgId, userId, outcome, deps.clock()));
       const blocked = graceExpired(planFacts(org), deps.clock());
 
       const one = async (target: { id: string; email: string }) => {
         const was = current.get(target.id);
-        const skip = async (reason: string) => {
+        const skip = async (reason: DeploymentSkipReason) => {
           count('skipped');
-          if (was?.state !== 'skipped' || was.reason !== reason) await record(target.id, 'skipped', { reason });
+          if (was?.state !== 'skipped' || was.reason !== reason) await record(target.id, { state: 'skipped', reason });
         };
-        if (blocked) return skip('payment_required');
-        let html: string;
-        try {
-          html = (await deps.render.render(orgId, target.id)).html;
-        } catch (err) {
-          if (err instanceof AppError && err.code === 'PAYLOAD_TOO_LARGE') return skip('too_long');
-          throw err;
-        }
-        if (html.length > GMAIL_SIGNATURE_MAX_CHARS) return skip('too_long');
-        const hash = createHash('sha256').update(html).digest('base64url');
-        if (was?.contentHash === hash) {
+        const prepared = await prepareSignature(gmail, (o, u) => deps.render.render(o, u), { orgId, userId: target.id, blocked });
+        if (prepared.state === 'skipped') return skip(prepared.reason);
+        if (was?.contentHash === prepared.signature.contentHash) {
           count('unchanged');
           // Still what the mailbox holds: a deployed row stays deployed; any other becomes `unchanged`.
-          if (was.state !== 'deployed' && !(was.state === 'skipped' && was.reason === 'unchanged')) await record(target.id, 'skipped', { reason: 'unchanged' });
+          if (was.state !== 'deployed' && !(was.state === 'skipped' && was.reason === 'unchanged')) await record(target.id, { state: 'skipped', reason: 'unchanged' });
           return;
         }
-        try {
-          await client.patchSignature(creds, target.email, html, ctx.signal);
-        } catch (err) {
-          if (!(err instanceof GoogleError) || err.retryable) throw err;
-          if (err.kind === 'unknown_user') return skip('not_in_directory');
-          if (err.kind === 'too_long') return skip('too_long');
-          count('failed');
-          await record(target.id, 'failed', { error: err.message });
-          // A refusal of the key or of the delegation is the same for every user: stop here.
-          if (err.kind === 'delegation' || err.kind === 'key_invalid') throw err;
-          return;
-        }
-        count('deployed');
-        await record(target.id, 'deployed', { hash });
+        const outcome = await gmail.deploy(target, prepared.signature, ctx.signal);
+        if (outcome.state === 'skipped') return skip(outcome.reason);
+        count(outcome.state);
+        await record(target.id, outcome);
+        if (outcome.state === 'failed' && outcome.stop !== undefined) throw outcome.stop;
       };
 
       let next = 0;
