@@ -139,7 +139,7 @@ export interface DepsOverrides {
   jobWorker?: boolean;
   /** Tests: how long a directory's dry run may read it (lib/deadline.ts's default otherwise). */
   dryRunDeadlineMs?: number;
-  /** Tests: quicker retries of Google's 429/5xx and of a run that finds its org busy, a faster scheduler, fewer pushes at once. */
+  /** Tests: quicker retries of Google's 429/5xx and of a run that finds its org busy, a faster scheduler (the one of every directory and the push, src/directory/scheduler.ts), fewer pushes at once. */
   google?: { retry?: Partial<RetryPolicy>; schedulerTickMs?: number; pushConcurrency?: number; patchesPerSecond?: number; busyRetryMs?: number };
   /**
    * Tests: an open database and a render pool to use instead of making them (a test process's
