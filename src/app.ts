@@ -115,7 +115,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
 
   // The web apps on another origin than the API's call it from the browser: exactly those origins
-  // may (DECISIONS, "Web apps"); with both apps on BASE_URL's origin no CORS header is sent at all.
+  // may (docs/web-apps.md, "What the server adds"); with both apps on BASE_URL's origin no CORS header is sent at all.
   const webOrigins = allowedWebOrigins(config);
   if (webOrigins.length > 0) {
     await app.register(cors, {
@@ -169,7 +169,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       clock: deps.clock,
     }),
   );
-  // Throttling (spec section 8; DECISIONS' order of a request's steps). Health, the identity
+  // Throttling (docs/api.md, "Rate limits"; the order of a request's steps:
+  // docs/architecture.md, "A request's path"). Health, the identity
   // provider's pages and the webhook take no token (sign-in has its own limits; the webhook is signed).
   const { rateLimit, pixelRateLimit, anonRateLimit, retryAfterS } = config;
   const byCaller = throttleByCaller({

@@ -1,7 +1,7 @@
-// A per-user deployment target: a place a user's signature goes to reach their mail (DECISIONS
-// "Google Workspace", "Microsoft 365"): Gmail, where a push writes it into the send-as settings
-// (src/google/gmail-target.ts); the Outlook add-in, which fetches it on each compose
-// (src/outlook/service.ts); the SMTP gateway to come, which stamps it on each message. Each says its
+// A per-user deployment target: a place a user's signature goes to reach their mail
+// (docs/google-workspace.md, docs/outlook.md): Gmail, where a push writes it into the send-as
+// settings (src/google/gmail-target.ts); the Outlook add-in, which fetches it on each compose
+// (src/outlook/addin-target.ts); the SMTP gateway to come, which stamps it on each message. Each says its
 // name in `deployments`, the longest signature it takes, and how it deploys one; the steps before
 // (the billing gate, the render, the length) and the row an outcome leaves are the same for all and
 // live here.

@@ -1,5 +1,5 @@
-// Each connector maps its directory's users to our profile fields (DECISIONS "Google Workspace",
-// "Microsoft 365"), and the shared reader turns their pages into one list, leaving out users
+// Each connector maps its directory's users to our profile fields (docs/google-workspace.md,
+// docs/entra-sync.md), and the shared reader turns their pages into one list, leaving out users
 // without an address and refusing an empty directory.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -4,7 +4,7 @@ import type { DeploymentOutcome, DeploymentTarget } from '../deployments/target.
 import type { GoogleClient, GoogleCredentials } from './client.ts';
 import { GoogleError } from './errors.ts';
 
-/** Gmail refuses signatures longer than this (REFERENCE-DEPLOY: 10,000 characters). */
+/** Gmail refuses signatures longer than this: 10,000 characters. */
 export const GMAIL_SIGNATURE_MAX_CHARS = 10_000;
 
 /** Gmail for one connection (its key opened for the push). */
