@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { openDatabase, type Database } from '../src/store/db.ts';
+import { migrate } from '../src/store/migrate.ts';
 import { createLogger } from '../src/log.ts';
 import { createJobQueue, DEFAULT_QUEUE_OPTIONS, enqueue, type JobQueue } from '../src/jobs/queue.ts';
 import { migratedSnapshot } from './helpers/snapshot.ts';
@@ -18,6 +19,7 @@ let queue: JobQueue | undefined;
 before(async () => {
   const url = ON_POSTGRES ? process.env.DATABASE_URL! : 'memory://';
   database = await openDatabase({ databaseUrl: url, dataDir: 'unused', snapshot: url === 'memory://' ? await migratedSnapshot() : undefined });
+  await migrate(database);
 });
 after(async () => {
   await queue?.stop();
