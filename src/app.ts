@@ -26,7 +26,8 @@ import { renderRoutes } from './render/routes.ts';
 import { opensRoutes, pixelRoutes } from './tracking/routes.ts';
 import { deploymentRoutes } from './deployments/routes.ts';
 import { googleRoutes } from './google/routes.ts';
-import { throttle, throttleByCaller } from './ratelimit/hook.ts';
+import { inSequence, throttle, throttleByCaller, throttleByOrg } from './ratelimit/hook.ts';
+import { quotaStep } from './quota/hook.ts';
 import { createBillingHooks } from './billing/hooks.ts';
 import { logCompleted } from './http/request-log.ts';
 import { adminOrgRoutes } from './admin/org-routes.ts';
@@ -169,16 +170,30 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       clock: deps.clock,
     }),
   );
-  // Throttling (spec section 8; DECISIONS' order of a request's steps). Health, the identity
-  // provider's pages and the webhook take no token (sign-in has its own limits; the webhook is signed).
+  // Throttling (spec section 8; DECISIONS' order of a request's steps, and wave 3's "No tenant, and
+  // no anonymous client, slows another"). Health, the identity provider's pages and the webhook
+  // take no token (sign-in has its own limits; the webhook is signed). An authenticated request
+  // takes its org's token before the stage's, so an org past its own bucket is refused before it
+  // can drain the stage's; then an API-key request counts against its org's monthly quota.
+  // Anonymous callers are keyed by their address (request.ip: the socket's, or what a TRUST_PROXY
+  // proxy forwarded). On the public routes the per-address bucket comes first, for the same reason.
+  const { limiters } = deps;
   const { rateLimit, pixelRateLimit, anonRateLimit, retryAfterS } = config;
   const byCaller = throttleByCaller({
-    authenticated: throttle(deps.limiters.stage, { limit: rateLimit.burst, retryAfterS, bucketOf: () => 'stage' }),
-    // Keyed by the client's address (request.ip: the socket's, or what a TRUST_PROXY proxy forwarded).
-    anonymous: throttle(deps.limiters.anon, { limit: anonRateLimit.burst, retryAfterS, bucketOf: (request) => `anon:${request.ip}` }),
+    authenticated: inSequence(
+      throttleByOrg(limiters.org, { limit: config.orgRateLimit.burst, retryAfterS, scope: 'org', prefix: 'org:' }),
+      throttle(limiters.stage, { limit: rateLimit.burst, retryAfterS, scope: 'stage', bucketOf: () => 'stage' }),
+      quotaStep(deps.quota),
+    ),
+    anonymous: throttle(limiters.anon, { limit: anonRateLimit.burst, retryAfterS, scope: 'anonymous', bucketOf: (request) => `anon:${request.ip}` }),
   });
-  const pixelThrottle = throttle(deps.limiters.pixel, { limit: pixelRateLimit.burst, retryAfterS, bucketOf: () => 'pixel' });
-  const addinThrottle = throttle(deps.limiters.addin, { limit: config.addinRateLimit.burst, retryAfterS, bucketOf: () => 'addin' });
+  const byAddress = throttle(limiters.public, { limit: config.publicRateLimit.burst, retryAfterS, scope: 'address', bucketOf: (request) => `public:${request.ip}` });
+  const pixelThrottle = inSequence(byAddress, throttle(limiters.pixel, { limit: pixelRateLimit.burst, retryAfterS, scope: 'pixel', bucketOf: () => 'pixel' }));
+  const assetThrottle = inSequence(byAddress, throttle(limiters.asset, { limit: config.assetRateLimit.burst, retryAfterS, scope: 'asset', bucketOf: () => 'asset' }));
+  const addinThrottles = {
+    byAddress,
+    byOrg: throttle(limiters.addin, { limit: config.addinRateLimit.burst, retryAfterS, scope: 'addin', bucketOf: (request) => `addin:${request.addinOrgId}` }),
+  };
 
   const { guards } = deps;
   const billing = createBillingHooks({ orgs: deps.orgs, clock: deps.clock });
@@ -207,7 +222,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(deploymentRoutes({ guards, deployments: deps.deployments }));
     await api.register(googleRoutes({ guards, billing, google: deps.google }));
     // Org (plan status) and staff routes (payment events) of billing: the same two first steps.
-    await api.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, clock: deps.clock }));
+    await api.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, quota: deps.quota, clock: deps.clock }));
     await api.register(adminOrgRoutes({ guards, orgAdmin: deps.orgAdmin, clock: deps.clock }));
     await api.register(adminStaffRoutes({ guards, staffAdmin: deps.staffAdmin }));
   });
@@ -226,9 +241,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     }),
   );
   // Images are fetched by mail clients, without credentials: outside the authenticated scope.
-  await app.register(publicImageRoutes({ images: deps.images }));
+  await app.register(publicImageRoutes({ throttle: assetThrottle, images: deps.images }));
   await app.register(pixelRoutes({ throttle: pixelThrottle, tracking: deps.tracking }));
-  await app.register(addinRoutes({ throttle: addinThrottle, outlook: deps.outlook, baseUrl: config.baseUrl, fetchTimeoutMs: config.addinFetchTimeoutMs }));
+  await app.register(addinRoutes({ throttles: addinThrottles, outlook: deps.outlook, baseUrl: config.baseUrl, fetchTimeoutMs: config.addinFetchTimeoutMs }));
   await app.register(
     webhookRoutes({ billing: deps.billing, secret: config.webhookSecret, toleranceS: config.webhookToleranceS, clock: deps.clock, metrics }),
   );

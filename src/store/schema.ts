@@ -20,6 +20,8 @@ export interface OrgsTable {
   billing_event_at: NullableTimestamp;
   billing_event_rank: number | null;
   billing_base: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  /** A staff setting: the org's own monthly quota (migration 070); null: the default. */
+  quota_per_month: Generated<number | null>;
   seq: Generated<string>;
   version: Generated<number>;
   created_at: CreatedAt;
@@ -312,7 +314,24 @@ export interface OrgLiveUsersTable {
   live: number;
 }
 
+/** API-key requests per org and calendar month, added in batches (migration 070, src/quota/). */
+export interface OrgUsageTable {
+  org_id: string;
+  month: string;
+  requests: ColumnType<string, number | string, number | string>;
+}
+
+/** Mails per org and hour, invitation resends per user and hour (migration 071, src/mail/caps.ts). */
+export interface MailCountsTable {
+  kind: 'org' | 'resend';
+  subject_id: string;
+  hour: ColumnType<Date, Date | string, Date | string>;
+  count: number;
+}
+
 export interface DB {
+  org_usage: OrgUsageTable;
+  mail_counts: MailCountsTable;
   orgs: OrgsTable;
   org_live_users: OrgLiveUsersTable;
   users: UsersTable;
