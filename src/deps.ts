@@ -334,7 +334,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       images: createImageService({ db, baseUrl: config.baseUrl, caches }),
       userImport: createUserImport({ db, users }),
       mfa: createMfaService({ db, users, signIn, invalidate }),
-      orgAdmin: createOrgAdminService({ db, orgs, clock, mailConfigured: mail.configured }),
+      orgAdmin: createOrgAdminService({ db, orgs, clock, mailConfigured: mail.configured, invalidate, quotaChanged: (orgId) => quota.forget(orgId) }),
       staffAdmin: createStaffAdminService({
         db,
         clock,

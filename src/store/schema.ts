@@ -22,6 +22,10 @@ export interface OrgsTable {
   billing_base: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
   /** A staff setting: the org's own monthly quota (migration 070); null: the default. */
   quota_per_month: Generated<number | null>;
+  /** Staff overrides (migration 072): the effective seats and plan where set; a trial end that keeps the org writable. */
+  seats_override: Generated<number | null>;
+  plan_override: Generated<string | null>;
+  trial_ends_at: NullableTimestamp;
   seq: Generated<string>;
   version: Generated<number>;
   created_at: CreatedAt;
