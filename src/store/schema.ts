@@ -333,7 +333,14 @@ export interface MailCountsTable {
   count: number;
 }
 
+/** When each org's job was last claimed (migration 073): the fair queue's turns. */
+export interface JobTurnsTable {
+  org_key: string;
+  claimed_at: Date;
+}
+
 export interface DB {
+  job_turns: JobTurnsTable;
   org_usage: OrgUsageTable;
   mail_counts: MailCountsTable;
   orgs: OrgsTable;
