@@ -186,7 +186,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     // its worker starts last, and stops first (below). A `/metrics` counter of jobs by kind and
     // outcome (/metrics) is recorded through its onOutcome hook.
     const queue = createJobQueue({ db, logger, options: { ...config.jobs, onOutcome: (kind, outcome) => metrics.jobFinished(kind, outcome) } });
-    const mail = createMail({ smtpUrl: config.smtpUrl, from: config.mailFrom, queue, logger });
+    const mail = createMail({ smtpUrl: config.smtpUrl, from: config.mailFrom, queue, logger, db, clock, perOrgPerHour: config.mailPerOrgPerHour });
     closers.unshift(async () => mail.close());
     const usage = new KeyUsageRecorder((uses) => apiKeysRepo.touch(db, uses), logger);
     closers.unshift(() => usage.close());
@@ -238,6 +238,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       invitationTtlS: config.invitationTtlS,
       passwordResetTtlS: config.passwordResetTtlS,
       resetMailsPerAddressPerHour: config.resetMailsPerAddressPerHour,
+      clock,
     });
 
     const billing = createBillingService({
