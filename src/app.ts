@@ -116,7 +116,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
 
   // The web apps on another origin than the API's call it from the browser: exactly those origins
-  // may (DECISIONS, "Web apps"); with both apps on BASE_URL's origin no CORS header is sent at all.
+  // may (docs/web-apps.md, "What the server adds"); with both apps on BASE_URL's origin no CORS header is sent at all.
   const webOrigins = allowedWebOrigins(config);
   if (webOrigins.length > 0) {
     await app.register(cors, {
@@ -170,13 +170,13 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       clock: deps.clock,
     }),
   );
-  // Throttling (spec section 8; DECISIONS' order of a request's steps, and wave 3's "No tenant, and
-  // no anonymous client, slows another"). Health, the identity provider's pages and the webhook
-  // take no token (sign-in has its own limits; the webhook is signed). An authenticated request
-  // takes its org's token before the stage's, so an org past its own bucket is refused before it
-  // can drain the stage's; then an API-key request counts against its org's monthly quota.
-  // Anonymous callers are keyed by their address (request.ip: the socket's, or what a TRUST_PROXY
-  // proxy forwarded). On the public routes the per-address bucket comes first, for the same reason.
+  // Throttling (docs/api.md, "Rate limits"; the order of a request's steps: docs/architecture.md,
+  // "A request's path"). Health, the identity provider's pages and the webhook take no token
+  // (sign-in has its own limits; the webhook is signed). An authenticated request takes its org's
+  // token before the stage's, so an org past its own bucket is refused before it can drain the
+  // stage's; then an API-key request counts against its org's monthly quota. Anonymous callers are
+  // keyed by their address (request.ip: the socket's, or what a TRUST_PROXY proxy forwarded). On
+  // the public routes the per-address bucket comes first, for the same reason.
   const { limiters } = deps;
   const { rateLimit, pixelRateLimit, anonRateLimit, retryAfterS } = config;
   const byCaller = throttleByCaller({

@@ -1,5 +1,5 @@
 // The only reader of process.env. Every variable is parsed once, at start-up, by one zod schema;
-// a bad value stops start-up with a message that names the variable (DECISIONS.md, "URLs and configuration").
+// a bad value stops start-up with a message that names the variable (docs/configuration.md).
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseSecretsKey } from './lib/secrets-key.ts';
@@ -135,7 +135,7 @@ export const envSchema = z
     MICROSOFT_LOGIN_URL: url.default('https://login.microsoftonline.com').describe("Microsoft identity platform (client credentials: `{url}/{tenantId}/oauth2/v2.0/token`)"),
     MICROSOFT_GRAPH_URL: url.default('https://graph.microsoft.com').describe('Microsoft Graph (users read from `{url}/v1.0/users`)'),
     MICROSOFT_SYNC_INTERVAL_S: posInt(3600).describe('how often each connected Microsoft Entra directory is synced'),
-    ADDIN_RATE_LIMIT_RPS: posInt(100).describe('token bucket refill per second of `GET /v1/addin/signature` (the Outlook add-in)'),
+    ADDIN_RATE_LIMIT_RPS: posInt(100).describe('per-org token bucket refill per second of `GET /v1/addin/signature` (the Outlook add-in) with a valid key'),
     ADDIN_RATE_LIMIT_BURST: posInt(200).describe('token bucket size of `GET /v1/addin/signature`'),
     ADDIN_FETCH_TIMEOUT_MS: posInt(5000).describe('how long the Outlook add-in waits for a signature before letting the user compose without one'),
     METRICS_TOKEN: optionalString.describe('set: `GET /metrics` requires `Authorization: Bearer <METRICS_TOKEN>`; unset: it is open (keep it on a private network)'),
@@ -149,7 +149,7 @@ export const envSchema = z
           return z.NEVER;
         }
       })
-      .describe('32 random bytes, base64 (`openssl rand -base64 32`): the AES-256-GCM key of stored secrets (integration keys); unset: the service refuses to store them'),
+      .describe("32 random bytes, base64 (`openssl rand -base64 32`): the AES-256-GCM key of stored secrets (integration keys); unset: generated into DATA_DIR/secrets.key on the embedded database's first start, one per process with `memory://`, and on a PostgreSQL server secrets are refused"),
     SECRETS_KEY_PREVIOUS: z
       .string()
       .default('')
@@ -297,7 +297,7 @@ export function redactUrlPassword(text: string): string {
   return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s]*@/gi, '$1***@');
 }
 
-/** Names, defaults and meanings of every variable, for the README table and its test. */
+/** Names, defaults and meanings of every variable, for the table of docs/configuration.md and its test. */
 export function configVariables(): { name: string; default: string; meaning: string }[] {
   const shape = envSchema.in.shape;
   return Object.entries(shape).map(([name, schema]) => {

@@ -1,4 +1,4 @@
-// People get in (issue 16): an admin adds a person, the person reads a real mail, opens the link,
+// People get in (docs/api.md, "People getting in"): an admin adds a person, the person reads a real mail, opens the link,
 // chooses a password and is signed in through the real PKCE flow; links that expired, were used or
 // were replaced give a clear page; "Forgot your password?" answers the same for every address, and
 // a reset ends the old refresh tokens; one's own password; seats; verified addresses.

@@ -1,4 +1,4 @@
-// What staff do with orgs (DECISIONS "Staff routes"): search every org, read one with its billing
+// What staff do with orgs (docs/api.md, "Staff"): search every org, read one with its billing
 // fields, create one as the CLI's `org create` does (the same OrgService.create, so the two cannot
 // drift), with the staff member as the actor of its audit entries.
 import type { Db } from '../store/db.ts';

@@ -1,4 +1,4 @@
-// Staff routes over every org (DECISIONS "Staff routes"). An org's users, audit and plan status
+// Staff routes over every org (docs/api.md, "Staff"). An org's users, audit and plan status
 // are the org routes themselves, which staff may call for any org (auth/policy.ts).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';

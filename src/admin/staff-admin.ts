@@ -1,4 +1,4 @@
-// What staff do with staff (DECISIONS "Staff routes"): list, invite, disable, reset another's
+// What staff do with staff (docs/api.md, "Staff"): list, invite, disable, reset another's
 // TOTP, and read the staff audit. Each change and its audit entry (the staff member as actor, the
 // request's correlation id, no org) share a transaction.
 import { randomUUID } from 'node:crypto';

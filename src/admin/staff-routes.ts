@@ -1,4 +1,4 @@
-// Staff routes over staff (DECISIONS "Staff routes"): list, invite, disable, reset TOTP, and the
+// Staff routes over staff (docs/api.md, "Staff"): list, invite, disable, reset TOTP, and the
 // staff audit across orgs.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';

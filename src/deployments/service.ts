@@ -1,11 +1,11 @@
-// Per-user deployment state (DECISIONS "Google Workspace": `GET /v1/orgs/{orgId}/deployments`),
+// Per-user deployment state (`GET /v1/orgs/{orgId}/deployments`, docs/google-workspace.md),
 // written by the Gmail push and the Outlook add-in, read by admins and the dashboard.
 import type { Db } from '../store/db.ts';
 import { deploymentsRepo, type DeploymentFilter, type DeploymentWrite } from '../store/repositories/deployments.ts';
 import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
 import type { DeploymentTarget } from '../store/schema.ts';
 
-/** Why a deployment was skipped (DECISIONS). */
+/** Why a deployment was skipped (docs/google-workspace.md, "On ours"). */
 export const SKIP_REASONS = ['unchanged', 'payment_required', 'too_long', 'not_in_directory'] as const;
 export type DeploymentSkipReason = (typeof SKIP_REASONS)[number];
 

@@ -1,5 +1,5 @@
-// Google's three endpoints, spoken directly with fetch and jose (REFERENCE-DEPLOY: "jose +
-// fetch, ~40 lines"): the googleapis client libraries would add megabytes for three calls, and
+// Google's three endpoints, spoken directly with fetch and jose (about forty lines
+// in all): the googleapis client libraries would add megabytes for three calls, and
 // their retry and token caching are not the ones we need (one token per subject, the job queue's
 // retries on top of a few quick ones here).
 //

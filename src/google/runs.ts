@@ -18,7 +18,7 @@ import type { GoogleMetrics, PushOutcome } from './metrics.ts';
 import { credentialsOf } from './credentials.ts';
 import { JOB_KINDS, type Enqueue } from './kinds.ts';
 
-/** Gmail refuses signatures longer than this (REFERENCE-DEPLOY: 10,000 characters). */
+/** Gmail refuses signatures longer than this: 10,000 characters. */
 export const GMAIL_SIGNATURE_MAX_CHARS = 10_000;
 const MAX_PAGES = 2000;
 /** How long a run's lease holds without renewal (renewed every third of it). */

@@ -1,4 +1,4 @@
-// The one place that turns any failure into the spec's error envelope (section 7).
+// The one place that turns any failure into the error envelope (docs/guide.md, "Errors").
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, codeToStatus, scrub, type ErrorCode, type ErrorDetails } from '../errors.ts';

@@ -1,4 +1,4 @@
-// Images an org uploads for its templates (DECISIONS, "Images"): checked here (type, size,
+// Images an org uploads for its templates (docs/api.md, "Images"): checked here (type, size,
 // dimensions, magic bytes against the declared type), kept in the database, served by id to anyone.
 import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.ts';
@@ -11,7 +11,7 @@ import { readImageInfo, sniffType } from './dimensions.ts';
 import type { CachedImage, Caches } from '../cache/namespaces.ts';
 
 export const IMAGE_TYPES: readonly ImageContentType[] = ['image/png', 'image/jpeg', 'image/gif'];
-/** DECISIONS: at most 1 MB and 2,000 px a side. */
+/** At most 1 MB and 2,000 px a side (docs/api.md, "Images"). */
 export const IMAGE_MAX_BYTES = 1024 * 1024;
 export const IMAGE_MAX_SIDE = 2000;
 

@@ -1,4 +1,4 @@
-// The one durable job queue (DECISIONS "People getting in", "Background jobs"): mail, directory
+// The one durable job queue (docs/operations.md, "Background jobs"): mail, directory
 // syncs and signature pushes run from it.
 //
 // - `enqueue(trx, {kind, orgId, payload, runAfter?, dedupeKey?})` writes a job inside the caller's

@@ -48,7 +48,7 @@ export function peoplePageRoutes(deps: {
 }): FastifyPluginAsync {
   const { people, authPath } = deps;
   // SIGNIN_ATTEMPTS_PER_MINUTE per client address covers "Forgot your password?" as it covers the
-  // sign-in steps (DECISIONS); the per-address limit of mails is the people service's.
+  // sign-in steps (docs/api.md, "People getting in"); the per-address limit of mails is the people service's.
   const perAddress = new MemoryRateLimiter({ rate: deps.attemptsPerMinute / 60, burst: deps.attemptsPerMinute }, () => deps.clock().getTime());
   const retryAfterS = String(Math.max(1, Math.ceil(60 / deps.attemptsPerMinute)));
   const forgotUrl = `${authPath}/forgot-password`;

@@ -1,4 +1,4 @@
-// People getting in (DECISIONS "People getting in"): invitations, password reset by mail, changing
+// People getting in (docs/api.md, "People getting in"): invitations, password reset by mail, changing
 // one's own password. Links are one-time tokens (src/store/repositories/account-tokens.ts, only a
 // hash kept); their mails go through the job queue in the transaction that makes the link.
 import type { Db } from '../store/db.ts';

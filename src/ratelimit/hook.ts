@@ -1,10 +1,10 @@
 // The throttle hooks. On the org and staff routes the throttle runs right after authentication
-// (DECISIONS): an authenticated request takes a token from its org's bucket and from the
-// stage-wide one (spec section 8), a request with missing or invalid credentials one from its
-// client's own bucket, so anonymous floods cannot starve the tenants. Public routes list their
-// buckets on the route. 429 exactly as spec section 8 (JSON, Retry-After, X-Correlation-Id header,
-// no correlationId in the body), with `error.details.scope` naming the bucket that refused
-// (README, "Rate limits", lists the scopes).
+// (docs/architecture.md, "A request's path"): an authenticated request takes a token from its
+// org's bucket and from the stage-wide one, a request with missing or invalid credentials one from
+// its client's own bucket, so anonymous floods cannot starve the tenants. Public routes list their
+// buckets on the route. 429 exactly as docs/api.md, "Rate limits" says (JSON, Retry-After,
+// X-Correlation-Id header, no correlationId in the body), with `error.details.scope` naming the
+// limit that refused (docs/api.md lists the scopes).
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { RateLimiter } from './interface.ts';
 import type { Decision } from './token-bucket.ts';

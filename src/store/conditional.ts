@@ -1,4 +1,4 @@
-// Optimistic concurrency (spec: `version`; DECISIONS: If-Match). The update itself is conditional
+// Optimistic concurrency (`version` and If-Match: docs/guide.md, "Organisations"). The update itself is conditional
 // in the database; this only tells, after it matched nothing, which answer the client gets.
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { AppError, notFound } from '../errors.ts';

@@ -1,4 +1,4 @@
-// Bulk import of users (DECISIONS, "Lists that grow"): CSV or a JSON array, created or updated by
+// Bulk import of users (docs/api.md, "Importing users"): CSV or a JSON array, created or updated by
 // email, one row at a time through the users service, so every row meets the same rules as a
 // single create or update (validation, role rules, the seat cap, invitations, audit) and a refused
 // row changes nothing while the others go on.

@@ -91,7 +91,7 @@ export const userPatchSchema = z
   })
   .meta({ examples: [{ version: 1, title: 'Principal Engineer' }] });
 
-/** The users list's search and filters (DECISIONS, "Lists that grow"); each narrows the others. */
+/** The users list's search and filters (docs/api.md, "Search and filters"); each narrows the others. */
 export const userListQuery = listQuery.extend({
   q: text().trim().max(200).optional().describe('a part of the name or the email, case-insensitive (empty: no search)'),
   role: roleSchema.optional(),

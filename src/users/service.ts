@@ -35,7 +35,7 @@ export type SeatCheck = (tx: Db, orgId: string) => Promise<void>;
 export type Invite = (tx: Db, user: UserRow) => Promise<{ url: string; expiresAt: Date; jobId: string | undefined }>;
 
 /**
- * A live user's address is unique across the stage (DECISIONS "People getting in"): the per-org
+ * A live user's address is unique across the stage (docs/api.md, "People getting in"): the per-org
  * index or the stage-wide one refuses a second live user with it.
  */
 const EMAIL_INDEXES = ['users_org_email_live', 'users_email_live'];

@@ -1,5 +1,5 @@
-// The OpenID Connect provider (oidc-provider v9), configured to behave like the Cognito user pool
-// the spec describes: two public clients with PKCE S256, Cognito's route names, ID tokens with the
+// The OpenID Connect provider (oidc-provider v9), configured to behave like a Cognito user pool
+// (docs/identity.md): two public clients with PKCE S256, Cognito's route names, ID tokens with the
 // tenancy claims, a refresh token on every code exchange, lifetimes from config.
 import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../../config.ts';
@@ -10,7 +10,7 @@ import type { KeyMaterial } from './keys.ts';
 import { errorPage, logoutPage, PAGE_HEADERS, signedOutPage } from './views.ts';
 
 const USER_SCOPES = ['openid', 'email', 'profile', 'aws.cognito.signin.user.admin'];
-/** Granted to staff through the admin client only (spec: the admin client's scopes). */
+/** Granted to staff through the admin client only (docs/api.md, "Signing in"). */
 export const STAFF_SCOPE = 'custom:role=super-admin';
 export const SCOPES = [...USER_SCOPES, STAFF_SCOPE];
 
@@ -49,8 +49,8 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
       const wantsStaff = client.clientId === ids.admin;
       if (wantsStaff !== (account.kind === 'staff')) return interactionPolicy.Check.REQUEST_PROMPT;
       if (wantsStaff && !(session.amr ?? []).includes('otp')) return interactionPolicy.Check.REQUEST_PROMPT;
-      // A staff sign-in lasts no longer than the admin client's refresh lifetime (DECISIONS "Web
-      // apps"): past it, the browser's session no longer signs staff in silently.
+      // A staff sign-in lasts no longer than the admin client's refresh lifetime (docs/api.md,
+      // "Staff"): past it, the browser's session no longer signs staff in silently.
       if (wantsStaff && staffSignInOver(session.loginTs)) return interactionPolicy.Check.REQUEST_PROMPT;
       return interactionPolicy.Check.NO_NEED_TO_PROMPT;
     }),
@@ -95,7 +95,7 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
           email: account.email,
           email_verified: account.emailVerified,
           name: account.name,
-          // Tenancy claims only on the ID token (spec 5.2).
+          // Tenancy claims only on the ID token (docs/identity.md).
           ...(use === 'id_token'
             ? {
                 'custom:role': account.role,
