@@ -6,7 +6,7 @@ import { orgsRepo, type OrgWithUsage, type StaffOverrides } from '../store/repos
 import { changedFields, recordAudit } from '../audit/record.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import { orgSearchRepo, type OrgPosition, type OrgSort } from '../store/repositories/org-search.ts';
-import { notFound } from '../errors.ts';
+import { badRequest, notFound } from '../errors.ts';
 import { decodeCursor, decodeKeyedCursor, encodeCursor, encodeKeyedCursor, type KeyedPosition, type Page, type PageRequest } from '../store/pagination.ts';
 import { GRACE_STATUSES } from '../billing/gate.ts';
 import type { OrgService } from '../orgs/service.ts';
@@ -65,6 +65,7 @@ export function createOrgAdminService(deps: {
      * audit entry naming the fields. No version: a staff setting, not an edit of the org's data.
      */
     async setOverrides(ctx: StaffContext, orgId: string, patch: OverridesPatch): Promise<OrgWithUsage> {
+      if (Object.values(patch).every((v) => v === undefined)) throw badRequest('Name at least one of seatsOverride, planOverride, trialEndsAt, quotaPerMonth.');
       const overrides: StaffOverrides = {
         seats_override: patch.seatsOverride,
         plan_override: patch.planOverride,

@@ -71,8 +71,7 @@ export const adminOrgOverridesSchema = z
     trialEndsAt: z.iso.datetime({ offset: true }).nullable().optional().describe('while ahead, the org stays writable (a trial extended by staff); null: none'),
     quotaPerMonth: z.number().int().min(0).max(1_000_000_000).nullable().optional().describe('API-key requests a month; 0: no quota; null: `QUOTA_REQUESTS_PER_MONTH`'),
   })
-  .refine((o) => Object.values(o).some((v) => v !== undefined), { message: 'name at least one of seatsOverride, planOverride, trialEndsAt, quotaPerMonth' })
-  .meta({ examples: [{ seatsOverride: 200, quotaPerMonth: 500000 }, { trialEndsAt: '2026-12-31T00:00:00.000Z' }, { planOverride: null }] });
+  .meta({ examples: [{ seatsOverride: 200, planOverride: null, quotaPerMonth: 500000 }] });
 
 export const adminOrgCreateSchema = z.strictObject({
   name: text().trim().min(1).max(200),
