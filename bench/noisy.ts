@@ -15,6 +15,7 @@ import { benchEnv, cpuTimeUs, type Load, type Measured } from './measure.ts';
 export interface NoisyResult {
   /** The quiet org's requests while the noisy org runs: what the series table shows. */
   quiet: Measured;
+  quietIdleP50Ms: number;
   quietIdleP99Ms: number;
   noisyRps: number;
   /** The noisy org's share refused (429 `details.scope` `org`). */
@@ -62,6 +63,8 @@ export async function noisyNeighbour(load: Load): Promise<NoisyResult> {
     const port = await freePort();
     const service = await startProcess({ ...env, BASE_URL: `http://127.0.0.1:${port}` }, port);
     try {
+      // Warm: the first requests of a new process (compiling, filling caches) are not what is measured.
+      for (let i = 0; i < 50; i++) await httpRequest(service.url, 'GET', `/v1/orgs/${quiet.orgId}`, { key: quiet.apiKey.key });
       load.progress(`… noisy-org: the quiet org alone at ${QUIET_RPS} req/s for ${load.durationS} s`);
       const idle = await quietly(service.url, quiet.orgId, quiet.apiKey.key, load.durationS);
       load.progress(`… noisy-org: the noisy org with ${load.connections} connections, the quiet org at ${QUIET_RPS} req/s`);
@@ -83,6 +86,7 @@ export async function noisyNeighbour(load: Load): Promise<NoisyResult> {
           // Of every request the service answered meanwhile, the noisy org's included.
           cpuUsPerRequest: Number.isFinite(cpuUs) ? Math.round((cpuUs / served) * 10) / 10 : 0,
         },
+        quietIdleP50Ms: Math.round(percentile(idle.latencies, 50) * 10) / 10,
         quietIdleP99Ms: Math.round(percentile(idle.latencies, 99) * 10) / 10,
         noisyRps: Math.round(flood.requests.total / (flood.duration || load.durationS)),
         noisyRefused: flood.requests.total ? Math.round((flood.non2xx / flood.requests.total) * 1000) / 1000 : 0,

@@ -139,7 +139,7 @@ try {
         `peak RSS of the service: ${rssMb} MB`,
         ...(noisy
           ? [
-              `noisy-org: the quiet org's p99 ${noisy.quiet.p99Ms} ms under noise, ${noisy.quietIdleP99Ms} ms idle (${(noisy.quiet.p99Ms / (noisy.quietIdleP99Ms || 1)).toFixed(2)}×); ` +
+              `noisy-org: the quiet org's p50 / p99 ${noisy.quiet.p50Ms} / ${noisy.quiet.p99Ms} ms under noise, ${noisy.quietIdleP50Ms} / ${noisy.quietIdleP99Ms} ms idle (p99 ${(noisy.quiet.p99Ms / (noisy.quietIdleP99Ms || 1)).toFixed(2)}×); ` +
                 `the noisy org sent ${noisy.noisyRps} req/s, ${(noisy.noisyRefused * 100).toFixed(1)} % refused by its bucket`,
             ]
           : []),

@@ -66,6 +66,8 @@ export class QuotaCounter {
   #lastAdmit = -Infinity;
   #flushing: Promise<void> | undefined;
   #closed = false;
+  /** The current month's key and bounds, recomputed only when the clock leaves them (the hot path). */
+  #month = { key: '', startMs: 0, endMs: 0 };
 
   constructor(deps: { db: Db; clock: () => Date; defaultLimit: number; logger: Logger; flushMs?: number; settingTtlMs?: number }) {
     this.#db = deps.db;
@@ -123,8 +125,17 @@ export class QuotaCounter {
     await this.flush().catch((err: unknown) => this.#logger.warn({ err }, 'quota: could not send the last counts'));
   }
 
+  #monthOf(now: Date): string {
+    const ms = now.getTime();
+    if (ms < this.#month.startMs || ms >= this.#month.endMs) {
+      const start = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1);
+      this.#month = { key: monthOf(now), startMs: start, endMs: monthEnd(now).getTime() };
+    }
+    return this.#month.key;
+  }
+
   #entry(orgId: string, now: Date): OrgCount {
-    const month = monthOf(now);
+    const month = this.#monthOf(now);
     let entry = this.#orgs.get(orgId);
     if (!entry) {
       entry = { month, known: 0, pending: 0, sending: 0, own: undefined, ownReadAt: 0, seenAt: now.getTime() };
@@ -157,7 +168,7 @@ export class QuotaCounter {
 
   async #flushOnce(): Promise<void> {
     const now = this.#clock();
-    const month = monthOf(now);
+    const month = this.#monthOf(now);
     const counts = new Map<string, number>();
     const watched: string[] = [];
     for (const [orgId, entry] of this.#orgs) {
