@@ -9,7 +9,8 @@ import { createOrg } from './helpers/fixtures.ts';
 import { manualClock } from './helpers/clock.ts';
 import { waitFor } from './helpers/wait.ts';
 import { deliver, event, staffToken, subscription } from './helpers/payments.ts';
-import { lapseOrg } from './helpers/fixtures.ts';
+import { lapseOrg, userWithPassword } from './helpers/fixtures.ts';
+import { oidcClient, signIn } from './helpers/browser.ts';
 
 /** 60 s before the end of the current calendar month (UTC). */
 const monthEndSoon = () => {
@@ -69,6 +70,28 @@ describe('the monthly quota of API-key requests', () => {
       const rows = await server.deps.database.db.selectFrom('org_usage').selectAll().where('org_id', '=', org.orgId).execute();
       assert.equal(rows.length, 1);
       assert.equal(Number(rows[0]!.requests), 21, 'one row per org and month, added to');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('what counts against the quota', () => {
+  test('people using the apps (ID tokens) do not count, and are not refused past it', async () => {
+    const server = await startServer({ QUOTA_REQUESTS_PER_MONTH: '2' });
+    try {
+      const org = await createOrg(server);
+      const owner = await userWithPassword(server, org, 'owner');
+      const { authUrl, appUrl, stage } = server.deps.config;
+      const { tokens } = await signIn(await oidcClient(authUrl, `app-client-${stage}`, appUrl), { username: owner.email, password: owner.password });
+      const token = tokens.id_token as string;
+      for (let i = 0; i < 5; i++) assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/users`, { token })).status, 200);
+      assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).status, 200);
+      assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).status, 200);
+      assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).status, 429);
+      const plan = await server.request('GET', `/v1/orgs/${org.orgId}/plan-status`, { token });
+      assert.equal(plan.status, 200, 'the owner still reads the plan past the quota');
+      assert.deepEqual([plan.body.quota.limit, plan.body.quota.used], [2, 2]);
     } finally {
       await server.close();
     }
