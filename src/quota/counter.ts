@@ -13,7 +13,9 @@
 // last `flushMs` of one instance's counts). Enforcement lags by at most one flush plus one upsert:
 // in that time the other instances admit at most what the org's bucket lets through (burst +
 // rate × lag: 100 + 50 × 0.25 s at the defaults, 0.11 % of 100,000), after which every instance
-// refuses. A flush that fails keeps its counts for the next one.
+// refuses. An org's own quota (a staff setting) is read with the flushes, at most `settingTtlMs`
+// old (at once on the instance that took the change); until an instance first read it, it
+// applies the default. A flush that fails keeps its counts for the next one.
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
 import { usageRepo } from '../store/repositories/usage.ts';
