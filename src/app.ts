@@ -26,7 +26,7 @@ import { renderRoutes } from './render/routes.ts';
 import { opensRoutes, pixelRoutes } from './tracking/routes.ts';
 import { deploymentRoutes } from './deployments/routes.ts';
 import { googleRoutes } from './google/routes.ts';
-import { inSequence, throttle, throttleByCaller, throttleByOrg } from './ratelimit/hook.ts';
+import { inSequence, orgBucket, throttle, throttleByCaller, throttleInOrder } from './ratelimit/hook.ts';
 import { quotaStep } from './quota/hook.ts';
 import { createBillingHooks } from './billing/hooks.ts';
 import { logCompleted } from './http/request-log.ts';
@@ -181,15 +181,18 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const { rateLimit, pixelRateLimit, anonRateLimit, retryAfterS } = config;
   const byCaller = throttleByCaller({
     authenticated: inSequence(
-      throttleByOrg(limiters.org, { limit: config.orgRateLimit.burst, retryAfterS, scope: 'org', prefix: 'org:' }),
-      throttle(limiters.stage, { limit: rateLimit.burst, retryAfterS, scope: 'stage', bucketOf: () => 'stage' }),
+      throttleInOrder(retryAfterS, [
+        { limiter: limiters.org, limit: config.orgRateLimit.burst, scope: 'org', bucketOf: orgBucket('org:') },
+        { limiter: limiters.stage, limit: rateLimit.burst, scope: 'stage', bucketOf: () => 'stage' },
+      ]),
       quotaStep(deps.quota),
     ),
     anonymous: throttle(limiters.anon, { limit: anonRateLimit.burst, retryAfterS, scope: 'anonymous', bucketOf: (request) => `anon:${request.ip}` }),
   });
-  const byAddress = throttle(limiters.public, { limit: config.publicRateLimit.burst, retryAfterS, scope: 'address', bucketOf: (request) => `public:${request.ip}` });
-  const pixelThrottle = inSequence(byAddress, throttle(limiters.pixel, { limit: pixelRateLimit.burst, retryAfterS, scope: 'pixel', bucketOf: () => 'pixel' }));
-  const assetThrottle = inSequence(byAddress, throttle(limiters.asset, { limit: config.assetRateLimit.burst, retryAfterS, scope: 'asset', bucketOf: () => 'asset' }));
+  const address = { limiter: limiters.public, limit: config.publicRateLimit.burst, scope: 'address', bucketOf: (request: FastifyRequest) => `public:${request.ip}` } as const;
+  const byAddress = throttleInOrder(retryAfterS, [address]);
+  const pixelThrottle = throttleInOrder(retryAfterS, [address, { limiter: limiters.pixel, limit: pixelRateLimit.burst, scope: 'pixel', bucketOf: () => 'pixel' }]);
+  const assetThrottle = throttleInOrder(retryAfterS, [address, { limiter: limiters.asset, limit: config.assetRateLimit.burst, scope: 'asset', bucketOf: () => 'asset' }]);
   const addinThrottles = {
     byAddress,
     byOrg: throttle(limiters.addin, { limit: config.addinRateLimit.burst, retryAfterS, scope: 'addin', bucketOf: (request) => `addin:${request.addinOrgId}` }),

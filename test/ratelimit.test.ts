@@ -202,6 +202,35 @@ describe('throttling on Redis: one shared bucket, and a fallback while Redis is 
   });
 });
 
+describe('throttling on Redis: the org and stage buckets in one round trip', () => {
+  test("an org's refusals take nothing from the stage's bucket; both buckets live in Redis", async (t) => {
+    if (!(await redisAvailable())) return t.skip('no Redis reachable');
+    const server = await startServer(
+      { STAGE: stage(), REDIS_URL: redisUrl(), REDIS_COMMAND_TIMEOUT_MS: '2000', RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '10', ORG_RATE_LIMIT_RPS: '1', ORG_RATE_LIMIT_BURST: '3' },
+      { clock: manualClock().now },
+    );
+    const direct = new Redis(redisUrl());
+    try {
+      await waitFor(async () => (await server.request('GET', '/health')).status === 200, 'the connection to Redis');
+      const [a, b] = [await createOrg(server), await createOrg(server)];
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) statuses.push((await server.request('GET', `/v1/orgs/${a.orgId}`, { key: a.key })).status);
+      assert.deepEqual(statuses, [200, 200, 200, 429, 429, 429, 429, 429]);
+      const refused = await server.request('GET', `/v1/orgs/${a.orgId}`, { key: a.key });
+      assert.deepEqual(refused.body.error.details, { scope: 'org' });
+      const prefix = `sigsvc:${server.deps.config.stage}:rl:`;
+      assert.ok(await direct.exists(`${prefix}org:${a.orgId}`), "the org's bucket lives in Redis");
+      const stageTokens = Number(await direct.hget(`${prefix}stage`, 'tokens'));
+      // 3 of its 10 tokens taken, plus what refilled meanwhile (1 a second); the 5 refusals taking theirs would leave at most 2 plus that.
+      assert.ok(stageTokens >= 6.9 && stageTokens < 9, `the stage bucket holds ${stageTokens}`);
+      for (let i = 0; i < 3; i++) assert.equal((await server.request('GET', `/v1/orgs/${b.orgId}`, { key: b.key })).status, 200);
+    } finally {
+      direct.disconnect();
+      await server.close();
+    }
+  });
+});
+
 describe('wave 3: per-org buckets, public routes per address (DECISIONS, "No tenant, and no anonymous client, slows another")', () => {
   test("an org at 10× its bucket is refused with scope org, and another org's requests all pass", async () => {
     const clock = manualClock();

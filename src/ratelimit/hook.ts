@@ -7,7 +7,7 @@
 // limit that refused (docs/api.md lists the scopes).
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { RateLimiter } from './interface.ts';
-import type { Decision } from './token-bucket.ts';
+import { RedisRateLimiter, type BucketStep, type StepsDecision } from './redis.ts';
 import { CORRELATION_HEADER } from '../http/correlation.ts';
 
 export type Throttle = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
@@ -25,25 +25,75 @@ export function tooManyRequests(request: FastifyRequest, reply: FastifyReply, sc
     .send({ error: { code: 'TOO_MANY_REQUESTS', message: `Rate limit exceeded: retry in ${retryAfterS} seconds.`, details: { scope } } });
 }
 
+/** A bucket a throttle takes from: `bucketOf` names it for a request, or skips it (undefined). */
+export interface ThrottleStep {
+  limiter: RateLimiter;
+  /** The bucket's size, sent as `X-RateLimit-Limit`. */
+  limit: number;
+  scope: ThrottleScope;
+  bucketOf: (request: FastifyRequest) => string | undefined;
+}
+
+/**
+ * Takes a token from each step's bucket in order, stopping at the first that refuses (429 with its
+ * scope): a refused request takes nothing from the buckets after it. On Redis the buckets are taken
+ * in one round trip. The `X-RateLimit-*` headers are those of the last bucket taken.
+ */
+export function throttleInOrder(retryAfterS: number, steps: ThrottleStep[]): Throttle {
+  const shared = steps.every((s) => s.limiter instanceof RedisRateLimiter && s.limiter.redis === (steps[0]!.limiter as RedisRateLimiter).redis);
+  // A callback hook, and no promise when the buckets answer at once (in memory): this runs on
+  // every throttled request.
+  return (request, reply, done) => {
+    const active: ThrottleStep[] = [];
+    const buckets: BucketStep[] = [];
+    for (const step of steps) {
+      const bucket = step.bucketOf(request);
+      if (bucket === undefined) continue;
+      active.push(step);
+      buckets.push({ limiter: step.limiter, bucket });
+    }
+    if (active.length === 0) return done();
+    const answer = ({ refusedAt, remaining }: StepsDecision) => {
+      const step = refusedAt === -1 ? active.at(-1)! : active[refusedAt]!;
+      reply.header('x-ratelimit-limit', step.limit);
+      reply.header('x-ratelimit-remaining', remaining);
+      if (refusedAt === -1) return done();
+      tooManyRequests(request, reply, step.scope, retryAfterS);
+    };
+    const decision = shared ? RedisRateLimiter.takeInOrder(buckets) : takeOneByOne(buckets);
+    if (decision instanceof Promise) decision.then(answer, done);
+    else answer(decision);
+  };
+}
+
 /** Takes a token from the bucket `bucketOf` names for the request; 429 when there is none. */
 export function throttle(
   limiter: RateLimiter,
   opts: { limit: number; retryAfterS: number; scope: ThrottleScope; bucketOf: (request: FastifyRequest) => string },
 ): Throttle {
-  const answer = (decision: Decision, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    reply.header('x-ratelimit-limit', opts.limit);
-    reply.header('x-ratelimit-remaining', decision.remaining);
-    if (decision.allowed) return done();
-    tooManyRequests(request, reply, opts.scope, opts.retryAfterS);
-  };
-  // A callback hook, and no promise when the bucket answers at once (in memory): this runs on
-  // every throttled request.
-  return (request, reply, done) => {
-    const decision = limiter.take(opts.bucketOf(request));
-    if (decision instanceof Promise) decision.then((d) => answer(d, request, reply, done), done);
-    else answer(decision, request, reply, done);
-  };
+  return throttleInOrder(opts.retryAfterS, [{ limiter, limit: opts.limit, scope: opts.scope, bucketOf: opts.bucketOf }]);
 }
+
+/** Buckets of different limiters, one take after the other (synchronous while they answer at once). */
+function takeOneByOne(steps: BucketStep[], from = 0, remaining = 0): StepsDecision | Promise<StepsDecision> {
+  for (let i = from; i < steps.length; i++) {
+    const decision = steps[i]!.limiter.take(steps[i]!.bucket);
+    if (decision instanceof Promise) {
+      return decision.then((d) => (d.allowed ? takeOneByOne(steps, i + 1, d.remaining) : { refusedAt: i, remaining: 0 }));
+    }
+    if (!decision.allowed) return { refusedAt: i, remaining: 0 };
+    remaining = decision.remaining;
+  }
+  return { refusedAt: -1, remaining };
+}
+
+/** The org of the caller, as a bucket name (`{prefix}{orgId}`); none for staff, who have no org. */
+export const orgBucket =
+  (prefix: string) =>
+  (request: FastifyRequest): string | undefined => {
+    const p = request.principal;
+    return p && p.kind !== 'staff' ? prefix + p.orgId : undefined;
+  };
 
 /**
  * Runs throttles one after the other: the next only when the one before let the request through
@@ -56,20 +106,6 @@ export function inSequence(...throttles: Throttle[]): Throttle {
     (_request, _reply, done) => done(),
   );
 }
-
-/** The bucket of the caller's org (`{prefix}{orgId}`); a caller without an org (staff) takes none. */
-export function throttleByOrg(
-  limiter: RateLimiter,
-  opts: { limit: number; retryAfterS: number; scope: ThrottleScope; prefix: string },
-): Throttle {
-  const orgThrottle = throttle(limiter, { ...opts, bucketOf: (request) => opts.prefix + orgOf(request) });
-  return (request, reply, done) => (orgOf(request) ? orgThrottle(request, reply, done) : done());
-}
-
-const orgOf = (request: FastifyRequest): string | undefined => {
-  const p = request.principal;
-  return p && p.kind !== 'staff' ? p.orgId : undefined;
-};
 
 /** After `authenticate`: the buckets of a request with a principal, the client's own bucket otherwise. */
 export function throttleByCaller(buckets: { authenticated: Throttle; anonymous: Throttle }): Throttle {
