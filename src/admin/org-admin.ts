@@ -2,7 +2,7 @@
 // fields, create one as the CLI's `org create` does (the same OrgService.create, so the two cannot
 // drift), with the staff member as the actor of its audit entries.
 import type { Db } from '../store/db.ts';
-import { orgsRepo, type OrgWithUsage, type StaffOverrides } from '../store/repositories/orgs.ts';
+import { orgsRepo, type StaffOverrides } from '../store/repositories/orgs.ts';
 import { changedFields, recordAudit } from '../audit/record.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import { orgSearchRepo, type OrgPosition, type OrgSort } from '../store/repositories/org-search.ts';
@@ -11,6 +11,7 @@ import { decodeCursor, decodeKeyedCursor, encodeCursor, encodeKeyedCursor, type 
 import { GRACE_STATUSES } from '../billing/gate.ts';
 import type { OrgService } from '../orgs/service.ts';
 import type { StaffContext } from './staff-admin.ts';
+import { toAdminOrg, type AdminOrg } from './resource.ts';
 
 export interface OrgQuery {
   q?: string | undefined;
@@ -43,28 +44,29 @@ export function createOrgAdminService(deps: {
 }) {
   const { db } = deps;
   return {
-    async search(query: OrgQuery, page: PageRequest): Promise<Page<OrgWithUsage>> {
+    async search(query: OrgQuery, page: PageRequest): Promise<Page<AdminOrg>> {
       const after = page.cursor === undefined ? undefined : byName(query.sort) ? nameOf(decodeKeyedCursor(page.cursor)) : { seq: decodeCursor(page.cursor) as string };
-      const rows = await orgSearchRepo.search(db, { ...query, graceStatuses: [...GRACE_STATUSES], now: deps.clock() }, query.sort, after, page.limit);
+      const now = deps.clock();
+      const rows = await orgSearchRepo.search(db, { ...query, graceStatuses: [...GRACE_STATUSES], now }, query.sort, after, page.limit);
       const more = rows.length > page.limit;
       const items = more ? rows.slice(0, page.limit) : rows;
       const last = items.at(-1);
       const nextCursor = more && last ? (byName(query.sort) ? encodeKeyedCursor({ key: last.name.toLowerCase(), seq: String(last.seq) }) : encodeCursor(String(last.seq))) : null;
-      return { items, nextCursor };
+      return { items: items.map((o) => toAdminOrg(o, now)), nextCursor };
     },
 
     /** One org as it stands in the database (not the API's cache: staff look at it to act on it). */
-    async get(orgId: string): Promise<OrgWithUsage> {
+    async get(orgId: string): Promise<AdminOrg> {
       const org = await orgsRepo.find(db, orgId);
       if (!org) throw notFound('Organisation');
-      return org;
+      return toAdminOrg(org, deps.clock());
     },
 
     /**
      * Staff overrides (DECISIONS wave 3): each field given is set (null clears it), with one staff
      * audit entry naming the fields. No version: a staff setting, not an edit of the org's data.
      */
-    async setOverrides(ctx: StaffContext, orgId: string, patch: OverridesPatch): Promise<OrgWithUsage> {
+    async setOverrides(ctx: StaffContext, orgId: string, patch: OverridesPatch): Promise<AdminOrg> {
       if (Object.values(patch).every((v) => v === undefined)) throw badRequest('Name at least one of seatsOverride, planOverride, trialEndsAt, quotaPerMonth.');
       const overrides: StaffOverrides = {
         seats_override: patch.seatsOverride,

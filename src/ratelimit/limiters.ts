@@ -23,6 +23,8 @@ export interface Limiters {
   click: RateLimiter;
   /** One bucket per org, of add-in requests with a valid key. */
   addin: RateLimiter;
+  /** Per client address: sign-in attempts (SIGNIN_ATTEMPTS_PER_MINUTE, src/auth/idp/). */
+  signIn: RateLimiter;
 }
 
 export function createLimiters(config: Config, redis: Redis | undefined, logger: Logger, now: () => number): Limiters {
@@ -39,5 +41,6 @@ export function createLimiters(config: Config, redis: Redis | undefined, logger:
     asset: make(config.assetRateLimit),
     click: make(config.clickRateLimit),
     addin: make(config.addinRateLimit),
+    signIn: make({ rps: config.signInAttemptsPerMinute / 60, burst: config.signInAttemptsPerMinute }),
   };
 }

@@ -10,6 +10,7 @@ import type { Logger } from '../log.ts';
 import type { RateLimiter } from './interface.ts';
 import { MemoryRateLimiter } from './memory.ts';
 import type { BucketLimits, Decision } from './token-bucket.ts';
+import { millisOf, systemClock } from '../lib/clock.ts';
 
 // KEYS: the buckets, in order; ARGV: rate and burst of each. Answers {0, remaining of the last}
 // when every bucket gave a token, or {i, '0'} when bucket i (1-based) refused (those before it
@@ -58,7 +59,7 @@ export class RedisRateLimiter implements RateLimiter {
   readonly #logger: Logger;
   #degraded = false;
 
-  constructor(redis: Redis, limits: BucketLimits, prefix: string, logger: Logger, now: () => number = Date.now) {
+  constructor(redis: Redis, limits: BucketLimits, prefix: string, logger: Logger, now: () => number = millisOf(systemClock)) {
     if (!('tokenBuckets' in redis)) redis.defineCommand('tokenBuckets', { lua: SCRIPT });
     this.redis = redis as WithBuckets;
     this.limits = limits;
