@@ -6,7 +6,7 @@ export interface UserFilter {
   q?: string | undefined;
   role?: OrgRole | undefined;
   department?: string | undefined;
-  status?: 'invited' | 'active' | undefined;
+  status?: 'invited' | 'active' | 'suspended' | undefined;
 }
 
 
