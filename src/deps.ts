@@ -32,6 +32,7 @@ import { createIdTokenVerifier, discoverIssuer, localIssuer, type TrustedIssuer 
 import type { JWK } from 'jose';
 import { createBillingService, type BillingService } from './billing/service.ts';
 import { requireFreeSeat } from './billing/seats.ts';
+import { createScimService, SCIM_RATE, type ScimService } from './scim/service.ts';
 import { createRenderService, type RenderService } from './render/service.ts';
 import { createRenderPool, type RenderPool } from './render/pool.ts';
 import { OpenCounter } from './tracking/open-counter.ts';
@@ -117,7 +118,9 @@ export interface Deps {
   /** The Microsoft Entra connection and its directory sync (src/microsoft/). */
   microsoft: MicrosoftService;
   /** The stage-wide bucket of authenticated requests, the pixel's own, the Outlook add-in's own, and the per-client buckets of anonymous ones. */
-  limiters: { stage: RateLimiter; pixel: RateLimiter; addin: RateLimiter; anon: RateLimiter; signIn: RateLimiter };
+  limiters: { stage: RateLimiter; pixel: RateLimiter; addin: RateLimiter; anon: RateLimiter; signIn: RateLimiter; scim: RateLimiter };
+  /** SCIM 2.0 provisioning (src/scim/): tokens, users and groups pushed by Okta or Entra ID. */
+  scim: ScimService;
   passwords: PasswordHasher;
   /** This instance's Prometheus registry and the metrics the service records (src/metrics/). */
   metrics: Metrics;
@@ -195,6 +198,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
           addin: new RedisRateLimiter(redis, addinLimits, `sigsvc:${config.stage}:rl:`, logger, now),
           anon: new RedisRateLimiter(redis, anonLimits, `sigsvc:${config.stage}:rl:`, logger, now),
           signIn: new RedisRateLimiter(redis, signInLimits, `sigsvc:${config.stage}:rl:`, logger, now),
+          scim: new RedisRateLimiter(redis, SCIM_RATE, `sigsvc:${config.stage}:rl:`, logger, now),
         }
       : {
           stage: new MemoryRateLimiter(stageLimits, now),
@@ -202,6 +206,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
           addin: new MemoryRateLimiter(addinLimits, now),
           anon: new MemoryRateLimiter(anonLimits, now),
           signIn: new MemoryRateLimiter(signInLimits, now),
+          scim: new MemoryRateLimiter(SCIM_RATE, now),
         };
     const db = database.db;
     const passwords = overrides.passwords ?? scryptHasher;
@@ -376,6 +381,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       }),
       secrets,
       directory,
+      scim: createScimService({ db, invalidate, seatCheck: requireFreeSeat, baseUrl: config.baseUrl, clock }),
       microsoft,
       deployments: createDeploymentService({ db }),
       google,

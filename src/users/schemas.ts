@@ -104,6 +104,7 @@ export const userListQuery = listQuery.extend({
   role: roleSchema.optional(),
   department: text().trim().max(200).optional().describe('this department exactly, case-insensitive (empty: users without one)'),
   status: z.enum(['invited', 'active', 'suspended']).optional().describe('invited: has not chosen a password yet; suspended: no sign-in, seat or signature'),
+  group: uuid.optional().describe('members of this group only (a `groupId` of GET /v1/orgs/{orgId}/groups)'),
   sort: z
     .enum(USER_SORTS)
     .default('created')

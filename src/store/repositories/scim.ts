@@ -97,7 +97,7 @@ export const scimRepo = {
     db: Db,
     orgId: string,
     userId: string,
-    patch: DirectoryProfile & { externalId: string | null; status: UserStatus },
+    patch: DirectoryProfile & { externalId: string | null; status: UserStatus; email_verified?: boolean },
   ): Promise<UserRow | undefined> {
     const { externalId, ...fields } = patch;
     return db
