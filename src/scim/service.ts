@@ -36,12 +36,6 @@ export interface ScimPage {
 }
 export const MAX_COUNT = 1000;
 
-/**
- * SCIM requests per second an org may make, and the burst: its own bucket, never the stage's nor
- * the quota (Entra sends about 4 at once, Okta's rate limits sit near 10 a second).
- */
-export const SCIM_RATE = { rate: 50, burst: 200 };
-
 export function createScimService(deps: { db: Db; invalidate: Invalidate; seatCheck: SeatCheck; baseUrl: string; clock: () => Date }) {
   const { db, invalidate, seatCheck, clock } = deps;
   const scimUrl = `${deps.baseUrl.replace(/\/$/, '')}/scim/v2`;
