@@ -51,6 +51,8 @@ import { peoplePageRoutes } from './people/page-routes.ts';
 import { peopleRoutes } from './people/routes.ts';
 import { starterRoutes } from './templates/starter-routes.ts';
 import { signatureRoutes } from './render/signature-routes.ts';
+import { SCIM_PREFIX, scimRoutes } from './scim/routes.ts';
+import { scimAdminRoutes } from './scim/admin-routes.ts';
 
 /** The identity provider's fixed endpoints (Cognito's paths), each its own route in the metrics. */
 const PROVIDER_ENDPOINTS = new Set([
@@ -252,6 +254,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(signatureRoutes({ guards, billing, render: deps.render, users: deps.users }));
     await api.register(deploymentRoutes({ guards, deployments: deps.deployments }));
     await api.register(googleRoutes({ guards, billing, google: deps.google }));
+    await api.register(scimAdminRoutes({ guards, billing, scim: deps.scim }));
     // Org (plan status) and staff routes (payment events) of billing: the same two first steps.
     await api.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, quota: deps.quota, clock: deps.clock }));
     await api.register(adminOrgRoutes({ guards, orgAdmin: deps.orgAdmin }));
@@ -278,6 +281,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       logger: deps.logger,
     }),
   );
+  // SCIM clients (Okta, Entra ID) carry the org's SCIM token, not our credentials, and have their
+  // own per-org throttle (src/scim/routes.ts).
+  await app.register(scimRoutes({ scim: deps.scim, limiter: deps.limiters.scim, retryAfterS: config.retryAfterS }), { prefix: SCIM_PREFIX });
   // Images are fetched by mail clients, without credentials: outside the authenticated scope.
   await app.register(publicImageRoutes({ throttle: assetThrottle, images: deps.images }));
   await app.register(pictureRoutes({ throttle: assetThrottle }));

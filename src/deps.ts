@@ -32,6 +32,7 @@ import { createIdTokenVerifier, discoverIssuer, localIssuer, type TrustedIssuer 
 import type { JWK } from 'jose';
 import { createBillingService, type BillingService } from './billing/service.ts';
 import { requireFreeSeat } from './billing/seats.ts';
+import { createScimService, type ScimService } from './scim/service.ts';
 import { createRenderService, type RenderService } from './render/service.ts';
 import { createRenderPool, type RenderPool } from './render/pool.ts';
 import { OpenCounter } from './tracking/open-counter.ts';
@@ -119,6 +120,8 @@ export interface Deps {
   limiters: Limiters;
   /** The monthly quota of API-key requests, counted in memory and added in batches (src/quota/). */
   quota: QuotaCounter;
+  /** SCIM 2.0 provisioning (src/scim/): tokens, users and groups pushed by Okta or Entra ID. */
+  scim: ScimService;
   passwords: PasswordHasher;
   /** This instance's Prometheus registry and the metrics the service records (src/metrics/). */
   metrics: Metrics;
@@ -360,6 +363,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       }),
       secrets,
       directory,
+      scim: createScimService({ db, invalidate, seatCheck: requireFreeSeat, baseUrl: config.baseUrl, clock }),
       microsoft,
       deployments: createDeploymentService({ db }),
       google,

@@ -8,17 +8,20 @@
 //   nor matches by address are never touched.
 // - New, active entries are created as members; past the seat cap, or when another org has the
 //   address, they are skipped with that reason and the rest goes on.
-// - Suspended entries, and linked users gone from the directory, are soft-deleted; the org's owner
-//   never is (skipped `owner_kept`), so a directory cannot lock an org out. A directory that pushes
-//   some of its users (SCIM) says its list is not complete: none is gone for not being in it.
-import type { DirectorySource, OrgRole } from '../store/schema.ts';
+// - Suspended (disabled) entries suspend their user (src/users/status.ts: an update of `status`);
+//   an active entry restores a suspended user, taking a seat again. Linked users gone from the
+//   directory are soft-deleted. The org's owner is never suspended or deleted (skipped
+//   `owner_kept`), so a directory cannot lock an org out. A directory that pushes some of its users
+//   (SCIM) says its list is not complete: none is gone for not being in it.
+// - While SCIM is enabled it owns the users it created: a sync skips them (`scim`, docs/scim.md).
+import type { DirectorySource, OrgRole, UserStatus } from '../store/schema.ts';
 import type { DirectoryProfile } from '../store/repositories/directory.ts';
 
 /** One user as a directory describes them, already mapped to our fields. */
 export interface DirectoryUser extends DirectoryProfile {
   /** The directory's own id of the user (Google's `id`, Entra's `id`). */
   externalId: string;
-  /** False for a suspended (Google) or disabled (Entra) account: it is soft-deleted. */
+  /** False for a suspended (Google) or disabled (Entra) account: its user is suspended. */
   active: boolean;
 }
 
@@ -31,6 +34,7 @@ export interface LocalUser extends DirectoryProfile {
   role: OrgRole;
   directory_source: DirectorySource | null;
   directory_id: string | null;
+  status: UserStatus;
 }
 
 export type SkipReason =
@@ -44,8 +48,10 @@ export type SkipReason =
   | 'duplicate'
   /** The user with this address was linked by another directory. */
   | 'other_directory'
-  /** The org's owner is never deleted by a sync. */
-  | 'owner_kept';
+  /** The org's owner is never suspended or deleted by a sync. */
+  | 'owner_kept'
+  /** SCIM is enabled and created (or adopted) the user: it, not this directory, keeps them. */
+  | 'scim';
 
 export type PlannedChange =
   | { action: 'create'; entry: DirectoryUser }
@@ -72,6 +78,8 @@ export function planDirectory(input: {
    * users it linked and no longer lists are gone. False for users pushed a few at a time (SCIM).
    */
   complete?: boolean;
+  /** Whether SCIM is enabled for the org: then the users SCIM linked are its own. */
+  scimEnabled?: boolean;
 }): Plan {
   const { source } = input;
   const linked = new Map<string, LocalUser>();
@@ -87,10 +95,14 @@ export function planDirectory(input: {
   const seen = new Set<string>();
   const listed = new Set(input.directory.filter((e) => e.active).map((e) => e.externalId));
   const matched = new Set<string>();
-  const remove = (user: LocalUser) =>
-    user.role === 'owner'
-      ? skips.push({ action: 'skip', email: user.email, userId: user.id, reason: 'owner_kept' })
-      : deletes.push({ action: 'delete', userId: user.id, email: user.email });
+  // Deletions and suspensions of seat holders free seats; restores take them as creations do.
+  let freed = 0;
+  const remove = (user: LocalUser) => {
+    if (user.role === 'owner') return skips.push({ action: 'skip', email: user.email, userId: user.id, reason: 'owner_kept' });
+    if (user.status !== 'suspended') freed++;
+    return deletes.push({ action: 'delete', userId: user.id, email: user.email });
+  };
+  const restores: PlannedChange[] = [];
 
   for (const entry of input.directory) {
     const email = lower(entry.email);
@@ -102,7 +114,12 @@ export function planDirectory(input: {
     let user = linked.get(entry.externalId);
     if (!user) {
       const candidate = byEmail.get(email);
-      if (candidate && candidate.directory_source !== null && candidate.directory_source !== source) {
+      if (candidate && candidate.directory_source === 'scim' && source !== 'scim' && input.scimEnabled) {
+        skips.push({ action: 'skip', email: entry.email, userId: candidate.id, reason: 'scim' });
+        continue;
+      }
+      // SCIM's users are free to adopt once SCIM is turned off.
+      if (candidate && candidate.directory_source !== null && candidate.directory_source !== source && candidate.directory_source !== 'scim') {
         skips.push({ action: 'skip', email: entry.email, userId: candidate.id, reason: 'other_directory' });
         continue;
       }
@@ -114,7 +131,12 @@ export function planDirectory(input: {
     }
     if (user) matched.add(user.id);
     if (!entry.active) {
-      if (user) remove(user);
+      if (!user || user.status === 'suspended') continue;
+      if (user.role === 'owner') skips.push({ action: 'skip', email: user.email, userId: user.id, reason: 'owner_kept' });
+      else {
+        updates.push({ action: 'update', userId: user.id, entry, fields: ['status'] });
+        freed++;
+      }
       continue;
     }
     if (!user) {
@@ -137,12 +159,21 @@ export function planDirectory(input: {
     }
     const adopting = user.directory_source !== source || user.directory_id !== entry.externalId;
     if (adopting) fields.push('directory');
-    if (fields.length > 0) updates.push({ action: 'update', userId: user.id, entry, fields });
+    if (user.status === 'suspended') restores.push({ action: 'update', userId: user.id, entry, fields: [...fields, 'status'] });
+    else if (fields.length > 0) updates.push({ action: 'update', userId: user.id, entry, fields });
   }
   if (input.complete !== false) for (const user of linked.values()) if (!matched.has(user.id)) remove(user);
 
-  // Deletions free seats before creations take them.
-  let free = input.seats.limit - (input.seats.used - deletes.length);
+  // Deletions and suspensions free seats before restores and creations take them.
+  let free = input.seats.limit - (input.seats.used - freed);
+  for (const change of restores) {
+    if (free > 0) {
+      updates.push(change);
+      free--;
+    } else if (change.action === 'update') {
+      skips.push({ action: 'skip', email: change.entry.email, userId: change.userId, reason: 'seat_limit' });
+    }
+  }
   const created: PlannedChange[] = [];
   for (const entry of creates) {
     if (free > 0) {
