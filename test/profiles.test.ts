@@ -89,7 +89,7 @@ describe('profiles', () => {
       [{ website: 'ftp://files.example' }, 'body.website'],
       [{ website: 'javascript:alert(1)' }, 'body.website'],
       [{ social: { x: 'javascript:alert(1)' } }, 'body.social.x'],
-      [{ social: { myspace: 'https://myspace.com/u' } }, 'body.social'],
+      [{ social: { myspace: 'https://myspace.com/u' } }, 'body.social.myspace'],
       [{ attributes: { nope: 'x' } }, 'body.attributes.nope'],
       [{ attributes: { booking_link: 'not a url' } }, 'body.attributes.booking_link'],
       [{ attributes: { fax: 'call me' } }, 'body.attributes.fax'],
@@ -131,7 +131,7 @@ describe('profiles', () => {
     for (const [body, field] of [
       [[{ key: '1abc', label: 'x', type: 'text' }], 'body.0.key'],
       [[{ key: 'a', label: 'x', type: 'date' }], 'body.0.type'],
-      [[{ key: 'a', label: 'x', type: 'text', extra: 1 }], 'body.0'],
+      [[{ key: 'a', label: 'x', type: 'text', extra: 1 }], 'body.0.extra'],
       [[{ key: 'a', label: 'x', type: 'text' }, { key: 'a', label: 'y', type: 'url' }], 'body'],
     ] as const) {
       const res = await server.request('PUT', base, { key: o.key, body });

@@ -45,6 +45,12 @@ export const ORG_ROUTES: RouteCase[] = [
   { method: 'GET', route: '/v1/orgs/{orgId}/jobs/{jobId}', minRole: 'admin' },
   { method: 'POST', route: '/v1/orgs/{orgId}/users/{userId}/invitation', minRole: 'admin' },
   { method: 'GET', route: '/v1/orgs/{orgId}/templates/starters', minRole: 'member' },
+  {
+    method: 'POST',
+    route: '/v1/orgs/{orgId}/templates/compile',
+    body: { design: { version: 1, layout: 'stacked', style: { fontFamily: 'arial', fontSize: 13, textColor: '#333333', accentColor: '#2450d4', linkColor: '#2450d4' }, blocks: [{ type: 'divider' }] } },
+    minRole: 'admin',
+  },
   { method: 'GET', route: '/v1/orgs/{orgId}/fields', minRole: 'member' },
   { method: 'PUT', route: '/v1/orgs/{orgId}/fields', body: [], minRole: 'admin' },
   { method: 'POST', route: '/v1/orgs/{orgId}/users/{userId}/photo', minRole: 'member' },

@@ -127,7 +127,7 @@ describe('orgs and users', () => {
     const cases: [unknown, string][] = [
       [{ email: 'not-an-email' }, 'body.email'],
       [{ email: 'x@example.test', role: 'emperor' }, 'body.role'],
-      [{ email: 'x@example.test', shoeSize: 9 }, 'body'],
+      [{ email: 'x@example.test', shoeSize: 9 }, 'body.shoeSize'],
       [{}, 'body.email'],
     ];
     for (const [body, field] of cases) {
