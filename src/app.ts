@@ -231,7 +231,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(microsoftRoutes({ guards, billing, microsoft: deps.microsoft }));
     await api.register(jobRoutes({ guards, jobs: deps.jobs }));
     await api.register(peopleRoutes({ guards, billing, people: deps.people }));
-    await api.register(starterRoutes({ guards }));
+    await api.register(starterRoutes({ guards, baseUrl: deps.config.baseUrl }));
     await api.register(signatureRoutes({ guards, billing, render: deps.render, users: deps.users }));
     await api.register(deploymentRoutes({ guards, deployments: deps.deployments }));
     await api.register(googleRoutes({ guards, billing, google: deps.google }));

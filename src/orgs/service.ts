@@ -147,9 +147,11 @@ export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKey
           html: DEFAULT_STARTER.html,
           text: DEFAULT_STARTER.text,
           html_prepared: DEFAULT_STARTER.html,
+          design: JSON.stringify(DEFAULT_STARTER.design),
+          source: 'design',
           is_default: true,
         });
-        await recordAudit(tx, ctx, { action: 'template.create', targetId: template.id, changes: ['html', 'isDefault', 'name', 'text'] });
+        await recordAudit(tx, ctx, { action: 'template.create', targetId: template.id, changes: ['design', 'html', 'isDefault', 'name', 'text'] });
         const { keyId, key } = await deps.apiKeys.mint(
           { orgId, correlationId: input.correlationId, principal: { kind: 'user', userId: ownerUserId, orgId, role } },
           { name: 'first key' },
