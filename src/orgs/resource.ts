@@ -2,7 +2,7 @@
 // resource. The staff view adds its billing fields to it (src/admin/resource.ts).
 import type { OrgWithUsage } from '../store/repositories/orgs.ts';
 import type { CustomField } from '../store/schema.ts';
-import type { SelfServiceField } from '../http/profile-schemas.ts';
+import type { SelfServiceField } from '../lib/profile.ts';
 
 export interface Org {
   orgId: string;

@@ -3,7 +3,7 @@ import type { Caches } from '../cache/namespaces.ts';
 import type { Db } from '../store/db.ts';
 import { orgsRepo, type OrgWithUsage } from '../store/repositories/orgs.ts';
 import { usersRepo } from '../store/repositories/users.ts';
-import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
+import { MAX_VERSION, versionMismatch, type VersionCheck } from '../store/conditional.ts';
 import { notFound } from '../errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
 import type { ApiKeyService } from '../api-keys/service.ts';
@@ -17,7 +17,7 @@ import { isUniqueViolation } from '../store/errors.ts';
 import { toOrg, type Org } from './resource.ts';
 import { imagesRepo } from '../store/repositories/images.ts';
 import { AppError, badRequest } from '../errors.ts';
-import { mergeLinks, type SelfServiceField } from '../http/profile-schemas.ts';
+import { mergeLinks, type SelfServiceField } from '../lib/profile.ts';
 import type { CustomField } from '../store/schema.ts';
 
 export interface OrgPatch {
@@ -91,6 +91,8 @@ export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKey
      * that goes takes its values with it: users keep no value of a field the org no longer has.
      */
     async replaceFields(ctx: WriteContext, fields: CustomField[], ifMatch: number | undefined): Promise<{ fields: CustomField[]; version: number }> {
+      // An If-Match naming none of our versions (not a number, past PostgreSQL's integers) matches nothing.
+      if (ifMatch !== undefined && !(ifMatch <= MAX_VERSION)) throw new AppError('PRECONDITION_FAILED', 'If-Match does not match the current custom fields.');
       const { row, users } = await db.transaction().execute(async (tx) => {
         const before = await orgsRepo.find(tx, ctx.orgId);
         if (!before) throw notFound('Organisation');
