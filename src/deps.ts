@@ -34,6 +34,7 @@ import { createBillingService, type BillingService } from './billing/service.ts'
 import { requireFreeSeat } from './billing/seats.ts';
 import { createScimService, type ScimService } from './scim/service.ts';
 import { createRenderService, type RenderService } from './render/service.ts';
+import { createRuleService, type RuleService } from './rules/service.ts';
 import { createRenderPool, type RenderPool } from './render/pool.ts';
 import { OpenCounter } from './tracking/open-counter.ts';
 import { createTrackingService, type TrackingService } from './tracking/service.ts';
@@ -94,6 +95,8 @@ export interface Deps {
   signIn: SignIn;
   billing: BillingService;
   render: RenderService;
+  /** Assignment rules (src/rules/): which template each person gets, for new messages and replies. */
+  rules: RuleService;
   opens: OpenCounter;
   tracking: TrackingService;
   audit: AuditService;
@@ -205,10 +208,12 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const accounts = createAccountsCache({ db, caches });
     const renderPool = shared.renderPool ?? createRenderPool({ threads: config.renderThreads });
     if (!shared.renderPool) closers.unshift(() => renderPool.close());
+    const rules = createRuleService({ db, caches });
     const render = createRenderService({
       db,
       caches,
       orgs,
+      rules,
       pool: renderPool,
       baseUrl: config.baseUrl,
       renderLimitBytes: config.renderLimitBytes,
@@ -347,6 +352,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       signIn,
       billing,
       render,
+      rules,
       opens,
       tracking: createTrackingService({ db, counter: opens, clock }),
       audit: createAuditService({ db }),

@@ -53,6 +53,8 @@ export const ORG_ROUTES: RouteCase[] = [
   },
   { method: 'GET', route: '/v1/orgs/{orgId}/fields', minRole: 'member' },
   { method: 'PUT', route: '/v1/orgs/{orgId}/fields', body: [], minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/rules', minRole: 'member' },
+  { method: 'PUT', route: '/v1/orgs/{orgId}/rules', body: [], minRole: 'admin' },
   { method: 'POST', route: '/v1/orgs/{orgId}/users/{userId}/photo', minRole: 'member' },
   { method: 'DELETE', route: '/v1/orgs/{orgId}/users/{userId}/photo', minRole: 'member' },
   { method: 'GET', route: '/v1/orgs/{orgId}/users/{userId}/signature', minRole: 'member' },

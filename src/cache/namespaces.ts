@@ -15,7 +15,7 @@
 import { LRUCache } from 'lru-cache';
 import { entryBound } from '../lib/lru.ts';
 import type { OrgWithUsage } from '../store/repositories/orgs.ts';
-import type { TemplateRow, UserRow } from '../store/schema.ts';
+import type { StoredRule, TemplateRow, UserRow } from '../store/schema.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Rendered } from '../render/service.ts';
 import { ReadCache } from './read-cache.ts';
@@ -66,6 +66,13 @@ export function createCaches(settings: CacheSettings) {
     templates: new ReadCache<TemplateRow>({ max: 20_000, ttlMs }),
     /** The org's default template id by `orgId`. Forgotten by template writes (any may move the default). */
     defaultTemplates: new ReadCache<{ templateId: string | null }>({ max: 20_000, ttlMs }),
+    /** An org's assignment rules and their version (rules/service.ts). Forgotten when the list is replaced. */
+    rules: new ReadCache<{ rules: StoredRule[]; version: number }>({ max: 20_000, ttlMs }),
+    /**
+     * The lower-cased display names of each user's SCIM groups, by `orgId` (rules/service.ts: read
+     * only when a rule names groups). Forgotten by group writes and by user writes.
+     */
+    userGroups: new ReadCache<Map<string, string[]>>({ max: 5_000, ttlMs }),
     /** The org of an Outlook add-in key, by the key's SHA-256 (outlook/service.ts). Forgotten on rotation. */
     addinKeys: new ReadCache<{ orgId: string }>({ max: 20_000, ttlMs }),
     /**
@@ -105,6 +112,15 @@ export function createCaches(settings: CacheSettings) {
       caches.orgs.delete(orgId);
       caches.accounts.delete(userId);
       caches.renderUsers.delete(`${orgId}:${userId}`);
+      caches.userGroups.delete(orgId);
+    },
+    /** A SCIM group, or its members, changed: the rules' view of who belongs where. */
+    groupsChanged(orgId: string): void {
+      caches.userGroups.delete(orgId);
+    },
+    /** The org's rules were replaced. */
+    rulesChanged(orgId: string): void {
+      caches.rules.delete(orgId);
     },
     /** A staff account changed through the sign-in steps (staff have no org and are never rendered). */
     staffChanged(staffId: string): void {

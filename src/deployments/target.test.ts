@@ -11,7 +11,7 @@ import type { GoogleCredentials } from '../google/client.ts';
 import { outlookTarget } from '../outlook/addin-target.ts';
 import { contentHash, deploymentWrite, prepareSignature, type Signature } from './target.ts';
 
-const rendered = (html: string): Rendered => ({ userId: 'u1', templateId: 't1', html, text: 'Ada', bytes: html.length, warnings: [] });
+const rendered = (html: string): Rendered => ({ userId: 'u1', templateId: 't1', ruleId: null, html, text: 'Ada', bytes: html.length, warnings: [] });
 const input = { orgId: 'o1', userId: 'u1', blocked: false };
 
 test('a signature is rendered for the target with its hash; past grace nothing is rendered', async () => {

@@ -173,7 +173,7 @@ export function addinRoutes(deps: {
           security: [{ addinKey: [] }],
           querystring: z.object({
             email: text().trim().min(3).max(320).describe('the From address of the message (or the organizer of the meeting)'),
-            compose: z.enum(['new', 'reply', 'forward']).default('new').describe('what is being written; today every kind gets the default template'),
+            compose: z.enum(['new', 'reply', 'forward']).default('new').describe('what is being written: replies and forwards take the reply template of the rule that applies (GET/PUT …/rules)'),
           }),
           response: {
             200: z
@@ -185,8 +185,7 @@ export function addinRoutes(deps: {
       },
       async (request, reply) => {
         reply.header('cache-control', 'no-store');
-        // `compose` is the add-in's to send and ours to use later: every compose type gets the org's default template today.
-        return outlook.signature(request.addinOrgId as string, request.query.email);
+        return outlook.signature(request.addinOrgId as string, request.query.email, request.query.compose);
       },
     );
     app.options('/v1/addin/signature', { schema: { hide: true }, config: { cors: false } }, async (_request, reply) => reply.headers(CORS).code(204).send());

@@ -15,10 +15,14 @@ import type { OrgService } from '../orgs/service.ts';
 import type { OrgWithUsage } from '../store/repositories/orgs.ts';
 import type { Scope } from './compile.ts';
 import type { RenderPool } from './pool.ts';
+import type { RuleService } from '../rules/service.ts';
+import type { Compose } from '../rules/match.ts';
 
 export interface Rendered {
   userId: string;
   templateId: string | null;
+  /** The assignment rule that chose the template (src/rules/), null for the default or an explicit one. */
+  ruleId: string | null;
   html: string;
   text: string;
   bytes: number;
@@ -29,6 +33,7 @@ export function createRenderService(deps: {
   db: Db;
   caches: Caches;
   orgs: OrgService;
+  rules: Pick<RuleService, 'templateFor'>;
   pool: RenderPool;
   baseUrl: string;
   renderLimitBytes: number;
@@ -57,20 +62,31 @@ export function createRenderService(deps: {
     return user;
   }
 
-  async function templateOf(orgId: string, templateId: string | undefined): Promise<TemplateRow> {
-    let id = templateId;
-    if (!id) {
-      const found = await defaults.get(orgId, async () => ({ templateId: (await templatesRepo.findDefault(db, orgId))?.id ?? null }));
-      if (!found?.templateId) throw new AppError('NOT_FOUND', 'This organisation has no default template: create one, or send a templateId.');
-      id = found.templateId;
-    }
-    const template = await templates.get(`${orgId}:${id}`, () => templatesRepo.find(db, orgId, id));
+  async function defaultOf(orgId: string): Promise<TemplateRow> {
+    const found = await defaults.get(orgId, async () => ({ templateId: (await templatesRepo.findDefault(db, orgId))?.id ?? null }));
+    if (!found?.templateId) throw new AppError('NOT_FOUND', 'This organisation has no default template: create one, or send a templateId.');
+    const template = await templateById(orgId, found.templateId);
     if (!template) throw notFound('Template');
     return template;
   }
 
-  const imageUrl = (imageId: string | null) => (imageId ? `${deps.baseUrl.replace(/\/$/, '')}/v1/images/${imageId}` : '');
+  const templateById = (orgId: string, id: string) => templates.get(`${orgId}:${id}`, () => templatesRepo.find(db, orgId, id));
 
+  /** An explicit template, else the one the org's rules give this user (src/rules/), else the default. */
+  async function templateOf(user: UserRow, templateId: string | undefined, compose: Compose): Promise<{ template: TemplateRow; ruleId: string | null }> {
+    if (templateId) {
+      const template = await templateById(user.org_id, templateId);
+      if (!template) throw notFound('Template');
+      return { template, ruleId: null };
+    }
+    const choice = await deps.rules.templateFor(user, compose);
+    // A rule whose template was deleted since gives way to the default (the rule editor shows it).
+    const chosen = choice.templateId ? await templateById(user.org_id, choice.templateId) : undefined;
+    if (chosen) return { template: chosen, ruleId: choice.ruleId };
+    return { template: await defaultOf(user.org_id), ruleId: null };
+  }
+
+  const imageUrl = (imageId: string | null) => (imageId ? `${deps.baseUrl.replace(/\/$/, '')}/v1/images/${imageId}` : '');
   // Everything here comes from the user row and the org row, whose versions key the output cache:
   // a change of any field (a new photo, the org's links) is a new version and a new render.
   function scopeOf(user: UserRow, org: OrgWithUsage): Scope {
@@ -96,12 +112,14 @@ export function createRenderService(deps: {
   }
 
   return {
-    async render(orgId: string, userId: string, templateId?: string): Promise<Rendered> {
-      const [user, template, org] = await Promise.all([userOf(orgId, userId), templateOf(orgId, templateId), deps.orgs.require(orgId)]);
+    /** A user's signature: with `templateId` when given, else as the org's rules say for this kind of message. */
+    async render(orgId: string, userId: string, templateId?: string, compose: Compose = 'new'): Promise<Rendered> {
+      const [user, org] = await Promise.all([userOf(orgId, userId), deps.orgs.require(orgId)]);
+      const { template, ruleId } = await templateOf(user, templateId, compose);
       const key = `${template.id}:${template.version}:${user.id}:${user.version}:${org.version}`;
       const hit = outputs.get(key);
       deps.metrics?.renderCache(hit !== undefined);
-      if (hit) return hit;
+      if (hit) return { ...hit, ruleId };
       // Concurrent first renders of one signature (a mail burst from one user) share one task.
       let pending = producing.get(key);
       if (!pending) {
@@ -114,21 +132,21 @@ export function createRenderService(deps: {
             limitBytes: deps.renderLimitBytes,
           })
           .then((parts) => {
-            const result = { userId: user.id, templateId: template.id, ...parts };
+            const result = { userId: user.id, templateId: template.id, ruleId: null, ...parts };
             outputs.set(key, result);
             return result;
           })
           .finally(() => producing.delete(key));
         producing.set(key, pending);
       }
-      return pending;
+      return pending.then((r) => ({ ...r, ruleId }));
     },
 
     /** Renders an unsaved template for the editor (nothing cached). */
     async preview(orgId: string, userId: string, source: { html: string; text: string }): Promise<Rendered> {
       const [user, org] = await Promise.all([userOf(orgId, userId), deps.orgs.require(orgId)]);
       const parts = await deps.pool.preview({ html: source.html, text: source.text, scope: scopeOf(user, org), limitBytes: deps.renderLimitBytes });
-      return { userId: user.id, templateId: null, ...parts };
+      return { userId: user.id, templateId: null, ruleId: null, ...parts };
     },
 
     /** Loads the render threads ahead of the first template work (the server, at start). */

@@ -107,6 +107,7 @@ export function createScimService(deps: { db: Db; invalidate: Invalidate; seatCh
     } catch (err) {
       throw asScim(err);
     }
+    invalidate.groupsChanged(orgId);
     return groupResource(orgId, groupId);
   }
 
@@ -207,6 +208,7 @@ export function createScimService(deps: { db: Db; invalidate: Invalidate; seatCh
       } catch (err) {
         throw asScim(err);
       }
+      invalidate.groupsChanged(orgId);
       return groupResource(orgId, id);
     },
     async replaceGroup(orgId: string, correlationId: string, groupId: string, body: unknown) {
@@ -224,6 +226,7 @@ export function createScimService(deps: { db: Db; invalidate: Invalidate; seatCh
         if (!/^[0-9a-f-]{36}$/i.test(groupId) || !(await scimRepo.deleteGroup(tx, orgId, groupId))) throw scimNotFound('Group', groupId);
         await recordAudit(tx, { orgId, correlationId, actor }, { action: 'group.delete', targetId: groupId });
       });
+      invalidate.groupsChanged(orgId);
     },
 
     /** The org's groups for the dashboard and the rule editor (GET /v1/orgs/{orgId}/groups). */

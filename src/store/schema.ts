@@ -424,6 +424,7 @@ export interface DB {
   scim_tokens: ScimTokensTable;
   scim_groups: ScimGroupsTable;
   scim_group_members: ScimGroupMembersTable;
+  org_rules: OrgRulesTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;
@@ -448,3 +449,30 @@ export type ScimGroupRow = Selectable<ScimGroupsTable>;
 /** The users list's orders: `created` (oldest first, the default) or a column, `-` for descending. */
 export const USER_SORTS = ['created', 'name', '-name', 'role', '-role', 'department', '-department', 'status', '-status'] as const;
 export type UserSort = (typeof USER_SORTS)[number];
+
+/** What a rule asks of a user (`when`): every condition given must hold (migration 130). */
+export interface RuleWhen {
+  departments?: string[];
+  roles?: OrgRole[];
+  userIds?: string[];
+  groups?: string[];
+  attributes?: Record<string, string>;
+  emailDomains?: string[];
+}
+
+export interface StoredRule {
+  ruleId: string;
+  name: string;
+  when: RuleWhen;
+  templateId: string;
+  replyTemplateId?: string | undefined;
+}
+
+/** An org's assignment rules, in order, with the version their ETag names (migration 130). */
+export interface OrgRulesTable {
+  org_id: string;
+  rules: JsonColumn<StoredRule[]>;
+  version: Generated<number>;
+  updated_at: Generated<Date>;
+}
+export type OrgRulesRow = Selectable<OrgRulesTable>;
