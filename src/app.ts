@@ -52,6 +52,7 @@ import { peoplePageRoutes } from './people/page-routes.ts';
 import { peopleRoutes } from './people/routes.ts';
 import { starterRoutes } from './templates/starter-routes.ts';
 import { ruleRoutes } from './rules/routes.ts';
+import { campaignRoutes } from './campaigns/routes.ts';
 import { signatureRoutes } from './render/signature-routes.ts';
 import { SCIM_PREFIX, scimRoutes } from './scim/routes.ts';
 import { scimAdminRoutes } from './scim/admin-routes.ts';
@@ -256,6 +257,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(starterRoutes({ guards, baseUrl: deps.config.baseUrl }));
     await api.register(signatureRoutes({ guards, billing, render: deps.render, users: deps.users }));
     await api.register(ruleRoutes({ guards, billing, rules: deps.rules }));
+    await api.register(campaignRoutes({ guards, billing, campaigns: deps.campaigns }));
     await api.register(deploymentRoutes({ guards, deployments: deps.deployments }));
     await api.register(googleRoutes({ guards, billing, google: deps.google }));
     await api.register(scimAdminRoutes({ guards, billing, scim: deps.scim }));

@@ -35,6 +35,7 @@ import { requireFreeSeat } from './billing/seats.ts';
 import { createScimService, type ScimService } from './scim/service.ts';
 import { createRenderService, type RenderService } from './render/service.ts';
 import { createRuleService, type RuleService } from './rules/service.ts';
+import { createCampaignService, type CampaignService } from './campaigns/service.ts';
 import { createRenderPool, type RenderPool } from './render/pool.ts';
 import { OpenCounter } from './tracking/open-counter.ts';
 import { createTrackingService, type TrackingService } from './tracking/service.ts';
@@ -97,6 +98,8 @@ export interface Deps {
   render: RenderService;
   /** Assignment rules (src/rules/): which template each person gets, for new messages and replies. */
   rules: RuleService;
+  /** Campaigns (src/campaigns/): scheduled banners for an audience. */
+  campaigns: CampaignService;
   opens: OpenCounter;
   tracking: TrackingService;
   audit: AuditService;
@@ -209,11 +212,13 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const renderPool = shared.renderPool ?? createRenderPool({ threads: config.renderThreads });
     if (!shared.renderPool) closers.unshift(() => renderPool.close());
     const rules = createRuleService({ db, caches });
+    const campaigns = createCampaignService({ db, caches, rules, clock, baseUrl: config.baseUrl });
     const render = createRenderService({
       db,
       caches,
       orgs,
       rules,
+      campaigns,
       pool: renderPool,
       baseUrl: config.baseUrl,
       renderLimitBytes: config.renderLimitBytes,
@@ -353,6 +358,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       billing,
       render,
       rules,
+      campaigns,
       opens,
       tracking: createTrackingService({ db, counter: opens, clock }),
       audit: createAuditService({ db }),

@@ -15,7 +15,7 @@
 import { LRUCache } from 'lru-cache';
 import { entryBound } from '../lib/lru.ts';
 import type { OrgWithUsage } from '../store/repositories/orgs.ts';
-import type { StoredRule, TemplateRow, UserRow } from '../store/schema.ts';
+import type { CampaignRow, StoredRule, TemplateRow, UserRow } from '../store/schema.ts';
 import type { Principal } from '../auth/principal.ts';
 import type { Rendered } from '../render/service.ts';
 import { ReadCache } from './read-cache.ts';
@@ -73,6 +73,8 @@ export function createCaches(settings: CacheSettings) {
      * only when a rule names groups). Forgotten by group writes and by user writes.
      */
     userGroups: new ReadCache<Map<string, string[]>>({ max: 5_000, ttlMs }),
+    /** An org's campaigns not ended when read, by `orgId` (campaigns/service.ts). Forgotten by campaign writes. */
+    campaigns: new ReadCache<{ rows: CampaignRow[] }>({ max: 20_000, ttlMs }),
     /** The org of an Outlook add-in key, by the key's SHA-256 (outlook/service.ts). Forgotten on rotation. */
     addinKeys: new ReadCache<{ orgId: string }>({ max: 20_000, ttlMs }),
     /**
@@ -117,6 +119,10 @@ export function createCaches(settings: CacheSettings) {
     /** A SCIM group, or its members, changed: the rules' view of who belongs where. */
     groupsChanged(orgId: string): void {
       caches.userGroups.delete(orgId);
+    },
+    /** A campaign was created, changed or deleted. */
+    campaignsChanged(orgId: string): void {
+      caches.campaigns.delete(orgId);
     },
     /** The org's rules were replaced. */
     rulesChanged(orgId: string): void {

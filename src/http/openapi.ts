@@ -154,6 +154,7 @@ const RESOURCE: Record<string, string> = {
   imageId: 'Image',
   jobId: 'Job',
   eventId: 'Event',
+  campaignId: 'Campaign',
 };
 
 /** The 400 and 404 examples follow the operation: its body or parameters, the resource its path names. */

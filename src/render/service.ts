@@ -16,6 +16,7 @@ import type { OrgWithUsage } from '../store/repositories/orgs.ts';
 import type { Scope } from './compile.ts';
 import type { RenderPool } from './pool.ts';
 import type { RuleService } from '../rules/service.ts';
+import type { CampaignBanner, CampaignService } from '../campaigns/service.ts';
 import type { Compose } from '../rules/match.ts';
 
 export interface Rendered {
@@ -34,6 +35,8 @@ export function createRenderService(deps: {
   caches: Caches;
   orgs: OrgService;
   rules: Pick<RuleService, 'templateFor'>;
+  /** The active campaign's banner for a user (src/campaigns/); absent: no campaigns. */
+  campaigns?: Pick<CampaignService, 'bannerFor'>;
   pool: RenderPool;
   baseUrl: string;
   renderLimitBytes: number;
@@ -89,7 +92,9 @@ export function createRenderService(deps: {
   const imageUrl = (imageId: string | null) => (imageId ? `${deps.baseUrl.replace(/\/$/, '')}/v1/images/${imageId}` : '');
   // Everything here comes from the user row and the org row, whose versions key the output cache:
   // a change of any field (a new photo, the org's links) is a new version and a new render.
-  function scopeOf(user: UserRow, org: OrgWithUsage): Scope {
+  const bannerOf = (user: UserRow) => (deps.campaigns ? deps.campaigns.bannerFor(user) : Promise.resolve(null));
+
+  function scopeOf(user: UserRow, org: OrgWithUsage, campaign: CampaignBanner | null): Scope {
     return {
       user: {
         name: user.name,
@@ -106,7 +111,7 @@ export function createRenderService(deps: {
         attributes: user.attributes,
       },
       org: { name: org.name, website: org.website, address: org.address, social: org.social, logo_url: imageUrl(org.logo_image_id) },
-      campaign: { banner: '', text: '' },
+      campaign: campaign ? { banner: campaign.banner, text: campaign.text } : { banner: '', text: '' },
       pixel_url: `${deps.baseUrl}/v1/p/${user.id}`,
     };
   }
@@ -115,8 +120,9 @@ export function createRenderService(deps: {
     /** A user's signature: with `templateId` when given, else as the org's rules say for this kind of message. */
     async render(orgId: string, userId: string, templateId?: string, compose: Compose = 'new'): Promise<Rendered> {
       const [user, org] = await Promise.all([userOf(orgId, userId), deps.orgs.require(orgId)]);
-      const { template, ruleId } = await templateOf(user, templateId, compose);
-      const key = `${template.id}:${template.version}:${user.id}:${user.version}:${org.version}`;
+      const [{ template, ruleId }, campaign] = await Promise.all([templateOf(user, templateId, compose), bannerOf(user)]);
+      // The campaign part changes when one starts, ends or changes for this user: a new key, a new render.
+      const key = `${template.id}:${template.version}:${user.id}:${user.version}:${org.version}:${campaign?.key ?? '-'}`;
       const hit = outputs.get(key);
       deps.metrics?.renderCache(hit !== undefined);
       if (hit) return { ...hit, ruleId };
@@ -128,7 +134,7 @@ export function createRenderService(deps: {
             key: `${template.id}:${template.version}`,
             htmlPrepared: template.html_prepared,
             text: template.text,
-            scope: scopeOf(user, org),
+            scope: scopeOf(user, org, campaign),
             limitBytes: deps.renderLimitBytes,
           })
           .then((parts) => {
@@ -145,7 +151,7 @@ export function createRenderService(deps: {
     /** Renders an unsaved template for the editor (nothing cached). */
     async preview(orgId: string, userId: string, source: { html: string; text: string }): Promise<Rendered> {
       const [user, org] = await Promise.all([userOf(orgId, userId), deps.orgs.require(orgId)]);
-      const parts = await deps.pool.preview({ html: source.html, text: source.text, scope: scopeOf(user, org), limitBytes: deps.renderLimitBytes });
+      const parts = await deps.pool.preview({ html: source.html, text: source.text, scope: scopeOf(user, org, await bannerOf(user)), limitBytes: deps.renderLimitBytes });
       return { userId: user.id, templateId: null, ruleId: null, ...parts };
     },
 

@@ -10,7 +10,7 @@ import type { Db } from '../store/db.ts';
 import { MAX_VERSION } from '../store/conditional.ts';
 import { rulesRepo } from '../store/repositories/rules.ts';
 import type { RuleWhen, StoredRule, UserRow } from '../store/schema.ts';
-import { chooseRule, needsGroups, type Compose } from './match.ts';
+import { chooseRule, needsGroups, type Compose, type RuleFacts } from './match.ts';
 
 export interface RuleInput {
   ruleId?: string | undefined;
@@ -52,8 +52,17 @@ export function createRuleService(deps: { db: Db; caches: Pick<Caches, 'rules' |
     if (missing) throw badRequest(`${missing.field}: not one of the organisation's templates.`, { field: missing.field });
   }
 
+  type RuleUser = Pick<UserRow, 'id' | 'org_id' | 'email' | 'role' | 'department' | 'attributes'>;
+
+  /** What conditions look at, of this user (their groups read only when asked: a cached query per org). */
+  async function factsOf(user: RuleUser, withGroups: boolean): Promise<RuleFacts> {
+    const groups = withGroups ? await groupsOf(user.org_id, user.id) : [];
+    return { userId: user.id, email: user.email, role: user.role, department: user.department, attributes: user.attributes ?? {}, groups };
+  }
+
   return {
     list: listOf,
+    factsOf,
 
     /** Replaces the whole list (`If-Match` naming its version, or last write wins); kept ruleIds stay. */
     async replace(ctx: WriteContext, input: RuleInput[], ifMatch: number | undefined): Promise<RuleList> {
@@ -88,11 +97,10 @@ export function createRuleService(deps: { db: Db; caches: Pick<Caches, 'rules' |
      * The template this user gets for this kind of message: the first rule the user meets (its
      * `replyTemplateId` for replies and forwards, when it has one), else null: the org's default.
      */
-    async templateFor(user: Pick<UserRow, 'id' | 'org_id' | 'email' | 'role' | 'department' | 'attributes'>, compose: Compose = 'new'): Promise<TemplateChoice> {
+    async templateFor(user: RuleUser, compose: Compose = 'new'): Promise<TemplateChoice> {
       const { rules } = await listOf(user.org_id);
       if (rules.length === 0) return { templateId: null, ruleId: null };
-      const groups = needsGroups(rules) ? await groupsOf(user.org_id, user.id) : [];
-      const chosen = chooseRule(rules, { userId: user.id, email: user.email, role: user.role, department: user.department, attributes: user.attributes ?? {}, groups }, compose);
+      const chosen = chooseRule(rules, await factsOf(user, needsGroups(rules)), compose);
       return chosen ?? { templateId: null, ruleId: null };
     },
   };

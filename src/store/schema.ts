@@ -425,6 +425,7 @@ export interface DB {
   scim_groups: ScimGroupsTable;
   scim_group_members: ScimGroupMembersTable;
   org_rules: OrgRulesTable;
+  campaigns: CampaignsTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;
@@ -476,3 +477,34 @@ export interface OrgRulesTable {
   updated_at: Generated<Date>;
 }
 export type OrgRulesRow = Selectable<OrgRulesTable>;
+
+/** One banner of a campaign; `weight` 0 pauses it (migration 131). */
+export interface CampaignVariant {
+  imageId: string;
+  link: string;
+  alt: string;
+  weight: number;
+}
+
+export interface CampaignUtm {
+  source: string;
+  medium: string;
+  campaign: string;
+}
+
+export interface CampaignsTable {
+  id: string;
+  seq: Generated<string>;
+  org_id: string;
+  name: string;
+  starts_at: Timestamp;
+  ends_at: NullableTimestamp;
+  audience: JsonColumn<RuleWhen>;
+  variants: JsonColumn<CampaignVariant[]>;
+  utm: ColumnType<CampaignUtm | null, string | null | undefined, string | null>;
+  version: Generated<number>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+  deleted_at: NullableTimestamp;
+}
+export type CampaignRow = Selectable<CampaignsTable>;

@@ -1,0 +1,172 @@
+// Campaigns (docs/api.md, "Campaigns"): scheduled banners for an audience, one variant per person
+// by weight. Writes here; the banner a render shows comes from `bannerFor`, read through the
+// cache of the org's current campaigns (cache/namespaces.ts), with the status judged at render time
+// by the injected clock, so a start or an end needs no write.
+import { randomUUID } from 'node:crypto';
+import type { Caches } from '../cache/namespaces.ts';
+import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
+import { badRequest, notFound } from '../errors.ts';
+import type { Db } from '../store/db.ts';
+import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
+import { campaignsRepo } from '../store/repositories/campaigns.ts';
+import { decodeCursor, toPage } from '../store/pagination.ts';
+import type { CampaignRow, CampaignUtm, CampaignVariant, RuleWhen, UserRow } from '../store/schema.ts';
+import type { RuleService } from '../rules/service.ts';
+import { bannerHtml, campaignFor, pickVariant, statusOf, withUtm } from './choose.ts';
+
+export interface CampaignInput {
+  name: string;
+  startsAt: string;
+  endsAt?: string | null | undefined;
+  audience: RuleWhen;
+  variants: CampaignVariant[];
+  utm?: CampaignUtm | null | undefined;
+}
+
+/** A variant as stored: with its image's size, for the banner's width and height attributes. */
+type StoredVariant = CampaignVariant & { width?: number; height?: number };
+
+/** What a render shows of a campaign, and the part of the output cache key it accounts for. */
+export interface CampaignBanner {
+  key: string;
+  campaignId: string;
+  variant: number;
+  banner: string;
+  text: string;
+}
+
+export function toCampaign(row: CampaignRow, now: Date) {
+  return {
+    campaignId: row.id,
+    name: row.name,
+    startsAt: row.starts_at.toISOString(),
+    endsAt: row.ends_at ? row.ends_at.toISOString() : null,
+    status: statusOf(row, now),
+    audience: row.audience,
+    variants: (row.variants as StoredVariant[]).map(({ imageId, link, alt, weight }) => ({ imageId, link, alt, weight })),
+    utm: row.utm,
+    version: row.version,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+export type Campaign = ReturnType<typeof toCampaign>;
+
+export function createCampaignService(deps: {
+  db: Db;
+  caches: Pick<Caches, 'campaigns' | 'invalidate'>;
+  rules: Pick<RuleService, 'factsOf'>;
+  clock: () => Date;
+  baseUrl: string;
+}) {
+  const { db, caches, clock } = deps;
+  const imageUrl = (imageId: string) => `${deps.baseUrl.replace(/\/$/, '')}/v1/images/${imageId}`;
+
+  /** Every variant's image must be one of the org's; their sizes are kept for the banner. */
+  async function withSizes(orgId: string, variants: CampaignVariant[]): Promise<StoredVariant[]> {
+    const sizes = await campaignsRepo.imageSizes(db, orgId, [...new Set(variants.map((v) => v.imageId))]);
+    return variants.map((v, i) => {
+      const size = sizes.get(v.imageId);
+      if (!size) throw badRequest(`body.variants.${i}.imageId: not one of the organisation's images.`, { field: `body.variants.${i}.imageId` });
+      return { ...v, ...size };
+    });
+  }
+
+  function checkTimes(startsAt: Date, endsAt: Date | null) {
+    if (endsAt && endsAt <= startsAt) throw badRequest('body.endsAt: must be after startsAt.', { field: 'body.endsAt' });
+  }
+
+  return {
+    async create(ctx: WriteContext, input: CampaignInput): Promise<Campaign> {
+      const startsAt = new Date(input.startsAt);
+      const endsAt = input.endsAt ? new Date(input.endsAt) : null;
+      checkTimes(startsAt, endsAt);
+      const variants = await withSizes(ctx.orgId, input.variants);
+      const row = await db.transaction().execute(async (tx) => {
+        const made = await campaignsRepo.insert(tx, {
+          id: randomUUID(),
+          org_id: ctx.orgId,
+          name: input.name,
+          starts_at: startsAt,
+          ends_at: endsAt,
+          audience: JSON.stringify(input.audience),
+          variants: JSON.stringify(variants),
+          utm: input.utm ? JSON.stringify(input.utm) : null,
+        });
+        await recordAudit(tx, ctx, { action: 'campaign.create', targetId: made.id, changes: changedFields(input) });
+        return made;
+      });
+      caches.invalidate.campaignsChanged(ctx.orgId);
+      return toCampaign(row, clock());
+    },
+
+    async list(orgId: string, page: { limit: number; cursor?: string | undefined }) {
+      const rows = await campaignsRepo.page(db, orgId, decodeCursor(page.cursor), page.limit);
+      const now = clock();
+      return toPage(rows, page.limit, (r) => r.seq, (r) => toCampaign(r, now));
+    },
+
+    async get(orgId: string, campaignId: string): Promise<Campaign> {
+      const row = await campaignsRepo.find(db, orgId, campaignId);
+      if (!row) throw notFound('Campaign');
+      return toCampaign(row, clock());
+    },
+
+    async update(ctx: WriteContext, campaignId: string, check: VersionCheck, patch: Partial<CampaignInput>): Promise<Campaign> {
+      const current = await campaignsRepo.find(db, ctx.orgId, campaignId);
+      if (!current) throw notFound('Campaign');
+      const startsAt = patch.startsAt ? new Date(patch.startsAt) : current.starts_at;
+      const endsAt = patch.endsAt === undefined ? current.ends_at : patch.endsAt ? new Date(patch.endsAt) : null;
+      checkTimes(startsAt, endsAt);
+      const variants = patch.variants ? await withSizes(ctx.orgId, patch.variants) : undefined;
+      const row = await db.transaction().execute(async (tx) => {
+        const updated = await campaignsRepo.update(tx, ctx.orgId, campaignId, check, {
+          ...(patch.name !== undefined ? { name: patch.name } : {}),
+          ...(patch.startsAt !== undefined ? { starts_at: startsAt } : {}),
+          ...(patch.endsAt !== undefined ? { ends_at: endsAt } : {}),
+          ...(patch.audience !== undefined ? { audience: JSON.stringify(patch.audience) } : {}),
+          ...(variants ? { variants: JSON.stringify(variants) } : {}),
+          ...(patch.utm !== undefined ? { utm: patch.utm ? JSON.stringify(patch.utm) : null } : {}),
+        });
+        if (!updated) throw versionMismatch('Campaign', await campaignsRepo.find(tx, ctx.orgId, campaignId), check);
+        await recordAudit(tx, ctx, { action: 'campaign.update', targetId: campaignId, changes: changedFields(patch) });
+        return updated;
+      });
+      caches.invalidate.campaignsChanged(ctx.orgId);
+      return toCampaign(row, clock());
+    },
+
+    async remove(ctx: WriteContext, campaignId: string): Promise<void> {
+      await db.transaction().execute(async (tx) => {
+        if (!(await campaignsRepo.softDelete(tx, ctx.orgId, campaignId))) throw notFound('Campaign');
+        await recordAudit(tx, ctx, { action: 'campaign.delete', targetId: campaignId });
+      });
+      caches.invalidate.campaignsChanged(ctx.orgId);
+    },
+
+    /** The banner this user sees now, or null (no active campaign for them, or every variant paused). */
+    async bannerFor(user: Pick<UserRow, 'id' | 'org_id' | 'email' | 'role' | 'department' | 'attributes'>): Promise<CampaignBanner | null> {
+      const now = clock();
+      const loaded = await caches.campaigns.get(user.org_id, async () => ({ rows: await campaignsRepo.current(db, user.org_id, now) }));
+      const rows = loaded?.rows ?? [];
+      if (!rows.some((c) => statusOf(c, now) === 'active')) return null;
+      const facts = await deps.rules.factsOf(user, rows.some((c) => c.audience.groups !== undefined));
+      const campaign = campaignFor(rows, facts, now);
+      if (!campaign) return null;
+      const variants = campaign.variants as StoredVariant[];
+      const index = pickVariant(campaign.id, user.id, variants);
+      const v = index === null ? undefined : variants[index];
+      if (index === null || !v) return null;
+      const href = withUtm(v.link, campaign.utm);
+      return {
+        key: `${campaign.id}:${campaign.version}:${index}`,
+        campaignId: campaign.id,
+        variant: index,
+        banner: bannerHtml({ imageUrl: imageUrl(v.imageId), href, alt: v.alt, width: v.width ?? 600, height: v.height ?? 100 }),
+        text: v.alt ? `${v.alt}: ${href}` : href,
+      };
+    },
+  };
+}
+
+export type CampaignService = ReturnType<typeof createCampaignService>;

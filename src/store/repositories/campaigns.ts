@@ -1,0 +1,62 @@
+import { sql, type Updateable } from 'kysely';
+import type { Db } from '../db.ts';
+import type { CampaignRow, CampaignsTable } from '../schema.ts';
+import { atVersion, type VersionCheck } from '../conditional.ts';
+
+export const campaignsRepo = {
+  async insert(db: Db, row: { id: string; org_id: string; name: string; starts_at: Date; ends_at: Date | null; audience: string; variants: string; utm: string | null }): Promise<CampaignRow> {
+    return db.insertInto('campaigns').values(row).returningAll().executeTakeFirstOrThrow();
+  },
+
+  async find(db: Db, orgId: string, campaignId: string): Promise<CampaignRow | undefined> {
+    return db.selectFrom('campaigns').selectAll().where('org_id', '=', orgId).where('id', '=', campaignId).where('deleted_at', 'is', null).executeTakeFirst();
+  },
+
+  /** A page in creation order, after a position. */
+  async page(db: Db, orgId: string, after: string | undefined, limit: number): Promise<CampaignRow[]> {
+    let query = db.selectFrom('campaigns').selectAll().where('org_id', '=', orgId).where('deleted_at', 'is', null);
+    if (after !== undefined) query = query.where('seq', '>', after);
+    return query.orderBy('seq').limit(limit + 1).execute();
+  },
+
+  /** The campaigns that have not ended by `now` (scheduled or running): what renders consider. */
+  async current(db: Db, orgId: string, now: Date): Promise<CampaignRow[]> {
+    return db
+      .selectFrom('campaigns')
+      .selectAll()
+      .where('org_id', '=', orgId)
+      .where('deleted_at', 'is', null)
+      .where((eb) => eb.or([eb('ends_at', 'is', null), eb('ends_at', '>', now)]))
+      .execute();
+  },
+
+  async update(db: Db, orgId: string, campaignId: string, check: VersionCheck, patch: Updateable<CampaignsTable>): Promise<CampaignRow | undefined> {
+    return db
+      .updateTable('campaigns')
+      .set({ ...patch, version: sql`version + 1`, updated_at: sql`now()` })
+      .where('org_id', '=', orgId)
+      .where('id', '=', campaignId)
+      .where('deleted_at', 'is', null)
+      .where(atVersion(check))
+      .returningAll()
+      .executeTakeFirst();
+  },
+
+  async softDelete(db: Db, orgId: string, campaignId: string): Promise<boolean> {
+    const res = await db
+      .updateTable('campaigns')
+      .set({ deleted_at: sql`now()`, version: sql`version + 1` })
+      .where('org_id', '=', orgId)
+      .where('id', '=', campaignId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  },
+
+  /** The sizes of the org's live images among these ids. */
+  async imageSizes(db: Db, orgId: string, ids: string[]): Promise<Map<string, { width: number; height: number }>> {
+    if (ids.length === 0) return new Map();
+    const rows = await db.selectFrom('images').select(['id', 'width', 'height']).where('org_id', '=', orgId).where('id', 'in', ids).where('deleted_at', 'is', null).execute();
+    return new Map(rows.map((r) => [r.id, { width: r.width, height: r.height }]));
+  },
+};
