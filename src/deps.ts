@@ -329,7 +329,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
         db,
         queue,
         logger,
-        schedules: [...allConnectors.map(syncSchedule), pushSchedule],
+        schedules: [...allConnectors.map(syncSchedule), pushSchedule(clock)],
         tickMs: overrides.google?.schedulerTickMs ?? tickMsFor(allConnectors),
       }),
     );

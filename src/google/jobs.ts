@@ -24,5 +24,9 @@ export function registerGooglePushJob(deps: { queue: JobQueue; db: Db; runs: Goo
   );
 }
 
-/** A push for each org with a change since the last one was queued. */
-export const pushSchedule: Schedule = { kind: JOB_KINDS.push, dedupeKey: 'push', claim: (tx) => googleRepo.claimChanged(tx) };
+/**
+ * A push for each org with a change since the last one was queued; a campaign that started or
+ * ended by the clock's `now` is such a change (its banner comes or goes), so the push follows it
+ * within a tick of the scheduler.
+ */
+export const pushSchedule = (clock: () => Date): Schedule => ({ kind: JOB_KINDS.push, dedupeKey: 'push', claim: (tx) => googleRepo.claimChanged(tx, clock()) });

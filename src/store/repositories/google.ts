@@ -109,13 +109,16 @@ export const googleRepo = {
    * newest change is marked seen in the same statement (compared in the database, so no precision
    * is lost on the way through a JavaScript Date).
    */
-  async claimChanged(db: Db): Promise<string[]> {
+  async claimChanged(db: Db, now: Date): Promise<string[]> {
     const rows = await sql<{ org_id: string }>`
       with latest as (
         select g.org_id, greatest(
           (select max(u.updated_at) from users u where u.org_id = g.org_id),
           (select max(t.updated_at) from templates t where t.org_id = g.org_id),
-          (select o.updated_at from orgs o where o.id = g.org_id)
+          (select o.updated_at from orgs o where o.id = g.org_id),
+          -- A campaign's start, end, change or deletion, once it has come (migration 131).
+          (select max(v.at) from campaigns c cross join lateral (values (c.starts_at), (c.ends_at), (c.updated_at), (c.deleted_at)) v(at)
+            where c.org_id = g.org_id and v.at <= ${now})
         ) as at
         from google_integrations g
         where g.push_signatures

@@ -1,0 +1,58 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { TestServer } from './helpers/server.ts';
+import { createOrgWithoutTemplates as createOrg, createTemplate } from './helpers/fixtures.ts';
+import type { FakeGoogle } from './helpers/fake-google.ts';
+import { connect, googleSuite, jobsSettled, workspace } from './helpers/google-setup.ts';
+import { png } from './helpers/images.ts';
+import { waitFor } from './helpers/wait.ts';
+
+// DECISIONS wave 3, "Campaigns": when a campaign starts or ends, the Gmail signatures it touches
+// are pushed again without anyone asking (the scheduler's push follows the clock, here a manual one).
+describe('campaigns and Gmail', () => {
+  const HOUR = 3_600_000;
+  // Real time plus what the test adds: the job queue's due times keep moving (a clock standing
+  // still would never reach a job queued a moment later), and the test jumps to a start or an end.
+  let offset = 0;
+  const clock = { now: () => new Date(Date.now() + offset), advance: (ms: number) => void (offset += ms) };
+  let fake: FakeGoogle;
+  let server: TestServer;
+  googleSuite((google) => ({ fake, server } = google), { clock: clock.now });
+
+  test("a campaign's start adds its banner to its audience's Gmail signatures, and its end takes it away", async () => {
+    const org = await createOrg(server, { seats: 50 });
+    await createTemplate(server, org, { html: '<p>{{ user.name }}</p>{{ campaign.banner | raw }}', });
+    const ws = workspace(fake, 4);
+    await connect(server, org, ws);
+    const everyone = [ws.admin, ...ws.users];
+    await waitFor(() => everyone.every((u) => u.signature?.startsWith('<p>')), 'the first push');
+    const upload = await fetch(`${server.url}/v1/orgs/${org.orgId}/images`, {
+      method: 'POST',
+      headers: { 'x-api-key': org.key, 'content-type': 'image/png' },
+      body: new Uint8Array(png(600, 100)),
+    });
+    const imageId = ((await upload.json()) as { imageId: string }).imageId;
+    const made = await server.request('POST', `/v1/orgs/${org.orgId}/campaigns`, {
+      key: org.key,
+      body: {
+        name: 'Launch',
+        startsAt: new Date(clock.now().getTime() + HOUR).toISOString(),
+        endsAt: new Date(clock.now().getTime() + 2 * HOUR).toISOString(),
+        audience: { departments: ['Sales'] },
+        variants: [{ imageId, link: 'https://launch.example/', alt: 'Launch', weight: 1 }],
+      },
+    });
+    assert.equal(made.status, 201, made.text);
+    const sales = ws.users.filter((u) => u.organizations?.[0]?.department === 'Sales');
+    const others = everyone.filter((u) => !sales.includes(u));
+    assert.ok(sales.length > 0 && others.length > 0);
+
+    clock.advance(HOUR);
+    await waitFor(() => sales.every((u) => u.signature?.includes('launch.example')), 'the banner in the Sales users\' Gmail', 60_000);
+    assert.ok(others.every((u) => !u.signature?.includes('launch.example')), 'not in the others\'');
+
+    clock.advance(HOUR);
+    await waitFor(() => sales.every((u) => !u.signature?.includes('launch.example')), 'the banner gone at the end', 60_000);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
+  });
+});
