@@ -1,0 +1,55 @@
+// The campaigns feature's reads and writes (docs/api.md, "Campaigns"): the list, scheduling one,
+// ending one now (PATCH {version, endsAt}), and a person's signature as it is now, for the preview.
+import { call } from '../../shared/api/client.ts';
+import { largestPage } from '../../shared/api/field-limits.ts';
+import { invalidate, useQuery } from '../../shared/api/query.ts';
+import { useImageList, useUserList } from '../../shared/api/resources.ts';
+import { useOrg } from '../../shared/app-context.tsx';
+import type { components } from '../../shared/api/types.ts';
+
+export type Campaign = components['schemas']['Campaign'];
+export type CampaignDraft = Omit<Campaign, 'campaignId' | 'status' | 'version' | 'createdAt' | 'updatedAt'>;
+
+export function useCampaigns() {
+  const { api, orgId } = useOrg();
+  return useQuery(['campaigns', orgId], () => call(api.GET('/v1/orgs/{orgId}/campaigns', { params: { path: { orgId }, query: { limit: largestPage('listCampaigns') } } })));
+}
+
+export function useImages() {
+  return useImageList(useOrg().orgId, { limit: largestPage('listImages') });
+}
+
+export function usePeople(q: string) {
+  return useUserList(useOrg().orgId, { limit: 50, ...(q ? { q } : {}) });
+}
+
+export function usePreview(userId: string | undefined) {
+  const { api, orgId } = useOrg();
+  return useQuery(
+    ['signature', orgId, userId, 'campaigns'],
+    () => call(api.GET('/v1/orgs/{orgId}/users/{userId}/signature', { params: { path: { orgId, userId: userId as string } } })),
+    { enabled: userId !== undefined },
+  );
+}
+
+export function useCampaignActions() {
+  const { api, orgId } = useOrg();
+  // A campaign changes what signatures show: the previews are read again too.
+  const refresh = () => Promise.all([invalidate(['campaigns', orgId]), invalidate(['signature', orgId])]);
+  return {
+    async create(body: CampaignDraft) {
+      const made = await call(api.POST('/v1/orgs/{orgId}/campaigns', { params: { path: { orgId } }, body }));
+      await refresh();
+      return made;
+    },
+    async endNow(c: Campaign) {
+      await call(
+        api.PATCH('/v1/orgs/{orgId}/campaigns/{campaignId}', {
+          params: { path: { orgId, campaignId: c.campaignId } },
+          body: { version: c.version, endsAt: new Date().toISOString() },
+        }),
+      );
+      await refresh();
+    },
+  };
+}
