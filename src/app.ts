@@ -53,6 +53,7 @@ import { peopleRoutes } from './people/routes.ts';
 import { starterRoutes } from './templates/starter-routes.ts';
 import { ruleRoutes } from './rules/routes.ts';
 import { campaignRoutes } from './campaigns/routes.ts';
+import { clickRoutes } from './clicks/routes.ts';
 import { signatureRoutes } from './render/signature-routes.ts';
 import { SCIM_PREFIX, scimRoutes } from './scim/routes.ts';
 import { scimAdminRoutes } from './scim/admin-routes.ts';
@@ -225,6 +226,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   const address = { limiter: limiters.public, limit: config.publicRateLimit.burst, scope: 'address', bucketOf: (request: FastifyRequest) => `public:${request.ip}` } as const;
   const byAddress = throttleInOrder(refusal, [address]);
   const pixelThrottle = throttleInOrder(refusal, [address, { limiter: limiters.pixel, limit: pixelRateLimit.burst, scope: 'pixel', bucketOf: () => 'pixel' }]);
+  const clickThrottle = throttleInOrder(refusal, [address, { limiter: limiters.click, limit: config.clickRateLimit.burst, scope: 'click', bucketOf: () => 'click' }]);
   const assetThrottle = throttleInOrder(refusal, [address, { limiter: limiters.asset, limit: config.assetRateLimit.burst, scope: 'asset', bucketOf: () => 'asset' }]);
   const addinThrottles = {
     byAddress,
@@ -294,6 +296,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(publicImageRoutes({ throttle: assetThrottle, images: deps.images }));
   await app.register(pictureRoutes({ throttle: assetThrottle }));
   await app.register(pixelRoutes({ throttle: pixelThrottle, tracking: deps.tracking }));
+  await app.register(clickRoutes({ throttle: clickThrottle, clicks: deps.clicks }));
   await app.register(addinRoutes({ throttles: addinThrottles, outlook: deps.outlook, baseUrl: config.baseUrl, fetchTimeoutMs: config.addinFetchTimeoutMs }));
   await app.register(
     webhookRoutes({ billing: deps.billing, secret: config.webhookSecret, toleranceS: config.webhookToleranceS, clock: deps.clock, metrics }),

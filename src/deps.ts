@@ -3,6 +3,7 @@
 // settings and timers (cache lifetimes in src/cache/namespaces.ts, purge intervals with billing
 // and the identity provider). Tests call createDeps with their own config (and may override
 // parts, such as the clock).
+import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
@@ -36,6 +37,8 @@ import { createScimService, type ScimService } from './scim/service.ts';
 import { createRenderService, type RenderService } from './render/service.ts';
 import { createRuleService, type RuleService } from './rules/service.ts';
 import { createCampaignService, type CampaignService } from './campaigns/service.ts';
+import { createClickService, type ClickService } from './clicks/service.ts';
+import { clickKey } from './clicks/token.ts';
 import { createRenderPool, type RenderPool } from './render/pool.ts';
 import { OpenCounter } from './tracking/open-counter.ts';
 import { createTrackingService, type TrackingService } from './tracking/service.ts';
@@ -100,6 +103,8 @@ export interface Deps {
   rules: RuleService;
   /** Campaigns (src/campaigns/): scheduled banners for an audience. */
   campaigns: CampaignService;
+  /** Tracked links and their clicks (src/clicks/). */
+  clicks: ClickService;
   opens: OpenCounter;
   tracking: TrackingService;
   audit: AuditService;
@@ -212,7 +217,11 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const renderPool = shared.renderPool ?? createRenderPool({ threads: config.renderThreads });
     if (!shared.renderPool) closers.unshift(() => renderPool.close());
     const rules = createRuleService({ db, caches });
-    const campaigns = createCampaignService({ db, caches, rules, clock, baseUrl: config.baseUrl });
+    // Click tokens are signed under a key derived from SECRETS_KEY (the embedded mode generates one);
+    // without any, a key for this process's life (its links stop resolving after a restart).
+    const clicks = createClickService({ db, key: clickKey(config.secretsKey ?? randomBytes(32).toString('base64')), baseUrl: config.baseUrl, clock, logger });
+    closers.unshift(() => clicks.close());
+    const campaigns = createCampaignService({ db, caches, rules, clock, baseUrl: config.baseUrl, trackUrl: clicks.trackUrl });
     const render = createRenderService({
       db,
       caches,
@@ -359,6 +368,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       render,
       rules,
       campaigns,
+      clicks,
       opens,
       tracking: createTrackingService({ db, counter: opens, clock }),
       audit: createAuditService({ db }),

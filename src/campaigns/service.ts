@@ -12,6 +12,7 @@ import { campaignsRepo } from '../store/repositories/campaigns.ts';
 import { decodeCursor, toPage } from '../store/pagination.ts';
 import type { CampaignRow, CampaignUtm, CampaignVariant, RuleWhen, UserRow } from '../store/schema.ts';
 import type { RuleService } from '../rules/service.ts';
+import type { ClickTarget } from '../clicks/token.ts';
 import { bannerHtml, campaignFor, pickVariant, statusOf, withUtm } from './choose.ts';
 
 export interface CampaignInput {
@@ -58,6 +59,8 @@ export function createCampaignService(deps: {
   rules: Pick<RuleService, 'factsOf'>;
   clock: () => Date;
   baseUrl: string;
+  /** The tracked URL of a banner's link (src/clicks/); without it, links render as they are. */
+  trackUrl?: (target: ClickTarget) => string;
 }) {
   const { db, caches, clock } = deps;
   const imageUrl = (imageId: string) => `${deps.baseUrl.replace(/\/$/, '')}/v1/images/${imageId}`;
@@ -157,7 +160,8 @@ export function createCampaignService(deps: {
       const index = pickVariant(campaign.id, user.id, variants);
       const v = index === null ? undefined : variants[index];
       if (index === null || !v) return null;
-      const href = withUtm(v.link, campaign.utm);
+      const destination = withUtm(v.link, campaign.utm);
+      const href = deps.trackUrl ? deps.trackUrl({ orgId: user.org_id, campaignId: campaign.id, variant: index, userId: user.id, destination }) : destination;
       return {
         key: `${campaign.id}:${campaign.version}:${index}`,
         campaignId: campaign.id,

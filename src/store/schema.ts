@@ -426,6 +426,7 @@ export interface DB {
   scim_group_members: ScimGroupMembersTable;
   org_rules: OrgRulesTable;
   campaigns: CampaignsTable;
+  clicks: ClicksTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;
@@ -508,3 +509,18 @@ export interface CampaignsTable {
   deleted_at: NullableTimestamp;
 }
 export type CampaignRow = Selectable<CampaignsTable>;
+
+/** A click on a tracked link (migration 132). */
+export interface ClicksTable {
+  id: Generated<string>;
+  org_id: string;
+  campaign_id: string | null;
+  variant: number | null;
+  user_id: string;
+  destination: string;
+  at: Timestamp;
+  address: string;
+  user_agent: Generated<string>;
+  suspected_bot: boolean;
+  bot_reason: string | null;
+}

@@ -1,0 +1,43 @@
+// `GET /v1/c/{token}`: a tracked link. 302 to the destination the token names (its UTM parameters
+// already in it), the click recorded; `HEAD` answers the same and records nothing. A token that is
+// not ours is 404. Public: the per-address bucket, then the click route's stage-wide one.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { errorResponses, text } from '../http/schemas.ts';
+import { notFound } from '../errors.ts';
+import type { Throttle } from '../ratelimit/hook.ts';
+import type { ClickService } from './service.ts';
+
+export function clickRoutes(deps: { throttle: Throttle; clicks: ClickService }): FastifyPluginAsyncZod {
+  const { clicks } = deps;
+  return async (app) => {
+    const route = (method: 'GET' | 'HEAD', operationId: string, summary: string) =>
+      app.route({
+        method,
+        // A wildcard, not `:token`: a token carries its destination, longer than the router's 100
+        // characters per parameter (src/http/error-handler.ts's frameworkErrors).
+        url: '/v1/c/*',
+        onRequest: deps.throttle,
+        schema: {
+          operationId,
+          summary,
+          description:
+            'GET records the click (clicks from known mail-security scanners, and a second distinct link of the same signature from one address within 10 s, are kept marked as suspected bots); HEAD answers the same and records nothing. A token this service did not sign is 404.',
+          tags: ['campaigns'],
+          params: z.object({ '*': text().max(4096).describe('the token') }),
+          response: {
+            302: z.null().describe('Location: the destination'),
+            ...errorResponses('NOT_FOUND'),
+          },
+        },
+        handler: async (request, reply) => {
+          const destination = clicks.follow(request.params['*'], { address: request.ip, userAgent: request.headers['user-agent'] }, method === 'GET');
+          if (!destination) throw notFound('Link');
+          return reply.code(302).header('location', destination).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send(null);
+        },
+      });
+    // HEAD first: a GET declared first would bring Fastify's own HEAD, which runs the GET handler (and records).
+    route('HEAD', 'checkTrackedLink', 'A tracked link, checked (no auth): the same answer, nothing recorded');
+    route('GET', 'followTrackedLink', 'A tracked link of a signature (no auth): 302 to its destination, the click recorded');
+  };
+}

@@ -1,0 +1,67 @@
+// The click route's work (DECISIONS wave 3, "Clicks"): tracked URLs made at render time, and a
+// click verified, judged (scanner list, timing rule) and recorded in memory, written in batches
+// once a second: no database round trip on the request's path, and a failed write keeps the rows
+// for the next flush (clicks are never dropped).
+import type { Db } from '../store/db.ts';
+import type { Logger } from '../log.ts';
+import { clicksRepo, type ClickRow } from '../store/repositories/clicks.ts';
+import { scannerOf } from './scanners.ts';
+import { signClick, verifyClick, type ClickTarget } from './token.ts';
+import { RecentClicks } from './timing.ts';
+
+const FLUSH_EVERY_MS = 1000;
+
+export function createClickService(deps: { db: Db; key: Buffer; baseUrl: string; clock: () => Date; logger: Logger }) {
+  const base = deps.baseUrl.replace(/\/$/, '');
+  const recent = new RecentClicks();
+  let pending: ClickRow[] = [];
+  let flushing: Promise<void> = Promise.resolve();
+
+  function flush(): Promise<void> {
+    if (pending.length === 0) return flushing;
+    const batch = pending;
+    pending = [];
+    flushing = flushing.then(() =>
+      clicksRepo.insertMany(deps.db, batch).catch((err) => {
+        deps.logger.warn({ err, rows: batch.length }, 'could not write clicks; keeping them for the next flush');
+        pending = batch.concat(pending);
+      }),
+    );
+    return flushing;
+  }
+  const timer = setInterval(() => void flush(), FLUSH_EVERY_MS);
+  timer.unref();
+
+  return {
+    /** The tracked URL of a link in a user's signature. */
+    trackUrl: (target: ClickTarget) => `${base}/v1/c/${signClick(deps.key, target)}`,
+
+    /** The destination of a token (null: not ours), and, unless `record` is false, the click counted. */
+    follow(token: string, request: { address: string; userAgent: string | undefined }, record: boolean): string | null {
+      const target = verifyClick(deps.key, token);
+      if (!target) return null;
+      if (!record) return target.destination;
+      const at = deps.clock();
+      // Both rules run, so the timing rule sees the scanner's fetches too.
+      const timed = recent.judge(request.address, target.orgId, target.userId, target.destination, at.getTime());
+      const scanner = scannerOf(request.address, request.userAgent);
+      pending.push({
+        ...target,
+        at,
+        address: request.address,
+        userAgent: request.userAgent ?? '',
+        suspectedBot: scanner !== null || timed,
+        botReason: scanner ? `scanner: ${scanner}` : timed ? 'timing: another link of the signature within 10 s' : null,
+      });
+      return target.destination;
+    },
+
+    flush,
+    async close(): Promise<void> {
+      clearInterval(timer);
+      await flush();
+    },
+  };
+}
+
+export type ClickService = ReturnType<typeof createClickService>;

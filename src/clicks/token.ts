@@ -1,0 +1,43 @@
+// Click tokens (DECISIONS wave 3, "Clicks"): `{base_url}/v1/c/{token}` names org, campaign, variant,
+// user and destination, signed with HMAC-SHA256 under a key derived from SECRETS_KEY (HKDF, so the
+// click key is never the sealing key itself). Deterministic: the same fields give the same token, so
+// a push does not see a changed signature. Not guessable: a token is only made by this service.
+import { createHmac, hkdfSync, timingSafeEqual } from 'node:crypto';
+
+export interface ClickTarget {
+  orgId: string;
+  campaignId: string | null;
+  variant: number | null;
+  userId: string;
+  destination: string;
+}
+
+export function clickKey(secretsKey: string | Buffer): Buffer {
+  const ikm = typeof secretsKey === 'string' ? Buffer.from(secretsKey, 'utf8') : secretsKey;
+  return Buffer.from(hkdfSync('sha256', ikm, Buffer.alloc(0), 'signature-service click tokens v1', 32));
+}
+
+const MAC_BYTES = 16;
+
+export function signClick(key: Buffer, t: ClickTarget): string {
+  const body = Buffer.from(JSON.stringify([t.orgId, t.campaignId, t.variant, t.userId, t.destination]), 'utf8').toString('base64url');
+  const mac = createHmac('sha256', key).update(body).digest().subarray(0, MAC_BYTES).toString('base64url');
+  return `${body}.${mac}`;
+}
+
+/** The target a token names, or null when it is not one of ours (malformed or its signature wrong). */
+export function verifyClick(key: Buffer, token: string): ClickTarget | null {
+  const dot = token.lastIndexOf('.');
+  if (dot <= 0 || token.length > 4096) return null;
+  const body = token.slice(0, dot);
+  const mac = Buffer.from(token.slice(dot + 1), 'base64url');
+  const expected = createHmac('sha256', key).update(body).digest().subarray(0, MAC_BYTES);
+  if (mac.length !== MAC_BYTES || !timingSafeEqual(mac, expected)) return null;
+  try {
+    const [orgId, campaignId, variant, userId, destination] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [string, string | null, number | null, string, string];
+    if (typeof orgId !== 'string' || typeof userId !== 'string' || typeof destination !== 'string' || !/^https?:\/\//i.test(destination)) return null;
+    return { orgId, campaignId, variant, userId, destination };
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,92 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, type TestServer } from './helpers/server.ts';
+import { createOrg, createTemplate, createUser } from './helpers/fixtures.ts';
+import { png } from './helpers/images.ts';
+
+// The click route (DECISIONS wave 3, "Clicks") over HTTP: a campaign banner's link is a signed,
+// deterministic /v1/c/ URL; GET redirects with the UTM parameters and records the click; HEAD
+// records nothing; a forged token is 404; scanners and the timing rule mark clicks, which are kept.
+describe('clicks', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server.close());
+
+  const browser = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15';
+  const follow = (url: string, method = 'GET', userAgent = browser) => fetch(url, { method, redirect: 'manual', headers: { 'user-agent': userAgent } });
+
+  async function bannerLink() {
+    const org = await createOrg(server);
+    await createTemplate(server, org, { name: 'Banner', html: '<p>{{ user.name }}</p>{{ campaign.banner | raw }}', isDefault: true });
+    const user = await createUser(server, org, { department: 'Sales' });
+    const upload = await fetch(`${server.url}/v1/orgs/${org.orgId}/images`, { method: 'POST', headers: { 'x-api-key': org.key, 'content-type': 'image/png' }, body: new Uint8Array(png(600, 100)) });
+    const imageId = ((await upload.json()) as { imageId: string }).imageId;
+    const made = await server.request('POST', `/v1/orgs/${org.orgId}/campaigns`, {
+      key: org.key,
+      body: {
+        name: 'Clicks',
+        startsAt: new Date(Date.now() - 60_000).toISOString(),
+        audience: {},
+        variants: [{ imageId, link: 'https://shop.example/spring?ref=1', alt: 'Spring', weight: 1 }],
+        utm: { source: 'signature', medium: 'email', campaign: 'spring' },
+      },
+    });
+    assert.equal(made.status, 201, made.text);
+    const sig = await server.request('GET', `/v1/orgs/${org.orgId}/users/${user.userId}/signature`, { key: org.key });
+    const href = /href="([^"]+)"/.exec(sig.body.html)?.[1]?.replaceAll('&amp;', '&');
+    assert.ok(href?.startsWith(`${server.url}/v1/c/`), `a tracked link: ${sig.body.html}`);
+    return { org, user, campaignId: made.body.campaignId as string, href: href as string, html: sig.body.html as string };
+  }
+  const clicksOf = async (orgId: string, campaignId: string) => {
+    await server.deps.clicks.flush();
+    return server.deps.database.db.selectFrom('clicks').selectAll().where('org_id', '=', orgId).where('campaign_id', '=', campaignId).orderBy('id').execute();
+  };
+
+  test('GET redirects to the destination with UTM parameters and records one click; HEAD answers the same and records nothing; the link is deterministic', async () => {
+    const { org, user, campaignId, href, html } = await bannerLink();
+    const again = await server.request('POST', `/v1/orgs/${org.orgId}/render/${user.userId}`, { key: org.key });
+    assert.ok(again.body.html.includes(html.match(/href="([^"]+)"/)![1]), 'the same token in every render');
+
+    const head = await follow(href, 'HEAD');
+    assert.equal(head.status, 302);
+    assert.equal(head.headers.get('location'), 'https://shop.example/spring?ref=1&utm_source=signature&utm_medium=email&utm_campaign=spring');
+    assert.equal((await clicksOf(org.orgId, campaignId)).length, 0, 'HEAD records nothing');
+
+    const get = await follow(href);
+    assert.equal(get.status, 302);
+    assert.equal(get.headers.get('location'), head.headers.get('location'));
+    const rows = await clicksOf(org.orgId, campaignId);
+    assert.equal(rows.length, 1);
+    assert.deepEqual([rows[0]!.user_id, rows[0]!.variant, rows[0]!.suspected_bot, rows[0]!.destination.startsWith('https://shop.example/spring')], [user.userId, 0, false, true]);
+  });
+
+  test('a token that is not ours is 404 and records nothing', async () => {
+    const { org, campaignId, href } = await bannerLink();
+    const [body, mac] = href.slice(href.lastIndexOf('/') + 1).split('.') as [string, string];
+    const forged = Buffer.from(JSON.stringify([org.orgId, campaignId, 0, '00000000-0000-4000-8000-000000000000', 'https://evil.example/'])).toString('base64url');
+    for (const token of [`${forged}.${mac}`, `${body}.AAAAAAAAAAAAAAAAAAAAAA`, 'x']) {
+      const res = await follow(`${server.url}/v1/c/${token}`);
+      assert.equal(res.status, 404, token);
+      assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'NOT_FOUND');
+    }
+    assert.equal((await clicksOf(org.orgId, campaignId)).length, 0);
+  });
+
+  test('a scanner\'s click and a second distinct link within 10 s are kept, marked suspectedBot', async () => {
+    const { org, user, campaignId, href } = await bannerLink();
+    assert.equal((await follow(href, 'GET', 'Mozilla/5.0 HeadlessChrome/120.0.0.0')).status, 302);
+    // Another link of the same signature (as the track filter makes them), from the same address, at once.
+    const other = server.deps.clicks.trackUrl({ orgId: org.orgId, campaignId, variant: 0, userId: user.userId, destination: 'https://shop.example/other' });
+    assert.equal((await follow(other)).status, 302);
+    const rows = await clicksOf(org.orgId, campaignId);
+    assert.deepEqual(
+      rows.map((r) => [r.suspected_bot, r.bot_reason?.split(':')[0]]),
+      [
+        [true, 'scanner'],
+        [true, 'timing'],
+      ],
+    );
+  });
+});
