@@ -39,6 +39,8 @@ import { createRuleService, type RuleService } from './rules/service.ts';
 import { createCampaignService, type CampaignService } from './campaigns/service.ts';
 import { createClickService, type ClickService } from './clicks/service.ts';
 import { clickKey } from './clicks/token.ts';
+import { ImpressionCounter } from './campaigns/impressions.ts';
+import { campaignStatsRepo } from './store/repositories/campaign-stats.ts';
 import { createRenderPool, type RenderPool } from './render/pool.ts';
 import { OpenCounter } from './tracking/open-counter.ts';
 import { createTrackingService, type TrackingService } from './tracking/service.ts';
@@ -221,13 +223,20 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     // without any, a key for this process's life (its links stop resolving after a restart).
     const clicks = createClickService({ db, key: clickKey(config.secretsKey ?? randomBytes(32).toString('base64')), baseUrl: config.baseUrl, clock, logger });
     closers.unshift(() => clicks.close());
-    const campaigns = createCampaignService({ db, caches, rules, clock, baseUrl: config.baseUrl, trackUrl: clicks.trackUrl });
+    const impressions = new ImpressionCounter((counts) => campaignStatsRepo.addImpressions(db, counts), logger);
+    closers.unshift(() => impressions.close());
+    const campaigns = createCampaignService({ db, caches, rules, clock, baseUrl: config.baseUrl, trackUrl: clicks.trackUrl,
+      flushCounts: async () => {
+        await Promise.all([impressions.flush(), clicks.flush()]);
+      },
+    });
     const render = createRenderService({
       db,
       caches,
       orgs,
       rules,
       campaigns,
+      countImpression: (orgId, campaignId, variant) => impressions.record(orgId, campaignId, variant, clock()),
       pool: renderPool,
       baseUrl: config.baseUrl,
       renderLimitBytes: config.renderLimitBytes,

@@ -89,4 +89,38 @@ describe('clicks', () => {
       ],
     );
   });
+
+  test('stats: impressions from served signatures (not previews), clicks, human and bot clicks, ctr, per variant and day; CSV safe against formulas', async () => {
+    const { org, user, campaignId, href } = await bannerLink();
+    const renamed = await server.request('PATCH', `/v1/orgs/${org.orgId}/campaigns/${campaignId}`, {
+      key: org.key,
+      body: { version: 1, name: '=HYPERLINK("http://evil.example")' },
+    });
+    assert.equal(renamed.status, 200, renamed.text);
+    // bannerLink served one signature; two more, and a preview that does not count.
+    for (let i = 0; i < 2; i++) assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/users/${user.userId}/signature`, { key: org.key })).status, 200);
+    const preview = await server.request('POST', `/v1/orgs/${org.orgId}/templates/preview`, { key: org.key, body: { userId: user.userId, html: '{{ campaign.banner | raw }}' } });
+    assert.equal(preview.status, 200, preview.text);
+    assert.equal((await follow(href)).status, 302);
+    assert.equal((await follow(href, 'GET', 'Mimecast-URL-Protect/1.0')).status, 302);
+
+    const today = new Date().toISOString().slice(0, 10);
+    const res = await server.request('GET', `/v1/orgs/${org.orgId}/campaigns/${campaignId}/stats?from=${today}&to=${today}`, { key: org.key });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.body.variants, [
+      { variant: 0, imageId: res.body.variants[0].imageId, alt: 'Spring', impressions: 3, clicks: 2, humanClicks: 1, suspectedBotClicks: 1, ctr: 1 / 3 },
+    ]);
+    assert.deepEqual(res.body.days, [{ date: today, impressions: 3, clicks: 2, humanClicks: 1, suspectedBotClicks: 1 }]);
+    const empty = await server.request('GET', `/v1/orgs/${org.orgId}/campaigns/${campaignId}/stats?from=2020-01-01&to=2020-01-31`, { key: org.key });
+    assert.deepEqual([empty.body.days, empty.body.variants[0].ctr], [[], null], 'no impressions: ctr null');
+    const bad = await server.request('GET', `/v1/orgs/${org.orgId}/campaigns/${campaignId}/stats?from=2026-02-01&to=2026-01-01`, { key: org.key });
+    assert.equal(bad.status, 400);
+
+    const csv = await fetch(`${server.url}/v1/orgs/${org.orgId}/campaigns/${campaignId}/stats?from=${today}&to=${today}`, { headers: { 'x-api-key': org.key, accept: 'text/csv' } });
+    assert.equal(csv.status, 200);
+    assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
+    const lines = (await csv.text()).trim().split('\r\n');
+    assert.equal(lines[0], 'campaign,date,variant,alt,impressions,clicks,humanClicks,suspectedBotClicks,ctr');
+    assert.equal(lines[1], `"'=HYPERLINK(""http://evil.example"")",${today},0,Spring,3,2,1,1,0.333333`);
+  });
 });

@@ -65,6 +65,7 @@ export const ORG_ROUTES: RouteCase[] = [
   { method: 'GET', route: '/v1/orgs/{orgId}/campaigns/{campaignId}', minRole: 'member' },
   { method: 'PATCH', route: '/v1/orgs/{orgId}/campaigns/{campaignId}', body: { version: 1, name: 'x' }, minRole: 'admin' },
   { method: 'DELETE', route: '/v1/orgs/{orgId}/campaigns/{campaignId}', minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/campaigns/{campaignId}/stats', minRole: 'member' },
   { method: 'POST', route: '/v1/orgs/{orgId}/users/{userId}/photo', minRole: 'member' },
   { method: 'DELETE', route: '/v1/orgs/{orgId}/users/{userId}/photo', minRole: 'member' },
   { method: 'GET', route: '/v1/orgs/{orgId}/users/{userId}/signature', minRole: 'member' },

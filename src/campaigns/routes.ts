@@ -4,7 +4,8 @@ import { writeContext, type Guards } from '../auth/guard.ts';
 import type { BillingHooks } from '../billing/hooks.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';
 import { errorResponses, listQuery, orgParams, page } from '../http/schemas.ts';
-import { campaignCreateSchema, campaignParams, campaignPatchSchema, campaignSchema } from './schemas.ts';
+import { campaignCreateSchema, campaignParams, campaignPatchSchema, campaignSchema, campaignStatsSchema } from './schemas.ts';
+import { statsCsv } from './stats.ts';
 import type { CampaignService } from './service.ts';
 
 export function campaignRoutes(deps: { guards: Guards; billing: BillingHooks; campaigns: CampaignService }): FastifyPluginAsyncZod {
@@ -81,6 +82,44 @@ export function campaignRoutes(deps: { guards: Guards; billing: BillingHooks; ca
       async (request, reply) => {
         const { version, ...patch } = request.body;
         return withEtag(reply, await campaigns.update(writeContext(request), request.params.campaignId, versionCheck(request, version), patch));
+      },
+    );
+
+    app.get(
+      '/v1/orgs/:orgId/campaigns/:campaignId/stats',
+      {
+        onRequest: guards.org('template.read'),
+        schema: {
+          operationId: 'getCampaignStats',
+          summary: 'A campaign\'s impressions and clicks, per variant and per day',
+          description:
+            'Impressions are signatures served with the banner (render, signature, add-in, pushes; not previews). `ctr` is humanClicks / impressions, null at 0 impressions. With `Accept: text/csv`: one row per variant and day with the campaign\'s name and the variant\'s alt (cells starting with = + - @ prefixed by \').',
+          tags: ['campaigns'],
+          params: campaignParams,
+          querystring: z.object({
+            from: z.iso.date().optional().describe('first UTC day, YYYY-MM-DD (default: the campaign\'s start)'),
+            to: z.iso.date().optional().describe('last UTC day, inclusive (default: today)'),
+          }),
+          response: {
+            200: {
+              description: 'The stats (JSON), or with `Accept: text/csv` the same as CSV',
+              content: {
+                'application/json': { schema: campaignStatsSchema },
+                'text/csv': { schema: z.string().meta({ contentMediaType: 'text/csv', examples: ['campaign,date,variant,alt,impressions,clicks,humanClicks,suspectedBotClicks,ctr\r\n'] }) },
+              },
+            },
+            ...errorResponses('BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND'),
+          },
+        },
+      },
+      async (request, reply) => {
+        const { campaign, stats, rows } = await campaigns.stats(request.params.orgId, request.params.campaignId, request.query);
+        if (/\btext\/csv\b/i.test(request.headers.accept ?? '')) {
+          const name = campaign.name.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 60) || 'campaign';
+          reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}-stats.csv"`);
+          return reply.send(statsCsv(campaign, rows));
+        }
+        return stats;
       },
     );
 

@@ -79,3 +79,21 @@ export const campaignSchema = z
   });
 
 export const campaignParams = z.object({ orgId: uuid, campaignId: uuid });
+
+const counts = { impressions: z.number().int(), clicks: z.number().int(), humanClicks: z.number().int(), suspectedBotClicks: z.number().int() };
+export const campaignStatsSchema = z
+  .object({
+    campaignId: z.string(),
+    variants: z.array(z.object({ variant: z.number().int().describe('its index'), imageId: z.string(), alt: z.string(), ...counts, ctr: z.number().nullable() })),
+    days: z.array(z.object({ date: z.string(), ...counts })),
+  })
+  .meta({
+    id: 'CampaignStats',
+    examples: [
+      {
+        campaignId: '4d0e6b2a-3c4d-4e5f-8a0b-2c3d4e5f6a7b',
+        variants: [{ variant: 0, imageId: '2b8c4f0e-1a2b-4c3d-8e9f-0a1b2c3d4e5f', alt: 'Winter sale: 20% off', impressions: 200, clicks: 9, humanClicks: 6, suspectedBotClicks: 3, ctr: 0.03 }],
+        days: [{ date: '2026-12-01', impressions: 200, clicks: 9, humanClicks: 6, suspectedBotClicks: 3 }],
+      },
+    ],
+  });

@@ -13,6 +13,7 @@ import { decodeCursor, toPage } from '../store/pagination.ts';
 import type { CampaignRow, CampaignUtm, CampaignVariant, RuleWhen, UserRow } from '../store/schema.ts';
 import type { RuleService } from '../rules/service.ts';
 import type { ClickTarget } from '../clicks/token.ts';
+import { campaignStats } from './stats.ts';
 import { bannerHtml, campaignFor, pickVariant, statusOf, withUtm } from './choose.ts';
 
 export interface CampaignInput {
@@ -61,6 +62,8 @@ export function createCampaignService(deps: {
   baseUrl: string;
   /** The tracked URL of a banner's link (src/clicks/); without it, links render as they are. */
   trackUrl?: (target: ClickTarget) => string;
+  /** Writes the impressions and clicks counted in memory, so stats read this instance's latest. */
+  flushCounts?: () => Promise<void>;
 }) {
   const { db, caches, clock } = deps;
   const imageUrl = (imageId: string) => `${deps.baseUrl.replace(/\/$/, '')}/v1/images/${imageId}`;
@@ -145,6 +148,18 @@ export function createCampaignService(deps: {
         await recordAudit(tx, ctx, { action: 'campaign.delete', targetId: campaignId });
       });
       caches.invalidate.campaignsChanged(ctx.orgId);
+    },
+
+    /** Stats from `from` to `to` (UTC dates, inclusive; by default the campaign's first day to today). */
+    async stats(orgId: string, campaignId: string, range: { from?: string | undefined; to?: string | undefined }) {
+      const row = await campaignsRepo.find(db, orgId, campaignId);
+      if (!row) throw notFound('Campaign');
+      const campaign = toCampaign(row, clock());
+      const from = range.from ?? campaign.startsAt.slice(0, 10);
+      const to = range.to ?? clock().toISOString().slice(0, 10);
+      if (to < from) throw badRequest('query.to: must not be before from.', { field: 'query.to' });
+      await deps.flushCounts?.();
+      return { campaign, ...(await campaignStats(db, campaign, orgId, from, to)) };
     },
 
     /** The banner this user sees now, or null (no active campaign for them, or every variant paused). */

@@ -37,6 +37,8 @@ export function createRenderService(deps: {
   rules: Pick<RuleService, 'templateFor'>;
   /** The active campaign's banner for a user (src/campaigns/); absent: no campaigns. */
   campaigns?: Pick<CampaignService, 'bannerFor'>;
+  /** Counts a banner served (campaigns/impressions.ts); previews do not call it. */
+  countImpression?: (orgId: string, campaignId: string, variant: number) => void;
   pool: RenderPool;
   baseUrl: string;
   renderLimitBytes: number;
@@ -123,6 +125,7 @@ export function createRenderService(deps: {
       const [{ template, ruleId }, campaign] = await Promise.all([templateOf(user, templateId, compose), bannerOf(user)]);
       // The campaign part changes when one starts, ends or changes for this user: a new key, a new render.
       const key = `${template.id}:${template.version}:${user.id}:${user.version}:${org.version}:${campaign?.key ?? '-'}`;
+      if (campaign) deps.countImpression?.(orgId, campaign.campaignId, campaign.variant);
       const hit = outputs.get(key);
       deps.metrics?.renderCache(hit !== undefined);
       if (hit) return { ...hit, ruleId };

@@ -427,6 +427,7 @@ export interface DB {
   org_rules: OrgRulesTable;
   campaigns: CampaignsTable;
   clicks: ClicksTable;
+  campaign_impressions: CampaignImpressionsTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;
@@ -523,4 +524,13 @@ export interface ClicksTable {
   user_agent: Generated<string>;
   suspected_bot: boolean;
   bot_reason: string | null;
+}
+
+/** Banners served, per campaign, variant and UTC day (migration 133). */
+export interface CampaignImpressionsTable {
+  org_id: string;
+  campaign_id: string;
+  variant: number;
+  day: ColumnType<string, string, string>;
+  count: ColumnType<string, number | undefined, number>;
 }
