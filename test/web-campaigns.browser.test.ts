@@ -67,6 +67,27 @@ describe('the Campaigns page', { skip }, () => {
     assert.equal(await page.frameLocator('iframe[title="Signature preview"]').locator('img').count(), 0, 'no banner for Engineering');
     assert.deepEqual(await seriousViolations(page), []);
 
+    // A click on Sally's banner (as a person's browser), then the stats page shows it.
+    const sallyId = (await server.request('GET', `/v1/orgs/${org.orgId}/users?q=Sally`, { key: org.key })).body.items[0].userId as string;
+    const sig = await server.request('GET', `/v1/orgs/${org.orgId}/users/${sallyId}/signature`, { key: org.key });
+    const href = /href="([^"]+)"/.exec(sig.body.html)![1]!.replaceAll('&amp;', '&');
+    const hop = await fetch(href, { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (Macintosh) AppleWebKit/605.1.15 Safari/605.1.15' } });
+    assert.equal(hop.status, 302);
+    assert.match(hop.headers.get('location') ?? '', /^https:\/\/spring\.example\/v[12]$/);
+    await page.getByRole('link', { name: 'Stats of Spring launch' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Campaign stats' }).waitFor();
+    const variants = page.getByRole('table', { name: 'Variants' });
+    await variants.getByRole('cell', { name: 'Spring 1', exact: true }).waitFor();
+    const rows = await variants.locator('tbody tr').allInnerTexts();
+    const cells = rows.map((r) => r.split('\t').map((c) => c.trim()));
+    assert.equal(cells.length, 2);
+    assert.equal(cells.reduce((n, c) => n + Number(c[2]), 0), 1, `one click in all: ${JSON.stringify(cells)}`);
+    assert.equal(cells.reduce((n, c) => n + Number(c[3]), 0), 1, 'by a person');
+    assert.ok(cells.reduce((n, c) => n + Number(c[1]), 0) >= 2, 'impressions: the previews and the signature served');
+    await page.getByRole('img', { name: "Impressions and people's clicks per day" }).waitFor();
+    assert.deepEqual(await seriousViolations(page), []);
+    await page.getByRole('link', { name: 'All campaigns' }).click();
+
     await page.getByRole('button', { name: 'End now: Spring launch' }).click();
     await table.getByRole('cell', { name: 'ended', exact: true }).waitFor();
     await pick('Sally Sales');

@@ -1,7 +1,8 @@
 // Campaigns: scheduled banners for an audience (docs/api.md, "Campaigns"). Schedule one with up to
 // two variants, see the list with each status, end one now, and preview a person's signature as
 // it is now (the banner shows only for its audience while it is active).
-import { useState, type FormEvent } from 'react';
+import { lazy, Suspense, useState, type FormEvent } from 'react';
+import { Link, Route, Routes } from 'react-router';
 import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { SignatureFrame } from '../../shared/components/SignatureFrame.tsx';
 import { SelectField, TextField } from '../../shared/components/Field.tsx';
@@ -18,6 +19,8 @@ interface VariantForm {
 const emptyVariant: VariantForm = { imageId: '', link: '', alt: '', weight: '1' };
 /** `datetime-local` value for a moment (the browser's time zone), and back. */
 const localValue = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+
+const StatsPage = lazy(() => import('./StatsPage.tsx'));
 
 function ScheduleForm() {
   const images = useImages();
@@ -100,6 +103,9 @@ function CampaignRow({ c }: { c: Campaign }) {
       <td>{c.audience.departments?.join(', ') ?? 'Everyone'}</td>
       <td>{c.variants.map((v) => `${v.alt || v.link} (${v.weight})`).join(' · ')}</td>
       <td>
+        <Link to={`${c.campaignId}/stats`} aria-label={`Stats of ${c.name}`}>
+          Stats
+        </Link>{' '}
         {c.status !== 'ended' ? (
           <Button className="btn-small" onClick={() => void actions.endNow(c).catch(setError)} aria-label={`End now: ${c.name}`}>
             End now
@@ -138,6 +144,22 @@ function Preview() {
 }
 
 export default function CampaignsPage() {
+  return (
+    <Routes>
+      <Route index element={<CampaignList />} />
+      <Route
+        path=":campaignId/stats"
+        element={
+          <Suspense fallback={<Loading label="Loading the stats…" />}>
+            <StatsPage />
+          </Suspense>
+        }
+      />
+    </Routes>
+  );
+}
+
+function CampaignList() {
   const campaigns = useCampaigns();
   return (
     <section className="page">

@@ -53,3 +53,31 @@ export function useCampaignActions() {
     },
   };
 }
+
+export type CampaignStats = components['schemas']['CampaignStats'];
+
+export function useCampaignStats(campaignId: string) {
+  const { api, orgId } = useOrg();
+  return useQuery(['campaigns', orgId, 'stats', campaignId], () =>
+    call(api.GET('/v1/orgs/{orgId}/campaigns/{campaignId}/stats', { params: { path: { orgId, campaignId } } })) as Promise<CampaignStats>,
+  );
+}
+
+/** Fetches the CSV (with the same credentials as every call) and saves it as a file. */
+export function useCsvDownload(campaignId: string) {
+  const { api, orgId } = useOrg();
+  return async () => {
+    const { response } = await api.GET('/v1/orgs/{orgId}/campaigns/{campaignId}/stats', {
+      params: { path: { orgId, campaignId } },
+      headers: { accept: 'text/csv' },
+      parseAs: 'text',
+    });
+    if (!response.ok) throw new Error(`The CSV could not be made (${response.status}).`);
+    const blob = await response.clone().blob();
+    const link = document.createElement('a');
+    link.href = URL.createObjectURL(blob);
+    link.download = 'campaign-stats.csv';
+    link.click();
+    URL.revokeObjectURL(link.href);
+  };
+}
