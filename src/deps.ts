@@ -225,7 +225,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     closers.unshift(() => clicks.close());
     const impressions = new ImpressionCounter((counts) => campaignStatsRepo.addImpressions(db, counts), logger);
     closers.unshift(() => impressions.close());
-    const campaigns = createCampaignService({ db, caches, rules, clock, baseUrl: config.baseUrl, trackUrl: clicks.trackUrl,
+    const campaigns = createCampaignService({ db, caches, rules, clock, baseUrl: config.baseUrl,
       flushCounts: async () => {
         await Promise.all([impressions.flush(), clicks.flush()]);
       },
@@ -237,6 +237,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       rules,
       campaigns,
       countImpression: (orgId, campaignId, variant) => impressions.record(orgId, campaignId, variant, clock()),
+      trackUrl: clicks.trackUrl,
       pool: renderPool,
       baseUrl: config.baseUrl,
       renderLimitBytes: config.renderLimitBytes,

@@ -123,4 +123,25 @@ describe('clicks', () => {
     assert.equal(lines[0], 'campaign,date,variant,alt,impressions,clicks,humanClicks,suspectedBotClicks,ctr');
     assert.equal(lines[1], `"'=HYPERLINK(""http://evil.example"")",${today},0,Spring,3,2,1,1,0.333333`);
   });
+
+  test('hand-written HTML: a URL through `track` is a tracked link; with clickTracking false the org\'s links render as they are', async () => {
+    const org = await createOrg(server);
+    await createTemplate(server, org, { name: 'Hand', html: '<p><a href="{{ \'https://docs.example/guide?a=1&b=2\' | track }}">Guide</a> <a href="mailto:x@example.com">mail</a></p>', isDefault: true });
+    const user = await createUser(server, org);
+    const sig = await server.request('GET', `/v1/orgs/${org.orgId}/users/${user.userId}/signature`, { key: org.key });
+    const href = /href="([^"]+)"/.exec(sig.body.html)![1]!.replaceAll('&amp;', '&');
+    assert.ok(href.startsWith(`${server.url}/v1/c/`), sig.body.html);
+    assert.ok(sig.body.html.includes('href="mailto:x@example.com"'), 'other links untouched');
+    const hop = await follow(href, 'HEAD');
+    assert.equal(hop.headers.get('location'), 'https://docs.example/guide?a=1&b=2');
+
+    const current = await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key });
+    assert.equal(current.body.clickTracking, true);
+    const off = await server.request('PATCH', `/v1/orgs/${org.orgId}`, { key: org.key, body: { version: current.body.version, clickTracking: false } });
+    assert.equal(off.status, 200, off.text);
+    assert.equal(off.body.clickTracking, false);
+    const plain = await server.request('GET', `/v1/orgs/${org.orgId}/users/${user.userId}/signature`, { key: org.key });
+    assert.ok(plain.body.html.includes('href="https://docs.example/guide?a=1&amp;b=2"'), plain.body.html);
+    assert.ok(!plain.body.html.includes('/v1/c/'));
+  });
 });

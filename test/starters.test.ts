@@ -158,7 +158,7 @@ describe('a first signature that works', () => {
 
     const mine = await server.request('GET', `/v1/orgs/${org.orgId}/users/${added.body.userId}/signature`, { token: idToken });
     assert.equal(mine.status, 200, mine.text);
-    assert.deepEqual(Object.keys(mine.body).sort(), ['bytes', 'html', 'text', 'warnings']);
+    assert.deepEqual(Object.keys(mine.body).sort(), ['bytes', 'html', 'ruleId', 'templateId', 'text', 'warnings']);
     assert.match(mine.body.html, /Grace Hopper/);
     assert.match(mine.body.html, /Rear Admiral/);
     assert.match(mine.body.html, /\+1 555 0100/);

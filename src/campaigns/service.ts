@@ -12,7 +12,7 @@ import { campaignsRepo } from '../store/repositories/campaigns.ts';
 import { decodeCursor, toPage } from '../store/pagination.ts';
 import type { CampaignRow, CampaignUtm, CampaignVariant, RuleWhen, UserRow } from '../store/schema.ts';
 import type { RuleService } from '../rules/service.ts';
-import type { ClickTarget } from '../clicks/token.ts';
+import { trackMark } from '../render/liquid.ts';
 import { campaignStats } from './stats.ts';
 import { bannerHtml, campaignFor, pickVariant, statusOf, withUtm } from './choose.ts';
 
@@ -60,8 +60,6 @@ export function createCampaignService(deps: {
   rules: Pick<RuleService, 'factsOf'>;
   clock: () => Date;
   baseUrl: string;
-  /** The tracked URL of a banner's link (src/clicks/); without it, links render as they are. */
-  trackUrl?: (target: ClickTarget) => string;
   /** Writes the impressions and clicks counted in memory, so stats read this instance's latest. */
   flushCounts?: () => Promise<void>;
 }) {
@@ -176,7 +174,8 @@ export function createCampaignService(deps: {
       const v = index === null ? undefined : variants[index];
       if (index === null || !v) return null;
       const destination = withUtm(v.link, campaign.utm);
-      const href = deps.trackUrl ? deps.trackUrl({ orgId: user.org_id, campaignId: campaign.id, variant: index, userId: user.id, destination }) : destination;
+      // Tracked like a design's links: the render resolves the mark (render/tracking.ts).
+      const href = trackMark(destination) as string;
       return {
         key: `${campaign.id}:${campaign.version}:${index}`,
         campaignId: campaign.id,

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { compileDesign, type CompileContext } from './compile.ts';
 import { designSchema, type Block, type Design } from './design.ts';
 import { compileTemplate, renderSignature } from '../render/compile.ts';
+import { resolveTrackMarks } from '../render/tracking.ts';
 
 const LOGO = '11111111-1111-4111-8111-111111111111';
 const BANNER = '22222222-2222-4222-8222-222222222222';
@@ -42,7 +43,9 @@ async function render(d: Design, scope: object) {
   const compiled = compileDesign(designSchema.parse(d), ctx);
   const saved = await compileTemplate({ html: compiled.html, text: compiled.text });
   const out = await renderSignature(saved.parsed, scope as never, 30_720);
-  return { compiled, saved, ...out };
+  // Links go through `track`; here each mark becomes the user's tracked URL (a stand-in).
+  const html = resolveTrackMarks(out.html, (d) => `https://sig.example/v1/c/[${d}]`);
+  return { compiled, saved, ...out, html };
 }
 
 const EVERY_BLOCK: Block[] = [
@@ -70,6 +73,11 @@ for (const layout of ['stacked', 'side-by-side', 'compact'] as const) {
     }
     assert.match(r.html, /1 Main St<br \/>\s*London/);
     assert.ok(r.html.includes('href="tel:+442079460000"'), 'a phone link without spaces');
+    // Banner, button, logo and social links are tracked; contact links (tel:, mailto:, the website) are not.
+    for (const link of ['https://linkedin.example/ada', 'https://x.example/acme', 'https://acme.example/demo']) {
+      assert.ok(r.html.includes(`href="https://sig.example/v1/c/[${link}]"`), `${layout}: ${link} tracked`);
+    }
+    assert.ok(r.html.includes('href="https://ada.example"'), 'the website as it is');
     assert.match(r.text, /Ada Lovelace \(she\/her\)/);
     assert.match(r.text, /Book a \{demo\}: https:\/\/acme\.example\/demo/);
     assert.match(r.text, /Confidential <b>\{\{ not liquid \}\}<\/b>/, 'the text part shows the disclaimer as typed');

@@ -81,6 +81,14 @@ class Compiler {
     return this.design.style;
   }
 
+  /**
+   * A block's literal link through the `track` filter (src/render/liquid.ts), so it renders as a
+   * tracked click URL; a link Liquid could not hold as a string literal stays as it is.
+   */
+  private tracked(url: string): string {
+    return /["{}%\\]/.test(url) ? url : `{{ "${url}" | track }}`;
+  }
+
   private link(href: string, content: string, opts: { color?: string; bold?: boolean } = {}): string {
     const style = `color:${opts.color ?? this.style.linkColor};text-decoration:none${opts.bold ? ';font-weight:bold' : ''}`;
     return `<a href="${attr(href)}" style="${style}">${content}</a>`;
@@ -174,7 +182,7 @@ class Compiler {
   logo(block: Extract<Block, { type: 'logo' }>): Part {
     const found = this.image(block.imageId, block.width, 'logo');
     if (!found) return { html: '', text: '' };
-    const content = block.link ? this.link(block.link, found.tag) : found.tag;
+    const content = block.link ? this.link(this.tracked(block.link), found.tag) : found.tag;
     return { html: row('padding:0 0 6px 0', content), text: block.link ? `${literalText(block.link)}\n` : '' };
   }
 
@@ -186,7 +194,7 @@ class Compiler {
       const href = `user.social.${network} | default: org.social.${network}`;
       return {
         cond: `user.social.${network} != blank or org.social.${network} != blank`,
-        html: `<td style="padding:0 6px 0 0">${this.link(`{{ ${href} }}`, img)}</td>`,
+        html: `<td style="padding:0 6px 0 0">${this.link(`{{ ${href} | track }}`, img)}</td>`,
         text: `${NETWORK_NAMES[network]}: {{ ${href} }}`,
       };
     });
@@ -202,7 +210,7 @@ class Compiler {
     const found = this.image(block.imageId, 600, 'banner');
     if (!found) return { html: '', text: '' };
     const tag = found.tag.replace('alt=""', `alt="${attr(block.alt)}"`);
-    const content = block.link ? this.link(block.link, tag) : tag;
+    const content = block.link ? this.link(this.tracked(block.link), tag) : tag;
     return { html: row('padding:8px 0 0 0', content), text: `${literalText(block.alt)}${block.link ? `: ${literalText(block.link)}` : ''}\n` };
   }
 
@@ -237,7 +245,7 @@ class Compiler {
         return {
           html: row(
             'padding:8px 0 0 0',
-            table('', `<tr><td bgcolor="${accentColor}" style="background-color:${accentColor};border-radius:4px;padding:6px 14px">${this.link(block.link, literalHtml(block.label), { color: '#ffffff', bold: true })}</td></tr>\n`),
+            table('', `<tr><td bgcolor="${accentColor}" style="background-color:${accentColor};border-radius:4px;padding:6px 14px">${this.link(this.tracked(block.link), literalHtml(block.label), { color: '#ffffff', bold: true })}</td></tr>\n`),
           ),
           text: `${literalText(block.label)}: ${literalText(block.link)}\n`,
         };

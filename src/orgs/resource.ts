@@ -20,6 +20,7 @@ export interface Org {
   social: Record<string, string>;
   logoImageId: string | null;
   selfServiceFields: SelfServiceField[];
+  clickTracking: boolean;
   fields: CustomField[];
   version: number;
   createdAt: string;
@@ -61,6 +62,7 @@ export function toOrg(org: OrgWithUsage): Org {
     social: org.social,
     logoImageId: org.logo_image_id,
     selfServiceFields: org.self_service_fields as SelfServiceField[],
+    clickTracking: org.click_tracking,
     fields: org.fields,
     version: org.version,
     createdAt: org.created_at.toISOString(),

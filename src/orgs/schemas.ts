@@ -34,6 +34,7 @@ export const orgSchema = z
     social: socialSchema,
     logoImageId: uuid.nullable().describe('the logo (`{base_url}/v1/images/{logoImageId}`), or null'),
     selfServiceFields,
+    clickTracking: z.boolean().describe('links of designs and of the `track` filter go through the click route; false: as they are'),
     fields: customFieldListSchema.describe('the custom fields (change them with PUT …/fields)'),
     version: z.number().int(),
     createdAt: timestamp,
@@ -59,6 +60,7 @@ export const orgSchema = z
         social: { linkedin: 'https://www.linkedin.com/company/acme' },
         logoImageId: null,
         selfServiceFields: ['name', 'pronouns', 'phone', 'mobile', 'photoImageId', 'social'],
+        clickTracking: true,
         fields: [{ key: 'booking_link', label: 'Booking link', type: 'url', selfService: true }],
         version: 3,
         createdAt: EXAMPLE.createdAt,
@@ -76,5 +78,6 @@ export const orgPatchSchema = z
     social: socialPatchSchema.optional(),
     logoImageId: uuid.nullable().optional().describe("one of the org's images, or null"),
     selfServiceFields: selfServiceFields.optional(),
+    clickTracking: z.boolean().optional().describe('false: links render as they are, and no click is counted'),
   })
   .meta({ examples: [{ version: 3, name: 'Acme Group Ltd', website: 'https://acme.example', social: { x: null } }] });

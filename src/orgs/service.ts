@@ -27,6 +27,7 @@ export interface OrgPatch {
   social?: Record<string, string | null | undefined> | undefined;
   logoImageId?: string | null | undefined;
   selfServiceFields?: SelfServiceField[] | undefined;
+  clickTracking?: boolean | undefined;
 }
 
 export interface CreatedOrg {
@@ -60,7 +61,7 @@ export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKey
       return opts.staff ? { ...toOrg(org), overrides: overridesOf(org) } : toOrg(org);
     },
     async update(ctx: WriteContext, check: VersionCheck, patch: OrgPatch): Promise<Org> {
-      const { social, logoImageId, selfServiceFields, ...plain } = patch;
+      const { social, logoImageId, selfServiceFields, clickTracking, ...plain } = patch;
       if (logoImageId && !(await imagesRepo.find(db, ctx.orgId, logoImageId))) {
         throw badRequest("body.logoImageId: not one of the organisation's images (upload one with POST …/images).", { field: 'body.logoImageId' });
       }
@@ -72,6 +73,7 @@ export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKey
           ...(social && current ? { social: JSON.stringify(mergeLinks(current.social, social)) } : {}),
           ...(logoImageId !== undefined ? { logo_image_id: logoImageId } : {}),
           ...(selfServiceFields ? { self_service_fields: JSON.stringify(selfServiceFields) } : {}),
+          ...(clickTracking !== undefined ? { click_tracking: clickTracking } : {}),
         });
         if (!updated) throw versionMismatch('Organisation', await orgsRepo.find(tx, ctx.orgId), check);
         await recordAudit(tx, ctx, { action: 'org.update', targetId: ctx.orgId, changes: changedFields(patch) });

@@ -37,6 +37,18 @@ class NoFileTag extends Tag {
   }
 }
 
+/**
+ * `{{ url | track }}`: a web link to count (DECISIONS wave 3, "Clicks"). The render thread holds no
+ * signing key, so it leaves a mark naming the link; the main thread turns each mark into the
+ * user's signed click URL, or back into the link (previews, orgs with click tracking off):
+ * render/tracking.ts. Anything but an http(s) URL passes through unchanged.
+ */
+export const TRACK_MARK = /__sigsvc_track_([A-Za-z0-9_-]+)__/g;
+export function trackMark(value: unknown): unknown {
+  if (typeof value !== 'string' || !/^https?:\/\/[^\s"'<>]+$/i.test(value.trim())) return value;
+  return `__sigsvc_track_${Buffer.from(value.trim(), 'utf8').toString('base64url')}__`;
+}
+
 function engine(escape: boolean): Liquid {
   const liquid = new Liquid({
     fs: noFiles,
@@ -53,6 +65,7 @@ function engine(escape: boolean): Liquid {
     ...(escape ? { outputEscape: 'escape' as const } : {}),
   });
   for (const name of ['include', 'render', 'layout']) liquid.registerTag(name, NoFileTag);
+  liquid.registerFilter('track', trackMark);
   return liquid;
 }
 

@@ -17,6 +17,8 @@ import type { Scope } from './compile.ts';
 import type { RenderPool } from './pool.ts';
 import type { RuleService } from '../rules/service.ts';
 import type { CampaignBanner, CampaignService } from '../campaigns/service.ts';
+import type { ClickTarget } from '../clicks/token.ts';
+import { resolveTrackMarks } from './tracking.ts';
 import type { Compose } from '../rules/match.ts';
 
 export interface Rendered {
@@ -39,6 +41,8 @@ export function createRenderService(deps: {
   campaigns?: Pick<CampaignService, 'bannerFor'>;
   /** Counts a banner served (campaigns/impressions.ts); previews do not call it. */
   countImpression?: (orgId: string, campaignId: string, variant: number) => void;
+  /** The signed click URL of a link (src/clicks/); without it, tracked links render as they are. */
+  trackUrl?: (target: ClickTarget) => string;
   pool: RenderPool;
   baseUrl: string;
   renderLimitBytes: number;
@@ -140,7 +144,13 @@ export function createRenderService(deps: {
             scope: scopeOf(user, org, campaign),
             limitBytes: deps.renderLimitBytes,
           })
-          .then((parts) => {
+          .then((rendered) => {
+            // The `track` filter's marks: the user's click URLs where the org counts clicks.
+            const urlOf = (destination: string) =>
+              deps.trackUrl && org.click_tracking
+                ? deps.trackUrl({ orgId, campaignId: campaign?.campaignId ?? null, variant: campaign?.variant ?? null, userId: user.id, destination })
+                : destination;
+            const parts = { ...rendered, html: resolveTrackMarks(rendered.html, urlOf), text: resolveTrackMarks(rendered.text, urlOf, false) };
             const result = { userId: user.id, templateId: template.id, ruleId: null, ...parts };
             outputs.set(key, result);
             return result;
@@ -154,7 +164,9 @@ export function createRenderService(deps: {
     /** Renders an unsaved template for the editor (nothing cached). */
     async preview(orgId: string, userId: string, source: { html: string; text: string }): Promise<Rendered> {
       const [user, org] = await Promise.all([userOf(orgId, userId), deps.orgs.require(orgId)]);
-      const parts = await deps.pool.preview({ html: source.html, text: source.text, scope: scopeOf(user, org, await bannerOf(user)), limitBytes: deps.renderLimitBytes });
+      const previewed = await deps.pool.preview({ html: source.html, text: source.text, scope: scopeOf(user, org, await bannerOf(user)), limitBytes: deps.renderLimitBytes });
+      // Previews count nothing: tracked links show as they are.
+      const parts = { ...previewed, html: resolveTrackMarks(previewed.html, (d) => d), text: resolveTrackMarks(previewed.text, (d) => d, false) };
       return { userId: user.id, templateId: null, ruleId: null, ...parts };
     },
 

@@ -27,6 +27,8 @@ export interface OrgsTable {
   logo_image_id: Generated<string | null>;
   /** The user fields members may change on themselves (src/users/policy: who edits what). */
   self_service_fields: JsonColumn<string[]>;
+  /** Migration 134: links through the click route, or as they are. */
+  click_tracking: Generated<boolean>;
   /** The org's custom fields, and their version (the ETag of `…/fields`). */
   fields: JsonColumn<CustomField[]>;
   fields_version: Generated<number>;
