@@ -37,7 +37,7 @@ import { createScimService, type ScimService } from './scim/service.ts';
 import { createRenderService, type RenderService } from './render/service.ts';
 import { createRuleService, type RuleService } from './rules/service.ts';
 import { createCampaignService, type CampaignService } from './campaigns/service.ts';
-import { createClickService, type ClickService } from './clicks/service.ts';
+import { createClickService, startTruncatingAddresses, type ClickService } from './clicks/service.ts';
 import { clickKey } from './clicks/token.ts';
 import { ImpressionCounter } from './campaigns/impressions.ts';
 import { campaignStatsRepo } from './store/repositories/campaign-stats.ts';
@@ -223,6 +223,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     // without any, a key for this process's life (its links stop resolving after a restart).
     const clicks = createClickService({ db, key: clickKey(config.secretsKey ?? randomBytes(32).toString('base64')), baseUrl: config.baseUrl, clock, logger });
     closers.unshift(() => clicks.close());
+    closers.unshift(startTruncatingAddresses({ db, logger, clock, retentionDays: config.clickAddressRetentionDays }));
     const impressions = new ImpressionCounter((counts) => campaignStatsRepo.addImpressions(db, counts), logger);
     closers.unshift(() => impressions.close());
     const campaigns = createCampaignService({ db, caches, rules, clock, baseUrl: config.baseUrl,

@@ -144,4 +144,17 @@ describe('clicks', () => {
     assert.ok(plain.body.html.includes('href="https://docs.example/guide?a=1&amp;b=2"'), plain.body.html);
     assert.ok(!plain.body.html.includes('/v1/c/'));
   });
+
+  test('addresses older than CLICK_ADDRESS_RETENTION_DAYS keep only their /24 (IPv4) or /48 (IPv6); newer ones are kept whole', async () => {
+    const { clicksRepo } = await import('../src/store/repositories/clicks.ts');
+    const { org, user, campaignId } = await bannerLink();
+    const db = server.deps.database.db;
+    const now = Date.now();
+    const day = 86_400_000;
+    const row = (address: string, at: number) => ({ orgId: org.orgId, campaignId, variant: 0, userId: user.userId, destination: 'https://x.example/', at: new Date(at), address, userAgent: '', suspectedBot: false, botReason: null });
+    await clicksRepo.insertMany(db, [row('203.0.113.77', now - 31 * day), row('2001:db8:1234:5678::9', now - 31 * day), row('198.51.100.9', now - 2 * day)]);
+    await clicksRepo.truncateAddresses(db, new Date(now - server.deps.config.clickAddressRetentionDays * day));
+    const addresses = (await clicksOf(org.orgId, campaignId)).map((r) => r.address);
+    assert.deepEqual(addresses, ['203.0.113.0', '2001:db8:1234::', '198.51.100.9']);
+  });
 });

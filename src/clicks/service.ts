@@ -8,6 +8,7 @@ import { clicksRepo, type ClickRow } from '../store/repositories/clicks.ts';
 import { scannerOf } from './scanners.ts';
 import { signClick, verifyClick, type ClickTarget } from './token.ts';
 import { RecentClicks } from './timing.ts';
+import { every } from '../lib/every.ts';
 
 const FLUSH_EVERY_MS = 1000;
 
@@ -65,3 +66,13 @@ export function createClickService(deps: { db: Db; key: Buffer; baseUrl: string;
 }
 
 export type ClickService = ReturnType<typeof createClickService>;
+
+const TRUNCATE_EVERY_MS = 3_600_000;
+
+/** Every hour, clicks older than the retention keep only their address's /24 or /48; returns what stops it. */
+export function startTruncatingAddresses(deps: { db: Db; logger: Logger; clock: () => Date; retentionDays: number }): () => Promise<void> {
+  return every(TRUNCATE_EVERY_MS, () => clicksRepo.truncateAddresses(deps.db, new Date(deps.clock().getTime() - deps.retentionDays * 86_400_000)).then(() => undefined), {
+    logger: deps.logger,
+    message: 'truncating old click addresses failed; the next run tries again',
+  });
+}
