@@ -295,7 +295,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // Images are fetched by mail clients, without credentials: outside the authenticated scope.
   await app.register(publicImageRoutes({ throttle: assetThrottle, images: deps.images }));
   await app.register(pictureRoutes({ throttle: assetThrottle }));
-  await app.register(pixelRoutes({ throttle: pixelThrottle, tracking: deps.tracking }));
+  await app.register(pixelRoutes({ throttle: pixelThrottle, tracking: deps.tracking, campaignOpen: deps.campaignOpen }));
   await app.register(clickRoutes({ throttle: clickThrottle, clicks: deps.clicks }));
   await app.register(addinRoutes({ throttles: addinThrottles, outlook: deps.outlook, baseUrl: config.baseUrl, fetchTimeoutMs: config.addinFetchTimeoutMs }));
   await app.register(

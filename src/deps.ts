@@ -107,6 +107,8 @@ export interface Deps {
   campaigns: CampaignService;
   /** Tracked links and their clicks (src/clicks/). */
   clicks: ClickService;
+  /** A pixel open with a campaign's signed `c`: an impression of that campaign (src/campaigns/). */
+  campaignOpen: (c: string) => void;
   opens: OpenCounter;
   tracking: TrackingService;
   audit: AuditService;
@@ -239,6 +241,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       campaigns,
       countImpression: (orgId, campaignId, variant) => impressions.record(orgId, campaignId, variant, clock()),
       trackUrl: clicks.trackUrl,
+      pixelCampaign: clicks.pixelCampaign,
       pool: renderPool,
       baseUrl: config.baseUrl,
       renderLimitBytes: config.renderLimitBytes,
@@ -380,6 +383,10 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       rules,
       campaigns,
       clicks,
+      campaignOpen: (c: string) => {
+        const p = clicks.campaignOfPixel(c);
+        if (p) impressions.record(p.orgId, p.campaignId, p.variant, clock());
+      },
       opens,
       tracking: createTrackingService({ db, counter: opens, clock }),
       audit: createAuditService({ db }),

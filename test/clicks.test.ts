@@ -157,4 +157,18 @@ describe('clicks', () => {
     const addresses = (await clicksOf(org.orgId, campaignId)).map((r) => r.address);
     assert.deepEqual(addresses, ['203.0.113.0', '2001:db8:1234::', '198.51.100.9']);
   });
+
+  test('a pixel open of a signature with a banner counts as an impression of its campaign (signed c); a forged c counts nothing', async () => {
+    const { org, user, campaignId } = await bannerLink();
+    await createTemplate(server, org, { name: 'Pixel', html: '<p>{{ user.name }}</p>{{ campaign.banner | raw }}<img src="{{ pixel_url }}" width="1" height="1" alt="">', isDefault: true });
+    const sig = await server.request('GET', `/v1/orgs/${org.orgId}/users/${user.userId}/signature`, { key: org.key });
+    const pixel = /src="([^"]*\/v1\/p\/[^"]+)"/.exec(sig.body.html)?.[1]?.replaceAll('&amp;', '&');
+    assert.ok(pixel?.includes('?c='), sig.body.html);
+    const statsNow = async () => (await server.request('GET', `/v1/orgs/${org.orgId}/campaigns/${campaignId}/stats`, { key: org.key })).body.variants[0].impressions as number;
+    const before = await statsNow();
+    assert.equal((await fetch(pixel!)).status, 200);
+    assert.equal(await statsNow(), before + 1, 'the open counted');
+    assert.equal((await fetch(pixel!.replace(/c=[^.]+/, 'c=eyJ4IjoxfQ'))).status, 200, 'the pixel answers anyway');
+    assert.equal(await statsNow(), before + 1, 'a forged c counts nothing');
+  });
 });

@@ -6,7 +6,7 @@ import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
 import { clicksRepo, type ClickRow } from '../store/repositories/clicks.ts';
 import { scannerOf } from './scanners.ts';
-import { signClick, verifyClick, type ClickTarget } from './token.ts';
+import { signClick, signPixelCampaign, verifyClick, verifyPixelCampaign, type ClickTarget, type PixelCampaign } from './token.ts';
 import { RecentClicks } from './timing.ts';
 import { every } from '../lib/every.ts';
 
@@ -34,6 +34,10 @@ export function createClickService(deps: { db: Db; key: Buffer; baseUrl: string;
   timer.unref();
 
   return {
+    /** The pixel's `c` parameter for a campaign, and what one names (null: not ours). */
+    pixelCampaign: (p: PixelCampaign) => signPixelCampaign(deps.key, p),
+    campaignOfPixel: (c: string) => verifyPixelCampaign(deps.key, c),
+
     /** The tracked URL of a link in a user's signature. */
     trackUrl: (target: ClickTarget) => `${base}/v1/c/${signClick(deps.key, target)}`,
 

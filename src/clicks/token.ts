@@ -41,3 +41,32 @@ export function verifyClick(key: Buffer, token: string): ClickTarget | null {
     return null;
   }
 }
+
+/** What a pixel's `c` parameter names: the campaign whose banner the opened signature showed. */
+export interface PixelCampaign {
+  orgId: string;
+  campaignId: string;
+  variant: number;
+}
+
+/** The pixel's signed `c` parameter (the same key and MAC as click tokens, another shape). */
+export function signPixelCampaign(key: Buffer, p: PixelCampaign): string {
+  const body = Buffer.from(JSON.stringify(['p', p.orgId, p.campaignId, p.variant]), 'utf8').toString('base64url');
+  return `${body}.${createHmac('sha256', key).update(body).digest().subarray(0, MAC_BYTES).toString('base64url')}`;
+}
+
+export function verifyPixelCampaign(key: Buffer, value: string): PixelCampaign | null {
+  const dot = value.lastIndexOf('.');
+  if (dot <= 0 || value.length > 500) return null;
+  const body = value.slice(0, dot);
+  const mac = Buffer.from(value.slice(dot + 1), 'base64url');
+  const expected = createHmac('sha256', key).update(body).digest().subarray(0, MAC_BYTES);
+  if (mac.length !== MAC_BYTES || !timingSafeEqual(mac, expected)) return null;
+  try {
+    const [kind, orgId, campaignId, variant] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [string, string, string, number];
+    if (kind !== 'p' || typeof orgId !== 'string' || typeof campaignId !== 'string' || !Number.isInteger(variant)) return null;
+    return { orgId, campaignId, variant };
+  } catch {
+    return null;
+  }
+}

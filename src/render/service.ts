@@ -17,7 +17,7 @@ import type { Scope } from './compile.ts';
 import type { RenderPool } from './pool.ts';
 import type { RuleService } from '../rules/service.ts';
 import type { CampaignBanner, CampaignService } from '../campaigns/service.ts';
-import type { ClickTarget } from '../clicks/token.ts';
+import type { ClickTarget, PixelCampaign } from '../clicks/token.ts';
 import { resolveTrackMarks } from './tracking.ts';
 import type { Compose } from '../rules/match.ts';
 
@@ -43,6 +43,8 @@ export function createRenderService(deps: {
   countImpression?: (orgId: string, campaignId: string, variant: number) => void;
   /** The signed click URL of a link (src/clicks/); without it, tracked links render as they are. */
   trackUrl?: (target: ClickTarget) => string;
+  /** The pixel's signed `c` parameter of a campaign (src/clicks/token.ts). */
+  pixelCampaign?: (p: PixelCampaign) => string;
   pool: RenderPool;
   baseUrl: string;
   renderLimitBytes: number;
@@ -118,7 +120,8 @@ export function createRenderService(deps: {
       },
       org: { name: org.name, website: org.website, address: org.address, social: org.social, logo_url: imageUrl(org.logo_image_id) },
       campaign: campaign ? { banner: campaign.banner, text: campaign.text } : { banner: '', text: '' },
-      pixel_url: `${deps.baseUrl}/v1/p/${user.id}`,
+      // An open of a signature with a banner counts for its campaign: the pixel carries it, signed.
+      pixel_url: `${deps.baseUrl}/v1/p/${user.id}${campaign && deps.pixelCampaign ? `?c=${deps.pixelCampaign({ orgId: user.org_id, campaignId: campaign.campaignId, variant: campaign.variant })}` : ''}`,
     };
   }
 

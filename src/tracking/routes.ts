@@ -6,7 +6,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Guards } from '../auth/guard.ts';
 import { logCompleted } from '../http/request-log.ts';
-import { errorEnvelope, errorResponses, orgParams, page, uuid } from '../http/schemas.ts';
+import { errorEnvelope, errorResponses, orgParams, page, text, uuid } from '../http/schemas.ts';
 import type { Throttle } from '../ratelimit/hook.ts';
 import { FIRST_DAY, type TrackingService } from './service.ts';
 
@@ -27,7 +27,7 @@ const day = z.iso.date();
 const queryDay = day.refine((d) => d >= FIRST_DAY, { message: `must be a date from ${FIRST_DAY} to 9999-12-31` });
 
 /** The pixel, outside the authenticated scope: no credentials, its own bucket listed on the route. */
-export function pixelRoutes(deps: { throttle: Throttle; tracking: TrackingService }): FastifyPluginAsyncZod {
+export function pixelRoutes(deps: { throttle: Throttle; tracking: TrackingService; campaignOpen?: (c: string) => void }): FastifyPluginAsyncZod {
   const { tracking } = deps;
   return async (app) => {
     app.get(
@@ -40,6 +40,7 @@ export function pixelRoutes(deps: { throttle: Throttle; tracking: TrackingServic
           tags: ['render'],
           description: 'Answers a 1×1 transparent GIF (image/gif) for any id.',
           params: z.object({ userId: z.string().max(100) }),
+          querystring: z.object({ c: text().max(500).optional().describe('the campaign whose banner the signature showed (signed; an open counts as its impression)') }),
           response: {
             200: {
               description: 'The same 43-byte transparent GIF for every id, never cached',
@@ -51,6 +52,7 @@ export function pixelRoutes(deps: { throttle: Throttle; tracking: TrackingServic
       },
       async (request, reply) => {
         tracking.recordOpen(request.params.userId, request.headers['user-agent']);
+        if (request.query.c) deps.campaignOpen?.(request.query.c);
         // The hottest public route answers the same 43 bytes every time, so it skips Fastify's send
         // pipeline (content-type parsing, serializer, onSend hooks) and Node's separate write of a
         // Buffer body: about a sixth of its cost in the benchmarks (BENCHMARKS.md). The headers set by the
