@@ -17,8 +17,8 @@ import { apiKeyRoutes } from './api-keys/routes.ts';
 import { auditRoutes } from './audit/routes.ts';
 import { imageRoutes, publicImageRoutes } from './images/routes.ts';
 import { userImportRoutes } from './users/import-routes.ts';
-import { interactionRoutes } from './auth/idp/interactions.ts';
-import { handToProvider, logProviderErrors } from './auth/idp/hooks.ts';
+import { interactionRoutes } from './idp/interactions.ts';
+import { handToProvider, logProviderErrors } from './idp/hooks.ts';
 import { mfaRoutes } from './users/mfa-routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
@@ -38,7 +38,7 @@ import { microsoftRoutes } from './microsoft/routes.ts';
 import { webAppRoutes } from './web-apps/routes.ts';
 import { allowedWebOrigins } from './web-apps/origins.ts';
 import cors from '@fastify/cors';
-import { clientIds } from './auth/idp/provider.ts';
+import { clientIds } from './idp/provider.ts';
 import { peoplePageRoutes } from './people/page-routes.ts';
 import { peopleRoutes } from './people/routes.ts';
 import { starterRoutes } from './templates/starter-routes.ts';
@@ -65,7 +65,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     bodyLimit: config.bodyLimitBytes,
     // request.ip (throttle keys, sign-in limits) is the socket's address unless it is a proxy
     // TRUST_PROXY names; then X-Forwarded-For's nearest untrusted hop. The identity provider's
-    // URLs never follow forwarded headers (auth/idp/hooks.ts pins them to AUTH_URL).
+    // URLs never follow forwarded headers (idp/hooks.ts pins them to AUTH_URL).
     trustProxy: config.trustProxy.length > 0 ? config.trustProxy : false,
     return503OnClosing: true,
     // Requests the HTTP parser refuses never reach a route; they still get the envelope.

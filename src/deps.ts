@@ -16,16 +16,17 @@ import { apiKeysRepo } from './store/repositories/api-keys.ts';
 import { createOrgService, type OrgService } from './orgs/service.ts';
 import { createUserService, type UserService } from './users/service.ts';
 import { createTemplateService, type TemplateService } from './templates/service.ts';
-import { createAuthenticator, type Authenticate } from './auth/authenticate.ts';
-import { createGuards, type Guards } from './auth/guard.ts';
+import { createAuthenticator } from './auth/authenticate.ts';
+import type { Authenticate } from './kernel/principal.ts';
+import { createGuards, type Guards } from './http/guard.ts';
 import type Provider from 'oidc-provider';
-import { loadKeyMaterial, publicJwks } from './auth/idp/keys.ts';
+import { loadKeyMaterial, publicJwks } from './idp/keys.ts';
 import { idpKeysRepo } from './store/repositories/idp-keys.ts';
-import { clientIds, createProvider } from './auth/idp/provider.ts';
-import { createSignIn, type SignIn } from './auth/idp/sign-in.ts';
-import { scryptHasher, type PasswordHasher } from './auth/passwords.ts';
+import { clientIds, createProvider } from './idp/provider.ts';
+import { createSignIn, type SignIn } from './idp/sign-in.ts';
+import { scryptHasher, type PasswordHasher } from './idp/passwords.ts';
 import { createAccountsCache } from './auth/accounts-cache.ts';
-import { startPurgingExpired } from './auth/idp/purge.ts';
+import { startPurgingExpired } from './idp/purge.ts';
 import { createCaches, type Caches } from './cache/namespaces.ts';
 import { createIdTokenVerifier, discoverIssuer, localIssuer, type TrustedIssuer } from './auth/id-token.ts';
 import type { JWK } from 'jose';
@@ -66,7 +67,9 @@ import { createMicrosoftService, type MicrosoftService } from './microsoft/servi
 import { registerMicrosoftJobs, startMicrosoftScheduler } from './microsoft/jobs.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
 
-export type Clock = () => Date;
+import type { Clock } from './kernel/clock.ts';
+
+export type { Clock };
 
 export interface Deps {
   config: Config;

@@ -15,7 +15,7 @@ type Layer = (typeof LAYERS)[number];
 const ROUTE_FILE = /(^|\/)(routes|[\w-]+-routes)\.ts$/;
 
 export function layerOf(file: string): Layer {
-  if (file.startsWith('lib/') || ['errors.ts', 'config.ts', 'log.ts', 'runtime.ts'].includes(file)) return 'neutral';
+  if (file.startsWith('lib/') || file.startsWith('kernel/') || ['config.ts', 'log.ts', 'runtime.ts'].includes(file)) return 'neutral';
   if (file.startsWith('store/')) return 'store';
   if (['app.ts', 'deps.ts', 'main.ts'].includes(file) || file.startsWith('cli/')) return 'edge';
   // What speaks HTTP: the http folder, the route plugins, their zod schemas, and the hooks a
@@ -24,7 +24,7 @@ export function layerOf(file: string): Layer {
     file.startsWith('http/') ||
     ROUTE_FILE.test(file) ||
     /(^|\/)(schemas|hooks?|guard)\.ts$/.test(file) ||
-    file === 'auth/idp/interactions.ts'
+    file === 'idp/interactions.ts'
   ) {
     return 'http';
   }
@@ -61,7 +61,7 @@ const files = globSync('**/*.ts', { cwd: SRC })
 
 test('the layer rules see the whole source tree', () => {
   assert.ok(files.length > 50, `found ${files.length} files`);
-  assert.ok(files.includes('app.ts') && files.includes('errors.ts'));
+  assert.ok(files.includes('app.ts') && files.includes('kernel/errors.ts'));
   const edges = files.flatMap((f) => importsOf(f));
   assert.ok(edges.length > 100, `found ${edges.length} imports`);
   for (const target of edges) assert.ok(files.includes(target) || target.endsWith('.json'), `unresolved import ${target}`);
@@ -111,10 +111,10 @@ test('route files are registered by app.ts alone', () => {
 });
 
 test('the layers are what the rules say', () => {
-  assert.equal(layerOf('lib/uuid.ts'), 'neutral');
+  assert.equal(layerOf('kernel/ids.ts'), 'neutral');
   assert.equal(layerOf('store/repositories/users.ts'), 'store');
   assert.equal(layerOf('users/service.ts'), 'capability');
   assert.equal(layerOf('users/mfa-routes.ts'), 'http');
-  assert.equal(layerOf('auth/guard.ts'), 'http');
+  assert.equal(layerOf('http/guard.ts'), 'http');
   assert.equal(layerOf('cli/main.ts'), 'edge');
 });

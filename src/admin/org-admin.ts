@@ -4,7 +4,7 @@
 import type { Db } from '../store/db.ts';
 import { orgsRepo, type OrgWithUsage } from '../store/repositories/orgs.ts';
 import { orgSearchRepo, type OrgPosition, type OrgSort } from '../store/repositories/org-search.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../kernel/errors.ts';
 import { decodeCursor, decodeKeyedCursor, encodeCursor, encodeKeyedCursor, type KeyedPosition, type Page, type PageRequest } from '../store/pagination.ts';
 import { GRACE_STATUSES } from '../billing/gate.ts';
 import type { OrgService } from '../orgs/service.ts';

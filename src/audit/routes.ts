@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Guards } from '../auth/guard.ts';
+import type { Guards } from '../http/guard.ts';
 import { errorResponses, iso, listQuery, orgParams, page, text, timestamp } from '../http/schemas.ts';
 import type { AuditRow } from '../store/schema.ts';
 import type { AuditService } from './service.ts';

@@ -1,8 +1,8 @@
 // The billing gate, a hook each write route lists after its guard: once an org's grace period has
 // ended, writes answer 402 and reads still work (spec section 3 rule 2).
 import type { onRequestAsyncHookHandler } from 'fastify';
-import { AppError } from '../errors.ts';
-import { accessOf } from '../auth/guard.ts';
+import { AppError } from '../kernel/errors.ts';
+import { accessOf } from '../http/guard.ts';
 import type { OrgService } from '../orgs/service.ts';
 import { graceExpired, planFacts } from './gate.ts';
 

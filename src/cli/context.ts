@@ -12,7 +12,7 @@ import { apiKeysRepo } from '../store/repositories/api-keys.ts';
 import { createOrgService, type OrgService } from '../orgs/service.ts';
 import { createBillingService, type BillingService } from '../billing/service.ts';
 import { uncached } from '../cache/namespaces.ts';
-import type { PasswordHasher } from '../auth/passwords.ts';
+import type { PasswordHasher } from '../idp/passwords.ts';
 import { createInviter } from '../people/invite.ts';
 import { mailOutbox } from '../mail/mailer.ts';
 

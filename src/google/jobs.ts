@@ -15,7 +15,7 @@ import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
 import { googleRepo } from '../store/repositories/google.ts';
 import { enqueue, JobFailedError, RetryableJobError, type JobQueue } from '../jobs/queue.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import { SecretError } from '../secrets/secret-box.ts';
 import { GoogleError } from './errors.ts';
 import type { GoogleRuns } from './runs.ts';

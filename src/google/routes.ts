@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { writeContext, type Guards } from '../auth/guard.ts';
+import { writeContext, type Guards } from '../http/guard.ts';
 import type { BillingHooks } from '../billing/hooks.ts';
 import { errorResponses, orgParams } from '../http/schemas.ts';
 import { SCOPES } from './errors.ts';

@@ -5,7 +5,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.ts';
 import { googleRepo } from '../store/repositories/google.ts';
 import { deploymentsRepo } from '../store/repositories/deployments.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import type { DirectoryService, DirectoryUser } from '../directory/service.ts';
 import type { RenderService } from '../render/service.ts';

@@ -5,7 +5,7 @@ import type { Db } from '../store/db.ts';
 import { googleRepo } from '../store/repositories/google.ts';
 import { deploymentsRepo } from '../store/repositories/deployments.ts';
 import type { GoogleIntegrationRow } from '../store/schema.ts';
-import { AppError, notFound } from '../errors.ts';
+import { AppError, notFound } from '../kernel/errors.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
 import { SecretError, sealedContext, type SecretBox } from '../secrets/secret-box.ts';
 import type { DirectoryService } from '../directory/service.ts';

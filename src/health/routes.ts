@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { withTimeout } from '../store/timeout.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import { errorEnvelope } from '../http/schemas.ts';
 import { sendError } from '../http/error-handler.ts';
 import { failureClass, type HealthCheck } from './checks.ts';

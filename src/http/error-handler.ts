@@ -1,7 +1,7 @@
 // The one place that turns any failure into the spec's error envelope (section 7).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError, codeToStatus, scrub, type ErrorCode, type ErrorDetails } from '../errors.ts';
+import { AppError, codeToStatus, scrub, type ErrorCode, type ErrorDetails } from '../kernel/errors.ts';
 import { CORRELATION_HEADER } from './correlation.ts';
 import { DatabaseUnavailableError } from '../store/errors.ts';
 import { answerAndLinger, lingerLimits } from './lingering-close.ts';

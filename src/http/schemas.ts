@@ -1,6 +1,6 @@
 // Shapes shared by many routes: the error envelope, list pages, path parameters.
 import { z } from 'zod';
-import { ERROR_CODES, codeToStatus, type ErrorCode } from '../errors.ts';
+import { ERROR_CODES, codeToStatus, type ErrorCode } from '../kernel/errors.ts';
 import { MAX_VERSION } from '../store/conditional.ts';
 import { isStorable } from '../lib/text.ts';
 import { EXAMPLE } from './examples.ts';

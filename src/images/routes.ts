@@ -2,10 +2,10 @@
 // public `GET /v1/images/{imageId}` that mail clients fetch (outside the authenticated scope).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { writeContext, type Guards } from '../auth/guard.ts';
+import { writeContext, type Guards } from '../http/guard.ts';
 import type { BillingHooks } from '../billing/hooks.ts';
 import { errorEnvelope, errorResponses, iso, listQuery, orgParams, page, timestamp, uuid } from '../http/schemas.ts';
-import { badRequest } from '../errors.ts';
+import { badRequest } from '../kernel/errors.ts';
 import type { ImageMeta } from '../store/repositories/images.ts';
 import { IMAGE_MAX_BYTES, IMAGE_TYPES, type ImageService } from './service.ts';
 import { EXAMPLE } from '../http/examples.ts';

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Guards } from '../auth/guard.ts';
+import type { Guards } from '../http/guard.ts';
 import { errorResponses, iso, isoOrNull, nullableTimestamp, orgParams, timestamp, uuid } from '../http/schemas.ts';
 import type { JobRow } from '../store/schema.ts';
 import type { JobService } from './service.ts';

@@ -5,7 +5,7 @@
 import type { Db } from '../store/db.ts';
 import { microsoftRepo } from '../store/repositories/microsoft.ts';
 import type { MicrosoftIntegrationRow } from '../store/schema.ts';
-import { AppError, notFound } from '../errors.ts';
+import { AppError, notFound } from '../kernel/errors.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
 import { SecretError, sealedContext, type SecretBox } from '../secrets/secret-box.ts';
 import type { DirectoryService, DirectoryUser } from '../directory/service.ts';

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Guards } from '../auth/guard.ts';
+import type { Guards } from '../http/guard.ts';
 import type { BillingHooks } from '../billing/hooks.ts';
-import { writeContext } from '../auth/guard.ts';
+import { writeContext } from '../http/guard.ts';
 import { errorResponses, orgParams } from '../http/schemas.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';
 import type { OrgService } from './service.ts';

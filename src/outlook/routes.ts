@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { writeContext, type Guards } from '../auth/guard.ts';
+import { writeContext, type Guards } from '../http/guard.ts';
 import type { BillingHooks } from '../billing/hooks.ts';
 import { errorResponses, isoOrNull, nullableTimestamp, orgParams, text } from '../http/schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';

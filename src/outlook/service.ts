@@ -5,7 +5,7 @@ import type { Db } from '../store/db.ts';
 import { createHash } from 'node:crypto';
 import { outlookRepo, type AddinFetch } from '../store/repositories/outlook.ts';
 import type { OutlookAddinRow } from '../store/schema.ts';
-import { AppError, notFound, unauthorized } from '../errors.ts';
+import { AppError, notFound, unauthorized } from '../kernel/errors.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
 import type { OrgService } from '../orgs/service.ts';
 import type { RenderService } from '../render/service.ts';

@@ -10,7 +10,7 @@ import type { Db } from '../store/db.ts';
 import type { TemplateRow, UserRow } from '../store/schema.ts';
 import { usersRepo } from '../store/repositories/users.ts';
 import { templatesRepo } from '../store/repositories/templates.ts';
-import { AppError, notFound } from '../errors.ts';
+import { AppError, notFound } from '../kernel/errors.ts';
 import type { OrgService } from '../orgs/service.ts';
 import type { Scope } from './compile.ts';
 import type { RenderPool } from './pool.ts';

@@ -1,7 +1,7 @@
 // Optimistic concurrency (spec: `version`; DECISIONS: If-Match). The update itself is conditional
 // in the database; this only tells, after it matched nothing, which answer the client gets.
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import { AppError, notFound } from '../errors.ts';
+import { AppError, notFound } from '../kernel/errors.ts';
 
 export interface VersionCheck {
   /** The `version` the client sent in the body. */

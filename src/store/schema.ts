@@ -1,5 +1,6 @@
 // Row types of the tables, as Kysely sees them. Kept by hand beside the SQL migrations.
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ActorType, OrgRole } from '../kernel/principal.ts';
 
 type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
 type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
@@ -26,7 +27,7 @@ export interface OrgsTable {
   updated_at: Timestamp;
 }
 
-export type OrgRole = 'member' | 'admin' | 'owner';
+export type { ActorType, OrgRole };
 
 export interface UsersTable {
   id: string;
@@ -152,8 +153,6 @@ export interface ApiKeysTable {
   last_used_at: NullableTimestamp;
   revoked_at: NullableTimestamp;
 }
-
-export type ActorType = 'user' | 'apiKey' | 'staff' | 'paymentProvider' | 'system';
 
 export interface AuditEntriesTable {
   id: Generated<string>;

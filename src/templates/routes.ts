@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { writeContext, type Guards } from '../auth/guard.ts';
+import { writeContext, type Guards } from '../http/guard.ts';
 import type { BillingHooks } from '../billing/hooks.ts';
 import { errorResponses, listQuery, orgParams, page, text, uuid } from '../http/schemas.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';

@@ -4,7 +4,7 @@ import { templatesRepo } from '../store/repositories/templates.ts';
 import type { TemplateRow } from '../store/schema.ts';
 import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
 import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../kernel/errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 

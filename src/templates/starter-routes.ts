@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Guards } from '../auth/guard.ts';
+import type { Guards } from '../http/guard.ts';
 import { errorResponses, listQuery, orgParams, page } from '../http/schemas.ts';
 import { decodeCursor, toPage } from '../store/pagination.ts';
 import { STARTERS, type Starter } from './starters.ts';

@@ -7,11 +7,11 @@ import type { OrgRole, UserRow, UserSort } from '../store/schema.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import { decodeCursor, decodeKeyedCursor, encodeKeyedCursor, toPage, type PageRequest } from '../store/pagination.ts';
 import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
-import { conflict, notFound } from '../errors.ts';
+import { conflict, notFound } from '../kernel/errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
-import * as policy from '../auth/policy.ts';
-import { enforce, type Access } from '../auth/policy.ts';
-import { scryptHasher, type PasswordHasher } from '../auth/passwords.ts';
+import * as policy from '../kernel/policy.ts';
+import { enforce, type Access } from '../kernel/policy.ts';
+import { scryptHasher, type PasswordHasher } from '../idp/passwords.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 
 export interface UserProfile {

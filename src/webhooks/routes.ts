@@ -3,7 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { validatorCompiler as zodValidator } from 'fastify-type-provider-zod';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import { errorEnvelope } from '../http/schemas.ts';
 import type { BillingService } from '../billing/service.ts';
 import { eventSchema, parseEvent } from '../billing/event.ts';

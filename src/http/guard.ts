@@ -5,11 +5,10 @@
 // parsing and validation, so an anonymous or foreign caller learns nothing about what a valid
 // request would look like.
 import type { FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
-import { AppError, forbidden, unauthorized } from '../errors.ts';
-import type { Authenticate } from './authenticate.ts';
-import { authorize, enforce, type Access, type Action } from './policy.ts';
-import type { Principal } from './principal.ts';
-import { GUARD, type GuardKind } from '../http/openapi.ts';
+import { AppError, forbidden, unauthorized } from '../kernel/errors.ts';
+import { authorize, enforce, type Access, type Action } from '../kernel/policy.ts';
+import type { Authenticate, Principal } from '../kernel/principal.ts';
+import { GUARD, type GuardKind } from './openapi.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {

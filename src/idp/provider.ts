@@ -2,9 +2,9 @@
 // the spec describes: two public clients with PKCE S256, Cognito's route names, ID tokens with the
 // tenancy claims, a refresh token on every code exchange, lifetimes from config.
 import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import type { Config } from '../../config.ts';
-import type { Db } from '../../store/db.ts';
-import { accountsRepo } from '../../store/repositories/accounts.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../store/db.ts';
+import { accountsRepo } from '../store/repositories/accounts.ts';
 import { adapterFor } from './adapter.ts';
 import type { KeyMaterial } from './keys.ts';
 import { errorPage, logoutPage, PAGE_HEADERS, signedOutPage } from './views.ts';

@@ -1,9 +1,8 @@
 // The one authorization policy: every route asks it, for every kind of caller (spec 5.4, 5.6, 7).
 // Pure functions return decisions; `enforce` turns a refusal into the 403 error, for the guards
 // and the services that judge a decision against the row they are about to change.
-import { forbidden } from '../errors.ts';
-import type { OrgRole } from '../store/schema.ts';
-import type { Principal } from './principal.ts';
+import { forbidden } from './errors.ts';
+import type { OrgRole, Principal } from './principal.ts';
 
 /** The role a caller acts with inside an org. API keys act as `admin` (spec 5.4); staff as super-admin. */
 export type EffectiveRole = OrgRole | 'super-admin';
