@@ -3,6 +3,7 @@
 // settings and timers (cache lifetimes in src/cache/namespaces.ts, purge intervals with billing
 // and the identity provider). Tests call createDeps with their own config (and may override
 // parts, such as the clock).
+import { DEFAULT_STARTER } from './templates/starters.ts';
 import type { Redis } from 'ioredis';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
@@ -207,7 +208,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const usage = new KeyUsageRecorder((uses) => apiKeysRepo.touch(db, uses), logger);
     closers.unshift(() => usage.close());
     const apiKeys = createApiKeyService({ db, stage: config.stage, caches, usage, clock });
-    const orgs = createOrgService({ db, caches, apiKeys, passwords, invite: (tx, user) => people.inviteInTx(tx, user) });
+    const orgs = createOrgService({ db, caches, apiKeys, passwords, starter: DEFAULT_STARTER, invite: (tx, user) => people.inviteInTx(tx, user) });
     const accounts = createAccountsCache({ db, caches });
     const renderPool = shared.renderPool ?? createRenderPool({ threads: config.renderThreads });
     if (!shared.renderPool) closers.unshift(() => renderPool.close());

@@ -1,6 +1,7 @@
 // What the commands build: the database (migrated) and, on top of it, only the services a
 // command calls. Not the service's createDeps, which also builds the identity provider (and
 // generates its RSA signing key on an empty database), connects to Redis and starts timers.
+import { DEFAULT_STARTER } from '../templates/starters.ts';
 import type { Config } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
 import { resolve } from 'node:path';
@@ -52,7 +53,7 @@ export async function withOrgs<T>(ctx: CommandContext, fn: (orgs: OrgService) =>
       const apiKeys = createApiKeyService({ db, stage: ctx.config.stage, caches, usage, clock: () => new Date() });
       // An invitation mail is queued when SMTP_URL is set; the running service's worker sends it.
       const invite = createInviter({ mail: mailOutbox(ctx.config.smtpUrl !== undefined), authUrl: ctx.config.authUrl, invitationTtlS: ctx.config.invitationTtlS });
-      return await fn(createOrgService({ db, caches, apiKeys, passwords: ctx.passwords, invite }));
+      return await fn(createOrgService({ db, caches, apiKeys, passwords: ctx.passwords, starter: DEFAULT_STARTER, invite }));
     } finally {
       await usage.close();
     }

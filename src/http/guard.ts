@@ -98,3 +98,12 @@ export function staffContext(request: FastifyRequest): { staffId: string; correl
   if (principal?.kind !== 'staff') throw new Error('route has no staff guard');
   return { staffId: principal.userId, correlationId: request.id };
 }
+
+/**
+ * The billing gate's hooks, which a write route lists after its guard (billing/hooks.ts makes
+ * them): declared here, with the guards, so that routes of every capability can name them.
+ */
+export interface BillingHooks {
+  /** 402 PAYMENT_REQUIRED for a write of an org whose grace period has ended; after `guards.org`. */
+  writeGate: onRequestAsyncHookHandler;
+}

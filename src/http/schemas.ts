@@ -77,3 +77,4 @@ export const VERSION_REQUIRED = 'is required: send the version you read';
 export const versionField = z.number({ error: VERSION_REQUIRED }).int().min(1).max(MAX_VERSION);
 
 export const orgParams = z.object({ orgId: uuid });
+export const userParams = z.object({ orgId: uuid, userId: uuid });

@@ -2,8 +2,7 @@
 // public `GET /v1/images/{imageId}` that mail clients fetch (outside the authenticated scope).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { writeContext, type Guards } from '../http/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
+import { writeContext, type Guards, type BillingHooks } from '../http/guard.ts';
 import { errorEnvelope, errorResponses, iso, listQuery, orgParams, page, timestamp, uuid } from '../http/schemas.ts';
 import { badRequest } from '../kernel/errors.ts';
 import type { ImageMeta } from '../store/repositories/images.ts';

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Guards } from '../http/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
+import type { Guards, BillingHooks } from '../http/guard.ts';
 import { writeContext } from '../http/guard.ts';
 import { errorResponses, orgParams } from '../http/schemas.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';

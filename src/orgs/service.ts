@@ -12,7 +12,6 @@ import { scryptHasher, type PasswordHasher } from '../idp/passwords.ts';
 import type { Inviter } from '../people/invite.ts';
 import { conflict } from '../kernel/errors.ts';
 import { templatesRepo } from '../store/repositories/templates.ts';
-import { DEFAULT_STARTER } from '../templates/starters.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 
 export interface CreatedOrg {
@@ -23,7 +22,21 @@ export interface CreatedOrg {
   ownerInvitationUrl?: string;
 }
 
-export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKeyService; passwords?: PasswordHasher; invite?: Inviter }) {
+/** The template a new org starts with as its default (templates/starters.ts's first, passed in by orgs/module.ts). */
+export interface FirstTemplate {
+  name: string;
+  html: string;
+  text: string;
+}
+
+export function createOrgService(deps: {
+  db: Db;
+  caches: Caches;
+  apiKeys: ApiKeyService;
+  starter: FirstTemplate;
+  passwords?: PasswordHasher | undefined;
+  invite?: Inviter | undefined;
+}) {
   const { db, caches } = deps;
   const passwords = deps.passwords ?? scryptHasher;
   /** The org with its live user count, through the `orgs` cache. */
@@ -83,10 +96,10 @@ export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKey
         const template = await templatesRepo.insert(tx, {
           id: randomUUID(),
           org_id: orgId,
-          name: DEFAULT_STARTER.name,
-          html: DEFAULT_STARTER.html,
-          text: DEFAULT_STARTER.text,
-          html_prepared: DEFAULT_STARTER.html,
+          name: deps.starter.name,
+          html: deps.starter.html,
+          text: deps.starter.text,
+          html_prepared: deps.starter.html,
           is_default: true,
         });
         await recordAudit(tx, ctx, { action: 'template.create', targetId: template.id, changes: ['html', 'isDefault', 'name', 'text'] });

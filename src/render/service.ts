@@ -14,15 +14,9 @@ import { AppError, notFound } from '../kernel/errors.ts';
 import type { OrgService } from '../orgs/service.ts';
 import type { Scope } from './compile.ts';
 import type { RenderPool } from './pool.ts';
+import type { Rendered } from '../kernel/rendered.ts';
 
-export interface Rendered {
-  userId: string;
-  templateId: string | null;
-  html: string;
-  text: string;
-  bytes: number;
-  warnings: string[];
-}
+export type { Rendered };
 
 export function createRenderService(deps: {
   db: Db;

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { accessOf, type Guards } from '../http/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
+import { accessOf, type Guards, type BillingHooks } from '../http/guard.ts';
 import { enforce, readSignature } from '../kernel/policy.ts';
 import { errorResponses, uuid } from '../http/schemas.ts';
 import type { RenderService } from './service.ts';

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { writeContext, type Guards } from '../http/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
+import { writeContext, type Guards, type BillingHooks } from '../http/guard.ts';
 import { errorResponses, listQuery, orgParams, page, text, uuid } from '../http/schemas.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';
 import type { RenderService } from '../render/service.ts';

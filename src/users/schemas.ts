@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { iso, listQuery, text, timestamp, uuid, versionField } from '../http/schemas.ts';
+import { iso, listQuery, text, timestamp, userParams, uuid, versionField } from '../http/schemas.ts';
 import type { UserRow } from '../store/schema.ts';
 import { USER_SORTS } from '../store/schema.ts';
 import { EXAMPLE } from '../http/examples.ts';
@@ -116,7 +116,7 @@ export const importRowSchema = z.strictObject({
   mobile: z.preprocess(emptyIsAbsent, profile.mobile.optional()),
 });
 
-export const userParams = z.object({ orgId: uuid, userId: uuid });
+export { userParams };
 
 export function presentUser(u: UserRow, invitationUrl?: string | undefined): z.infer<typeof userSchema> {
   return {
