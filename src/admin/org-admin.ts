@@ -6,8 +6,8 @@ import { orgsRepo, type OrgWithUsage } from '../store/repositories/orgs.ts';
 import { orgSearchRepo, type OrgPosition, type OrgSort } from '../store/repositories/org-search.ts';
 import { notFound } from '../kernel/errors.ts';
 import { decodeCursor, decodeKeyedCursor, encodeCursor, encodeKeyedCursor, type KeyedPosition, type Page, type PageRequest } from '../store/pagination.ts';
-import { GRACE_STATUSES } from '../billing/gate.ts';
-import type { OrgService } from '../orgs/service.ts';
+import { GRACE_STATUSES } from '../billing/module.ts';
+import type { OrgService } from '../orgs/module.ts';
 import type { StaffContext } from './staff-admin.ts';
 
 export interface OrgQuery {

@@ -2,8 +2,8 @@
 // member, a staff audit entry.
 import { z } from 'zod';
 import { iso, isoOrNull, nullableTimestamp, text, timestamp, uuid } from '../http/schemas.ts';
-import { orgSchema, presentOrg } from '../orgs/schemas.ts';
-import { planFacts, planStatus } from '../billing/gate.ts';
+import { orgSchema, presentOrg } from '../orgs/module.ts';
+import { planFacts, planStatus } from '../billing/module.ts';
 import type { OrgWithUsage } from '../store/repositories/orgs.ts';
 import type { AuditRow, StaffRow } from '../store/schema.ts';
 import { staffStatus } from './staff-admin.ts';

@@ -3,8 +3,8 @@
 // never parsed as a JWT (rule 3); anything else must be an ID token. `X-Api-Key` carries keys only.
 import type { IncomingHttpHeaders } from 'node:http';
 import { unauthorized } from '../kernel/errors.ts';
-import { KEY_PREFIX } from '../api-keys/key-format.ts';
-import type { ApiKeyService } from '../api-keys/service.ts';
+import { KEY_PREFIX } from '../api-keys/module.ts';
+import type { ApiKeyService } from '../api-keys/module.ts';
 import type { Authenticate, Principal } from '../kernel/principal.ts';
 
 export interface IdTokenVerifier {

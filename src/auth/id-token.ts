@@ -6,7 +6,7 @@ import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWK, typ
 import type { Caches } from '../cache/namespaces.ts';
 import type { IdTokenVerifier } from './authenticate.ts';
 import type { Principal } from '../kernel/principal.ts';
-import { SIGNING_ALG } from '../idp/keys.ts';
+import { SIGNING_ALG } from '../idp/module.ts';
 
 const ORG_ROLES = new Set(['member', 'admin', 'owner']);
 

@@ -2,7 +2,7 @@
 // ended, writes answer 402 and reads still work (spec section 3 rule 2).
 import { AppError } from '../kernel/errors.ts';
 import { accessOf, type BillingHooks } from '../http/guard.ts';
-import type { OrgService } from '../orgs/service.ts';
+import type { OrgService } from '../orgs/module.ts';
 import { graceExpired, planFacts } from './gate.ts';
 
 export function createBillingHooks(deps: { orgs: OrgService; clock: () => Date }): BillingHooks {

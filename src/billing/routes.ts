@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { staffContext, type Guards } from '../http/guard.ts';
 import { errorResponses, iso, isoOrNull, listQuery, nullableTimestamp, orgParams, page, text, timestamp, uuid } from '../http/schemas.ts';
 import { notFound } from '../kernel/errors.ts';
-import type { OrgService } from '../orgs/service.ts';
+import type { OrgService } from '../orgs/module.ts';
 import type { BillingService } from './service.ts';
 import type { EventListRow } from '../store/repositories/billing.ts';
 import { planFacts, planStatus } from './gate.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { MIN_PASSWORD_LENGTH, scryptHasher } from '../idp/passwords.ts';
+import { MIN_PASSWORD_LENGTH, scryptHasher } from '../lib/passwords.ts';
 import { accountsRepo } from '../store/repositories/accounts.ts';
 import { rotateSigningKey } from '../idp/keys.ts';
 import { isUniqueViolation } from '../store/errors.ts';

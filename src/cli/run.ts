@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError } from '../config.ts';
 import { migrate } from '../store/migrate.ts';
 import { UsageError } from './errors.ts';
-import type { PasswordHasher } from '../idp/passwords.ts';
+import type { PasswordHasher } from '../lib/passwords.ts';
 import { commandLogger, withDatabase, type CommandContext } from './context.ts';
 import { eventsReplay, orgCreate } from './org-commands.ts';
 import { keysRotate, staffCreate } from './identity-commands.ts';

@@ -14,7 +14,7 @@ import type { DirectorySource } from '../store/schema.ts';
 import { AppError } from '../kernel/errors.ts';
 import { recordAudit } from '../audit/record.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
-import type { SeatCheck } from '../users/service.ts';
+import type { SeatCheck } from '../users/module.ts';
 import { planDirectory, type DirectoryUser, type PlannedChange, type SkipReason } from './plan.ts';
 
 export type { DirectoryUser, SkipReason } from './plan.ts';

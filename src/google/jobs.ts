@@ -14,9 +14,9 @@
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
 import { googleRepo } from '../store/repositories/google.ts';
-import { enqueue, JobFailedError, RetryableJobError, type JobQueue } from '../jobs/queue.ts';
+import { enqueue, JobFailedError, RetryableJobError, type JobQueue, type JobRegistry } from '../jobs/queue.ts';
 import { AppError } from '../kernel/errors.ts';
-import { SecretError } from '../secrets/secret-box.ts';
+import { SecretError } from '../secrets/module.ts';
 import { GoogleError } from './errors.ts';
 import type { GoogleRuns } from './runs.ts';
 import { JOB_KINDS } from './kinds.ts';
@@ -32,7 +32,7 @@ export function toJobError(err: unknown): unknown {
   return err;
 }
 
-export function registerGoogleJobs(queue: JobQueue, runs: GoogleRuns, db: Db): void {
+export function registerGoogleJobs(queue: JobRegistry, runs: GoogleRuns, db: Db): void {
   for (const what of ['sync', 'push'] as const) {
     queue.registerHandler<{ userIds?: string[] }>(JOB_KINDS[what], async (job, ctx) => {
       const orgId = job.orgId;

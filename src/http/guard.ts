@@ -107,3 +107,9 @@ export interface BillingHooks {
   /** 402 PAYMENT_REQUIRED for a write of an org whose grace period has ended; after `guards.org`. */
   writeGate: onRequestAsyncHookHandler;
 }
+
+/** What the routes of the authenticated scope are given: the guards, and the billing gate for writes (app.ts). */
+export interface RouteKit {
+  guards: Guards;
+  billing: BillingHooks;
+}

@@ -11,7 +11,7 @@ import type { SignIn, NextStep } from './sign-in.ts';
 import { clientIds, INTERACTION_TTL_S } from './provider.ts';
 import { handToProvider, pinOrigin } from './hooks.ts';
 import { enrolPage, errorPage, newPasswordPage, otpPage, PAGE_HEADERS, signedOutPage, signInPage } from './views.ts';
-import { MIN_PASSWORD_LENGTH } from './passwords.ts';
+import { MIN_PASSWORD_LENGTH } from '../lib/passwords.ts';
 import { MemoryRateLimiter } from '../ratelimit/memory.ts';
 import { isStorable } from '../lib/text.ts';
 

@@ -11,7 +11,7 @@
 import type { Db } from '../store/db.ts';
 import { accountsRepo, type Account, type AccountKind } from '../store/repositories/accounts.ts';
 import { oidcRepo } from '../store/repositories/oidc.ts';
-import { MIN_PASSWORD_LENGTH, scryptHasher, type PasswordHasher } from './passwords.ts';
+import { MIN_PASSWORD_LENGTH, scryptHasher, type PasswordHasher } from '../lib/passwords.ts';
 import { checkTotp, newTotpSecret, otpauthUri } from './totp.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 

@@ -4,7 +4,7 @@
 import nodemailer from 'nodemailer';
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
-import { enqueue, JobFailedError, RetryableJobError, type JobHandler, type JobQueue } from '../jobs/queue.ts';
+import { enqueue, JobFailedError, RetryableJobError, type JobHandler, type JobRegistry } from '../jobs/queue.ts';
 import type { MailContent } from './messages.ts';
 
 export const MAIL_JOB = 'mail.send';
@@ -40,7 +40,7 @@ export function mailOutbox(configured: boolean): MailOutbox {
 // fails for good; the job's error says why.
 const MAIL_ATTEMPTS = 20;
 
-export function createMail(deps: { smtpUrl: string | undefined; from: string; queue: JobQueue; logger: Logger }): Mail {
+export function createMail(deps: { smtpUrl: string | undefined; from: string; queue: JobRegistry; logger: Logger }): Mail {
   const { smtpUrl } = deps;
   if (!smtpUrl) return { ...mailOutbox(false), close() {} };
   const transport = nodemailer.createTransport({

@@ -4,8 +4,8 @@
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
 import { microsoftRepo } from '../store/repositories/microsoft.ts';
-import { enqueue, JobFailedError, RetryableJobError, type JobQueue } from '../jobs/queue.ts';
-import { SecretError } from '../secrets/secret-box.ts';
+import { enqueue, JobFailedError, RetryableJobError, type JobQueue, type JobRegistry } from '../jobs/queue.ts';
+import { SecretError } from '../secrets/module.ts';
 import { MicrosoftError } from './graph.ts';
 import { SYNC_JOB, type MicrosoftService } from './service.ts';
 import { every } from '../lib/every.ts';
@@ -19,7 +19,7 @@ export function toJobError(err: unknown): unknown {
   return err;
 }
 
-export function registerMicrosoftJobs(queue: JobQueue, microsoft: MicrosoftService): void {
+export function registerMicrosoftJobs(queue: JobRegistry, microsoft: MicrosoftService): void {
   queue.registerHandler(SYNC_JOB, async (job, ctx) => {
     if (!job.orgId) return;
     try {

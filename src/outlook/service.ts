@@ -7,12 +7,12 @@ import { outlookRepo, type AddinFetch } from '../store/repositories/outlook.ts';
 import type { OutlookAddinRow } from '../store/schema.ts';
 import { AppError, notFound, unauthorized } from '../kernel/errors.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
-import type { OrgService } from '../orgs/service.ts';
-import type { RenderService } from '../render/service.ts';
-import { graceExpired, planFacts } from '../billing/gate.ts';
+import type { OrgService } from '../orgs/module.ts';
+import type { RenderService } from '../render/module.ts';
+import { graceExpired, planFacts } from '../billing/module.ts';
 import { ADDIN_KEY_PATTERN, hashAddinKey, newAddinKey } from './addin-key.ts';
 import { buildManifest } from './manifest.ts';
-import { SecretError, sealedContext, type SecretBox } from '../secrets/secret-box.ts';
+import { SecretError, sealedContext, type SecretBox } from '../secrets/module.ts';
 import type { FetchRecorder } from './fetch-recorder.ts';
 
 /** Outlook refuses longer signatures (`body.setSignatureAsync`: 30,000 characters). */

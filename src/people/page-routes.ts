@@ -11,10 +11,10 @@ import type { Logger } from '../log.ts';
 import type { TokenPurpose } from '../store/schema.ts';
 import { MemoryRateLimiter } from '../ratelimit/memory.ts';
 import { isStorable } from '../lib/text.ts';
-import { MIN_PASSWORD_LENGTH } from '../idp/passwords.ts';
-import { PAGE_HEADERS } from '../idp/views.ts';
-import { startSession } from '../idp/session.ts';
-import { pinOrigin } from '../idp/hooks.ts';
+import { MIN_PASSWORD_LENGTH } from '../lib/passwords.ts';
+import { PAGE_HEADERS } from '../idp/module.ts';
+import { startSession } from '../idp/module.ts';
+import { pinOrigin } from '../idp/module.ts';
 import { linkProblemText, MAX_PASSWORD_LENGTH, type PeopleService } from './service.ts';
 import { forgotPage, forgotSentPage, invitationPage, linkProblemPage, resetPage } from './views.ts';
 

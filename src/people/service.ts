@@ -12,11 +12,11 @@ import { usersRepo } from '../store/repositories/users.ts';
 import { badRequest, conflict, forbidden, notFound } from '../kernel/errors.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
 import { enforce, manageInvitation, type Access } from '../kernel/policy.ts';
-import { MIN_PASSWORD_LENGTH, type PasswordHasher } from '../idp/passwords.ts';
-import type { SignIn } from '../idp/sign-in.ts';
+import { MIN_PASSWORD_LENGTH, type PasswordHasher } from '../lib/passwords.ts';
+import type { SignIn } from '../idp/module.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
-import type { Mail } from '../mail/mailer.ts';
-import { passwordResetMail } from '../mail/messages.ts';
+import type { Mail } from '../mail/module.ts';
+import { passwordResetMail } from '../mail/module.ts';
 
 import { createInviter, hashOf, newToken, TOKEN_SHAPE, type Invitation } from './invite.ts';
 

@@ -11,7 +11,7 @@ import type { TemplateRow, UserRow } from '../store/schema.ts';
 import { usersRepo } from '../store/repositories/users.ts';
 import { templatesRepo } from '../store/repositories/templates.ts';
 import { AppError, notFound } from '../kernel/errors.ts';
-import type { OrgService } from '../orgs/service.ts';
+import type { OrgService } from '../orgs/module.ts';
 import type { Scope } from './compile.ts';
 import type { RenderPool } from './pool.ts';
 import type { Rendered } from '../kernel/rendered.ts';

@@ -4,7 +4,7 @@ import { accessOf, type Guards, type BillingHooks } from '../http/guard.ts';
 import { enforce, readSignature } from '../kernel/policy.ts';
 import { errorResponses, uuid } from '../http/schemas.ts';
 import type { RenderService } from './service.ts';
-import type { UserService } from '../users/service.ts';
+import type { UserService } from '../users/module.ts';
 
 const signatureSchema = z
   .object({

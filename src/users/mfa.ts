@@ -3,7 +3,7 @@
 import type { Db } from '../store/db.ts';
 import { AppError, notFound } from '../kernel/errors.ts';
 import { enforce, manageMfa, type Access } from '../kernel/policy.ts';
-import type { SignIn } from '../idp/sign-in.ts';
+import type { SignIn } from '../idp/module.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
 import type { UserService } from './service.ts';
 import type { Invalidate } from '../cache/namespaces.ts';

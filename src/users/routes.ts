@@ -4,7 +4,7 @@ import { accessOf, writeContext, type Guards, type BillingHooks } from '../http/
 import { errorResponses, orgParams, page } from '../http/schemas.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';
 import type { UserService } from './service.ts';
-import type { PeopleService } from '../people/service.ts';
+import type { PeopleService } from '../people/module.ts';
 import type { FastifyRequest } from 'fastify';
 import type { UserRow } from '../store/schema.ts';
 import { presentUser, userCreateSchema, userListQuery, userParams, userPatchSchema, userSchema } from './schemas.ts';

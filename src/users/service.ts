@@ -11,7 +11,7 @@ import { conflict, notFound } from '../kernel/errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
 import * as policy from '../kernel/policy.ts';
 import { enforce, type Access } from '../kernel/policy.ts';
-import { scryptHasher, type PasswordHasher } from '../idp/passwords.ts';
+import { scryptHasher, type PasswordHasher } from '../lib/passwords.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 
 export interface UserProfile {

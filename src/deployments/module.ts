@@ -1,0 +1,12 @@
+// Per-user deployment state of signatures in mailboxes (Gmail pushes, the Outlook add-in).
+import type { Core } from '../core/core.ts';
+import type { Module } from '../core/module.ts';
+import { createDeploymentService, type DeploymentService } from './service.ts';
+import { deploymentRoutes } from './routes.ts';
+
+export type { DeploymentService };
+
+export function deploymentsModule(core: Core): Module<DeploymentService> {
+  const deployments = createDeploymentService({ db: core.db });
+  return { name: 'deployments', service: deployments, api: ({ guards }) => [deploymentRoutes({ guards, deployments })] };
+}

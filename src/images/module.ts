@@ -1,0 +1,18 @@
+// Images of an org: uploaded through the API, served to mail clients by a public URL.
+import type { Core } from '../core/core.ts';
+import type { Module } from '../core/module.ts';
+import { createImageService, type ImageService } from './service.ts';
+import { imageRoutes, publicImageRoutes } from './routes.ts';
+
+export type { ImageService };
+
+export function imagesModule(core: Core): Module<ImageService> {
+  const images = createImageService({ db: core.db, baseUrl: core.config.baseUrl, caches: core.caches });
+  return {
+    name: 'images',
+    service: images,
+    api: ({ guards, billing }) => [imageRoutes({ guards, billing, images })],
+    // Images are fetched by mail clients, without credentials: outside the authenticated scope.
+    public: [publicImageRoutes({ images })],
+  };
+}

@@ -1,0 +1,27 @@
+// The two single-page apps (the dashboard and the staff app), served with their runtime config.
+import type { Core } from '../core/core.ts';
+import type { Module } from '../core/module.ts';
+import { webAppRoutes } from './routes.ts';
+
+export { allowedWebOrigins } from './origins.ts';
+
+export function webAppsModule(core: Core, needs: { clientIds: { app: string; admin: string } }): Module<undefined> {
+  const { config } = core;
+  return {
+    name: 'web-apps',
+    service: undefined,
+    public: [
+      webAppRoutes({
+        apps: [
+          { name: 'app', url: config.appUrl, clientId: needs.clientIds.app },
+          { name: 'admin', url: config.adminUrl, clientId: needs.clientIds.admin },
+        ],
+        distDir: config.webDistDir,
+        authUrl: config.authUrl,
+        apiUrl: config.baseUrl,
+        ...(config.billingUrl ? { billingUrl: config.billingUrl } : {}),
+        logger: core.logger,
+      }),
+    ],
+  };
+}
