@@ -16,6 +16,7 @@ export { startSession } from './session.ts';
 export { pinOrigin } from './hooks.ts';
 
 export { clientIds, publicJwks, SIGNING_ALG, type SignIn };
+export { rotateSigningKey } from './keys.ts';
 
 /** The identity provider's fixed endpoints (Cognito's paths), each its own route in the metrics. */
 export const PROVIDER_ENDPOINTS: ReadonlySet<string> = new Set([

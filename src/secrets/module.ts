@@ -5,7 +5,8 @@ import { createSecretBox, SecretError, type SecretBox } from './secret-box.ts';
 
 export { sealedContext } from './secret-box.ts';
 
-export { SecretError, type SecretBox };
+export { createSecretBox, SecretError, type SecretBox };
+export { rekeySecrets } from './rekey.ts';
 
 export function secretsModule(core: Core): Module<SecretBox> {
   return { name: 'secrets', service: createSecretBox(core.config.secretsKey, core.config.secretsKeysPrevious) };
