@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { staffContext, type Guards } from '../http/guard.ts';
-import { errorResponses, iso, isoOrNull, listQuery, nullableTimestamp, orgParams, page, text, timestamp, uuid } from '../http/schemas.ts';
+import { errorResponses, iso, isoOrNull, listQuery, nullableTimestamp, orgParams, page, text, timestamp, uuid, type ZodApp } from '../http/schemas.ts';
 import { notFound } from '../kernel/errors.ts';
 import type { OrgService } from '../orgs/module.ts';
 import type { BillingService } from './service.ts';
@@ -86,7 +86,8 @@ const presentEvent = (r: EventListRow) => ({
 
 export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing: BillingService; clock: () => Date }): FastifyPluginAsyncZod {
   const { guards } = deps;
-  return async (app) => {
+  /** An org's plan status. */
+  const planStatusRoute = (app: ZodApp): void => {
     app.get(
       '/v1/orgs/:orgId/plan-status',
       {
@@ -104,7 +105,10 @@ export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing:
         return planStatus(planFacts(org), deps.clock());
       },
     );
+  };
 
+  /** The payment provider's events, for staff: list, read, replay. */
+  const eventRoutes = (app: ZodApp): void => {
     app.get(
       '/v1/admin/webhook-events',
       {
@@ -188,5 +192,10 @@ export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing:
         return result;
       },
     );
+  };
+
+  return async (app) => {
+    planStatusRoute(app);
+    eventRoutes(app);
   };
 }

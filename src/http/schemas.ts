@@ -1,9 +1,13 @@
 // Shapes shared by many routes: the error envelope, list pages, path parameters.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ERROR_CODES, codeToStatus, type ErrorCode } from '../kernel/errors.ts';
 import { MAX_VERSION } from '../store/conditional.ts';
 import { isStorable } from '../lib/text.ts';
 import { EXAMPLE } from './examples.ts';
+
+/** The instance a route plugin registers its routes on (the zod type provider's): parts of a plugin take it. */
+export type ZodApp = Parameters<FastifyPluginAsyncZod>[0];
 
 export const errorEnvelope = z
   .object({

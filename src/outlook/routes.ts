@@ -6,7 +6,7 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { writeContext, type Guards, type BillingHooks } from '../http/guard.ts';
-import { errorResponses, isoOrNull, nullableTimestamp, orgParams, text } from '../http/schemas.ts';
+import { errorResponses, isoOrNull, nullableTimestamp, orgParams, text, type ZodApp } from '../http/schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
 import type { Throttle } from '../ratelimit/hook.ts';
 import { ADDIN_KEY_PATTERN } from './addin-key.ts';
@@ -124,7 +124,8 @@ export function addinRoutes(deps: { throttle: Throttle; outlook: OutlookService;
     );
   const htmlAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
-  return async (app) => {
+  /** The signature the add-in asks for, with its own CORS policy. */
+  const signature = (app: ZodApp): void => {
     app.get(
       '/v1/addin/signature',
       {
@@ -169,7 +170,10 @@ export function addinRoutes(deps: { throttle: Throttle; outlook: OutlookService;
       },
     );
     app.options('/v1/addin/signature', { schema: { hide: true }, config: { cors: false } }, async (_request, reply) => reply.headers(CORS).code(204).send());
+  };
 
+  /** The add-in's files, which Outlook fetches without credentials. */
+  const assets = (app: ZodApp): void => {
     app.get(
       '/addin/runtime.js',
       {
@@ -241,6 +245,11 @@ export function addinRoutes(deps: { throttle: Throttle; outlook: OutlookService;
       },
       async () => ({ allowed: [addinUrls(baseUrl).runtimeJs] }),
     );
+  };
+
+  return async (app) => {
+    signature(app);
+    assets(app);
   };
 }
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { writeContext, type Guards, type BillingHooks } from '../http/guard.ts';
-import { errorResponses, listQuery, orgParams, page, text, uuid } from '../http/schemas.ts';
+import { errorResponses, listQuery, orgParams, page, text, uuid, type ZodApp } from '../http/schemas.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';
 import type { RenderService } from '../render/module.ts';
 import { renderedSchema } from '../render/module.ts';
@@ -11,7 +11,8 @@ import { EXAMPLE } from '../http/examples.ts';
 
 export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; templates: TemplateService; render: RenderService }): FastifyPluginAsyncZod {
   const { guards, billing, templates, render } = deps;
-  return async (app) => {
+  /** The org's templates: list, create, and preview an unsaved one. */
+  const collection = (app: ZodApp): void => {
     app.get(
       '/v1/orgs/:orgId/templates',
       {
@@ -69,7 +70,10 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
       },
       async (request) => render.preview(request.params.orgId, request.body.userId, request.body),
     );
+  };
 
+  /** One template: read, change, delete. */
+  const item = (app: ZodApp): void => {
     app.get(
       '/v1/orgs/:orgId/templates/:templateId',
       {
@@ -131,5 +135,10 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
         return reply.code(204).send(null);
       },
     );
+  };
+
+  return async (app) => {
+    collection(app);
+    item(app);
   };
 }

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { accessOf, writeContext, type Guards, type BillingHooks } from '../http/guard.ts';
-import { errorResponses, orgParams, page } from '../http/schemas.ts';
+import { errorResponses, orgParams, page, type ZodApp } from '../http/schemas.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';
 import type { UserService } from './service.ts';
 import type { PeopleService } from '../people/module.ts';
@@ -15,7 +15,8 @@ export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users:
   const linksFor = async (request: FastifyRequest, rows: UserRow[]): Promise<Map<string, string>> => {
     return people.invitationLinks(accessOf(request), rows);
   };
-  return async (app) => {
+  /** The org's users: list and create. */
+  const collection = (app: ZodApp): void => {
     app.get(
       '/v1/orgs/:orgId/users',
       {
@@ -59,7 +60,10 @@ export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users:
         return withEtag(reply, presentUser(user, invitationUrl));
       },
     );
+  };
 
+  /** One user: read, change, delete. */
+  const item = (app: ZodApp): void => {
     app.get(
       '/v1/orgs/:orgId/users/:userId',
       {
@@ -127,5 +131,10 @@ export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users:
         return reply.code(204).send(null);
       },
     );
+  };
+
+  return async (app) => {
+    collection(app);
+    item(app);
   };
 }
