@@ -23,7 +23,8 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // (sign-in has its own; the pixel and the add-in their buckets; the webhook is signed).
   for (const module of modules) for (const plugin of module.public ?? []) await app.register(plugin);
 
-  // Throttling (spec section 8; DECISIONS' order of a request's steps): authenticated requests share
+  // Throttling (docs/api.md, "Rate limits"; the order of a request's steps: docs/architecture.md,
+  // "A request's path"): authenticated requests share
   // the stage's bucket; anonymous ones are keyed by the client's address (request.ip: the socket's,
   // or what a TRUST_PROXY proxy forwarded).
   const { rateLimit, anonRateLimit, retryAfterS } = config;

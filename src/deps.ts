@@ -8,7 +8,7 @@ import type { Redis } from 'ioredis';
 import type Provider from 'oidc-provider';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
-import type { Clock } from './kernel/clock.ts';
+import type { Clock } from './lib/clock.ts';
 import type { Authenticate } from './kernel/principal.ts';
 import type { Database } from './store/db.ts';
 import type { Caches } from './cache/namespaces.ts';

@@ -1,4 +1,4 @@
-// Google Workspace (issue 19): connecting, the connection test, directory sync and signature push,
+// Google Workspace (docs/google-workspace.md): connecting, the connection test, directory sync and signature push,
 // against the fake of Google's endpoints (test/helpers/fake-google.ts).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -233,7 +233,7 @@ describe('Google Workspace', () => {
     assert.equal(patchesTo(ws.domain).length, before + sales.length + 1);
   });
 
-  test("an org change re-pushes every user whose signature shows it, without anyone asking (DECISIONS: 'a template, a user or the org')", async () => {
+  test("an org change re-pushes every user whose signature shows it, without anyone asking (a change to a template, a user or the org re-pushes)", async () => {
     const org = await createOrg(server, { seats: 50, name: 'Old Name Ltd' });
     await createTemplate(server, org, { html: '<p>{{ user.name }}</p><p>{{ org.name }}</p>' });
     const ws = workspace(fake, 3);

@@ -27,6 +27,6 @@ export function adminModule(core: Core, needs: { orgs: Module<OrgService>; mail:
   return {
     name: 'admin',
     service: { orgAdmin, staffAdmin },
-    api: ({ guards }) => [adminOrgRoutes({ guards, orgAdmin, clock }), adminStaffRoutes({ guards, staffAdmin })],
+    api: ({ guards }) => [adminOrgRoutes({ guards, orgAdmin }), adminStaffRoutes({ guards, staffAdmin })],
   };
 }

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import type { Clock } from '../kernel/clock.ts';
+import { systemClock, type Clock } from '../lib/clock.ts';
 import { openDatabase, willCreateEmbeddedDatabase, type Database, type Db } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
 import { connectRedis } from '../store/redis.ts';
@@ -18,12 +18,14 @@ import type { RateLimiter } from '../ratelimit/interface.ts';
 import { MemoryRateLimiter } from '../ratelimit/memory.ts';
 import { RedisRateLimiter } from '../ratelimit/redis.ts';
 
-/** The stage-wide bucket of authenticated requests, the pixel's own, the Outlook add-in's own, and the per-client buckets of anonymous ones. */
+/** The stage-wide bucket of authenticated requests, the pixel's own, the Outlook add-in's own, the per-client buckets of anonymous ones, and of sign-in attempts. */
 export interface Limiters {
   stage: RateLimiter;
   pixel: RateLimiter;
   addin: RateLimiter;
   anon: RateLimiter;
+  /** Sign-in attempts per client address, shared by the sign-in and people pages (idp/attempts.ts). */
+  signIn: RateLimiter;
 }
 
 export interface Core {
@@ -106,7 +108,7 @@ export async function createCore(config: Config, logger: Logger, options: CoreOp
       redis = r;
       closers.unshift(() => r.quit().catch(() => r.disconnect()));
     }
-    const clock = options.clock ?? (() => new Date());
+    const clock = options.clock ?? systemClock;
     const db = database.db;
     // A `/metrics` counter of jobs by kind and outcome is recorded through the queue's onOutcome hook.
     const queue = createJobQueue({ db, logger, options: { ...config.jobs, onOutcome: (kind, outcome) => metrics.jobFinished(kind, outcome) } });
@@ -141,5 +143,6 @@ function createLimiters(config: Config, logger: Logger, redis: Redis | undefined
     pixel: make(config.pixelRateLimit),
     addin: make(config.addinRateLimit),
     anon: make(config.anonRateLimit),
+    signIn: make({ rps: config.signInAttemptsPerMinute / 60, burst: config.signInAttemptsPerMinute }),
   };
 }

@@ -2,7 +2,7 @@
 // a pure function of the directory, the org's live users and its seats, so a dry run and the real
 // run agree, and the rules are tested without a database.
 //
-// The rules (DECISIONS "Google Workspace", "Microsoft 365"):
+// The rules (docs/google-workspace.md, "What the sync does"; docs/entra-sync.md):
 // - A directory entry finds its user by the directory's id among the users this directory linked,
 //   else by address among users no other directory linked (adopting them). Users it neither linked
 //   nor matches by address are never touched.

@@ -18,7 +18,7 @@ import type { GoogleMetrics, PushOutcome } from './metrics.ts';
 import { credentialsOf } from './credentials.ts';
 import { JOB_KINDS, type Enqueue } from './kinds.ts';
 
-/** Gmail refuses signatures longer than this (REFERENCE-DEPLOY: 10,000 characters). */
+/** Gmail refuses signatures longer than this: 10,000 characters. */
 export const GMAIL_SIGNATURE_MAX_CHARS = 10_000;
 const MAX_PAGES = 2000;
 /** How long a run's lease holds without renewal (renewed every third of it). */
@@ -95,7 +95,7 @@ export function createGoogleRuns(deps: {
   async function exclusively<T>(orgId: string, what: 'sync' | 'push', work: () => Promise<T>): Promise<T | null> {
     const token = randomUUID();
     if (!(await googleRepo.lease(db, orgId, what, token, LEASE_S))) {
-      await deps.enqueue(db, { kind: JOB_KINDS[what], orgId, dedupeKey: what, runAfter: new Date(Date.now() + busyRetryMs) });
+      await deps.enqueue(db, { kind: JOB_KINDS[what], orgId, dedupeKey: what, runAfter: new Date(deps.clock().getTime() + busyRetryMs) });
       return null;
     }
     const renew = setInterval(() => void googleRepo.lease(db, orgId, what, token, LEASE_S).catch(() => {}), (LEASE_S * 1000) / 3);

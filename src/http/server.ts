@@ -80,7 +80,7 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<Fastify
   });
 
   // The web apps on another origin than the API's call it from the browser: exactly those origins
-  // may (DECISIONS, "Web apps"); with both apps on BASE_URL's origin no CORS header is sent at all.
+  // may (docs/web-apps.md, "What the server adds"); with both apps on BASE_URL's origin no CORS header is sent at all.
   if (opts.corsOrigins.length > 0) {
     await app.register(cors, {
       origin: opts.corsOrigins,
@@ -91,7 +91,20 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<Fastify
   }
 
   await app.register(swagger, openApiOptions(config.baseUrl));
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // The API reference: Swagger UI's own files (scripts and styles from here; it sets inline styles),
+  // never framed (docs/api.md, "Signing in (OpenID Connect)").
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP:
+      "default-src 'self'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; " +
+      "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+    uiHooks: {
+      onRequest: (_request, reply, done) => {
+        reply.header('x-frame-options', 'DENY');
+        done();
+      },
+    },
+  });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   return app;
 }

@@ -10,8 +10,12 @@ import { createSignIn, type SignIn } from './sign-in.ts';
 import { startPurgingExpired } from './purge.ts';
 import { handToProvider, logProviderErrors } from './hooks.ts';
 import { interactionRoutes } from './interactions.ts';
+import { logoutRoutes } from './logout-routes.ts';
+import { signInAttempts, type TakeAttempt } from './attempts.ts';
+import { clientCallbacks, pageHeaders } from './views.ts';
 
-export { PAGE_HEADERS, errorBox, layout } from './views.ts';
+export { crossSitePage, errorBox, layout } from './views.ts';
+export type { TakeAttempt };
 export { startSession } from './session.ts';
 export { pinOrigin } from './hooks.ts';
 
@@ -37,6 +41,12 @@ export interface Idp {
   clientIds: { app: string; admin: string };
   /** AUTH_URL's path, under which the provider and the sign-in pages answer. */
   authPath: string;
+  /**
+   * One per-address limit of sign-in attempts for the sign-in pages and the people pages (the
+   * shared limiter: in Redis when REDIS_URL is set), and their one set of headers.
+   */
+  takeAttempt: TakeAttempt;
+  pageHeaders: Readonly<Record<string, string>>;
 }
 
 export async function idpModule(core: Core): Promise<Module<Idp>> {
@@ -56,9 +66,11 @@ export async function idpModule(core: Core): Promise<Module<Idp>> {
       handler: async () => undefined,
     });
   };
+  const takeAttempt = signInAttempts(core.limiters.signIn, config.signInAttemptsPerMinute);
+  const headers = pageHeaders(clientCallbacks(config));
   return {
     name: 'idp',
-    service: { provider, signIn, keys, clientIds: clientIds(config.stage), authPath },
+    service: { provider, signIn, keys, clientIds: clientIds(config.stage), authPath, takeAttempt, pageHeaders: headers },
     public: [
       providerRoutes,
       interactionRoutes({
@@ -68,8 +80,11 @@ export async function idpModule(core: Core): Promise<Module<Idp>> {
         stage: config.stage,
         authUrl: config.authUrl,
         authPath,
-        attemptsPerMinute: config.signInAttemptsPerMinute,
+        staffSignInTtlS: config.refreshTokenTtlAdminS,
+        takeAttempt,
+        pageHeaders: headers,
       }),
+      logoutRoutes({ provider, signIn, authUrl: config.authUrl, authPath, pageHeaders: headers }),
     ],
     timers: [() => startPurgingExpired({ db, logger: core.logger, clock })],
   };

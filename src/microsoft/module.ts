@@ -20,7 +20,7 @@ export function microsoftModule(
   const microsoft = createMicrosoftService({
     db,
     secrets: needs.secrets.service,
-    graph: createGraphClient({ loginUrl: config.microsoft.loginUrl, graphUrl: config.microsoft.graphUrl }),
+    graph: createGraphClient({ loginUrl: config.microsoft.loginUrl, graphUrl: config.microsoft.graphUrl, clock: core.clock }),
     directory: needs.directory.service,
     clock: core.clock,
     dryRunDeadlineMs: opts.dryRunDeadlineMs,

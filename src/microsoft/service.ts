@@ -1,4 +1,4 @@
-// The Microsoft Entra connection of an org (DECISIONS "Microsoft 365"): connect with an app
+// The Microsoft Entra connection of an org (docs/entra-sync.md): connect with an app
 // registration's client credentials (the secret sealed with SECRETS_KEY), read its status,
 // disconnect, sync the directory now or as a dry run, and the sync itself (the job's body): read
 // every user from Graph and apply them with src/directory/ as Google's sync does.

@@ -6,7 +6,8 @@ import type { Inviter } from '../people/module.ts';
 import { createOrgService, type FirstTemplate, type OrgService } from './service.ts';
 import { orgRoutes } from './routes.ts';
 
-export { orgSchema, presentOrg } from './schemas.ts';
+export { orgSchema } from './schemas.ts';
+export { toOrg, type Org } from './resource.ts';
 
 export type { OrgService };
 

@@ -7,6 +7,8 @@ import { createPeopleService, type PeopleService } from './service.ts';
 import { createInviter, hashOf, newToken, type Invitation, type Inviter } from './invite.ts';
 import { peopleRoutes } from './routes.ts';
 import { peoplePageRoutes } from './page-routes.ts';
+import { registerPeopleJobs } from './jobs.ts';
+import { collectJobs } from '../core/module.ts';
 
 export { hashOf, newToken, type Invitation, type Inviter, type PeopleService };
 
@@ -17,7 +19,7 @@ export function inviterOf(core: Core, mail: MailOutbox): Inviter {
 
 export function peopleModule(core: Core, needs: { mail: Module<MailOutbox>; idp: Module<Idp> }): Module<PeopleService> {
   const { config } = core;
-  const { provider, signIn, authPath } = needs.idp.service;
+  const { provider, signIn, authPath, takeAttempt, pageHeaders } = needs.idp.service;
   const people = createPeopleService({
     db: core.db,
     logger: core.logger,
@@ -29,6 +31,7 @@ export function peopleModule(core: Core, needs: { mail: Module<MailOutbox>; idp:
     invitationTtlS: config.invitationTtlS,
     passwordResetTtlS: config.passwordResetTtlS,
     resetMailsPerAddressPerHour: config.resetMailsPerAddressPerHour,
+    clock: core.clock,
   });
   return {
     name: 'people',
@@ -38,15 +41,16 @@ export function peopleModule(core: Core, needs: { mail: Module<MailOutbox>; idp:
       peoplePageRoutes({
         people,
         provider,
-        logger: core.logger,
         authUrl: config.authUrl,
         authPath,
         appUrl: config.appUrl,
         adminUrl: config.adminUrl,
         sessionTtlS: Math.max(config.refreshTokenTtlAppS, config.refreshTokenTtlAdminS),
-        attemptsPerMinute: config.signInAttemptsPerMinute,
+        takeAttempt,
+        pageHeaders,
         clock: core.clock,
       }),
     ],
+    jobs: collectJobs((registry) => registerPeopleJobs(registry, people)),
   };
 }

@@ -7,6 +7,7 @@ export { sealedContext } from './secret-box.ts';
 
 export { createSecretBox, SecretError, type SecretBox };
 export { rekeySecrets } from './rekey.ts';
+export { findSecretsKey, generatedKeyAdvice } from './key-file.ts';
 
 export function secretsModule(core: Core): Module<SecretBox> {
   return { name: 'secrets', service: createSecretBox(core.config.secretsKey, core.config.secretsKeysPrevious) };

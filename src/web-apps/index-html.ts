@@ -30,7 +30,7 @@ export function fillIndexHtml(html: string, basePath: string, config: WebAppRunt
 }
 
 /**
- * The apps' Content-Security-Policy (DECISIONS, "Web apps"): scripts only from the app's own
+ * The apps' Content-Security-Policy (docs/web-apps.md, "What the server adds"): scripts only from the app's own
  * origin, never framed. Styles may be inline because a signature's HTML (shown in a sandboxed
  * srcdoc frame, which inherits this policy) is styled inline; images may come from anywhere
  * because a signature's logos live wherever the org keeps them.

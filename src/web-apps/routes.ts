@@ -1,4 +1,4 @@
-// The two single-page apps (DECISIONS, "Web apps"): the dashboard at APP_URL's path and the staff
+// The two single-page apps (docs/web-apps.md): the dashboard at APP_URL's path and the staff
 // app at ADMIN_URL's, built by `npm run build:web` (run by `npm install`) into WEB_DIST_DIR.
 // Hashed assets are cached for a year; index.html never, and it answers every deep link under the
 // app's path. When an app was not built, its path answers a page saying how to build it.

@@ -1,6 +1,6 @@
 // API keys: the list (prefix, created, last used, revoked), minting one (the secret is shown once,
-// with a copy button and a warning), revoking with a confirmation, and the rotation the spec
-// recommends, explained where it is done.
+// with a copy button and a warning), revoking with a confirmation, and the rotation docs/guide.md
+// recommends ("Credentials"), explained where it is done.
 import { useState, type FormEvent } from 'react';
 import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { Button } from '../../shared/components/Button.tsx';

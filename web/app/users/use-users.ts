@@ -1,4 +1,4 @@
-// The users list with its search and filters (DECISIONS, "Lists that grow": q matches name and
+// The users list with its search and filters (docs/api.md, "Search and filters": q matches name and
 // email; role, department, status), one page at a time.
 import { call } from '../../shared/api/client.ts';
 import { useQuery } from '../../shared/api/query.ts';
