@@ -36,7 +36,7 @@ import { DEFAULT_STARTER, templatesModule, type TemplateService } from './templa
 import { imagesModule, type ImageService } from './images/module.ts';
 import { trackingModule, type OpenCounter, type TrackingService } from './tracking/module.ts';
 import { deploymentsModule, type DeploymentService } from './deployments/module.ts';
-import { directoryModule, type DirectoryService } from './directory/module.ts';
+import { directoryModule, directorySyncModule, type DirectoryService } from './directory/module.ts';
 import { outlookModule, type OutlookService } from './outlook/module.ts';
 import { microsoftModule, type MicrosoftService } from './microsoft/module.ts';
 import { googleModule, type GoogleRuns, type GoogleService, type GoogleTuning } from './google/module.ts';
@@ -106,8 +106,8 @@ export interface DepsOverrides {
   jobWorker?: boolean;
   /** Tests: how long a directory's dry run may read it (lib/deadline.ts's default otherwise). */
   dryRunDeadlineMs?: number;
-  /** Tests: quicker retries of Google's 429/5xx and of a run that finds its org busy, a faster scheduler, fewer pushes at once. */
-  google?: Omit<GoogleTuning, 'dryRunDeadlineMs'>;
+  /** Tests: quicker retries of Google's 429/5xx and of a run that finds its org busy, a faster scheduler (the one of every directory and the push, src/directory/scheduler.ts), fewer pushes at once. */
+  google?: GoogleTuning & { schedulerTickMs?: number };
   /**
    * Tests: an open database and a render pool to use instead of making them (a test process's
    * servers share them: each costs ~0.5 s of CPU to make). They stay the caller's: closing the
@@ -143,10 +143,12 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const images = add(imagesModule(core));
     const tracking = add(trackingModule(core));
     const deployments = add(deploymentsModule(core));
-    const directory = add(directoryModule(core));
+    const directory = add(directoryModule(core, { dryRunDeadlineMs }));
     const outlook = add(outlookModule(core, { orgs, render, secrets }));
-    const microsoft = add(microsoftModule(core, { secrets, directory }, { dryRunDeadlineMs }));
-    const google = add(googleModule(core, { secrets, directory, render, orgs }, { ...overrides.google, dryRunDeadlineMs }));
+    const microsoft = add(microsoftModule(core, { secrets, directory }));
+    const google = add(googleModule(core, { secrets, directory, render, orgs }, overrides.google));
+    const connectors = [google.connector, microsoft.connector];
+    add(directorySyncModule(core, { directory, connectors, schedules: [google.schedule] }, { tickMs: overrides.google?.schedulerTickMs }));
     const admin = add(adminModule(core, { orgs, mail }));
     add(webhooksModule(core, { billing }));
     add(webAppsModule(core, { clientIds: idp.service.clientIds }));

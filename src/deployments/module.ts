@@ -4,6 +4,9 @@ import type { Module } from '../core/module.ts';
 import { createDeploymentService, type DeploymentService } from './service.ts';
 import { deploymentRoutes } from './routes.ts';
 
+export { deploymentWrite, prepareSignature, type DeploymentOutcome, type DeploymentTarget } from './target.ts';
+export { type DeploymentSkipReason } from './service.ts';
+
 export type { DeploymentService };
 
 export function deploymentsModule(core: Core): Module<DeploymentService> {

@@ -1,10 +1,10 @@
 // Images of an org: uploaded through the API, served to mail clients by a public URL.
 import type { Core } from '../core/core.ts';
 import type { Module } from '../core/module.ts';
-import { createImageService, type ImageService } from './service.ts';
+import { createImageService, IMAGE_MAX_BYTES, IMAGE_MAX_SIDE, type ImageService } from './service.ts';
 import { imageRoutes, publicImageRoutes } from './routes.ts';
 
-export type { ImageService };
+export { IMAGE_MAX_BYTES, IMAGE_MAX_SIDE, type ImageService };
 
 export function imagesModule(core: Core): Module<ImageService> {
   const images = createImageService({ db: core.db, baseUrl: core.config.baseUrl, caches: core.caches });

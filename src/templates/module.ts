@@ -8,6 +8,7 @@ import { starterRoutes } from './starter-routes.ts';
 import { DEFAULT_STARTER } from './starters.ts';
 
 export { DEFAULT_STARTER, type TemplateService };
+export { TEMPLATE_SOURCE_MAX } from './schemas.ts';
 
 export function templatesModule(core: Core, needs: { render: Module<RenderService> }): Module<TemplateService> {
   const render = needs.render.service;
