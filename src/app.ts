@@ -4,7 +4,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from './deps.ts';
 import { createHttpServer } from './http/server.ts';
-import { throttle, throttleByCaller } from './ratelimit/hook.ts';
+import { inSequence, orgBucket, throttle, throttleByCaller, throttleInOrder } from './ratelimit/hook.ts';
+import { quotaStep } from './quota/hook.ts';
 import { allowedWebOrigins } from './web-apps/module.ts';
 import { PROVIDER_ENDPOINTS } from './idp/module.ts';
 
@@ -24,13 +25,20 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   for (const module of modules) for (const plugin of module.public ?? []) await app.register(plugin);
 
   // Throttling (docs/api.md, "Rate limits"; the order of a request's steps: docs/architecture.md,
-  // "A request's path"): authenticated requests share
-  // the stage's bucket; anonymous ones are keyed by the client's address (request.ip: the socket's,
-  // or what a TRUST_PROXY proxy forwarded).
-  const { rateLimit, anonRateLimit, retryAfterS } = config;
+  // "A request's path"). An authenticated request takes its org's token before the stage's, so an
+  // org past its own bucket is refused before it can drain the stage's; then an API-key request
+  // counts against its org's monthly quota. Anonymous callers are keyed by their address
+  // (request.ip: the socket's, or what a TRUST_PROXY proxy forwarded).
+  const { limiters, refusal } = deps;
   const byCaller = throttleByCaller({
-    authenticated: throttle(deps.limiters.stage, { limit: rateLimit.burst, retryAfterS, bucketOf: () => 'stage' }),
-    anonymous: throttle(deps.limiters.anon, { limit: anonRateLimit.burst, retryAfterS, bucketOf: (request) => `anon:${request.ip}` }),
+    authenticated: inSequence(
+      throttleInOrder(refusal, [
+        { limiter: limiters.org, limit: config.orgRateLimit.burst, scope: 'org', bucketOf: orgBucket('org:') },
+        { limiter: limiters.stage, limit: config.rateLimit.burst, scope: 'stage', bucketOf: () => 'stage' },
+      ]),
+      quotaStep(deps.quota, refusal),
+    ),
+    anonymous: throttle(limiters.anon, { limit: config.anonRateLimit.burst, refusal, scope: 'anonymous', bucketOf: (request) => `anon:${request.ip}` }),
   });
   // The org and staff routes: every route in this scope authenticates, then takes its token; each
   // route lists the rest of its steps (authorize, the billing gate on writes), and its schema the

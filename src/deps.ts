@@ -16,7 +16,10 @@ import type { JobQueue } from './jobs/queue.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import type { PasswordHasher } from './lib/passwords.ts';
 import type { Guards, RouteKit } from './http/guard.ts';
-import { createCore, type Limiters } from './core/core.ts';
+import { createCore } from './core/core.ts';
+import type { Limiters } from './ratelimit/limiters.ts';
+import type { Refusal } from './ratelimit/hook.ts';
+import type { QuotaCounter } from './quota/counter.ts';
 import { startModules, type Module } from './core/module.ts';
 import { healthModule } from './health/module.ts';
 import { metricsModule } from './metrics/module.ts';
@@ -86,7 +89,11 @@ export interface Deps {
   googleRuns: GoogleRuns;
   outlook: OutlookService;
   microsoft: MicrosoftService;
+  /** The token buckets (src/ratelimit/limiters.ts), and how a throttle refuses. */
   limiters: Limiters;
+  refusal: Refusal;
+  /** The monthly quota of API-key requests, counted in memory and added in batches (src/quota/). */
+  quota: QuotaCounter;
   passwords: PasswordHasher;
   metrics: Metrics;
   queue: JobQueue;
@@ -155,7 +162,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
 
     const stop = startModules(modules, core.queue, { jobWorker: core.jobWorker, logger });
     return {
-      ...pick(core, ['config', 'logger', 'database', 'redis', 'clock', 'caches', 'limiters', 'passwords', 'metrics', 'queue']),
+      ...pick(core, ['config', 'logger', 'database', 'redis', 'clock', 'caches', 'limiters', 'refusal', 'quota', 'passwords', 'metrics', 'queue']),
       modules,
       routeKit: { guards: auth.service.guards, billing: billing.hooks },
       healthChecks: health.service,

@@ -17,7 +17,7 @@ const TIERS = ['neutral', 'store', 'platform', 'capability', 'edge'] as const;
 type Tier = (typeof TIERS)[number];
 const NEUTRAL = ['kernel', 'lib', 'config.ts', 'log.ts', 'runtime.ts', 'node-flags.json'];
 /** What every capability may use directly: the core and what it is made of, and the HTTP layer's shared parts. */
-const PLATFORM = ['core', 'cache', 'http', 'jobs', 'metrics', 'audit', 'ratelimit'];
+const PLATFORM = ['core', 'cache', 'http', 'jobs', 'metrics', 'audit', 'ratelimit', 'quota'];
 const EDGE = ['app.ts', 'deps.ts', 'main.ts', 'cli'];
 
 /** Lower numbers are lower layers of files; a file may import its own layer or a lower one (and any other folder's face). */

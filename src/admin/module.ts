@@ -16,7 +16,15 @@ export type AdminModule = Module<{ orgAdmin: OrgAdminService; staffAdmin: StaffA
 export function adminModule(core: Core, needs: { orgs: Module<OrgService>; mail: Module<MailOutbox> }): AdminModule {
   const { config, db, clock } = core;
   const mail = needs.mail.service;
-  const orgAdmin = createOrgAdminService({ db, orgs: needs.orgs.service, clock, mailConfigured: mail.configured });
+  const orgAdmin = createOrgAdminService({
+    db,
+    orgs: needs.orgs.service,
+    clock,
+    mailConfigured: mail.configured,
+    invalidate: core.caches.invalidate,
+    // A staff change of an org's quota is read at its next request, not at the counter's next refresh.
+    quotaChanged: (orgId) => core.quota.forget(orgId),
+  });
   const staffAdmin = createStaffAdminService({
     db,
     clock,

@@ -35,7 +35,7 @@ export function billingModule(core: Core, needs: { orgs: Module<OrgService> }): 
     service: billing,
     hooks: createBillingHooks({ orgs, clock }),
     // Org (plan status) and staff routes (payment events).
-    api: ({ guards }) => [billingRoutes({ guards, orgs, billing, clock })],
+    api: ({ guards }) => [billingRoutes({ guards, orgs, billing, quota: core.quota, clock })],
     timers: [() => billing.startPurging()],
   };
 }

@@ -14,19 +14,8 @@ import { createCaches, uncached, type Caches } from '../cache/namespaces.ts';
 import { createMetrics, type Metrics } from '../metrics/metrics.ts';
 import { createJobQueue, type JobQueue } from '../jobs/queue.ts';
 import { scryptHasher, type PasswordHasher } from '../lib/passwords.ts';
-import type { RateLimiter } from '../ratelimit/interface.ts';
-import { MemoryRateLimiter } from '../ratelimit/memory.ts';
-import { RedisRateLimiter } from '../ratelimit/redis.ts';
-
-/** The stage-wide bucket of authenticated requests, the pixel's own, the Outlook add-in's own, the per-client buckets of anonymous ones, and of sign-in attempts. */
-export interface Limiters {
-  stage: RateLimiter;
-  pixel: RateLimiter;
-  addin: RateLimiter;
-  anon: RateLimiter;
-  /** Sign-in attempts per client address, shared by the sign-in and people pages (idp/attempts.ts). */
-  signIn: RateLimiter;
-}
+import { createLimiters, type Limiters } from '../ratelimit/limiters.ts';
+import { QuotaCounter } from '../quota/counter.ts';
 
 export interface Core {
   config: Config;
@@ -43,7 +32,12 @@ export interface Core {
   metrics: Metrics;
   /** The durable job queue: modules hand it their handlers (`Module.jobs`); jobs are queued with jobs/queue.ts's `enqueue`. */
   queue: JobQueue;
+  /** The token buckets (ratelimit/limiters.ts): in Redis when it is set, else in this process. */
   limiters: Limiters;
+  /** How a throttle refuses: Retry-After, and the delay before the 429 goes out. */
+  refusal: { retryAfterS: number; delayMs: number };
+  /** The monthly quota of API-key requests, counted in memory and added in batches (quota/counter.ts). */
+  quota: QuotaCounter;
   /** The services' password hashing (tests count its calls, and hash at a lower cost). */
   passwords: PasswordHasher;
   /** Whether this process runs the job worker and the timers that only make sense with it. */
@@ -112,6 +106,8 @@ export async function createCore(config: Config, logger: Logger, options: CoreOp
     const db = database.db;
     // A `/metrics` counter of jobs by kind and outcome is recorded through the queue's onOutcome hook.
     const queue = createJobQueue({ db, logger, options: { ...config.jobs, onOutcome: (kind, outcome) => metrics.jobFinished(kind, outcome) } });
+    const quota = new QuotaCounter({ db, clock, defaultLimit: config.quotaRequestsPerMonth, logger });
+    closers.unshift(() => quota.close());
     return {
       config,
       logger,
@@ -122,7 +118,9 @@ export async function createCore(config: Config, logger: Logger, options: CoreOp
       caches: options.oneShot ? uncached() : createCaches({ mode: database.kind, ttlMs: config.cacheTtlMs }),
       metrics,
       queue,
-      limiters: createLimiters(config, logger, redis, () => clock().getTime()),
+      limiters: createLimiters(config, redis, logger, () => clock().getTime()),
+      refusal: { retryAfterS: config.retryAfterS, delayMs: config.throttleRefusalDelayMs },
+      quota,
       passwords: options.passwords ?? scryptHasher,
       jobWorker: !options.oneShot && options.jobWorker !== false,
       close,
@@ -133,16 +131,5 @@ export async function createCore(config: Config, logger: Logger, options: CoreOp
   }
 }
 
-/** The token buckets of the throttles: in Redis when it is set (shared by every instance), else in this process. */
-function createLimiters(config: Config, logger: Logger, redis: Redis | undefined, now: () => number): Limiters {
-  const limits = (l: { rps: number; burst: number }) => ({ rate: l.rps, burst: l.burst });
-  const make = (l: { rps: number; burst: number }): RateLimiter =>
-    redis ? new RedisRateLimiter(redis, limits(l), `sigsvc:${config.stage}:rl:`, logger, now) : new MemoryRateLimiter(limits(l), now);
-  return {
-    stage: make(config.rateLimit),
-    pixel: make(config.pixelRateLimit),
-    addin: make(config.addinRateLimit),
-    anon: make(config.anonRateLimit),
-    signIn: make({ rps: config.signInAttemptsPerMinute / 60, burst: config.signInAttemptsPerMinute }),
-  };
-}
+/** The per-address bucket every public route takes first (ratelimit/hook.ts's publicThrottle). */
+export const byAddress = (core: Core) => ({ limiter: core.limiters.public, limit: core.config.publicRateLimit.burst });

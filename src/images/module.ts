@@ -1,6 +1,7 @@
 // Images of an org: uploaded through the API, served to mail clients by a public URL.
-import type { Core } from '../core/core.ts';
+import { byAddress, type Core } from '../core/core.ts';
 import type { Module } from '../core/module.ts';
+import { publicThrottle } from '../ratelimit/hook.ts';
 import { createImageService, IMAGE_MAX_BYTES, IMAGE_MAX_SIDE, type ImageService } from './service.ts';
 import { imageRoutes, publicImageRoutes } from './routes.ts';
 
@@ -13,6 +14,11 @@ export function imagesModule(core: Core): Module<ImageService> {
     service: images,
     api: ({ guards, billing }) => [imageRoutes({ guards, billing, images })],
     // Images are fetched by mail clients, without credentials: outside the authenticated scope.
-    public: [publicImageRoutes({ images })],
+    public: [
+      publicImageRoutes({
+        throttle: publicThrottle(byAddress(core), core.refusal, { limiter: core.limiters.asset, limit: core.config.assetRateLimit.burst, scope: 'asset', bucketOf: () => 'asset' }),
+        images,
+      }),
+    ],
   };
 }

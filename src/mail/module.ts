@@ -7,11 +7,20 @@ import { createMail, mailOutbox, type Mail, type MailOutbox } from './mailer.ts'
 export { PRODUCT_NAME, invitationMail, passwordResetMail, type MailContent } from './messages.ts';
 
 export { mailOutbox, type Mail, type MailOutbox };
+export { takeResend } from './caps.ts';
 
 export function mailModule(core: Core): Module<Mail> {
   let mail: Mail | undefined;
   const jobs = collectJobs((registry) => {
-    mail = createMail({ smtpUrl: core.config.smtpUrl, from: core.config.mailFrom, queue: registry, logger: core.logger });
+    mail = createMail({
+      smtpUrl: core.config.smtpUrl,
+      from: core.config.mailFrom,
+      queue: registry,
+      logger: core.logger,
+      db: core.db,
+      clock: core.clock,
+      perOrgPerHour: core.config.mailPerOrgPerHour,
+    });
   });
   const service = mail as Mail;
   return {

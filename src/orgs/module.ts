@@ -6,8 +6,8 @@ import type { Inviter } from '../people/module.ts';
 import { createOrgService, type FirstTemplate, type OrgService } from './service.ts';
 import { orgRoutes } from './routes.ts';
 
-export { orgSchema } from './schemas.ts';
-export { toOrg, type Org } from './resource.ts';
+export { orgSchema, staffOverridesSchema } from './schemas.ts';
+export { overridesOf, toOrg, type Org, type StaffOverridesView } from './resource.ts';
 
 export type { OrgService };
 

@@ -1,8 +1,8 @@
 // The Outlook add-in: its key, its manifest, and the signature route it calls (throttled on its own).
-import type { Core } from '../core/core.ts';
+import { byAddress, type Core } from '../core/core.ts';
 import type { Module } from '../core/module.ts';
 import { outlookRepo } from '../store/repositories/outlook.ts';
-import { throttle } from '../ratelimit/hook.ts';
+import { publicThrottle, throttle } from '../ratelimit/hook.ts';
 import type { OrgService } from '../orgs/module.ts';
 import type { RenderService } from '../render/module.ts';
 import type { SecretBox } from '../secrets/module.ts';
@@ -29,12 +29,16 @@ export function outlookModule(
     baseUrl: config.baseUrl,
     appUrl: config.appUrl,
   });
-  const addinThrottle = throttle(core.limiters.addin, { limit: config.addinRateLimit.burst, retryAfterS: config.retryAfterS, bucketOf: () => 'addin' });
+  // The caller's address first; the org's bucket once the add-in's key named the org.
+  const throttles = {
+    byAddress: publicThrottle(byAddress(core), core.refusal),
+    byOrg: throttle(core.limiters.addin, { limit: config.addinRateLimit.burst, refusal: core.refusal, scope: 'addin', bucketOf: (request) => `addin:${request.addinOrgId}` }),
+  };
   return {
     name: 'outlook',
     service: outlook,
     api: ({ guards, billing }) => [outlookRoutes({ guards, billing, outlook })],
-    public: [addinRoutes({ throttle: addinThrottle, outlook, baseUrl: config.baseUrl, fetchTimeoutMs: config.addinFetchTimeoutMs })],
+    public: [addinRoutes({ throttles, outlook, baseUrl: config.baseUrl, fetchTimeoutMs: config.addinFetchTimeoutMs })],
     close: () => recorder.close(),
   };
 }

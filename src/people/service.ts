@@ -16,7 +16,7 @@ import { MIN_PASSWORD_LENGTH, type PasswordHasher } from '../lib/passwords.ts';
 import type { SignIn } from '../idp/module.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import type { Mail } from '../mail/module.ts';
-import { passwordResetMail } from '../mail/module.ts';
+import { passwordResetMail, takeResend } from '../mail/module.ts';
 import { enqueue } from '../jobs/queue.ts';
 
 import { createInviter, hashOf, newToken, TOKEN_SHAPE, type Invitation } from './invite.ts';
@@ -122,6 +122,7 @@ export function createPeopleService(deps: {
         if (!user) throw notFound('User');
         enforce(manageInvitation(access, user));
         if (user.status !== 'invited') throw conflict('This user has already accepted an invitation (status active).', { field: 'status' });
+        await takeResend(tx, userId, deps.clock());
         const invitation = await inviteInTx(tx, user);
         await recordAudit(tx, ctx, { action: 'user.invite', targetId: userId, changes: ['invitation'] });
         return { user, invitation };

@@ -1,8 +1,8 @@
 // Open tracking: the pixel each signature carries (counted behind, in batches) and the org's counts.
-import type { Core } from '../core/core.ts';
+import { byAddress, type Core } from '../core/core.ts';
 import type { Module } from '../core/module.ts';
+import { publicThrottle } from '../ratelimit/hook.ts';
 import { opensRepo } from '../store/repositories/opens.ts';
-import { throttle } from '../ratelimit/hook.ts';
 import { OpenCounter } from './open-counter.ts';
 import { createTrackingService, type TrackingService } from './service.ts';
 import { opensRoutes, pixelRoutes } from './routes.ts';
@@ -15,7 +15,7 @@ export function trackingModule(core: Core): TrackingModule {
   const { config, db } = core;
   const opens = new OpenCounter((counts) => opensRepo.add(db, counts), core.logger);
   const tracking = createTrackingService({ db, counter: opens, clock: core.clock });
-  const pixelThrottle = throttle(core.limiters.pixel, { limit: config.pixelRateLimit.burst, retryAfterS: config.retryAfterS, bucketOf: () => 'pixel' });
+  const pixelThrottle = publicThrottle(byAddress(core), core.refusal, { limiter: core.limiters.pixel, limit: config.pixelRateLimit.burst, scope: 'pixel', bucketOf: () => 'pixel' });
   return {
     name: 'tracking',
     service: tracking,
