@@ -14,7 +14,7 @@ import type { Database } from './store/db.ts';
 import type { Caches } from './cache/namespaces.ts';
 import type { JobQueue } from './jobs/queue.ts';
 import type { Metrics } from './metrics/metrics.ts';
-import type { PasswordHasher } from './lib/passwords.ts';
+import { MIN_PASSWORD_LENGTH, type PasswordHasher } from './lib/passwords.ts';
 import type { Guards, RouteKit } from './http/guard.ts';
 import { createCore } from './core/core.ts';
 import type { Limiters } from './ratelimit/limiters.ts';
@@ -35,8 +35,8 @@ import { orgsModule, type OrgService } from './orgs/module.ts';
 import { billingModule, type BillingService } from './billing/module.ts';
 import { usersModule, type MfaService, type UserImport, type UserService } from './users/module.ts';
 import { renderModule, type RenderPool, type RenderService } from './render/module.ts';
-import { DEFAULT_STARTER, templatesModule, type TemplateService } from './templates/module.ts';
-import { imagesModule, type ImageService } from './images/module.ts';
+import { DEFAULT_STARTER, TEMPLATE_SOURCE_MAX, templatesModule, type TemplateService } from './templates/module.ts';
+import { IMAGE_MAX_BYTES, IMAGE_MAX_SIDE, imagesModule, type ImageService } from './images/module.ts';
 import { trackingModule, type OpenCounter, type TrackingService } from './tracking/module.ts';
 import { deploymentsModule, type DeploymentService } from './deployments/module.ts';
 import { directoryModule, directorySyncModule, type DirectoryService } from './directory/module.ts';
@@ -158,7 +158,8 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     add(directorySyncModule(core, { directory, connectors, schedules: [google.schedule] }, { tickMs: overrides.google?.schedulerTickMs }));
     const admin = add(adminModule(core, { orgs, mail }));
     add(webhooksModule(core, { billing }));
-    add(webAppsModule(core, { clientIds: idp.service.clientIds }));
+    const limits = { templateSourceChars: TEMPLATE_SOURCE_MAX, imageBytes: IMAGE_MAX_BYTES, imageSidePx: IMAGE_MAX_SIDE, passwordMinChars: MIN_PASSWORD_LENGTH };
+    add(webAppsModule(core, { clientIds: idp.service.clientIds, limits }));
 
     const stop = startModules(modules, core.queue, { jobWorker: core.jobWorker, logger });
     return {

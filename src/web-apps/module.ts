@@ -1,14 +1,16 @@
 // The two single-page apps (the dashboard and the staff app), served with their runtime config.
 import type { Core } from '../core/core.ts';
 import type { Module } from '../core/module.ts';
-import { MIN_PASSWORD_LENGTH } from '../lib/passwords.ts';
-import { IMAGE_MAX_BYTES, IMAGE_MAX_SIDE } from '../images/module.ts';
-import { TEMPLATE_SOURCE_MAX } from '../templates/module.ts';
 import { webAppRoutes } from './routes.ts';
+import type { WebAppLimits } from './runtime-config.ts';
 
 export { allowedWebOrigins } from './origins.ts';
 
-export function webAppsModule(core: Core, needs: { clientIds: { app: string; admin: string } }): Module<undefined> {
+export function webAppsModule(core: Core, needs: {
+    clientIds: { app: string; admin: string };
+    /** The server's limits the forms check first, but RENDER_LIMIT_BYTES (config's): the composition root reads them from their capabilities. */
+    limits: Omit<WebAppLimits, 'renderBytes'>;
+  },): Module<undefined> {
   const { config } = core;
   return {
     name: 'web-apps',
@@ -24,13 +26,7 @@ export function webAppsModule(core: Core, needs: { clientIds: { app: string; adm
         apiUrl: config.baseUrl,
         ...(config.billingUrl ? { billingUrl: config.billingUrl } : {}),
         // What the web apps' forms check before the server does: the server's own limits.
-        limits: {
-          renderBytes: config.renderLimitBytes,
-          templateSourceChars: TEMPLATE_SOURCE_MAX,
-          imageBytes: IMAGE_MAX_BYTES,
-          imageSidePx: IMAGE_MAX_SIDE,
-          passwordMinChars: MIN_PASSWORD_LENGTH,
-        },
+        limits: { renderBytes: config.renderLimitBytes, ...needs.limits },
         logger: core.logger,
       }),
     ],
