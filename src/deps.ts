@@ -45,6 +45,7 @@ import { microsoftModule, type MicrosoftService } from './microsoft/module.ts';
 import { googleModule, type GoogleRuns, type GoogleService, type GoogleTuning } from './google/module.ts';
 import { adminModule, type OrgAdminService, type StaffAdminService } from './admin/module.ts';
 import { webhooksModule } from './webhooks/module.ts';
+import { designerModule } from './designer/module.ts';
 import { webAppsModule } from './web-apps/module.ts';
 import type { HealthCheck } from './health/module.ts';
 
@@ -144,10 +145,11 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const people = add(peopleModule(core, { mail, idp }));
     const orgs = add(orgsModule(core, { apiKeys, invite: people.service.inviteInTx, starter: DEFAULT_STARTER }));
     const billing = add(billingModule(core, { orgs }));
-    const users = add(usersModule(core, { people, idp }));
+    const images = add(imagesModule(core));
+    const users = add(usersModule(core, { people, idp, images }));
     const render = add(renderModule(core, { orgs, users }, { pool: overrides.shared?.renderPool }));
     const templates = add(templatesModule(core, { render }));
-    const images = add(imagesModule(core));
+    add(designerModule(core));
     const tracking = add(trackingModule(core));
     const deployments = add(deploymentsModule(core));
     const directory = add(directoryModule(core, { dryRunDeadlineMs }));

@@ -5,6 +5,8 @@ import { publicThrottle } from '../ratelimit/hook.ts';
 import { createImageService, IMAGE_MAX_BYTES, IMAGE_MAX_SIDE, type ImageService } from './service.ts';
 import { imageRoutes, publicImageRoutes } from './routes.ts';
 
+export { IMAGE_TYPES } from './service.ts';
+
 export { IMAGE_MAX_BYTES, IMAGE_MAX_SIDE, type ImageService };
 
 export function imagesModule(core: Core): Module<ImageService> {

@@ -12,10 +12,11 @@ export { TEMPLATE_SOURCE_MAX } from './schemas.ts';
 
 export function templatesModule(core: Core, needs: { render: Module<RenderService> }): Module<TemplateService> {
   const render = needs.render.service;
-  const templates = createTemplateService({ db: core.db, compile: render.compile, invalidate: core.caches.invalidate });
+  const { baseUrl } = core.config;
+  const templates = createTemplateService({ db: core.db, compile: render.compile, invalidate: core.caches.invalidate, baseUrl });
   return {
     name: 'templates',
     service: templates,
-    api: ({ guards, billing }) => [templateRoutes({ guards, billing, templates, render }), starterRoutes({ guards })],
+    api: ({ guards, billing }) => [templateRoutes({ guards, billing, templates, render }), starterRoutes({ guards, baseUrl })],
   };
 }

@@ -10,6 +10,8 @@ import { createMfaService, type MfaService } from './mfa.ts';
 import { userRoutes } from './routes.ts';
 import { mfaRoutes } from './mfa-routes.ts';
 import { userImportRoutes } from './import-routes.ts';
+import { photoRoutes } from './photo-routes.ts';
+import type { ImageService } from '../images/module.ts';
 
 export { type SeatCheck } from './service.ts';
 
@@ -17,7 +19,7 @@ export type { MfaService, UserImport, UserService };
 
 export type UsersModule = Module<UserService> & { userImport: UserImport; mfa: MfaService };
 
-export function usersModule(core: Core, needs: { people: Module<PeopleService>; idp: Module<Idp> }): UsersModule {
+export function usersModule(core: Core, needs: { people: Module<PeopleService>; idp: Module<Idp>; images: Module<ImageService> }): UsersModule {
   const { db } = core;
   const { invalidate } = core.caches;
   const people = needs.people.service;
@@ -33,6 +35,7 @@ export function usersModule(core: Core, needs: { people: Module<PeopleService>; 
     api: ({ guards, billing }) => [
       userRoutes({ guards, billing, users, people }),
       mfaRoutes({ guards, billing, mfa }),
+      photoRoutes({ guards, billing, users, images: needs.images.service }),
       userImportRoutes({ guards, billing, userImport }),
     ],
   };
