@@ -75,9 +75,9 @@ export function createScimService(deps: { db: Db; invalidate: Invalidate; seatCh
           ...(emailChanged ? { email_verified: false } : {}),
         });
         if (!saved) throw scimNotFound('User', row.id);
-        const fields = (['email', 'name', 'title', 'department', 'phone', 'mobile'] as const).filter((f) => saved[f] !== row[f]);
-        if (change) fields.push('status' as never);
-        await recordAudit(tx, { orgId, correlationId, actor }, { action: 'user.update', targetId: row.id, changes: [...fields].sort() });
+        const fields: string[] = (['email', 'name', 'title', 'department', 'phone', 'mobile'] as const).filter((f) => saved[f] !== row[f]);
+        if (change) fields.push('status');
+        await recordAudit(tx, { orgId, correlationId, actor }, { action: 'user.update', targetId: row.id, changes: fields.sort() });
         if (change?.suspends) await oidcRepo.revokeAccount(tx, row.id);
         return saved;
       });
