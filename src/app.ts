@@ -17,6 +17,7 @@ import { apiKeyRoutes } from './api-keys/routes.ts';
 import { auditRoutes } from './audit/routes.ts';
 import { imageRoutes, publicImageRoutes } from './images/routes.ts';
 import { userImportRoutes } from './users/import-routes.ts';
+import { photoRoutes } from './users/photo-routes.ts';
 import { interactionRoutes } from './auth/idp/interactions.ts';
 import { handToProvider, logProviderErrors } from './auth/idp/hooks.ts';
 import { signInAttempts } from './auth/idp/attempts.ts';
@@ -27,6 +28,7 @@ import { billingRoutes } from './billing/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { renderRoutes } from './render/routes.ts';
 import { opensRoutes, pixelRoutes } from './tracking/routes.ts';
+import { pictureRoutes } from './designer/picture-routes.ts';
 import { deploymentRoutes } from './deployments/routes.ts';
 import { googleRoutes } from './google/routes.ts';
 import { inSequence, orgBucket, throttle, throttleByCaller, throttleInOrder } from './ratelimit/hook.ts';
@@ -242,6 +244,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(apiKeyRoutes({ guards, billing, apiKeys: deps.apiKeys }));
     await api.register(auditRoutes({ guards, audit: deps.audit }));
     await api.register(imageRoutes({ guards, billing, images: deps.images }));
+    await api.register(photoRoutes({ guards, billing, users: deps.users, images: deps.images }));
     await api.register(userImportRoutes({ guards, billing, userImport: deps.userImport }));
     await api.register(renderRoutes({ guards, billing, render: deps.render }));
     await api.register(opensRoutes({ guards, tracking: deps.tracking }));
@@ -249,7 +252,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(microsoftRoutes({ guards, billing, microsoft: deps.microsoft }));
     await api.register(jobRoutes({ guards, jobs: deps.jobs }));
     await api.register(peopleRoutes({ guards, billing, people: deps.people }));
-    await api.register(starterRoutes({ guards }));
+    await api.register(starterRoutes({ guards, baseUrl: deps.config.baseUrl }));
     await api.register(signatureRoutes({ guards, billing, render: deps.render, users: deps.users }));
     await api.register(deploymentRoutes({ guards, deployments: deps.deployments }));
     await api.register(googleRoutes({ guards, billing, google: deps.google }));
@@ -285,6 +288,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   await app.register(scimRoutes({ scim: deps.scim, limiter: deps.limiters.scim, retryAfterS: config.retryAfterS }), { prefix: SCIM_PREFIX });
   // Images are fetched by mail clients, without credentials: outside the authenticated scope.
   await app.register(publicImageRoutes({ throttle: assetThrottle, images: deps.images }));
+  await app.register(pictureRoutes({ throttle: assetThrottle }));
   await app.register(pixelRoutes({ throttle: pixelThrottle, tracking: deps.tracking }));
   await app.register(addinRoutes({ throttles: addinThrottles, outlook: deps.outlook, baseUrl: config.baseUrl, fetchTimeoutMs: config.addinFetchTimeoutMs }));
   await app.register(
