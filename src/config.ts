@@ -21,6 +21,10 @@ function isProxyEntry(v: string): boolean {
   if (!/^\d{1,3}$/.test(bits)) return false;
   return Number(bits) <= (family === 4 ? 32 : 128);
 }
+const booleanFlag = z
+  .enum(['true', 'false', ''])
+  .default('false')
+  .transform((v) => v === 'true');
 const optionalString = z
   .string()
   .optional()
@@ -159,6 +163,27 @@ export const envSchema = z
     GOOGLE_ADMIN_API_URL: url.default('https://admin.googleapis.com').describe("base URL of Google's Admin SDK Directory API"),
     GOOGLE_GMAIL_API_URL: url.default('https://gmail.googleapis.com').describe("base URL of Google's Gmail API"),
     GOOGLE_SYNC_INTERVAL_S: posInt(3600).describe('how often each connected Google Workspace directory is synced'),
+    GATEWAY_PORT: optionalString
+      .transform((v) => (v === undefined ? undefined : Number(v)))
+      .pipe(z.number().int().min(0).max(65535).optional())
+      .describe('the SMTP signature gateway\'s port (`sigsvc gateway` uses 2525 when unset); set: `npm start` runs the gateway in the same process too'),
+    GATEWAY_HOST: optionalString.describe('the SMTP gateway\'s listen address (default `HOST`)'),
+    GATEWAY_DOMAIN: optionalString
+      .refine((v) => v === undefined || /^[a-z0-9.-]+$/i.test(v), { message: 'must be a domain name' })
+      .describe('the gateway\'s public name: each org\'s smart host is `<gatewayId>.<GATEWAY_DOMAIN>` (a wildcard certificate), which names the org by SNI'),
+    GATEWAY_TLS_CERT: optionalString.describe('PEM certificate file for the gateway\'s STARTTLS; unset: no STARTTLS, and AUTH from loopback only'),
+    GATEWAY_TLS_KEY: optionalString.describe('PEM private key file of GATEWAY_TLS_CERT'),
+    GATEWAY_MAX_BYTES: posInt(50 * 1024 * 1024).describe('largest message the gateway accepts (552 above it)'),
+    GATEWAY_MAX_CONNECTIONS: posInt(200).describe('SMTP connections the gateway holds at once; more are answered 421'),
+    GATEWAY_SOCKET_TIMEOUT_MS: posInt(60000).describe('an SMTP client silent this long is disconnected'),
+    GATEWAY_RELAY_TIMEOUT_MS: posInt(15000).describe('how long the gateway waits to connect to a next hop and for its greeting (then 451: the sender retries)'),
+    GATEWAY_FAIL_CLOSED: booleanFlag.describe('true: a message whose stamping failed is refused with 451; false: it goes on unstamped (logged and counted)'),
+    GATEWAY_ALLOW_PRIVATE_NEXT_HOP: booleanFlag.describe('true: an org\'s next hop may resolve to a private or loopback address (tests, intranets)'),
+    DNS_SERVERS: z
+      .string()
+      .default('')
+      .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+      .describe('DNS servers for domain verification, comma-separated (`127.0.0.1:5353`); unset: the system\'s'),
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info')
@@ -167,6 +192,9 @@ export const envSchema = z
   .superRefine((env, ctx) => {
     if (env.OIDC_ISSUER && env.OIDC_AUDIENCES.length === 0) {
       ctx.addIssue({ code: 'custom', path: ['OIDC_AUDIENCES'], message: 'is required when OIDC_ISSUER is set' });
+    }
+    if (Boolean(env.GATEWAY_TLS_CERT) !== Boolean(env.GATEWAY_TLS_KEY)) {
+      ctx.addIssue({ code: 'custom', path: ['GATEWAY_TLS_CERT'], message: 'GATEWAY_TLS_CERT and GATEWAY_TLS_KEY are set together' });
     }
     if (env.SECRETS_KEY_PREVIOUS.length > 0 && !env.SECRETS_KEY) {
       ctx.addIssue({ code: 'custom', path: ['SECRETS_KEY_PREVIOUS'], message: 'needs SECRETS_KEY (the new key; the previous ones only open what was sealed under them)' });
@@ -232,6 +260,20 @@ export const envSchema = z
       addinFetchTimeoutMs: env.ADDIN_FETCH_TIMEOUT_MS,
       metricsToken: env.METRICS_TOKEN,
       logLevel: env.LOG_LEVEL,
+      gateway: {
+        port: env.GATEWAY_PORT,
+        host: env.GATEWAY_HOST,
+        domain: env.GATEWAY_DOMAIN?.toLowerCase(),
+        tlsCert: env.GATEWAY_TLS_CERT,
+        tlsKey: env.GATEWAY_TLS_KEY,
+        maxBytes: env.GATEWAY_MAX_BYTES,
+        maxConnections: env.GATEWAY_MAX_CONNECTIONS,
+        socketTimeoutMs: env.GATEWAY_SOCKET_TIMEOUT_MS,
+        relayTimeoutMs: env.GATEWAY_RELAY_TIMEOUT_MS,
+        failClosed: env.GATEWAY_FAIL_CLOSED,
+        allowPrivateNextHop: env.GATEWAY_ALLOW_PRIVATE_NEXT_HOP,
+      },
+      dnsServers: env.DNS_SERVERS,
       secretsKey: env.SECRETS_KEY,
       secretsKeysPrevious: env.SECRETS_KEY_PREVIOUS,
       google: {

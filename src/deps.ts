@@ -65,6 +65,7 @@ import { createGraphClient } from './microsoft/graph.ts';
 import { createMicrosoftService, type MicrosoftService } from './microsoft/service.ts';
 import { registerMicrosoftJobs, startMicrosoftScheduler } from './microsoft/jobs.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
+import { createGateway, type Gateway } from './gateway/module.ts';
 
 export type Clock = () => Date;
 
@@ -121,6 +122,8 @@ export interface Deps {
   mail: Mail;
   /** Invitations, password reset, one's own password (src/people/). */
   people: PeopleService;
+  /** The SMTP signature gateway: domains, settings, the engine and its listener (src/gateway/). */
+  gateway: Gateway;
   close(): Promise<void>;
 }
 
@@ -323,6 +326,9 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     if (overrides.jobWorker !== false) queue.start();
     closers.unshift(() => queue.stop());
 
+    const gateway = createGateway({ db, logger, clock, config, metrics, render, users, requireOrg: (orgId) => orgs.require(orgId) });
+    closers.unshift(async () => gateway.close());
+
     return {
       config,
       logger,
@@ -369,6 +375,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       jobs: createJobService({ db }),
       mail,
       people,
+      gateway,
       async close() {
         for (const close of closers) await close();
       },

@@ -333,6 +333,62 @@ export interface DB {
   directory_runs: DirectoryRunsTable;
   deployments: DeploymentsTable;
   google_integrations: GoogleIntegrationsTable;
+  org_domains: OrgDomainsTable;
+  gateway_settings: GatewaySettingsTable;
+  gateway_counts: GatewayCountsTable;
+  gateway_errors: GatewayErrorsTable;
+}
+
+/** A sender domain of an org (src/gateway/domains.ts); `verified_by` is `dns` or `staff`. */
+export interface OrgDomainsTable {
+  org_id: string;
+  domain: string;
+  token: string;
+  verified_at: NullableTimestamp;
+  verified_by: string | null;
+  created_at: CreatedAt;
+}
+
+/** One allowed network of a gateway: `shared` ranges (a provider's) never name the org alone. */
+export interface AllowedNetwork {
+  cidr: string;
+  shared: boolean;
+}
+
+export interface GatewaySettingsTable {
+  org_id: string;
+  gateway_id: string;
+  password_hash: string;
+  next_hop_host: string;
+  next_hop_port: number;
+  next_hop_secure: boolean;
+  allowed_networks: ColumnType<AllowedNetwork[], string, string>;
+  stamp_internal: boolean;
+  m365_tenant_id: string | null;
+  last_message_at: NullableTimestamp;
+  version: Generated<number>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export type GatewayOutcome = 'stamped' | 'passed' | 'refused' | 'failed';
+
+export interface GatewayCountsTable {
+  org_id: string;
+  day: string;
+  outcome: GatewayOutcome;
+  count: number;
+}
+
+export interface GatewayErrorsTable {
+  seq: Generated<string>;
+  org_id: string | null;
+  at: Date | string;
+  outcome: GatewayOutcome;
+  reason: string;
+  correlation_id: string;
+  client_address: string | null;
+  sender: string | null;
 }
 
 export type OrgRow = Selectable<OrgsTable>;
@@ -352,6 +408,9 @@ export type DirectoryRunRow = Selectable<DirectoryRunsTable>;
 export type DeploymentRow = Selectable<DeploymentsTable>;
 export type MicrosoftIntegrationRow = Selectable<MicrosoftIntegrationsTable>;
 export type GoogleIntegrationRow = Selectable<GoogleIntegrationsTable>;
+export type OrgDomainRow = Selectable<OrgDomainsTable>;
+export type GatewaySettingsRow = Selectable<GatewaySettingsTable>;
+export type GatewayErrorRow = Selectable<GatewayErrorsTable>;
 
 /** The users list's orders: `created` (oldest first, the default) or a column, `-` for descending. */
 export const USER_SORTS = ['created', 'name', '-name', 'role', '-role', 'department', '-department', 'status', '-status'] as const;

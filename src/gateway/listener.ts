@@ -1,0 +1,152 @@
+// The SMTP listener (smtp-server): STARTTLS with GATEWAY_TLS_CERT / _KEY, AUTH PLAIN and LOGIN
+// with an org's gateway credentials (without TLS only from loopback), the org's allowed networks,
+// the size limit, timeouts and a connection limit. It never relays for a client that proved no
+// org (docs/gateway.md, "Who may relay"): such a client hears 530 at MAIL FROM.
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { SMTPServer, type SMTPServerSession } from 'smtp-server';
+import type { Logger } from '../log.ts';
+import type { GatewaySettingsRow } from '../store/schema.ts';
+import type { ConnectionProof, Engine } from './engine.ts';
+import { blockListOf, contains } from './networks.ts';
+import { passwordMatches } from './settings.ts';
+import { Spool } from './spool.ts';
+
+export interface ListenerOptions {
+  port: number;
+  host: string;
+  hostname: string;
+  tls: { certFile: string; keyFile: string } | undefined;
+  /** `GATEWAY_DOMAIN`: a session whose SNI is `<gatewayId>.<domain>` names that org. */
+  domain: string | undefined;
+  maxBytes: number;
+  maxConnections: number;
+  socketTimeoutMs: number;
+}
+
+export interface ListenerDeps {
+  logger: Logger;
+  engine: Engine;
+  lookups: {
+    byGatewayId(gatewayId: string): Promise<GatewaySettingsRow | undefined>;
+    withNetworks(): Promise<GatewaySettingsRow[]>;
+  };
+}
+
+const smtpError = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code });
+const isLoopback = (address: string) => /^(127\.|::1$|::ffff:127\.)/.test(address);
+
+export async function startListener(options: ListenerOptions, deps: ListenerDeps): Promise<{ port: number; close(): Promise<void> }> {
+  const { logger, engine, lookups } = deps;
+  const proofs = new Map<string, ConnectionProof>();
+  const tls = options.tls ? { key: readFileSync(options.tls.keyFile), cert: readFileSync(options.tls.certFile) } : undefined;
+
+  /** What the address and the SNI name prove; the AUTH credentials are added by onAuth. */
+  async function proofOf(session: SMTPServerSession): Promise<ConnectionProof> {
+    const known = proofs.get(session.id);
+    if (known) return known;
+    const networks = (await lookups.withNetworks())
+      .flatMap((s) => {
+        const hits = s.allowed_networks.filter((n) => contains(blockListOf([n]), session.remoteAddress));
+        if (hits.length === 0) return [];
+        return [{ orgId: s.org_id, shared: hits.every((n) => n.shared) }];
+      });
+    const proof: ConnectionProof = { remoteAddress: session.remoteAddress, helo: session.hostNameAppearsAs || '', provenOrg: undefined, networks };
+    proofs.set(session.id, proof);
+    return proof;
+  }
+
+  /** The org of the session's SNI name, when it is one of ours and the address is in its networks. */
+  async function sniOrg(session: SMTPServerSession, proof: ConnectionProof): Promise<string | undefined> {
+    const name = typeof session.servername === 'string' ? session.servername.toLowerCase() : '';
+    if (!options.domain || !name.endsWith(`.${options.domain}`)) return undefined;
+    const settings = await lookups.byGatewayId(name.slice(0, -options.domain.length - 1));
+    return settings && proof.networks.some((n) => n.orgId === settings.org_id) ? settings.org_id : undefined;
+  }
+
+  const server = new SMTPServer({
+    name: options.hostname,
+    banner: 'sigsvc signature gateway',
+    size: options.maxBytes,
+    maxClients: options.maxConnections,
+    socketTimeout: options.socketTimeoutMs,
+    closeTimeout: 10_000,
+    authMethods: ['PLAIN', 'LOGIN'],
+    authOptional: true,
+    // Enforced in onAuth: credentials in clear text only from loopback.
+    allowInsecureAuth: true,
+    disableReverseLookup: true,
+    ...(tls ? { key: tls.key, cert: tls.cert } : { disabledCommands: ['STARTTLS'] }),
+    logger: false,
+    onAuth(auth, session, callback) {
+      if (!session.secure && !isLoopback(session.remoteAddress)) return callback(smtpError(538, '5.7.11 Encryption required: STARTTLS first'));
+      lookups
+        .byGatewayId(auth.username ?? '')
+        .then(async (settings) => {
+          if (!settings || !passwordMatches(settings, auth.password ?? '')) return callback(smtpError(535, '5.7.8 Authentication failed'));
+          (await proofOf(session)).provenOrg = settings.org_id;
+          callback(null, { user: settings.org_id });
+        })
+        .catch((err: unknown) => callback(err as Error));
+    },
+    onMailFrom(_address, session, callback) {
+      proofOf(session)
+        .then(async (proof) => {
+          proof.helo = session.hostNameAppearsAs || proof.helo;
+          if (!proof.provenOrg) proof.provenOrg = await sniOrg(session, proof);
+          if (!proof.provenOrg && proof.networks.length === 0) return callback(smtpError(530, '5.7.0 Authentication required'));
+          callback();
+        })
+        .catch((err: unknown) => callback(err as Error));
+    },
+    onRcptTo(_address, session, callback) {
+      if (session.envelope.rcptTo.length >= 500) return callback(smtpError(452, '4.5.3 Too many recipients'));
+      callback();
+    },
+    onData(stream, session, callback) {
+      const correlationId = randomUUID();
+      const spool = new Spool();
+      const proof = proofs.get(session.id);
+      spool
+        .fill(stream)
+        .then(async () => {
+          if (!proof) return callback(smtpError(503, '5.5.1 No sender'));
+          if ((stream as { sizeExceeded?: boolean }).sizeExceeded) return callback(smtpError(552, `5.3.4 The message is larger than ${options.maxBytes} bytes`));
+          const mailFrom = session.envelope.mailFrom;
+          const envelope = {
+            from: mailFrom ? mailFrom.address : '',
+            to: session.envelope.rcptTo.map((r) => r.address),
+            use8BitMime: Boolean(mailFrom && mailFrom.args && (mailFrom.args as Record<string, unknown>).BODY === '8BITMIME'),
+          };
+          const reply = await engine.handle(proof, envelope, spool, correlationId);
+          if (reply.code < 400) return callback(null, reply.message);
+          callback(smtpError(reply.code, reply.message));
+        })
+        .catch((err: unknown) => {
+          // The client went away mid-DATA (nothing was relayed), or the gateway failed.
+          logger.warn({ err, correlationId, remoteAddress: session.remoteAddress }, 'gateway message not received or not handled');
+          callback(smtpError(451, '4.3.0 The message could not be handled; try again later'));
+        })
+        .finally(() => void spool.dispose());
+    },
+    onClose(session) {
+      proofs.delete(session.id);
+    },
+  });
+  server.on('error', (err) => logger.warn({ err }, 'gateway connection error'));
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.server.address() as AddressInfo).port;
+  logger.info({ port, host: options.host, tls: Boolean(tls) }, `SMTP gateway listening on ${options.host}:${port}`);
+  return {
+    port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

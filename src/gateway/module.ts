@@ -1,0 +1,167 @@
+// The SMTP signature gateway as one capability (docs/gateway.md): built from what it is given,
+// it offers the domain and settings services (for its routes, src/gateway/routes.ts, which
+// app.ts registers), the engine, a test message, staff's views, and the listener to start.
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import { Counter } from 'prom-client';
+import type { Config } from '../config.ts';
+import type { Logger } from '../log.ts';
+import type { Db } from '../store/db.ts';
+import { gatewayRepo } from '../store/repositories/gateway.ts';
+import { microsoftRepo } from '../store/repositories/microsoft.ts';
+import type { GatewayOutcome } from '../store/schema.ts';
+import type { Metrics } from '../metrics/metrics.ts';
+import type { RenderService } from '../render/service.ts';
+import type { UserService } from '../users/service.ts';
+import type { WriteContext } from '../audit/record.ts';
+import { conflict, notFound } from '../errors.ts';
+import { createTxtLookup } from './dns.ts';
+import { createDomainService } from './domains.ts';
+import { createSettingsService } from './settings.ts';
+import { createEngine, type EngineDeps } from './engine.ts';
+import { createRelay } from './relay.ts';
+import { startListener } from './listener.ts';
+import { markSignature } from './marker.ts';
+import { Spool } from './spool.ts';
+
+export interface GatewayDeps {
+  db: Db;
+  logger: Logger;
+  clock: () => Date;
+  config: Config;
+  metrics: Metrics;
+  render: RenderService;
+  users: UserService;
+  requireOrg(orgId: string): Promise<unknown>;
+  /** Replaces the signature's choice (the rules will); the default template otherwise. */
+  signatureFor?: EngineDeps['signatureFor'];
+}
+
+export function createGateway(deps: GatewayDeps) {
+  const { db, logger, clock, config } = deps;
+  const gw = config.gateway;
+  const hostname = gw.domain ?? new URL(config.baseUrl).hostname;
+  const domains = createDomainService({ db, lookupTxt: createTxtLookup(config.dnsServers), clock });
+  const settings = createSettingsService({ db, clock, allowPrivateNextHop: gw.allowPrivateNextHop, publicName: { domain: gw.domain, port: gw.port ?? 2525 } });
+  const messages = new Counter({ name: 'gateway_messages_total', help: 'Messages through the SMTP gateway, by outcome', labelNames: ['outcome'], registers: [deps.metrics.registry] });
+  const relay = createRelay({ hostname, timeoutMs: gw.relayTimeoutMs });
+
+  const signatureFor: EngineDeps['signatureFor'] =
+    deps.signatureFor ??
+    (async (orgId, userId) => {
+      const rendered = await deps.render.render(orgId, userId);
+      return { html: markSignature(rendered.html, userId), text: rendered.text };
+    });
+
+  async function record(e: Parameters<EngineDeps['record']>[0]): Promise<void> {
+    messages.labels(e.outcome).inc();
+    const at = clock();
+    if (e.orgId) await gatewayRepo.count(db, e.orgId, e.outcome, at);
+    if (e.outcome === 'refused' || e.outcome === 'failed') {
+      await gatewayRepo.recordError(db, { org_id: e.orgId ?? null, at, outcome: e.outcome, reason: e.reason.slice(0, 1000), correlation_id: e.correlationId, client_address: e.remoteAddress, sender: e.sender.slice(0, 320) });
+    }
+  }
+
+  const engine = createEngine({
+    logger,
+    clock,
+    hostname,
+    failClosed: gw.failClosed,
+    relay,
+    signatureFor,
+    record,
+    lookups: {
+      settings: (orgId) => gatewayRepo.find(db, orgId),
+      orgsOfTenant: async (tenantId) => {
+        const own = await gatewayRepo.findByTenant(db, tenantId);
+        return own.map((s) => s.org_id).concat(await microsoftTenantOrgs(tenantId));
+      },
+      verifiedDomains: (orgId) => domains.verifiedOf(orgId),
+      verifiedOwner: (domain) => domains.verifiedOwner(domain),
+      liveUser: (orgId, email) => deps.users.findByEmail(orgId, email),
+    },
+  });
+
+  /** Orgs with no tenant id of their own whose connected Microsoft integration has this one. */
+  async function microsoftTenantOrgs(tenantId: string): Promise<string[]> {
+    const rows = await gatewayRepo.withoutTenant(db);
+    const found: string[] = [];
+    for (const r of rows) {
+      const ms = await microsoftRepo.find(db, r.org_id);
+      if (ms && ms.tenant_id.toLowerCase() === tenantId.toLowerCase()) found.push(r.org_id);
+    }
+    return found;
+  }
+
+  return {
+    domains,
+    settings,
+    engine,
+    /** GATEWAY_DOMAIN: the org's smart-host name is `<gatewayId>.<domain>`. */
+    domain: gw.domain,
+
+    async staffVerify(ctx: { staffId: string; correlationId: string }, orgId: string, domain: string) {
+      await deps.requireOrg(orgId);
+      return domains.staffVerify(ctx, orgId, domain);
+    },
+
+    errors: (filter: { orgId?: string | undefined; from?: Date | undefined; to?: Date | undefined }, limit: number) => gatewayRepo.listErrors(db, filter, limit),
+
+    /** A message from the caller (or `from`) through the engine, as if its mail system sent it. */
+    async sendTest(ctx: WriteContext, input: { to: string; from?: string | undefined }): Promise<{ outcome: GatewayOutcome; reply: string; correlationId: string }> {
+      const row = await gatewayRepo.find(db, ctx.orgId);
+      if (!row) throw notFound('Gateway settings');
+      let from = input.from;
+      if (!from && ctx.principal.kind === 'user') from = (await deps.users.get(ctx.orgId, ctx.principal.userId)).email;
+      if (!from) throw conflict('An API key has no address: send `from`, an address of a verified domain.');
+      const ours = await domains.verifiedOf(ctx.orgId);
+      if (!ours.includes(from.slice(from.lastIndexOf('@') + 1).toLowerCase())) throw conflict(`${from} is not in a verified domain of this organisation.`);
+      const raw = await new MailComposer({
+        from,
+        to: input.to,
+        subject: 'Signature gateway test',
+        text: 'This message came through the signature gateway.',
+        html: '<html><body><p>This message came through the signature gateway.</p></body></html>',
+      })
+        .compile()
+        .build();
+      const spool = new Spool();
+      await spool.fill(Readable.from([raw]));
+      const correlationId = randomUUID();
+      try {
+        const reply = await engine.handle({ remoteAddress: '127.0.0.1', helo: 'test', provenOrg: ctx.orgId, networks: [] }, { from, to: [input.to], use8BitMime: false }, spool, correlationId);
+        return { outcome: reply.outcome, reply: `${reply.code} ${reply.message}`, correlationId };
+      } finally {
+        await spool.dispose();
+      }
+    },
+
+    /** Starts the SMTP listener (GATEWAY_PORT); `port` 0 in tests picks a free one. */
+    listen(overrides: { port?: number } = {}) {
+      return startListener(
+        {
+          port: overrides.port ?? gw.port ?? 2525,
+          host: gw.host ?? config.host,
+          hostname,
+          tls: gw.tlsCert && gw.tlsKey ? { certFile: gw.tlsCert, keyFile: gw.tlsKey } : undefined,
+          domain: gw.domain,
+          maxBytes: gw.maxBytes,
+          maxConnections: gw.maxConnections,
+          socketTimeoutMs: gw.socketTimeoutMs,
+        },
+        {
+          logger,
+          engine,
+          lookups: { byGatewayId: (id) => gatewayRepo.findByGatewayId(db, id), withNetworks: () => gatewayRepo.withNetworks(db) },
+        },
+      );
+    },
+
+    close() {
+      relay.close();
+    },
+  };
+}
+
+export type Gateway = ReturnType<typeof createGateway>;
