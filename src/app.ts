@@ -19,6 +19,9 @@ import { imageRoutes, publicImageRoutes } from './images/routes.ts';
 import { userImportRoutes } from './users/import-routes.ts';
 import { interactionRoutes } from './auth/idp/interactions.ts';
 import { handToProvider, logProviderErrors } from './auth/idp/hooks.ts';
+import { signInAttempts } from './auth/idp/attempts.ts';
+import { logoutRoutes } from './auth/idp/logout-routes.ts';
+import { clientCallbacks, pageHeaders } from './auth/idp/views.ts';
 import { mfaRoutes } from './users/mfa-routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
@@ -128,7 +131,20 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   }
 
   await app.register(swagger, openApiOptions(config.baseUrl));
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // The API reference: Swagger UI's own files (scripts and styles from here; it sets inline styles),
+  // never framed (docs/api.md, "Signing in (OpenID Connect)").
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP:
+      "default-src 'self'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; " +
+      "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+    uiHooks: {
+      onRequest: (_request, reply, done) => {
+        reply.header('x-frame-options', 'DENY');
+        done();
+      },
+    },
+  });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes(deps.healthChecks));
@@ -145,6 +161,10 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     onRequest: handToProvider(deps.provider, config.authUrl),
     handler: async () => undefined,
   });
+  // The sign-in pages and the people pages under AUTH_URL: one set of headers, one per-address
+  // limit of sign-in attempts (the shared limiter: in Redis when REDIS_URL is set).
+  const takeAttempt = signInAttempts(deps.limiters.signIn, config.signInAttemptsPerMinute);
+  const idpPageHeaders = pageHeaders(clientCallbacks(config));
   await app.register(
     interactionRoutes({
       provider: deps.provider,
@@ -153,20 +173,23 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       stage: config.stage,
       authUrl: config.authUrl,
       authPath,
-      attemptsPerMinute: config.signInAttemptsPerMinute,
+      staffSignInTtlS: config.refreshTokenTtlAdminS,
+      takeAttempt,
+      pageHeaders: idpPageHeaders,
     }),
   );
+  await app.register(logoutRoutes({ provider: deps.provider, signIn: deps.signIn, authUrl: config.authUrl, authPath, pageHeaders: idpPageHeaders }));
   await app.register(
     peoplePageRoutes({
       people: deps.people,
       provider: deps.provider,
-      logger: deps.logger,
       authUrl: config.authUrl,
       authPath,
       appUrl: config.appUrl,
       adminUrl: config.adminUrl,
       sessionTtlS: Math.max(config.refreshTokenTtlAppS, config.refreshTokenTtlAdminS),
-      attemptsPerMinute: config.signInAttemptsPerMinute,
+      takeAttempt,
+      pageHeaders: idpPageHeaders,
       clock: deps.clock,
     }),
   );
@@ -211,7 +234,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(gatewayRoutes({ guards, billing, gateway: deps.gateway }));
     // Org (plan status) and staff routes (payment events) of billing: the same two first steps.
     await api.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, clock: deps.clock }));
-    await api.register(adminOrgRoutes({ guards, orgAdmin: deps.orgAdmin, clock: deps.clock }));
+    await api.register(adminOrgRoutes({ guards, orgAdmin: deps.orgAdmin }));
     await api.register(adminStaffRoutes({ guards, staffAdmin: deps.staffAdmin }));
   });
   const ids = clientIds(config.stage);

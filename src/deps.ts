@@ -23,6 +23,7 @@ import { loadKeyMaterial, publicJwks } from './auth/idp/keys.ts';
 import { idpKeysRepo } from './store/repositories/idp-keys.ts';
 import { clientIds, createProvider } from './auth/idp/provider.ts';
 import { createSignIn, type SignIn } from './auth/idp/sign-in.ts';
+import { registerPeopleJobs } from './people/jobs.ts';
 import { scryptHasher, type PasswordHasher } from './auth/passwords.ts';
 import { createAccountsCache } from './auth/accounts-cache.ts';
 import { startPurgingExpired } from './auth/idp/purge.ts';
@@ -66,8 +67,9 @@ import { createMicrosoftService, type MicrosoftService } from './microsoft/servi
 import { registerMicrosoftJobs, startMicrosoftScheduler } from './microsoft/jobs.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
 import { createGateway, type Gateway } from './gateway/module.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
 
-export type Clock = () => Date;
+export type { Clock } from './lib/clock.ts';
 
 export interface Deps {
   config: Config;
@@ -111,7 +113,7 @@ export interface Deps {
   /** The Microsoft Entra connection and its directory sync (src/microsoft/). */
   microsoft: MicrosoftService;
   /** The stage-wide bucket of authenticated requests, the pixel's own, the Outlook add-in's own, and the per-client buckets of anonymous ones. */
-  limiters: { stage: RateLimiter; pixel: RateLimiter; addin: RateLimiter; anon: RateLimiter };
+  limiters: { stage: RateLimiter; pixel: RateLimiter; addin: RateLimiter; anon: RateLimiter; signIn: RateLimiter };
   passwords: PasswordHasher;
   /** This instance's Prometheus registry and the metrics the service records (src/metrics/). */
   metrics: Metrics;
@@ -175,7 +177,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const healthChecks: Record<string, HealthCheck> = { database: databaseCheck(database) };
     if (redis) healthChecks.redis = redisCheck(redis);
 
-    const clock = overrides.clock ?? (() => new Date());
+    const clock = overrides.clock ?? systemClock;
     const now = () => clock().getTime();
     const caches = createCaches({ mode: database.kind, ttlMs: config.cacheTtlMs });
     const { invalidate } = caches;
@@ -183,18 +185,21 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const pixelLimits = { rate: config.pixelRateLimit.rps, burst: config.pixelRateLimit.burst };
     const anonLimits = { rate: config.anonRateLimit.rps, burst: config.anonRateLimit.burst };
     const addinLimits = { rate: config.addinRateLimit.rps, burst: config.addinRateLimit.burst };
+    const signInLimits = { rate: config.signInAttemptsPerMinute / 60, burst: config.signInAttemptsPerMinute };
     const limiters = redis
       ? {
           stage: new RedisRateLimiter(redis, stageLimits, `sigsvc:${config.stage}:rl:`, logger, now),
           pixel: new RedisRateLimiter(redis, pixelLimits, `sigsvc:${config.stage}:rl:`, logger, now),
           addin: new RedisRateLimiter(redis, addinLimits, `sigsvc:${config.stage}:rl:`, logger, now),
           anon: new RedisRateLimiter(redis, anonLimits, `sigsvc:${config.stage}:rl:`, logger, now),
+          signIn: new RedisRateLimiter(redis, signInLimits, `sigsvc:${config.stage}:rl:`, logger, now),
         }
       : {
           stage: new MemoryRateLimiter(stageLimits, now),
           pixel: new MemoryRateLimiter(pixelLimits, now),
           addin: new MemoryRateLimiter(addinLimits, now),
           anon: new MemoryRateLimiter(anonLimits, now),
+          signIn: new MemoryRateLimiter(signInLimits, now),
         };
     const db = database.db;
     const passwords = overrides.passwords ?? scryptHasher;
@@ -245,6 +250,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const signIn = createSignIn({ db, clock, hasher: passwords, invalidate });
     const people: PeopleService = createPeopleService({
       db,
+      clock,
       logger,
       mail,
       passwords,
@@ -255,6 +261,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       passwordResetTtlS: config.passwordResetTtlS,
       resetMailsPerAddressPerHour: config.resetMailsPerAddressPerHour,
     });
+    registerPeopleJobs(queue, people);
 
     const billing = createBillingService({
       db,
@@ -283,7 +290,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const microsoft = createMicrosoftService({
       db,
       secrets,
-      graph: createGraphClient({ loginUrl: config.microsoft.loginUrl, graphUrl: config.microsoft.graphUrl }),
+      graph: createGraphClient({ loginUrl: config.microsoft.loginUrl, graphUrl: config.microsoft.graphUrl, clock }),
       directory,
       clock,
       dryRunDeadlineMs: overrides.dryRunDeadlineMs,

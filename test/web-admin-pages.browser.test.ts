@@ -3,11 +3,10 @@
 // each page, and a member offered none of them.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
 import { startServer, type TestServer } from './helpers/server.ts';
 // Orgs without the starter template: these tests' own template is the default.
 import { createOrgWithoutTemplates as createOrg, createTemplate, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp } from './helpers/chromium.ts';
+import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
 import { gif, png } from './helpers/images.ts';
 import { screenshot } from './helpers/screenshots.ts';
 
@@ -15,7 +14,7 @@ const skip = browserUnavailable();
 
 describe('the Images, API keys and Audit pages', { skip }, () => {
   let server: TestServer;
-  let browser: Browser;
+  let browser: SharedBrowser;
   let org: TestOrg;
   let admin: { email: string; password: string; userId: string };
   before(async () => {

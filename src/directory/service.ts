@@ -16,6 +16,7 @@ import { recordAudit } from '../audit/record.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import type { SeatCheck } from '../users/service.ts';
 import { planDirectory, type DirectoryUser, type PlannedChange, type SkipReason } from './plan.ts';
+import { systemClock } from '../lib/clock.ts';
 
 export type { DirectoryUser, SkipReason } from './plan.ts';
 
@@ -52,7 +53,7 @@ export interface ApplyOptions {
 
 export function createDirectoryService(deps: { db: Db; invalidate: Invalidate; seatCheck: SeatCheck; clock?: () => Date }) {
   const { db, invalidate, seatCheck } = deps;
-  const clock = deps.clock ?? (() => new Date());
+  const clock = deps.clock ?? systemClock;
 
   async function plan(orgId: string, source: DirectorySource, directory: DirectoryUser[]) {
     const local = await directoryRepo.liveUsers(db, orgId);

@@ -79,7 +79,10 @@ export function createGateway(deps: GatewayDeps) {
       },
       verifiedDomains: (orgId) => domains.verifiedOf(orgId),
       verifiedOwner: (domain) => domains.verifiedOwner(domain),
-      liveUser: (orgId, email) => deps.users.findByEmail(orgId, email),
+      liveUser: async (orgId, email) => {
+        const user = await deps.users.findByEmail(orgId, email);
+        return user && { id: user.userId };
+      },
     },
   });
 

@@ -3,6 +3,7 @@
 // Two calls with documented shapes: @azure/msal-node and the Graph SDK would add two dependencies
 // for what is ~100 lines here. Both base URLs are configurable (the tests' fake answers on them).
 import { setTimeout as sleep } from 'node:timers/promises';
+import { systemClock, type Clock } from '../lib/clock.ts';
 
 /** What went wrong, in words an admin can act on; `retryAfterMs` when trying again later may help. */
 export class MicrosoftError extends Error {
@@ -45,13 +46,13 @@ const THROTTLE_RETRIES = 3;
 const MAX_PAGES = 5000;
 const TIMEOUT_MS = 30_000;
 
-function retryAfterMs(res: Response): number | undefined {
+function retryAfterMs(res: Response, now: Date): number | undefined {
   const value = res.headers.get('retry-after');
   if (!value) return undefined;
   const seconds = Number(value);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now.getTime());
 }
 
 async function errorText(res: Response): Promise<string> {
@@ -65,7 +66,8 @@ async function errorText(res: Response): Promise<string> {
   return `HTTP ${res.status}`;
 }
 
-export function createGraphClient(opts: { loginUrl: string; graphUrl: string; fetch?: typeof fetch }) {
+export function createGraphClient(opts: { loginUrl: string; graphUrl: string; fetch?: typeof fetch; clock?: Clock }) {
+  const clock = opts.clock ?? systemClock;
   const doFetch = opts.fetch ?? fetch;
   const graphOrigin = new URL(opts.graphUrl).origin;
 
@@ -100,7 +102,7 @@ export function createGraphClient(opts: { loginUrl: string; graphUrl: string; fe
         if (body.access_token) return body.access_token;
         throw new MicrosoftError('other', 'Microsoft answered a token request without a token.');
       }
-      if (res.status === 429 || res.status >= 500) throw new MicrosoftError(res.status === 429 ? 'throttled' : 'unavailable', `Microsoft's sign-in service answered ${res.status}.`, retryAfterMs(res));
+      if (res.status === 429 || res.status >= 500) throw new MicrosoftError(res.status === 429 ? 'throttled' : 'unavailable', `Microsoft's sign-in service answered ${res.status}.`, retryAfterMs(res, clock()));
       throw new MicrosoftError(
         'credentials',
         `Microsoft refused the app's credentials (${await errorText(res)}): check the tenant id, the client id and the client secret (and that the secret has not expired).`,
@@ -117,7 +119,7 @@ export function createGraphClient(opts: { loginUrl: string; graphUrl: string; fe
         for (let attempt = 0; ; attempt++) {
           res = await call(next, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } }, signal);
           if (res.status !== 429 && res.status !== 503) break;
-          const wait = retryAfterMs(res) ?? 2000 * 2 ** attempt;
+          const wait = retryAfterMs(res, clock()) ?? 2000 * 2 ** attempt;
           if (attempt >= THROTTLE_RETRIES || wait > WAIT_IN_RUN_MAX_MS) {
             throw new MicrosoftError('throttled', `Microsoft Graph is throttling this tenant's requests (${res.status}); the sync tries again later.`, wait);
           }

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { iso, text, timestamp, uuid, versionField } from '../http/schemas.ts';
-import type { TemplateRow } from '../store/schema.ts';
+import { text, timestamp, uuid, versionField } from '../http/schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
 const MAX_SOURCE = 100_000;
@@ -69,17 +68,3 @@ export const templatePatchSchema = z
   .meta({ examples: [{ version: 2, name: 'Standard (2026)' }] });
 
 export const templateParams = z.object({ orgId: uuid, templateId: uuid });
-
-export function presentTemplate(t: TemplateRow): z.infer<typeof templateSchema> {
-  return {
-    templateId: t.id,
-    orgId: t.org_id,
-    name: t.name,
-    html: t.html,
-    text: t.text,
-    isDefault: t.is_default,
-    version: t.version,
-    createdAt: iso(t.created_at),
-    updatedAt: iso(t.updated_at),
-  };
-}
