@@ -28,6 +28,9 @@ export function normalizeDomain(input: string): string {
   return ascii;
 }
 
+/** A domain named in a path, as it would be stored (an invalid one is simply not found). */
+const storedName = (input: string) => domainToASCII(input.trim().replace(/\.$/, '').toLowerCase()) || input.toLowerCase();
+
 export const verificationRecord = (row: OrgDomainRow) => ({
   type: 'TXT' as const,
   name: `${RECORD_PREFIX}${row.domain}`,
@@ -71,7 +74,7 @@ export function createDomainService(deps: { db: Db; lookupTxt: TxtLookup; clock:
     },
 
     async remove(ctx: WriteContext, input: string): Promise<void> {
-      const domain = normalizeDomain(input);
+      const domain = storedName(input);
       await db.transaction().execute(async (tx) => {
         if (!(await domainsRepo.remove(tx, ctx.orgId, domain))) throw notFound('Domain');
         await recordAudit(tx, ctx, { action: 'gateway.domain.remove', targetId: domain });
@@ -80,7 +83,7 @@ export function createDomainService(deps: { db: Db; lookupTxt: TxtLookup; clock:
 
     /** Looks the TXT record up; verified when one of its values is this claim's. */
     async verify(ctx: WriteContext, input: string): Promise<OrgDomainRow> {
-      const domain = normalizeDomain(input);
+      const domain = storedName(input);
       const row = await require(ctx.orgId, domain);
       if (row.verified_at) return row;
       const expected = verificationRecord(row);

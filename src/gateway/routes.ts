@@ -6,7 +6,7 @@ import { staffContext, writeContext, type Guards } from '../auth/guard.ts';
 import type { BillingHooks } from '../billing/hooks.ts';
 import { errorResponses, orgParams, text, uuid } from '../http/schemas.ts';
 import type { Gateway } from './module.ts';
-import { domainParams, domainSchema, gatewayErrorSchema, presentDomain, presentError, presentSettings, settingsBody, settingsSchema, testResultSchema } from './schemas.ts';
+import { domainParams, domainSchema, domainsSchema, gatewayErrorsSchema, presentDomain, presentError, presentSettings, settingsBody, settingsSchema, testResultSchema } from './schemas.ts';
 
 const tags = ['gateway'];
 
@@ -42,7 +42,7 @@ export function gatewayRoutes(deps: { guards: Guards; billing: BillingHooks; gat
           summary: "The org's sender domains and their verification (admin)",
           tags,
           params: orgParams,
-          response: { 200: z.object({ items: z.array(domainSchema) }), ...errorResponses('FORBIDDEN') },
+          response: { 200: domainsSchema, ...errorResponses('FORBIDDEN') },
         },
       },
       async (request) => ({ items: (await gateway.domains.list(request.params.orgId)).map(presentDomain) }),
@@ -185,7 +185,7 @@ export function gatewayRoutes(deps: { guards: Guards; billing: BillingHooks; gat
             to: z.iso.datetime().optional().describe('before this time'),
             limit: z.coerce.number().int().min(1).max(500).default(100),
           }),
-          response: { 200: z.object({ items: z.array(gatewayErrorSchema) }), ...errorResponses('FORBIDDEN') },
+          response: { 200: gatewayErrorsSchema, ...errorResponses('FORBIDDEN') },
         },
       },
       async (request) => {

@@ -78,7 +78,26 @@ export const settingsSchema = z
     createdAt: timestamp,
     updatedAt: timestamp,
   })
-  .meta({ id: 'GatewaySettings' });
+  .meta({
+    id: 'GatewaySettings',
+    examples: [
+      {
+        gatewayId: 'gw3f9a0c2b7d1e4a',
+        username: 'gw3f9a0c2b7d1e4a',
+        password: 'Vb1n0H4z1Qm8x2kP7sT6wYc3rL5dE9fA',
+        smartHost: 'gw3f9a0c2b7d1e4a.gateway.example.com',
+        nextHop: { host: 'contoso-com.mail.protection.outlook.com', port: 25, secure: false },
+        allowedNetworks: [{ cidr: '40.92.0.0/15', shared: true }],
+        stampInternal: false,
+        m365TenantId: '72f988bf-86f1-41af-91ab-2d7cd011db47',
+        lastMessageAt: EXAMPLE.updatedAt,
+        counts: { stamped: 120, passed: 34, refused: 1, failed: 0 },
+        routing: { microsoft365: ['Exchange admin center → Mail flow → Connectors: …'], googleWorkspace: ['Admin console → Apps → Google Workspace → Gmail → Hosts: …'] },
+        createdAt: EXAMPLE.createdAt,
+        updatedAt: EXAMPLE.updatedAt,
+      },
+    ],
+  });
 
 export function presentSettings(
   row: GatewaySettingsRow,
@@ -119,7 +138,23 @@ export const gatewayErrorSchema = z
     clientAddress: z.string().nullable(),
     sender: z.string().nullable(),
   })
-  .meta({ id: 'GatewayError' });
+  .meta({
+    id: 'GatewayError',
+    examples: [
+      {
+        orgId: '9b2f8c4e-1d3a-4e5f-8a7b-6c5d4e3f2a1b',
+        at: EXAMPLE.updatedAt,
+        outcome: 'refused',
+        reason: '5.7.1 The From domain belongs to another organisation',
+        correlationId: EXAMPLE.correlationId,
+        clientAddress: '40.92.4.10',
+        sender: 'ceo@contoso.com',
+      },
+    ],
+  });
+
+export const gatewayErrorsSchema = z.object({ items: z.array(gatewayErrorSchema) }).meta({ examples: [{ items: (z.globalRegistry.get(gatewayErrorSchema)?.examples as unknown[]) }] });
+export const domainsSchema = z.object({ items: z.array(domainSchema) }).meta({ examples: [{ items: (z.globalRegistry.get(domainSchema)?.examples as unknown[]) }] });
 
 export const presentError = (r: GatewayErrorRow) => ({
   orgId: r.org_id,
