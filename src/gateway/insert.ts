@@ -71,11 +71,14 @@ const TEXT_QUOTE_LINE = [
 export function textQuoteStart(text: string): number {
   let offset = 0;
   let previousBlank = true;
-  for (const line of text.split('\n')) {
+  const lines = text.split('\n');
+  for (const [i, line] of lines.entries()) {
     const bare = line.replace(/\r$/, '');
     if (TEXT_QUOTE_LINE.some((re) => re.test(bare))) return offset;
-    // Outlook's plain-text replies start the quote with a header block after a blank line.
+    // Outlook's plain-text replies start the quote with a header block after a blank line, or
+    // after a rule of underscores.
     if (previousBlank && offset > 0 && /^From: /.test(bare)) return offset;
+    if (/^_{10,}\s*$/.test(bare) && /^From: /.test(lines[i + 1] ?? '')) return offset;
     previousBlank = bare.trim() === '';
     offset += line.length + 1;
   }
