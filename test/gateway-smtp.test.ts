@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { simpleParser } from 'mailparser';
 import { startServer, type TestServer } from './helpers/server.ts';
+import { createOrgWithoutTemplates, createUser } from './helpers/fixtures.ts';
 import { client, gatewayOrg, rawSession, sendRaw, startSink, type GatewayOrg, type Sink } from './helpers/gateway.ts';
 
 const TENANT_A = '72f988bf-86f1-41af-91ab-2d7cd011db47';
@@ -247,6 +248,23 @@ describe('the SMTP gateway', () => {
     assert.equal(hard.code, 554, hard.response);
     const settings = await server.request('GET', `/v1/orgs/${a.orgId}/integrations/gateway`, { key: a.key });
     assert.ok(settings.body.counts.failed >= 2);
+  });
+
+  test('stamping that fails (fail-open, the default) sends the message on unstamped, counted as failed and listed for staff', async () => {
+    const org = await createOrgWithoutTemplates(server);
+    await server.deps.gateway.staffVerify({ staffId: 'test', correlationId: 'test' }, org.orgId, 'open.example');
+    await createUser(server, org, { email: 'ada@open.example' });
+    const put = await server.request('PUT', `/v1/orgs/${org.orgId}/integrations/gateway`, { key: org.key, body: { nextHop: { host: '127.0.0.1', port: sink.port, secure: false }, allowedNetworks: [], stampInternal: false } });
+    const raw = Buffer.from('From: ada@open.example\r\nTo: grace@ext.example\r\nSubject: x\r\n\r\nHi.\r\n');
+    const res = await sendRaw(client(port, { user: put.body.gatewayId, pass: put.body.password }), { from: 'ada@open.example', to: ['grace@ext.example'] }, raw);
+    assert.equal(res.code, 250, res.response);
+    const got = await sink.next(++sent);
+    assert.deepEqual(original(got.raw), raw);
+    assert.equal(stampedHeader(got.raw), `${org.orgId}; passed`);
+    const settings = await server.request('GET', `/v1/orgs/${org.orgId}/integrations/gateway`, { key: org.key });
+    assert.equal(settings.body.counts.failed, 1);
+    const errors = await server.deps.gateway.errors({ orgId: org.orgId }, 10);
+    assert.match(errors[0]?.reason ?? '', /stamping failed, sent unstamped/);
   });
 
   test('POST …/gateway/test sends a message from the caller through the gateway', async () => {
