@@ -8,7 +8,7 @@ import mailsplit from '@zone-eu/mailsplit';
 import type { MimeNode, SplitterChunk } from '@zone-eu/mailsplit';
 import iconv from 'iconv-lite';
 import { insertHtml, insertText } from './insert.ts';
-import { MARKER_IN_TEXT } from './marker.ts';
+import { MARKER_IN_TEXT } from '../render/marker.ts';
 
 const { Splitter } = mailsplit;
 

@@ -22,7 +22,7 @@ import { createSettingsService } from './settings.ts';
 import { createEngine, type EngineDeps } from './engine.ts';
 import { createRelay } from './relay.ts';
 import { startListener } from './listener.ts';
-import { markSignature } from './marker.ts';
+import { markSignature } from '../render/marker.ts';
 import { Spool } from './spool.ts';
 
 export interface GatewayDeps {

@@ -3,6 +3,7 @@
 import type { Caches } from '../cache/namespaces.ts';
 import type { Db } from '../store/db.ts';
 import { createHash } from 'node:crypto';
+import { markSignature } from '../render/marker.ts';
 import { outlookRepo, type AddinFetch } from '../store/repositories/outlook.ts';
 import type { OutlookAddinRow } from '../store/schema.ts';
 import { AppError, notFound, unauthorized } from '../errors.ts';
@@ -134,7 +135,8 @@ export function createOutlookService(deps: {
         );
       }
       record({ state: 'deployed', contentHash: createHash('sha256').update(rendered.html).digest('hex') });
-      return { html: rendered.html, text: rendered.text };
+      // Marked, so that the SMTP gateway does not stamp a message the add-in signed (src/render/marker.ts).
+      return { html: markSignature(rendered.html, rendered.userId), text: rendered.text };
     },
   };
 }
