@@ -334,7 +334,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     closers.unshift(() => queue.stop());
 
     const gateway = createGateway({ db, logger, clock, config, metrics, render, users, requireOrg: (orgId) => orgs.require(orgId) });
-    closers.unshift(async () => gateway.close());
+    closers.unshift(() => gateway.close());
 
     return {
       config,

@@ -37,7 +37,7 @@ export const verificationRecord = (row: OrgDomainRow) => ({
   value: `${VALUE_PREFIX}${row.token}`,
 });
 
-export function createDomainService(deps: { db: Db; lookupTxt: TxtLookup; clock: () => Date }) {
+export function createDomainService(deps: { db: Db; lookupTxt: TxtLookup; clock: () => Date; onChange(): void }) {
   const { db, clock } = deps;
 
   async function require(orgId: string, domain: string): Promise<OrgDomainRow> {
@@ -70,7 +70,7 @@ export function createDomainService(deps: { db: Db; lookupTxt: TxtLookup; clock:
         if (!row) throw conflict(`${domain} is already claimed by this organisation.`, { domain });
         await recordAudit(tx, ctx, { action: 'gateway.domain.claim', targetId: domain });
         return row;
-      });
+      }).finally(deps.onChange);
     },
 
     async remove(ctx: WriteContext, input: string): Promise<void> {
@@ -78,7 +78,7 @@ export function createDomainService(deps: { db: Db; lookupTxt: TxtLookup; clock:
       await db.transaction().execute(async (tx) => {
         if (!(await domainsRepo.remove(tx, ctx.orgId, domain))) throw notFound('Domain');
         await recordAudit(tx, ctx, { action: 'gateway.domain.remove', targetId: domain });
-      });
+      }).finally(deps.onChange);
     },
 
     /** Looks the TXT record up; verified when one of its values is this claim's. */
@@ -106,7 +106,7 @@ export function createDomainService(deps: { db: Db; lookupTxt: TxtLookup; clock:
         const verified = await markVerified(tx, ctx.orgId, domain, 'dns');
         await recordAudit(tx, ctx, { action: 'gateway.domain.verify', targetId: domain });
         return verified;
-      });
+      }).finally(deps.onChange);
     },
 
     /** Staff: marks a domain verified for the org (claiming it first when the org has not). */
@@ -117,7 +117,7 @@ export function createDomainService(deps: { db: Db; lookupTxt: TxtLookup; clock:
         const row = await markVerified(tx, orgId, domain, 'staff');
         await recordAudit(tx, { orgId, correlationId: ctx.correlationId, actor: { type: 'staff', id: ctx.staffId } }, { action: 'gateway.domain.verify', targetId: domain });
         return row;
-      });
+      }).finally(deps.onChange);
     },
   };
 }

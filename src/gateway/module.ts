@@ -24,6 +24,9 @@ import { createRelay } from './relay.ts';
 import { startListener } from './listener.ts';
 import { markSignature } from '../render/marker.ts';
 import { Spool } from './spool.ts';
+import { GatewayCounts } from './counts.ts';
+import { LRUCache } from 'lru-cache';
+import { entryBound } from '../lib/lru.ts';
 
 export interface GatewayDeps {
   db: Db;
@@ -42,8 +45,30 @@ export function createGateway(deps: GatewayDeps) {
   const { db, logger, clock, config } = deps;
   const gw = config.gateway;
   const hostname = gw.domain ?? new URL(config.baseUrl).hostname;
-  const domains = createDomainService({ db, lookupTxt: createTxtLookup(config.dnsServers), clock });
-  const settings = createSettingsService({ db, clock, allowPrivateNextHop: gw.allowPrivateNextHop, publicName: { domain: gw.domain, port: gw.port ?? 2525 } });
+  // What every message reads (settings, domains, the sender), cached for CACHE_TTL_MS: a change
+  // on this instance clears them at once, another instance's within the TTL (as the API's caches).
+  const cache = new LRUCache<string, { value: unknown }>({ ...entryBound(10_000), ttl: config.cacheTtlMs });
+  const cached = async <T>(key: string, load: () => Promise<T>): Promise<T> => {
+    const hit = cache.get(key);
+    if (hit) return hit.value as T;
+    const value = await load();
+    cache.set(key, { value });
+    return value;
+  };
+  const onChange = () => cache.clear();
+  const counts = new GatewayCounts(
+    (rows) => gatewayRepo.addCounts(db, rows),
+    (err) => logger.warn({ err }, 'gateway counts were not written'),
+  );
+  const domains = createDomainService({ db, lookupTxt: createTxtLookup(config.dnsServers), clock, onChange });
+  const settings = createSettingsService({
+    db,
+    clock,
+    allowPrivateNextHop: gw.allowPrivateNextHop,
+    publicName: { domain: gw.domain, port: gw.port ?? 2525 },
+    onChange,
+    flushCounts: () => counts.flush(),
+  });
   const messages = new Counter({ name: 'gateway_messages_total', help: 'Messages through the SMTP gateway, by outcome', labelNames: ['outcome'], registers: [deps.metrics.registry] });
   const relay = createRelay({ hostname, timeoutMs: gw.relayTimeoutMs });
 
@@ -57,7 +82,7 @@ export function createGateway(deps: GatewayDeps) {
   async function record(e: Parameters<EngineDeps['record']>[0]): Promise<void> {
     messages.labels(e.outcome).inc();
     const at = clock();
-    if (e.orgId) await gatewayRepo.count(db, e.orgId, e.outcome, at);
+    if (e.orgId) counts.add(e.orgId, e.outcome, at);
     if (e.outcome === 'refused' || e.outcome === 'failed') {
       await gatewayRepo.recordError(db, { org_id: e.orgId ?? null, at, outcome: e.outcome, reason: e.reason.slice(0, 1000), correlation_id: e.correlationId, client_address: e.remoteAddress, sender: e.sender.slice(0, 320) });
     }
@@ -72,17 +97,19 @@ export function createGateway(deps: GatewayDeps) {
     signatureFor,
     record,
     lookups: {
-      settings: (orgId) => gatewayRepo.find(db, orgId),
-      orgsOfTenant: async (tenantId) => {
-        const own = await gatewayRepo.findByTenant(db, tenantId);
-        return own.map((s) => s.org_id).concat(await microsoftTenantOrgs(tenantId));
-      },
-      verifiedDomains: (orgId) => domains.verifiedOf(orgId),
-      verifiedOwner: (domain) => domains.verifiedOwner(domain),
-      liveUser: async (orgId, email) => {
-        const user = await deps.users.findByEmail(orgId, email);
-        return user && { id: user.userId };
-      },
+      settings: (orgId) => cached(`settings:${orgId}`, () => gatewayRepo.find(db, orgId)),
+      orgsOfTenant: (tenantId) =>
+        cached(`tenant:${tenantId.toLowerCase()}`, async () => {
+          const own = await gatewayRepo.findByTenant(db, tenantId);
+          return own.map((s) => s.org_id).concat(await microsoftTenantOrgs(tenantId));
+        }),
+      verifiedDomains: (orgId) => cached(`domains:${orgId}`, () => domains.verifiedOf(orgId)),
+      verifiedOwner: (domain) => cached(`owner:${domain}`, () => domains.verifiedOwner(domain)),
+      liveUser: (orgId, email) =>
+        cached(`user:${orgId}:${email}`, async () => {
+          const user = await deps.users.findByEmail(orgId, email);
+          return user && { id: user.userId };
+        }),
     },
   });
 
@@ -156,13 +183,17 @@ export function createGateway(deps: GatewayDeps) {
         {
           logger,
           engine,
-          lookups: { byGatewayId: (id) => gatewayRepo.findByGatewayId(db, id), withNetworks: () => gatewayRepo.withNetworks(db) },
+          lookups: {
+            byGatewayId: (id) => cached(`gateway:${id}`, () => gatewayRepo.findByGatewayId(db, id)),
+            withNetworks: () => cached('networks', () => gatewayRepo.withNetworks(db)),
+          },
         },
       );
     },
 
-    close() {
+    async close() {
       relay.close();
+      await counts.flush();
     },
   };
 }

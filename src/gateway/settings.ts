@@ -33,6 +33,10 @@ export interface SettingsDeps {
   allowPrivateNextHop: boolean;
   /** Where senders' mail systems connect: `GATEWAY_DOMAIN` and the listener's port. */
   publicName: { domain: string | undefined; port: number };
+  /** After a change is committed: the gateway's caches forget what they held. */
+  onChange(): void;
+  /** Before counts are read: this instance's pending counts are written. */
+  flushCounts(): Promise<void>;
 }
 
 export function createSettingsService(deps: SettingsDeps) {
@@ -64,7 +68,7 @@ export function createSettingsService(deps: SettingsDeps) {
           changes: ['allowedNetworks', 'm365TenantId', 'nextHop', 'stampInternal'],
         });
         return { row, password: created ? password : undefined };
-      });
+      }).finally(deps.onChange);
     },
 
     async rotatePassword(ctx: WriteContext): Promise<{ row: GatewaySettingsRow; password: string }> {
@@ -74,11 +78,12 @@ export function createSettingsService(deps: SettingsDeps) {
         if (!row) throw notFound('Gateway settings');
         await recordAudit(tx, ctx, { action: 'integration.gateway.rotate-password', targetId: row.gateway_id, changes: ['password'] });
         return { row, password };
-      });
+      }).finally(deps.onChange);
     },
 
     /** The settings with today's counts (since midnight UTC) and the routing steps. */
     async status(orgId: string) {
+      await deps.flushCounts();
       const row = await require(orgId);
       const counts = await gatewayRepo.countsOf(db, orgId, clock().toISOString().slice(0, 10));
       return { row, counts, routing: routingSteps(smartHostOf(row, deps.publicName.domain), deps.publicName.port) };

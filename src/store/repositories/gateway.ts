@@ -111,15 +111,24 @@ export const gatewayRepo = {
       .executeTakeFirst();
   },
 
-  /** Counts one message of the org's day, and when its last one came. */
-  async count(db: Db, orgId: string, outcome: GatewayOutcome, at: Date): Promise<void> {
-    const day = at.toISOString().slice(0, 10);
+  /** Adds counts of messages (org, UTC day, outcome), and when each org's last one came. */
+  async addCounts(db: Db, rows: { orgId: string; day: string; outcome: GatewayOutcome; count: number; lastAt: Date }[]): Promise<void> {
+    if (rows.length === 0) return;
     await db
       .insertInto('gateway_counts')
-      .values({ org_id: orgId, day, outcome, count: 1 })
-      .onConflict((oc) => oc.columns(['org_id', 'day', 'outcome']).doUpdateSet({ count: sql`gateway_counts.count + 1` }))
+      .values(rows.map((r) => ({ org_id: r.orgId, day: r.day, outcome: r.outcome, count: r.count })))
+      .onConflict((oc) => oc.columns(['org_id', 'day', 'outcome']).doUpdateSet({ count: sql`gateway_counts.count + excluded.count` }))
       .execute();
-    await db.updateTable('gateway_settings').set({ last_message_at: at }).where('org_id', '=', orgId).execute();
+    const last = new Map<string, Date>();
+    for (const r of rows) if (!last.has(r.orgId) || r.lastAt > last.get(r.orgId)!) last.set(r.orgId, r.lastAt);
+    for (const [orgId, at] of last) {
+      await db
+        .updateTable('gateway_settings')
+        .set({ last_message_at: at })
+        .where('org_id', '=', orgId)
+        .where((eb) => eb.or([eb('last_message_at', 'is', null), eb('last_message_at', '<', at)]))
+        .execute();
+    }
   },
 
   async countsOf(db: Db, orgId: string, day: string): Promise<Record<GatewayOutcome, number>> {
