@@ -15,14 +15,14 @@ describe('bad input at the SMTP gateway', () => {
   let server: TestServer;
   let sink: Sink;
   let port: number;
-  let listener: { close(): Promise<void> };
+  let listener: { port: number; close(): Promise<void> };
   let a: GatewayOrg;
   const delay = monitorEventLoopDelay({ resolution: 10 });
   before(async () => {
     sink = await startSink();
     server = await startServer({ GATEWAY_ALLOW_PRIVATE_NEXT_HOP: 'true', GATEWAY_MAX_BYTES: String(MAX), GATEWAY_SOCKET_TIMEOUT_MS: '1000', GATEWAY_FAIL_CLOSED: 'true' });
     listener = await server.deps.gateway.listen({ port: 0 });
-    port = (listener as unknown as { port: number }).port;
+    port = listener.port;
     a = await gatewayOrg(server, sink, { domain: 'bad-input.example' });
     // Measured from here: the server's start is not the gateway's work.
     delay.enable();
