@@ -7,7 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import mailsplit from '@zone-eu/mailsplit';
 import type { GatewayOutcome, GatewaySettingsRow } from '../store/schema.ts';
 import type { Logger } from '../log.ts';
-import { scan, SPLIT_OPTIONS, stamper, type MessageFacts } from './mime.ts';
+import { AlreadySigned, scan, SPLIT_OPTIONS, stamper, type MessageFacts } from './mime.ts';
 import { Spool } from './spool.ts';
 import type { Relay } from './relay.ts';
 
@@ -105,7 +105,6 @@ export function createEngine(deps: EngineDeps) {
       const ours = new Set(await lookups.verifiedDomains(orgId));
       if (envelope.to.every((to) => ours.has(domainOf(to)))) return { pass: 'internal' };
     }
-    if (facts.markers.has(user.id)) return { pass: 'signature already present' };
     return { userId: user.id };
   }
 
@@ -114,10 +113,10 @@ export function createEngine(deps: EngineDeps) {
     return Buffer.from(state ? `${received}X-Sigsvc-Stamped: ${orgId}; ${state}\r\n` : received);
   }
 
-  async function stamp(source: Readable, signature: { html: string; text: string }): Promise<Spool> {
+  async function stamp(source: Readable, signature: { html: string; text: string }, userId: string): Promise<Spool> {
     const out = new Spool();
     try {
-      await out.fill(Readable.from(joined(source, signature)));
+      await out.fill(Readable.from(joined(source, signature, userId)));
       return out;
     } catch (err) {
       await out.dispose();
@@ -125,9 +124,9 @@ export function createEngine(deps: EngineDeps) {
     }
   }
 
-  async function* joined(source: Readable, signature: { html: string; text: string }) {
+  async function* joined(source: Readable, signature: { html: string; text: string }, userId: string) {
     const joiner = new Joiner();
-    const done = pipeline(source, new Splitter(SPLIT_OPTIONS), stamper(signature), joiner);
+    const done = pipeline(source, new Splitter(SPLIT_OPTIONS), stamper(signature, userId), joiner);
     // The pipeline's failure ends the joiner; it is rethrown after the last chunk.
     const failure = done.then(() => undefined, (err: unknown) => err);
     for await (const chunk of joiner) yield chunk as Buffer;
@@ -167,13 +166,17 @@ export function createEngine(deps: EngineDeps) {
       let reason = 'pass' in decision ? decision.pass : 'stamped';
       if ('userId' in decision) {
         try {
-          body = await stamp(message.open(), await deps.signatureFor(orgId, decision.userId, { reply: facts.isReply }));
+          body = await stamp(message.open(), await deps.signatureFor(orgId, decision.userId, { reply: facts.isReply }), decision.userId);
           outcome = 'stamped';
         } catch (err) {
-          log.warn({ err }, 'stamping failed');
-          if (deps.failClosed) return finish({ code: 451, message: '4.3.0 The signature could not be added; try again later', outcome: 'failed' }, `stamping failed: ${(err as Error).message}`);
-          outcome = 'failed';
-          reason = `stamping failed, sent unstamped: ${(err as Error).message}`;
+          if (err instanceof AlreadySigned) {
+            reason = 'signature already present';
+          } else {
+            log.warn({ err }, 'stamping failed');
+            if (deps.failClosed) return finish({ code: 451, message: '4.3.0 The signature could not be added; try again later', outcome: 'failed' }, `stamping failed: ${(err as Error).message}`);
+            outcome = 'failed';
+            reason = `stamping failed, sent unstamped: ${(err as Error).message}`;
+          }
         }
       }
       const state = facts.alreadyStamped ? undefined : outcome === 'stamped' ? 'stamped' : 'passed';

@@ -8,7 +8,10 @@ import mailsplit from '@zone-eu/mailsplit';
 import type { MimeNode, SplitterChunk } from '@zone-eu/mailsplit';
 import iconv from 'iconv-lite';
 import { insertHtml, insertText } from './insert.ts';
-import { MARKER_IN_TEXT } from '../render/marker.ts';
+import { hasMarker } from '../render/marker.ts';
+
+/** The message already carries the user's signature (the add-in inserted it): it passes as it came. */
+export class AlreadySigned extends Error {}
 
 const { Splitter } = mailsplit;
 
@@ -34,8 +37,6 @@ export interface MessageFacts {
   isReply: boolean;
   /** Why the body must not change: a signature, encryption, or a calendar part. */
   untouchable: 'signed-or-encrypted' | 'calendar' | undefined;
-  /** User ids whose signature marker an HTML body carries (the add-in inserted it). */
-  markers: Set<string>;
 }
 
 export function addressOf(header: string): string | undefined {
@@ -46,47 +47,20 @@ export function addressOf(header: string): string | undefined {
 
 const isTextBody = (node: MimeNode, type: string) => node.contentType === type && node.disposition !== 'attachment';
 
-/** Reads the message once; its bodies are decoded only to look for the signature marker. */
+/** Reads the message once, its structure and root header fields (no body is decoded). */
 export async function scan(source: Readable): Promise<MessageFacts> {
-  const facts: MessageFacts = { from: undefined, alreadyStamped: false, tenantId: undefined, isReply: false, untouchable: undefined, markers: new Set() };
-  const decoders: Promise<void>[] = [];
-  let decoder: Transform | undefined;
-  const endDecoder = () => {
-    decoder?.end();
-    decoder = undefined;
-  };
+  const facts: MessageFacts = { from: undefined, alreadyStamped: false, tenantId: undefined, isReply: false, untouchable: undefined };
   await pipeline(
     source,
     new Splitter(SPLIT_OPTIONS),
     new Writable({
       objectMode: true,
       write(chunk: SplitterChunk, _enc, done) {
-        if (chunk.type === 'node') {
-          endDecoder();
-          readNode(chunk, facts);
-          if (isTextBody(chunk, 'text/html')) {
-            const d = chunk.getDecoder() as Transform;
-            let tail = '';
-            d.on('data', (buf: Buffer) => {
-              const text = tail + buf.toString('latin1');
-              for (const m of text.matchAll(MARKER_IN_TEXT)) facts.markers.add(m[1]!.toLowerCase());
-              tail = text.slice(-80);
-            });
-            decoders.push(finished(d));
-            decoder = d;
-          }
-        } else if (chunk.type === 'body' && decoder) {
-          if (!decoder.write(chunk.value)) return decoder.once('drain', () => done());
-        }
-        done();
-      },
-      final(done) {
-        endDecoder();
+        if (chunk.type === 'node') readNode(chunk, facts);
         done();
       },
     }),
   );
-  await Promise.all(decoders);
   return facts;
 }
 
@@ -102,6 +76,8 @@ function readNode(node: MimeNode, facts: MessageFacts): void {
   facts.isReply = headers.hasHeader('in-reply-to') || headers.hasHeader('references');
 }
 
+const SLICE_BYTES = 64 * 1024;
+
 /** Text bodies larger than this pass unstamped: a text part is decoded whole in memory. */
 const MAX_TEXT_BYTES = 4 * 1024 * 1024;
 
@@ -109,7 +85,7 @@ const MAX_TEXT_BYTES = 4 * 1024 * 1024;
  * Object-mode transform between a Splitter and a Joiner: buffers each text/html and text/plain
  * body (encoded), and on the next chunk writes it back with the signature inserted.
  */
-export function stamper(signature: { html: string; text: string }): Transform {
+export function stamper(signature: { html: string; text: string }, userId: string): Transform {
   let current: { node: MimeNode; chunks: Buffer[]; size: number; passing: boolean } | undefined;
   const transform = new Transform({
     objectMode: true,
@@ -147,7 +123,7 @@ export function stamper(signature: { html: string; text: string }): Transform {
     current = undefined;
     if (!node || node.passing) return;
     const encoded = Buffer.concat(node.chunks);
-    const rewritten = await rewriteBody(node.node, encoded, signature);
+    const rewritten = await rewriteBody(node.node, encoded, signature, userId);
     stream.push(node.node);
     if (rewritten.length > 0) stream.push({ type: 'body', node: node.node, value: rewritten });
   }
@@ -155,12 +131,14 @@ export function stamper(signature: { html: string; text: string }): Transform {
 }
 
 /** Decodes one text body, inserts the signature, and encodes it again (charset and transfer encoding kept when they can carry it). */
-async function rewriteBody(node: MimeNode, encoded: Buffer, signature: { html: string; text: string }): Promise<Buffer> {
+async function rewriteBody(node: MimeNode, encoded: Buffer, signature: { html: string; text: string }, userId: string): Promise<Buffer> {
   const decoded = await through(node.getDecoder() as Transform, encoded);
   const charset = (node.charset || 'us-ascii').toLowerCase();
   if (!iconv.encodingExists(charset)) return encoded; // An unknown charset: left as it came.
   const text = iconv.decode(decoded, charset);
   const html = node.contentType === 'text/html';
+  // Found while rewriting (the HTML is decoded here anyway): the whole stamped copy is dropped.
+  if (html && hasMarker(text, userId)) throw new AlreadySigned();
   const result = html ? insertHtml(text, signature.html) : insertText(text, signature.text);
   let bytes = iconv.encode(result, charset);
   if (iconv.decode(bytes, charset) !== result) {
@@ -182,7 +160,13 @@ async function rewriteBody(node: MimeNode, encoded: Buffer, signature: { html: s
 async function through(stream: Transform, input: Buffer): Promise<Buffer> {
   const out: Buffer[] = [];
   stream.on('data', (c: Buffer) => out.push(c));
-  stream.end(input);
-  await finished(stream);
+  const done = finished(stream);
+  // In slices, yielding between them: a body of megabytes is never encoded in one turn of the event loop.
+  for (let at = 0; at < input.length; at += SLICE_BYTES) {
+    stream.write(input.subarray(at, at + SLICE_BYTES));
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  stream.end();
+  await done;
   return Buffer.concat(out);
 }

@@ -6,5 +6,5 @@
 // user's signature and does not stamp the message again.
 export const markSignature = (html: string, userId: string) => `<div class="sigsvc-signature sigsvc-${userId}">${html}</div>`;
 
-/** Finds the user ids of markers in decoded HTML. */
-export const MARKER_IN_TEXT = /\bsigsvc-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\b/gi;
+/** Whether decoded HTML carries this user's marker. */
+export const hasMarker = (html: string, userId: string) => html.toLowerCase().includes(`sigsvc-${userId.toLowerCase()}`);
