@@ -129,7 +129,19 @@ export function createEngine(deps: EngineDeps) {
     const done = pipeline(source, new Splitter(SPLIT_OPTIONS), stamper(signature, userId), joiner);
     // The pipeline's failure ends the joiner; it is rethrown after the last chunk.
     const failure = done.then(() => undefined, (err: unknown) => err);
-    for await (const chunk of joiner) yield chunk as Buffer;
+    // The joiner writes a chunk per line: handed on in batches of 64 KB.
+    let batch: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of joiner) {
+      batch.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size >= 64 * 1024) {
+        yield Buffer.concat(batch);
+        batch = [];
+        size = 0;
+      }
+    }
+    if (size > 0) yield Buffer.concat(batch);
     const err = await failure;
     if (err) throw err;
   }
