@@ -40,6 +40,9 @@ import { addinRoutes, outlookRoutes } from './outlook/routes.ts';
 import { microsoftRoutes } from './microsoft/routes.ts';
 import { webAppRoutes } from './web-apps/routes.ts';
 import { allowedWebOrigins } from './web-apps/origins.ts';
+import { IMAGE_MAX_BYTES, IMAGE_MAX_SIDE } from './images/service.ts';
+import { TEMPLATE_SOURCE_MAX } from './templates/schemas.ts';
+import { MIN_PASSWORD_LENGTH } from './auth/passwords.ts';
 import cors from '@fastify/cors';
 import { clientIds } from './auth/idp/provider.ts';
 import { peoplePageRoutes } from './people/page-routes.ts';
@@ -248,6 +251,13 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       authUrl: config.authUrl,
       apiUrl: config.baseUrl,
       ...(config.billingUrl ? { billingUrl: config.billingUrl } : {}),
+      limits: {
+        renderBytes: config.renderLimitBytes,
+        templateSourceChars: TEMPLATE_SOURCE_MAX,
+        imageBytes: IMAGE_MAX_BYTES,
+        imageSidePx: IMAGE_MAX_SIDE,
+        passwordMinChars: MIN_PASSWORD_LENGTH,
+      },
       logger: deps.logger,
     }),
   );

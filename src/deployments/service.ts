@@ -1,5 +1,6 @@
 // Per-user deployment state (`GET /v1/orgs/{orgId}/deployments`, docs/google-workspace.md),
-// written by the Gmail push and the Outlook add-in, read by admins and the dashboard.
+// written by each deployment target (target.ts: the Gmail push, the Outlook add-in), read by admins
+// and the dashboard.
 import type { Db } from '../store/db.ts';
 import { deploymentsRepo, type DeploymentFilter, type DeploymentWrite } from '../store/repositories/deployments.ts';
 import { decodeCursor, toPage, type Page, type PageRequest } from '../store/pagination.ts';

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { text, timestamp, uuid, versionField } from '../http/schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
-const MAX_SOURCE = 100_000;
+/** A template source's length, in characters (also shown by the dashboard's editor). */
+export const TEMPLATE_SOURCE_MAX = 100_000;
 
 const templateExample = {
   templateId: EXAMPLE.templateId,
@@ -35,8 +36,8 @@ export const templateSchema = z
 
 const fields = {
   name: text().trim().min(1).max(200),
-  html: text().max(MAX_SOURCE).describe('Liquid template of the HTML signature'),
-  text: text().max(MAX_SOURCE).describe('Liquid template of the plain-text signature'),
+  html: text().max(TEMPLATE_SOURCE_MAX).describe('Liquid template of the HTML signature'),
+  text: text().max(TEMPLATE_SOURCE_MAX).describe('Liquid template of the plain-text signature'),
   isDefault: z.boolean().describe("the org's default template for rendering; at most one per org"),
 };
 
