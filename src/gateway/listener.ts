@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
+import type { Readable } from 'node:stream';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import type { Logger } from '../log.ts';
 import type { GatewaySettingsRow } from '../store/schema.ts';
@@ -37,34 +38,54 @@ export interface ListenerDeps {
 const smtpError = (code: number, message: string) => Object.assign(new Error(message), { responseCode: code });
 const isLoopback = (address: string) => /^(127\.|::1$|::ffff:127\.)/.test(address);
 
+/** What each session proved so far: its address's networks, then its SNI name or AUTH credentials. */
+function createProofs(domain: string | undefined, lookups: ListenerDeps['lookups']) {
+  const proofs = new Map<string, ConnectionProof>();
+  return {
+    get: (session: SMTPServerSession) => proofs.get(session.id),
+    forget: (session: SMTPServerSession) => void proofs.delete(session.id),
+
+    /** The session's proof, made from its address on first use. */
+    async of(session: SMTPServerSession): Promise<ConnectionProof> {
+      const known = proofs.get(session.id);
+      if (known) return known;
+      const networks = (await lookups.withNetworks()).flatMap((s) => {
+        const hits = s.allowed_networks.filter((n) => contains(blockListOf([n]), session.remoteAddress));
+        return hits.length === 0 ? [] : [{ orgId: s.org_id, shared: hits.every((n) => n.shared) }];
+      });
+      const proof: ConnectionProof = { remoteAddress: session.remoteAddress, helo: session.hostNameAppearsAs || '', provenOrg: undefined, networks };
+      proofs.set(session.id, proof);
+      return proof;
+    },
+
+    /** The org of the session's SNI name, when it is one of ours and the address is in its networks. */
+    async sniOrg(session: SMTPServerSession, proof: ConnectionProof): Promise<string | undefined> {
+      const name = typeof session.servername === 'string' ? session.servername.toLowerCase() : '';
+      if (!domain || !name.endsWith(`.${domain}`)) return undefined;
+      const settings = await lookups.byGatewayId(name.slice(0, -domain.length - 1));
+      return settings && proof.networks.some((n) => n.orgId === settings.org_id) ? settings.org_id : undefined;
+    },
+  };
+}
+
+/** DATA: the whole message spooled, then the engine's answer (the next hop's) is the client's. */
+async function receive(stream: Readable & { sizeExceeded?: boolean }, session: SMTPServerSession, proof: ConnectionProof | undefined, ctx: { engine: Engine; maxBytes: number; correlationId: string; spool: Spool }): Promise<{ code: number; message: string }> {
+  await ctx.spool.fill(stream);
+  if (!proof) return { code: 503, message: '5.5.1 No sender' };
+  if (stream.sizeExceeded) return { code: 552, message: `5.3.4 The message is larger than ${ctx.maxBytes} bytes` };
+  const mailFrom = session.envelope.mailFrom;
+  const envelope = {
+    from: mailFrom ? mailFrom.address : '',
+    to: session.envelope.rcptTo.map((r) => r.address),
+    use8BitMime: Boolean(mailFrom && mailFrom.args && (mailFrom.args as Record<string, unknown>).BODY === '8BITMIME'),
+  };
+  return ctx.engine.handle(proof, envelope, ctx.spool, ctx.correlationId);
+}
+
 export async function startListener(options: ListenerOptions, deps: ListenerDeps): Promise<{ port: number; close(): Promise<void> }> {
   const { logger, engine, lookups } = deps;
-  const proofs = new Map<string, ConnectionProof>();
+  const proofs = createProofs(options.domain, lookups);
   const tls = options.tls ? { key: readFileSync(options.tls.keyFile), cert: readFileSync(options.tls.certFile) } : undefined;
-
-  /** What the address and the SNI name prove; the AUTH credentials are added by onAuth. */
-  async function proofOf(session: SMTPServerSession): Promise<ConnectionProof> {
-    const known = proofs.get(session.id);
-    if (known) return known;
-    const networks = (await lookups.withNetworks())
-      .flatMap((s) => {
-        const hits = s.allowed_networks.filter((n) => contains(blockListOf([n]), session.remoteAddress));
-        if (hits.length === 0) return [];
-        return [{ orgId: s.org_id, shared: hits.every((n) => n.shared) }];
-      });
-    const proof: ConnectionProof = { remoteAddress: session.remoteAddress, helo: session.hostNameAppearsAs || '', provenOrg: undefined, networks };
-    proofs.set(session.id, proof);
-    return proof;
-  }
-
-  /** The org of the session's SNI name, when it is one of ours and the address is in its networks. */
-  async function sniOrg(session: SMTPServerSession, proof: ConnectionProof): Promise<string | undefined> {
-    const name = typeof session.servername === 'string' ? session.servername.toLowerCase() : '';
-    if (!options.domain || !name.endsWith(`.${options.domain}`)) return undefined;
-    const settings = await lookups.byGatewayId(name.slice(0, -options.domain.length - 1));
-    return settings && proof.networks.some((n) => n.orgId === settings.org_id) ? settings.org_id : undefined;
-  }
-
   const server = new SMTPServer({
     name: options.hostname,
     banner: 'sigsvc signature gateway',
@@ -85,16 +106,17 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
         .byGatewayId(auth.username ?? '')
         .then(async (settings) => {
           if (!settings || !passwordMatches(settings, auth.password ?? '')) return callback(smtpError(535, '5.7.8 Authentication failed'));
-          (await proofOf(session)).provenOrg = settings.org_id;
+          (await proofs.of(session)).provenOrg = settings.org_id;
           callback(null, { user: settings.org_id });
         })
         .catch((err: unknown) => callback(err as Error));
     },
     onMailFrom(_address, session, callback) {
-      proofOf(session)
+      proofs
+        .of(session)
         .then(async (proof) => {
           proof.helo = session.hostNameAppearsAs || proof.helo;
-          if (!proof.provenOrg) proof.provenOrg = await sniOrg(session, proof);
+          proof.provenOrg ??= await proofs.sniOrg(session, proof);
           if (!proof.provenOrg && proof.networks.length === 0) return callback(smtpError(530, '5.7.0 Authentication required'));
           callback();
         })
@@ -107,22 +129,8 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     onData(stream, session, callback) {
       const correlationId = randomUUID();
       const spool = new Spool();
-      const proof = proofs.get(session.id);
-      spool
-        .fill(stream)
-        .then(async () => {
-          if (!proof) return callback(smtpError(503, '5.5.1 No sender'));
-          if ((stream as { sizeExceeded?: boolean }).sizeExceeded) return callback(smtpError(552, `5.3.4 The message is larger than ${options.maxBytes} bytes`));
-          const mailFrom = session.envelope.mailFrom;
-          const envelope = {
-            from: mailFrom ? mailFrom.address : '',
-            to: session.envelope.rcptTo.map((r) => r.address),
-            use8BitMime: Boolean(mailFrom && mailFrom.args && (mailFrom.args as Record<string, unknown>).BODY === '8BITMIME'),
-          };
-          const reply = await engine.handle(proof, envelope, spool, correlationId);
-          if (reply.code < 400) return callback(null, reply.message);
-          callback(smtpError(reply.code, reply.message));
-        })
+      receive(stream, session, proofs.get(session), { engine, maxBytes: options.maxBytes, correlationId, spool })
+        .then((reply) => (reply.code < 400 ? callback(null, reply.message) : callback(smtpError(reply.code, reply.message))))
         .catch((err: unknown) => {
           // The client went away mid-DATA (nothing was relayed), or the gateway failed.
           logger.warn({ err, correlationId, remoteAddress: session.remoteAddress }, 'gateway message not received or not handled');
@@ -131,7 +139,7 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
         .finally(() => void spool.dispose());
     },
     onClose(session) {
-      proofs.delete(session.id);
+      proofs.forget(session);
     },
   });
   server.on('error', (err) => logger.warn({ err }, 'gateway connection error'));

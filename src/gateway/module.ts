@@ -17,9 +17,9 @@ import type { UserService } from '../users/service.ts';
 import type { WriteContext } from '../audit/record.ts';
 import { conflict, notFound } from '../errors.ts';
 import { createTxtLookup } from './dns.ts';
-import { createDomainService } from './domains.ts';
+import { createDomainService, type DomainService } from './domains.ts';
 import { createSettingsService } from './settings.ts';
-import { createEngine, type EngineDeps } from './engine.ts';
+import { createEngine, type Engine, type EngineDeps } from './engine.ts';
 import { createRelay } from './relay.ts';
 import { startListener } from './listener.ts';
 import { markSignature } from '../render/marker.ts';
@@ -45,17 +45,7 @@ export function createGateway(deps: GatewayDeps) {
   const { db, logger, clock, config } = deps;
   const gw = config.gateway;
   const hostname = gw.domain ?? new URL(config.baseUrl).hostname;
-  // What every message reads (settings, domains, the sender), cached for CACHE_TTL_MS: a change
-  // on this instance clears them at once, another instance's within the TTL (as the API's caches).
-  const cache = new LRUCache<string, { value: unknown }>({ ...entryBound(10_000), ttl: config.cacheTtlMs });
-  const cached = async <T>(key: string, load: () => Promise<T>): Promise<T> => {
-    const hit = cache.get(key);
-    if (hit) return hit.value as T;
-    const value = await load();
-    cache.set(key, { value });
-    return value;
-  };
-  const onChange = () => cache.clear();
+  const { cached, clear: onChange } = createCache(config.cacheTtlMs);
   const counts = new GatewayCounts(
     (rows) => gatewayRepo.addCounts(db, rows),
     (err) => logger.warn({ err }, 'gateway counts were not written'),
@@ -96,33 +86,8 @@ export function createGateway(deps: GatewayDeps) {
     relay,
     signatureFor,
     record,
-    lookups: {
-      settings: (orgId) => cached(`settings:${orgId}`, () => gatewayRepo.find(db, orgId)),
-      orgsOfTenant: (tenantId) =>
-        cached(`tenant:${tenantId.toLowerCase()}`, async () => {
-          const own = await gatewayRepo.findByTenant(db, tenantId);
-          return own.map((s) => s.org_id).concat(await microsoftTenantOrgs(tenantId));
-        }),
-      verifiedDomains: (orgId) => cached(`domains:${orgId}`, () => domains.verifiedOf(orgId)),
-      verifiedOwner: (domain) => cached(`owner:${domain}`, () => domains.verifiedOwner(domain)),
-      liveUser: (orgId, email) =>
-        cached(`user:${orgId}:${email}`, async () => {
-          const user = await deps.users.findByEmail(orgId, email);
-          return user && { id: user.userId };
-        }),
-    },
+    lookups: engineLookups(db, deps.users, domains, cached),
   });
-
-  /** Orgs with no tenant id of their own whose connected Microsoft integration has this one. */
-  async function microsoftTenantOrgs(tenantId: string): Promise<string[]> {
-    const rows = await gatewayRepo.withoutTenant(db);
-    const found: string[] = [];
-    for (const r of rows) {
-      const ms = await microsoftRepo.find(db, r.org_id);
-      if (ms && ms.tenant_id.toLowerCase() === tenantId.toLowerCase()) found.push(r.org_id);
-    }
-    return found;
-  }
 
   return {
     domains,
@@ -139,33 +104,7 @@ export function createGateway(deps: GatewayDeps) {
     errors: (filter: { orgId?: string | undefined; from?: Date | undefined; to?: Date | undefined }, limit: number) => gatewayRepo.listErrors(db, filter, limit),
 
     /** A message from the caller (or `from`) through the engine, as if its mail system sent it. */
-    async sendTest(ctx: WriteContext, input: { to: string; from?: string | undefined }): Promise<{ outcome: GatewayOutcome; reply: string; correlationId: string }> {
-      const row = await gatewayRepo.find(db, ctx.orgId);
-      if (!row) throw notFound('Gateway settings');
-      let from = input.from;
-      if (!from && ctx.principal.kind === 'user') from = (await deps.users.get(ctx.orgId, ctx.principal.userId)).email;
-      if (!from) throw conflict('An API key has no address: send `from`, an address of a verified domain.');
-      const ours = await domains.verifiedOf(ctx.orgId);
-      if (!ours.includes(from.slice(from.lastIndexOf('@') + 1).toLowerCase())) throw conflict(`${from} is not in a verified domain of this organisation.`);
-      const raw = await new MailComposer({
-        from,
-        to: input.to,
-        subject: 'Signature gateway test',
-        text: 'This message came through the signature gateway.',
-        html: '<html><body><p>This message came through the signature gateway.</p></body></html>',
-      })
-        .compile()
-        .build();
-      const spool = new Spool();
-      await spool.fill(Readable.from([raw]));
-      const correlationId = randomUUID();
-      try {
-        const reply = await engine.handle({ remoteAddress: '127.0.0.1', helo: 'test', provenOrg: ctx.orgId, networks: [] }, { from, to: [input.to], use8BitMime: false }, spool, correlationId);
-        return { outcome: reply.outcome, reply: `${reply.code} ${reply.message}`, correlationId };
-      } finally {
-        await spool.dispose();
-      }
-    },
+    sendTest: (ctx: WriteContext, input: { to: string; from?: string | undefined }) => sendTest({ db, users: deps.users, domains, engine }, ctx, input),
 
     /** Starts the SMTP listener (GATEWAY_PORT); `port` 0 in tests picks a free one. */
     listen(overrides: { port?: number } = {}) {
@@ -199,3 +138,81 @@ export function createGateway(deps: GatewayDeps) {
 }
 
 export type Gateway = ReturnType<typeof createGateway>;
+
+/** What every message reads (settings, domains, the sender), cached for CACHE_TTL_MS: a change on
+ * this instance clears them at once, another instance's within the TTL (as the API's caches). */
+function createCache(ttlMs: number) {
+  const cache = new LRUCache<string, { value: unknown }>({ ...entryBound(10_000), ttl: ttlMs });
+  return {
+    async cached<T>(key: string, load: () => Promise<T>): Promise<T> {
+      const hit = cache.get(key);
+      if (hit) return hit.value as T;
+      const value = await load();
+      cache.set(key, { value });
+      return value;
+    },
+    clear: () => cache.clear(),
+  };
+}
+
+type Cached = ReturnType<typeof createCache>['cached'];
+
+function engineLookups(db: Db, users: UserService, domains: DomainService, cached: Cached): EngineDeps['lookups'] {
+  /** Orgs with no tenant id of their own whose connected Microsoft integration has this one. */
+  async function microsoftTenantOrgs(tenantId: string): Promise<string[]> {
+    const found: string[] = [];
+    for (const r of await gatewayRepo.withoutTenant(db)) {
+      const ms = await microsoftRepo.find(db, r.org_id);
+      if (ms && ms.tenant_id.toLowerCase() === tenantId.toLowerCase()) found.push(r.org_id);
+    }
+    return found;
+  }
+  return {
+    settings: (orgId) => cached(`settings:${orgId}`, () => gatewayRepo.find(db, orgId)),
+    orgsOfTenant: (tenantId) =>
+      cached(`tenant:${tenantId.toLowerCase()}`, async () => {
+        const own = await gatewayRepo.findByTenant(db, tenantId);
+        return own.map((s) => s.org_id).concat(await microsoftTenantOrgs(tenantId));
+      }),
+    verifiedDomains: (orgId) => cached(`domains:${orgId}`, () => domains.verifiedOf(orgId)),
+    verifiedOwner: (domain) => cached(`owner:${domain}`, () => domains.verifiedOwner(domain)),
+    liveUser: (orgId, email) =>
+      cached(`user:${orgId}:${email}`, async () => {
+        const user = await users.findByEmail(orgId, email);
+        return user && { id: user.userId };
+      }),
+  };
+}
+
+/** `POST …/gateway/test`: a message from the caller (or `from`, a verified domain's) through the engine. */
+async function sendTest(
+  deps: { db: Db; users: UserService; domains: DomainService; engine: Engine },
+  ctx: WriteContext,
+  input: { to: string; from?: string | undefined },
+): Promise<{ outcome: GatewayOutcome; reply: string; correlationId: string }> {
+  if (!(await gatewayRepo.find(deps.db, ctx.orgId))) throw notFound('Gateway settings');
+  let from = input.from;
+  if (!from && ctx.principal.kind === 'user') from = (await deps.users.get(ctx.orgId, ctx.principal.userId)).email;
+  if (!from) throw conflict('An API key has no address: send `from`, an address of a verified domain.');
+  const ours = await deps.domains.verifiedOf(ctx.orgId);
+  if (!ours.includes(from.slice(from.lastIndexOf('@') + 1).toLowerCase())) throw conflict(`${from} is not in a verified domain of this organisation.`);
+  const raw = await new MailComposer({
+    from,
+    to: input.to,
+    subject: 'Signature gateway test',
+    text: 'This message came through the signature gateway.',
+    html: '<html><body><p>This message came through the signature gateway.</p></body></html>',
+  })
+    .compile()
+    .build();
+  const spool = new Spool();
+  await spool.fill(Readable.from([raw]));
+  const correlationId = randomUUID();
+  try {
+    const proof = { remoteAddress: '127.0.0.1', helo: 'test', provenOrg: ctx.orgId, networks: [] };
+    const reply = await deps.engine.handle(proof, { from, to: [input.to], use8BitMime: false }, spool, correlationId);
+    return { outcome: reply.outcome, reply: `${reply.code} ${reply.message}`, correlationId };
+  } finally {
+    await spool.dispose();
+  }
+}
