@@ -72,7 +72,7 @@ function createProofs(domain: string | undefined, lookups: ListenerDeps['lookups
 async function receive(stream: Readable & { sizeExceeded?: boolean }, session: SMTPServerSession, proof: ConnectionProof | undefined, ctx: { engine: Engine; maxBytes: number; correlationId: string; spool: Spool }): Promise<{ code: number; message: string }> {
   await ctx.spool.fill(stream);
   if (!proof) return { code: 503, message: '5.5.1 No sender' };
-  if (stream.sizeExceeded) return { code: 552, message: `5.3.4 The message is larger than ${ctx.maxBytes} bytes` };
+  if (stream.sizeExceeded || ctx.spool.size > ctx.maxBytes) return { code: 552, message: `5.3.4 The message is larger than ${ctx.maxBytes} bytes` };
   const mailFrom = session.envelope.mailFrom;
   const envelope = {
     from: mailFrom ? mailFrom.address : '',
@@ -128,7 +128,7 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     },
     onData(stream, session, callback) {
       const correlationId = randomUUID();
-      const spool = new Spool();
+      const spool = new Spool(options.maxBytes);
       receive(stream, session, proofs.get(session), { engine, maxBytes: options.maxBytes, correlationId, spool })
         .then((reply) => (reply.code < 400 ? callback(null, reply.message) : callback(smtpError(reply.code, reply.message))))
         .catch((err: unknown) => {

@@ -1,6 +1,7 @@
 // Relaying to an org's next hop with nodemailer's SMTP transport (pooled per org and settings
 // version): the envelope as received (8BITMIME asked for when the client asked; SMTPUTF8 when an
 // address needs it), and the next hop's answer handed back to the client as it came.
+import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import nodemailer from 'nodemailer';
 import type { GatewaySettingsRow } from '../store/schema.ts';
@@ -61,17 +62,25 @@ export function createRelay(opts: { hostname: string; timeoutMs: number }): Rela
   };
 }
 
-/** The prefix and the spooled message as one stream, read in order. */
+/** The prefix and the spooled message as one stream, read in order; it stops when the reader goes away. */
 function concat(parts: (Buffer | Spool)[]): Readable {
   const out = new PassThrough();
+  const push = async (chunk: Buffer): Promise<boolean> => {
+    if (out.destroyed) return false;
+    if (!out.write(chunk)) await Promise.race([once(out, 'drain'), once(out, 'close')]);
+    return !out.destroyed;
+  };
   (async () => {
     for (const part of parts) {
       if (Buffer.isBuffer(part)) {
-        if (!out.write(part)) await new Promise<void>((r) => out.once('drain', () => r()));
+        if (!(await push(part))) return;
         continue;
       }
-      for await (const chunk of part.open()) {
-        if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+      const source = part.open();
+      try {
+        for await (const chunk of source) if (!(await push(chunk as Buffer))) return;
+      } finally {
+        source.destroy();
       }
     }
     out.end();

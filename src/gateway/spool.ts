@@ -11,9 +11,15 @@ import { finished, pipeline } from 'node:stream/promises';
 const MEMORY_BYTES = 1024 * 1024;
 
 export class Spool {
+  /** Bytes past this are counted, not kept (the listener refuses the message): a client cannot fill the disk. */
+  private readonly limit: number;
   private chunks: Buffer[] = [];
   private file: { dir: string; name: string; out: WriteStream } | undefined;
   size = 0;
+
+  constructor(limit = Number.POSITIVE_INFINITY) {
+    this.limit = limit;
+  }
 
   /** Copies a stream in; resolves when it ended, rejects when it failed (the client went away). */
   async fill(source: Readable): Promise<void> {
@@ -33,6 +39,7 @@ export class Spool {
 
   private async write(chunk: Buffer): Promise<void> {
     this.size += chunk.length;
+    if (this.size > this.limit) return;
     if (!this.file && this.size <= MEMORY_BYTES) {
       this.chunks.push(chunk);
       return;
