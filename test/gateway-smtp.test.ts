@@ -184,7 +184,8 @@ describe('the SMTP gateway', () => {
     assert.equal(unverified.code, 550);
     assert.equal(sink.messages.length + sinkB.messages.length, before);
     const staffErrors = await server.deps.gateway.errors({ orgId: b.orgId }, 10);
-    assert.ok(staffErrors.some((e) => e.outcome === 'refused' && /another organisation/.test(e.reason)));
+    assert.ok(staffErrors.some((e) => e.outcome === 'refused' && e.reason === 'MAIL FROM: 5.7.1 The sender domain belongs to another organisation'), 'refused at MAIL FROM, before the message was sent');
+    assert.ok(staffErrors.some((e) => e.outcome === 'refused' && /From domain belongs to another organisation/.test(e.reason)));
   });
 
   test('without credentials: no allowed network is 530; a wrong password is 535; never an open relay', async () => {

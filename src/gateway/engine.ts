@@ -2,6 +2,7 @@
 // the connection proved, whether its domains allow the sender, whether to stamp, the stamping,
 // and the relay to the org's next hop, whose answer becomes the client's. Nothing is queued here:
 // the client hears the next hop's answer (a 4xx stays a 4xx, and the sender retries).
+import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import mailsplit from '@zone-eu/mailsplit';
@@ -147,6 +148,20 @@ export function createEngine(deps: EngineDeps) {
   }
 
   return {
+    /** At MAIL FROM, for a connection that proved its org: the refusal its sender earns, if any. */
+    async refuseSender(orgId: string, from: string, remoteAddress: string): Promise<{ code: number; message: string } | undefined> {
+      try {
+        await checkDomains(orgId, { from, to: [], use8BitMime: false }, { from: undefined, alreadyStamped: false, tenantId: undefined, isReply: false, untouchable: undefined });
+        return undefined;
+      } catch (err) {
+        if (!(err instanceof Refusal)) throw err;
+        const correlationId = randomUUID();
+        logger.info({ correlationId, orgId, remoteAddress, sender: from, outcome: 'refused', code: err.code, reason: err.message }, 'gateway message');
+        await deps.record({ orgId, outcome: 'refused', reason: `MAIL FROM: ${err.message}`, correlationId, remoteAddress, sender: from });
+        return { code: err.code, message: err.message };
+      }
+    },
+
     /** Handles one received message: the reply the client gets. */
     async handle(proof: ConnectionProof, envelope: Envelope, message: Spool, correlationId: string): Promise<Reply> {
       const log = logger.child({ correlationId, remoteAddress: proof.remoteAddress, sender: envelope.from });

@@ -111,13 +111,16 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
         })
         .catch((err: unknown) => callback(err as Error));
     },
-    onMailFrom(_address, session, callback) {
+    onMailFrom(address, session, callback) {
       proofs
         .of(session)
         .then(async (proof) => {
           proof.helo = session.hostNameAppearsAs || proof.helo;
           proof.provenOrg ??= await proofs.sniOrg(session, proof);
           if (!proof.provenOrg && proof.networks.length === 0) return callback(smtpError(530, '5.7.0 Authentication required'));
+          // A proven org's sender is checked now, before the message is sent (again at DATA, with From).
+          const refusal = proof.provenOrg ? await engine.refuseSender(proof.provenOrg, address.address, session.remoteAddress) : undefined;
+          if (refusal) return callback(smtpError(refusal.code, refusal.message));
           callback();
         })
         .catch((err: unknown) => callback(err as Error));
