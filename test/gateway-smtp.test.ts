@@ -237,6 +237,32 @@ describe('the SMTP gateway', () => {
     });
   });
 
+  test("the Microsoft integration's tenant names an org that set no m365TenantId of its own", async () => {
+    const tenant = '5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d';
+    const c = await gatewayOrg(server, sinkB, { domain: 'c-corp.example', allowedNetworks: [{ cidr: '127.0.0.0/8', shared: true }] });
+    const connected = await server.request('PUT', `/v1/orgs/${c.orgId}/integrations/microsoft`, {
+      key: c.key,
+      body: { tenantId: tenant, clientId: '0b1c2d3e-4f50-4a6b-8c7d-9e0f1a2b3c4e', clientSecret: 'not used here' },
+    });
+    assert.equal(connected.status, 200, connected.text);
+    const raw = Buffer.from(`X-MS-Exchange-CrossTenant-Id: ${tenant}\r\nFrom: ${c.user.email}\r\nTo: grace@ext.example\r\nSubject: x\r\n\r\nHi.\r\n`);
+    const res = await sendRaw(client(port), { from: c.user.email, to: ['grace@ext.example'] }, raw);
+    assert.equal(res.code, 250, res.response);
+    assert.equal(stampedHeader((await sinkB.next(++sentB)).raw), `${c.orgId}; stamped`);
+    // Its range removed again: the later tests expect a connection without credentials to name no org.
+    const reset = await server.request('PUT', `/v1/orgs/${c.orgId}/integrations/gateway`, { key: c.key, body: { nextHop: { host: '127.0.0.1', port: sinkB.port, secure: false }, allowedNetworks: [], stampInternal: false } });
+    assert.equal(reset.status, 200);
+  });
+
+  test('stampInternal: internal mail is stamped when the org asks for it', async () => {
+    const body = (stampInternal: boolean) => ({ nextHop: { host: '127.0.0.1', port: sink.port, secure: false }, allowedNetworks: [], stampInternal, m365TenantId: TENANT_A });
+    assert.equal((await server.request('PUT', `/v1/orgs/${a.orgId}/integrations/gateway`, { key: a.key, body: body(true) })).status, 200);
+    const raw = Buffer.from(`From: ${a.user.email}\r\nTo: bob@${a.domain}\r\nSubject: lunch\r\nContent-Type: text/html\r\n\r\n<p>Lunch?</p>\r\n`);
+    assert.equal((await sendRaw(asA(), { from: a.user.email, to: [`bob@${a.domain}`] }, raw)).code, 250);
+    assert.equal(stampedHeader((await sink.next(++sent)).raw), `${a.orgId}; stamped`);
+    assert.equal((await server.request('PUT', `/v1/orgs/${a.orgId}/integrations/gateway`, { key: a.key, body: body(false) })).status, 200);
+  });
+
   test("the next hop's answer is the client's: a 4xx stays a 4xx, a 5xx a 5xx; an unreachable next hop is 451", async () => {
     const plain = Buffer.from(`From: ${a.user.email}\r\nTo: grace@ext.example\r\nSubject: x\r\n\r\nHi.\r\n`);
     sink.refuseWith(451);
