@@ -131,7 +131,10 @@ describe('the SMTP gateway', () => {
     const attachments = (m: string) => m.slice(m.indexOf('--mixed-boundary-1\r\nContent-Type: image/png'));
     assert.equal(attachments(got), attachments(sent_), 'everything from the first attachment on is the same bytes');
     assert.notEqual(got, sent_, 'and the text bodies were stamped');
-    assert.match(got, /The plan is attached\.<\/p><div class="sigsvc-signature/);
+    const parsed = await simpleParser(Buffer.from(got, 'latin1'));
+    assert.match(parsed.html || '', /The plan is attached\.<\/p><div class="sigsvc-signature/);
+    assert.match(parsed.text || '', /The plan is attached\.\n\nAda Lovelace/);
+    assert.deepEqual(parsed.attachments.map((a) => [a.filename, a.content.length]), [['plan.png', 3008], ['notes.txt', 37]]);
   });
 
   test('passed byte for byte: S/MIME signed, a calendar invitation, an already stamped message, a sender who is not a user, internal mail', async () => {
