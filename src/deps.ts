@@ -47,6 +47,7 @@ import { adminModule, type OrgAdminService, type StaffAdminService } from './adm
 import { webhooksModule } from './webhooks/module.ts';
 import { designerModule } from './designer/module.ts';
 import { scimModule, type ScimService } from './scim/module.ts';
+import { gatewayModule, type Gateway } from './gateway/module.ts';
 import { webAppsModule } from './web-apps/module.ts';
 import type { HealthCheck } from './health/module.ts';
 
@@ -88,6 +89,8 @@ export interface Deps {
   directory: DirectoryService;
   /** SCIM 2.0 provisioning (src/scim/): tokens, and the users and groups Okta or Entra ID push. */
   scim: ScimService;
+  /** The SMTP signature gateway: domains, settings, the engine and its listener (src/gateway/). */
+  gateway: Gateway;
   deployments: DeploymentService;
   google: GoogleService;
   googleRuns: GoogleRuns;
@@ -162,6 +165,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const connectors = [google.connector, microsoft.connector];
     add(directorySyncModule(core, { directory, connectors, schedules: [google.schedule] }, { tickMs: overrides.google?.schedulerTickMs }));
     const scim = add(scimModule(core));
+    const gateway = add(gatewayModule(core, { orgs, render, users }));
     const admin = add(adminModule(core, { orgs, mail }));
     add(webhooksModule(core, { billing }));
     const limits = { templateSourceChars: TEMPLATE_SOURCE_MAX, imageBytes: IMAGE_MAX_BYTES, imageSidePx: IMAGE_MAX_SIDE, passwordMinChars: MIN_PASSWORD_LENGTH };
@@ -191,6 +195,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       secrets: secrets.service,
       directory: directory.service,
       scim: scim.service,
+      gateway: gateway.service,
       deployments: deployments.service,
       google: google.service,
       googleRuns: google.runs,

@@ -13,6 +13,8 @@ import { createOrg, createUser, staffAccount, userWithPassword } from './helpers
 import { deliver, event, subscription } from './helpers/payments.ts';
 import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type TestPage, type SharedBrowser } from './helpers/chromium.ts';
 import { totpCode } from '../src/idp/totp.ts';
+import { Readable } from 'node:stream';
+import { Spool } from '../src/gateway/spool.ts';
 import { startSmtp, type TestSmtp } from './helpers/smtp.ts';
 import { screenshot } from './helpers/screenshots.ts';
 
@@ -75,7 +77,25 @@ describe('the staff admin app', { skip }, () => {
     assert.equal(new URL(page.url()).pathname, '/admin/orgs');
     me = { ...account, secret };
     const nav = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts();
-    assert.deepEqual(nav, ['Organisations', 'Payment events', 'Staff', 'Staff audit']);
+    assert.deepEqual(nav, ['Organisations', 'Payment events', 'Staff', 'Gateway errors', 'Staff audit']);
+    await clean(staff);
+  });
+
+  test("gateway errors: the SMTP gateway's refusals across orgs, filtered by org", async () => {
+    const org = await createOrg(server);
+    // A message the gateway refuses (the org has no gateway settings), through its engine.
+    const spool = new Spool();
+    await spool.fill(Readable.from([Buffer.from('From: ada@refused.example\r\n\r\nHi.\r\n')]));
+    const proof = { remoteAddress: '192.0.2.7', helo: 'client.example', provenOrg: org.orgId, networks: [] };
+    const reply = await server.deps.gateway.engine.handle(proof, { from: 'ada@refused.example', to: ['grace@ext.example'], use8BitMime: false }, spool, randomUUID());
+    assert.equal(reply.code, 550);
+    const { page } = staff;
+    await page.goto(admin(`/gateway-errors?orgId=${org.orgId}`));
+    await page.getByRole('heading', { level: 1, name: 'Gateway errors' }).waitFor();
+    const table = page.getByRole('table', { name: 'Gateway errors' });
+    await table.getByText('This organisation has no gateway settings').waitFor();
+    await table.getByText('192.0.2.7').waitFor();
+    assert.equal(await table.getByRole('row').count(), 2, 'the header and the one refusal of this org');
     await clean(staff);
   });
 

@@ -177,7 +177,8 @@ describe('GET /v1/addin/signature', () => {
     for (const compose of ['new', 'reply', 'forward']) {
       const res = await signature(server, addinKey, user.email.toUpperCase(), compose);
       assert.equal(res.status, 200, res.text);
-      assert.deepEqual(res.body, { html: rendered.body.html, text: rendered.body.text });
+      // The rendered signature, marked for the SMTP gateway (src/render/marker.ts).
+      assert.deepEqual(res.body, { html: `<div class="sigsvc-signature sigsvc-${user.userId}">${rendered.body.html}</div>`, text: rendered.body.text });
       assert.match(res.body.html, /Grace Hopper · Rear Admiral/);
       assert.equal(res.headers.get('cache-control'), 'no-store');
       assert.equal(res.headers.get('access-control-allow-origin'), '*');

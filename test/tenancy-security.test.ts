@@ -72,6 +72,19 @@ export const ORG_ROUTES: RouteCase[] = [
   { method: 'DELETE', route: '/v1/orgs/{orgId}/integrations/scim', minRole: 'admin' },
   { method: 'GET', route: '/v1/orgs/{orgId}/groups', minRole: 'member' },
   { method: 'POST', route: '/v1/orgs/{orgId}/integrations/google/push', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/domains', body: { domain: 'sec.example' }, minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/domains', minRole: 'admin' },
+  { method: 'DELETE', route: '/v1/orgs/{orgId}/domains/{domain}', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/domains/{domain}/verify', minRole: 'admin' },
+  {
+    method: 'PUT',
+    route: '/v1/orgs/{orgId}/integrations/gateway',
+    body: { nextHop: { host: '192.0.3.25', port: 25, secure: false }, allowedNetworks: [], stampInternal: false },
+    minRole: 'admin',
+  },
+  { method: 'GET', route: '/v1/orgs/{orgId}/integrations/gateway', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/integrations/gateway/rotate-password', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/integrations/gateway/test', body: { to: 'sec@example.test' }, minRole: 'admin' },
 ];
 
 // Staff-only routes: any org credential is 403.
@@ -89,6 +102,8 @@ export const ADMIN_ROUTES: Omit<RouteCase, 'minRole'>[] = [
   { method: 'DELETE', route: '/v1/admin/staff/{userId}' },
   { method: 'POST', route: '/v1/admin/staff/{userId}/mfa/reset' },
   { method: 'GET', route: '/v1/admin/audit' },
+  { method: 'POST', route: '/v1/admin/orgs/{orgId}/domains/{domain}/verify' },
+  { method: 'GET', route: '/v1/admin/gateway-errors' },
 ];
 
 // Routes without a token, each with its own proof of origin (or none by design).

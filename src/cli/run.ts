@@ -63,7 +63,7 @@ const commands: Record<string, { usage: string; run: Command }> = {
   },
 };
 
-export const USAGE = ['usage:', '  sigsvc serve', ...Object.values(commands).map((c) => `  ${c.usage}`)].join('\n');
+export const USAGE = ['usage:', '  sigsvc serve', '  sigsvc gateway', ...Object.values(commands).map((c) => `  ${c.usage}`)].join('\n');
 
 /** Parses `--flag value` options of a command, refusing unknown ones. */
 export function options<T extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], spec: T) {

@@ -2,6 +2,7 @@
 // signature the add-in asks for on each compose event.
 import type { Caches } from '../cache/namespaces.ts';
 import type { Db } from '../store/db.ts';
+import { markSignature } from '../render/module.ts';
 import { outlookRepo } from '../store/repositories/outlook.ts';
 import type { OutlookAddinRow } from '../store/schema.ts';
 import { AppError, notFound, unauthorized } from '../kernel/errors.ts';
@@ -137,7 +138,8 @@ export function createOutlookService(deps: {
       }
       const rendered = prepared.signature;
       record(await outlookTarget.deploy(user, rendered));
-      return { html: rendered.html, text: rendered.text };
+      // Marked, so that the SMTP gateway does not stamp a message the add-in signed (src/render/marker.ts).
+      return { html: markSignature(rendered.html, user.id), text: rendered.text };
     },
   };
 }

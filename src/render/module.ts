@@ -9,6 +9,7 @@ import { renderRoutes } from './routes.ts';
 import { signatureRoutes } from './signature-routes.ts';
 
 export { renderedSchema } from './schemas.ts';
+export { hasMarker, markSignature } from './marker.ts';
 
 export type { RenderPool, RenderService };
 export type { Rendered } from '../kernel/rendered.ts';

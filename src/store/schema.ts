@@ -12,8 +12,12 @@ import type {
   OutlookAddinsTable,
 } from './schema-integrations.ts';
 
-// The tables of the integrations (directories, deployments, the Outlook add-in) are in schema-integrations.ts.
+import type { GatewayCountsTable, GatewayErrorsTable, GatewaySettingsTable, OrgDomainsTable } from './schema-gateway.ts';
+
+// The tables of the integrations (directories, deployments, the Outlook add-in) are in
+// schema-integrations.ts, the SMTP gateway's in schema-gateway.ts.
 export type * from './schema-integrations.ts';
+export type * from './schema-gateway.ts';
 
 export interface OrgsTable {
   id: string;
@@ -352,6 +356,10 @@ export interface DB {
   scim_tokens: ScimTokensTable;
   scim_groups: ScimGroupsTable;
   scim_group_members: ScimGroupMembersTable;
+  org_domains: OrgDomainsTable;
+  gateway_settings: GatewaySettingsTable;
+  gateway_counts: GatewayCountsTable;
+  gateway_errors: GatewayErrorsTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;
@@ -372,6 +380,9 @@ export type DeploymentRow = Selectable<DeploymentsTable>;
 export type MicrosoftIntegrationRow = Selectable<MicrosoftIntegrationsTable>;
 export type GoogleIntegrationRow = Selectable<GoogleIntegrationsTable>;
 export type ScimGroupRow = Selectable<ScimGroupsTable>;
+export type OrgDomainRow = Selectable<OrgDomainsTable>;
+export type GatewaySettingsRow = Selectable<GatewaySettingsTable>;
+export type GatewayErrorRow = Selectable<GatewayErrorsTable>;
 
 /** The users list's orders: `created` (oldest first, the default) or a column, `-` for descending. */
 export const USER_SORTS = ['created', 'name', '-name', 'role', '-role', 'department', '-department', 'status', '-status'] as const;
