@@ -37,6 +37,7 @@ import { OpenCounter } from './tracking/open-counter.ts';
 import { createTrackingService, type TrackingService } from './tracking/service.ts';
 import { createAuditService, type AuditService } from './audit/service.ts';
 import { createImageService, type ImageService } from './images/service.ts';
+import { openImageFiles } from './images/files.ts';
 import { createUserImport, type UserImport } from './users/import.ts';
 import { createMfaService, type MfaService } from './users/mfa.ts';
 import { opensRepo } from './store/repositories/opens.ts';
@@ -194,6 +195,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
           anon: new MemoryRateLimiter(anonLimits, now),
         };
     const db = database.db;
+    const imageFiles = await openImageFiles(database, logger);
     const passwords = overrides.passwords ?? scryptHasher;
     // The durable job queue, made first so that every capability can register its handlers on it;
     // its worker starts last, and stops first (below). A `/metrics` counter of jobs by kind and
@@ -344,7 +346,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       opens,
       tracking: createTrackingService({ db, counter: opens, clock }),
       audit: createAuditService({ db }),
-      images: createImageService({ db, baseUrl: config.baseUrl, caches }),
+      images: createImageService({ db, baseUrl: config.baseUrl, caches, files: imageFiles, maxBytesPerOrg: config.imagesMaxBytesPerOrg }),
       userImport: createUserImport({ db, users }),
       mfa: createMfaService({ db, users, signIn, invalidate }),
       orgAdmin: createOrgAdminService({ db, orgs, clock, mailConfigured: mail.configured }),

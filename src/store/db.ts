@@ -1,6 +1,7 @@
 // Opens the store: embedded PostgreSQL (PGlite) by default, a PostgreSQL server when DATABASE_URL
 // says so. Both speak the same SQL; the rest of the code sees only Kysely and this small interface.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Kysely, sql } from 'kysely';
 import type { DB } from './schema.ts';
@@ -32,6 +33,12 @@ export interface Database {
   readonly kind: 'embedded' | 'postgres';
   /** Where the data lives, for the start-up log (no password). */
   readonly description: string;
+  /**
+   * Embedded only: the directory that holds files beside the database (images, src/images/files.ts):
+   * `DATA_DIR` on disk; in memory, a temporary one that lives as long as the database (closing
+   * removes it). None on a PostgreSQL server, whose rows keep everything for every instance.
+   */
+  readonly filesDir?: string;
   /** Runs a multi-statement SQL script (migrations). */
   execScript(script: string): Promise<void>;
   /** Runs `work` where statements have no time limit (migrations); the same db when embedded. */
@@ -77,11 +84,17 @@ export async function openDatabase(options: {
   }
   const inMemory = databaseUrl?.startsWith('memory://') ?? false;
   let dir: string | undefined;
-  let unlock = () => {};
+  let release = () => {};
+  let filesDir: string;
   if (!inMemory) {
     dir = resolve(dataDir, 'pg');
     mkdirSync(dir, { recursive: true });
-    unlock = lockDataDir(resolve(dataDir));
+    release = lockDataDir(resolve(dataDir));
+    filesDir = resolve(dataDir);
+  } else {
+    const temporary = mkdtempSync(join(tmpdir(), 'sigsvc-files-'));
+    filesDir = temporary;
+    release = () => rmSync(temporary, { recursive: true, force: true });
   }
   // PostgreSQL's default 128 MB of shared buffers is most of PGlite's memory; an embedded
   // single-tenant store does well with far less.
@@ -95,7 +108,7 @@ export async function openDatabase(options: {
       postgresqlconf: ['shared_buffers = 16MB', 'work_mem = 4MB', 'maintenance_work_mem = 16MB'],
     });
   } catch (err) {
-    unlock();
+    release();
     throw err;
   }
   const dialect = new PGliteDialect(client);
@@ -104,6 +117,7 @@ export async function openDatabase(options: {
   return {
     db,
     kind: 'embedded',
+    filesDir,
     description: inMemory ? 'embedded PostgreSQL (PGlite), in memory' : `embedded PostgreSQL (PGlite) in ${dir}`,
     async execScript(script) {
       await client.exec(script);
@@ -122,7 +136,7 @@ export async function openDatabase(options: {
       if (closed) return;
       closed = true;
       await db.destroy();
-      unlock();
+      release();
     },
   };
 }

@@ -227,7 +227,8 @@ export interface ImagesTable {
   height: number;
   bytes: number;
   sha256: string;
-  data: Uint8Array;
+  /** The bytes on a PostgreSQL server; null in the embedded store (files, src/images/files.ts) and once deleted. */
+  data: Uint8Array | null;
   created_at: CreatedAt;
   deleted_at: NullableTimestamp;
 }
