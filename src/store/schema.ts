@@ -111,6 +111,8 @@ export interface WebhookEventsTable {
   status: 'applied' | 'ignored' | 'failed' | 'pending';
   outcome: string | null;
   error: string | null;
+  /** The failure's stable code (src/billing/failure.ts); `error` is its sentence for staff. */
+  error_code: string | null;
   /** The body exactly as signed: it may hold what jsonb refuses (NUL, lone surrogates). */
   raw_body: Uint8Array;
   customer_id: string | null;
