@@ -74,7 +74,7 @@ export const envSchema = z
       'PostgreSQL server: the server cancels a statement running longer (`statement_timeout`); the client gives up 500 ms later',
     ),
     DATABASE_CONNECT_TIMEOUT_MS: posInt(1500).describe('PostgreSQL server: the longest wait for a pooled connection, opening a new one included'),
-    DATA_DIR: z.string().min(1).default('./data').describe('embedded database files and generated signing keys'),
+    DATA_DIR: z.string().min(1).default('./data').describe('embedded database files, image files and generated signing keys'),
     REDIS_URL: optionalString
       .refine((v) => v === undefined || /^rediss?:\/\//.test(v), { message: 'must start with redis:// or rediss://' })
       .describe('unset: in-process; set: shared rate-limit buckets for several instances'),

@@ -55,14 +55,18 @@ export const imagesRepo = {
       .executeTakeFirst();
   },
 
-  /** A live image with its bytes (null when they are kept outside the database), by id alone. */
-  async content(db: Db, imageId: string): Promise<Pick<ImageRow, 'org_id' | 'content_type' | 'sha256' | 'data' | 'bytes'> | undefined> {
-    return db
+  /**
+   * `length` bytes of a live image from `offset` (fewer at its end; undefined when it has none in
+   * the database). A fetch reads an image in parts, so no one answer holds the event loop long.
+   */
+  async part(db: Db, imageId: string, offset: number, length: number): Promise<Uint8Array | undefined> {
+    const row = await db
       .selectFrom('images')
-      .select(['org_id', 'content_type', 'sha256', 'data', 'bytes'])
+      .select(sql<Uint8Array | null>`substring(data from ${offset + 1} for ${length})`.as('part'))
       .where('id', '=', imageId)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
+    return row?.part ?? undefined;
   },
 
   /** Up to `limit` images whose bytes are still in the database (the embedded store's start-up move to files). */
