@@ -1,5 +1,5 @@
 // `npm run bench`: the hot routes against a bare Fastify server measured in the same run, as
-// ratios (DECISIONS: speed is measured here, never in timed tests). The service runs as its own
+// ratios (speed is measured here, never in timed tests: docs/testing.md). The service runs as its own
 // process on the embedded database (or DATABASE_URL / REDIS_URL), with rate limits raised.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';

@@ -19,6 +19,9 @@ import { imageRoutes, publicImageRoutes } from './images/routes.ts';
 import { userImportRoutes } from './users/import-routes.ts';
 import { interactionRoutes } from './auth/idp/interactions.ts';
 import { handToProvider, logProviderErrors } from './auth/idp/hooks.ts';
+import { signInAttempts } from './auth/idp/attempts.ts';
+import { logoutRoutes } from './auth/idp/logout-routes.ts';
+import { clientCallbacks, pageHeaders } from './auth/idp/views.ts';
 import { mfaRoutes } from './users/mfa-routes.ts';
 import { billingRoutes } from './billing/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
@@ -37,6 +40,9 @@ import { addinRoutes, outlookRoutes } from './outlook/routes.ts';
 import { microsoftRoutes } from './microsoft/routes.ts';
 import { webAppRoutes } from './web-apps/routes.ts';
 import { allowedWebOrigins } from './web-apps/origins.ts';
+import { IMAGE_MAX_BYTES, IMAGE_MAX_SIDE } from './images/service.ts';
+import { TEMPLATE_SOURCE_MAX } from './templates/schemas.ts';
+import { MIN_PASSWORD_LENGTH } from './auth/passwords.ts';
 import cors from '@fastify/cors';
 import { clientIds } from './auth/idp/provider.ts';
 import { peoplePageRoutes } from './people/page-routes.ts';
@@ -115,7 +121,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   });
 
   // The web apps on another origin than the API's call it from the browser: exactly those origins
-  // may (DECISIONS, "Web apps"); with both apps on BASE_URL's origin no CORS header is sent at all.
+  // may (docs/web-apps.md, "What the server adds"); with both apps on BASE_URL's origin no CORS header is sent at all.
   const webOrigins = allowedWebOrigins(config);
   if (webOrigins.length > 0) {
     await app.register(cors, {
@@ -127,7 +133,20 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   }
 
   await app.register(swagger, openApiOptions(config.baseUrl));
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  // The API reference: Swagger UI's own files (scripts and styles from here; it sets inline styles),
+  // never framed (docs/api.md, "Signing in (OpenID Connect)").
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP:
+      "default-src 'self'; script-src 'self'; script-src-attr 'none'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; " +
+      "object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'",
+    uiHooks: {
+      onRequest: (_request, reply, done) => {
+        reply.header('x-frame-options', 'DENY');
+        done();
+      },
+    },
+  });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   await app.register(healthRoutes(deps.healthChecks));
@@ -144,6 +163,10 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     onRequest: handToProvider(deps.provider, config.authUrl),
     handler: async () => undefined,
   });
+  // The sign-in pages and the people pages under AUTH_URL: one set of headers, one per-address
+  // limit of sign-in attempts (the shared limiter: in Redis when REDIS_URL is set).
+  const takeAttempt = signInAttempts(deps.limiters.signIn, config.signInAttemptsPerMinute);
+  const idpPageHeaders = pageHeaders(clientCallbacks(config));
   await app.register(
     interactionRoutes({
       provider: deps.provider,
@@ -152,24 +175,28 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       stage: config.stage,
       authUrl: config.authUrl,
       authPath,
-      attemptsPerMinute: config.signInAttemptsPerMinute,
+      staffSignInTtlS: config.refreshTokenTtlAdminS,
+      takeAttempt,
+      pageHeaders: idpPageHeaders,
     }),
   );
+  await app.register(logoutRoutes({ provider: deps.provider, signIn: deps.signIn, authUrl: config.authUrl, authPath, pageHeaders: idpPageHeaders }));
   await app.register(
     peoplePageRoutes({
       people: deps.people,
       provider: deps.provider,
-      logger: deps.logger,
       authUrl: config.authUrl,
       authPath,
       appUrl: config.appUrl,
       adminUrl: config.adminUrl,
       sessionTtlS: Math.max(config.refreshTokenTtlAppS, config.refreshTokenTtlAdminS),
-      attemptsPerMinute: config.signInAttemptsPerMinute,
+      takeAttempt,
+      pageHeaders: idpPageHeaders,
       clock: deps.clock,
     }),
   );
-  // Throttling (spec section 8; DECISIONS' order of a request's steps). Health, the identity
+  // Throttling (docs/api.md, "Rate limits"; the order of a request's steps:
+  // docs/architecture.md, "A request's path"). Health, the identity
   // provider's pages and the webhook take no token (sign-in has its own limits; the webhook is signed).
   const { rateLimit, pixelRateLimit, anonRateLimit, retryAfterS } = config;
   const byCaller = throttleByCaller({
@@ -208,7 +235,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(googleRoutes({ guards, billing, google: deps.google }));
     // Org (plan status) and staff routes (payment events) of billing: the same two first steps.
     await api.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, clock: deps.clock }));
-    await api.register(adminOrgRoutes({ guards, orgAdmin: deps.orgAdmin, clock: deps.clock }));
+    await api.register(adminOrgRoutes({ guards, orgAdmin: deps.orgAdmin }));
     await api.register(adminStaffRoutes({ guards, staffAdmin: deps.staffAdmin }));
   });
   const ids = clientIds(config.stage);
@@ -222,6 +249,13 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       authUrl: config.authUrl,
       apiUrl: config.baseUrl,
       ...(config.billingUrl ? { billingUrl: config.billingUrl } : {}),
+      limits: {
+        renderBytes: config.renderLimitBytes,
+        templateSourceChars: TEMPLATE_SOURCE_MAX,
+        imageBytes: IMAGE_MAX_BYTES,
+        imageSidePx: IMAGE_MAX_SIDE,
+        passwordMinChars: MIN_PASSWORD_LENGTH,
+      },
       logger: deps.logger,
     }),
   );

@@ -1,5 +1,5 @@
 // The only reader of process.env. Every variable is parsed once, at start-up, by one zod schema;
-// a bad value stops start-up with a message that names the variable (DECISIONS.md, "URLs and configuration").
+// a bad value stops start-up with a message that names the variable (docs/configuration.md).
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { parseSecretsKey } from './lib/secrets-key.ts';
@@ -140,7 +140,7 @@ export const envSchema = z
           return z.NEVER;
         }
       })
-      .describe('32 random bytes, base64 (`openssl rand -base64 32`): the AES-256-GCM key of stored secrets (integration keys); unset: the service refuses to store them'),
+      .describe("32 random bytes, base64 (`openssl rand -base64 32`): the AES-256-GCM key of stored secrets (integration keys); unset: generated into DATA_DIR/secrets.key on the embedded database's first start, one per process with `memory://`, and on a PostgreSQL server secrets are refused"),
     SECRETS_KEY_PREVIOUS: z
       .string()
       .default('')
@@ -283,7 +283,7 @@ export function redactUrlPassword(text: string): string {
   return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^\s:/@]*:)[^\s]*@/gi, '$1***@');
 }
 
-/** Names, defaults and meanings of every variable, for the README table and its test. */
+/** Names, defaults and meanings of every variable, for the table of docs/configuration.md and its test. */
 export function configVariables(): { name: string; default: string; meaning: string }[] {
   const shape = envSchema.in.shape;
   return Object.entries(shape).map(([name, schema]) => {

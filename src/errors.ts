@@ -1,4 +1,4 @@
-// One error model for the whole service (spec section 7): a closed set of codes, a total mapping to
+// One error model for the whole service (docs/guide.md, "Errors"): a closed set of codes, a total mapping to
 // HTTP status, and an AppError that keeps what the client sees apart from what goes to the log.
 import { UUIDS_IN_TEXT } from './lib/uuid.ts';
 
@@ -75,7 +75,7 @@ export const conflict = (message: string, details?: ErrorDetails) => new AppErro
 const ARN = /\barn:aws[a-z-]*:[^\s"',;]*/gi;
 const JWT = /\beyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g;
 
-/** Removes ARNs, JWTs and UUIDs from a message meant for clients (spec section 7). */
+/** Removes ARNs, JWTs and UUIDs from a message meant for clients (docs/api.md, "Errors"). */
 export function scrub(message: string): string {
   return message.replace(JWT, '[token]').replace(ARN, '[arn]').replace(UUIDS_IN_TEXT, '[id]');
 }

@@ -1,11 +1,12 @@
 // config → dependencies → app → listen; a graceful stop on SIGTERM/SIGINT.
 import { loadConfig, ConfigError, redactUrlPassword, type Config } from './config.ts';
-import { createLogger } from './log.ts';
+import { createLogger, type Logger } from './log.ts';
 import { createDeps } from './deps.ts';
 import { buildApp } from './app.ts';
 import { DatabaseUnavailableError } from './store/errors.ts';
 import { DataDirInUseError } from './store/data-dir-lock.ts';
 import { postgresDescription } from './store/postgres.ts';
+import { findSecretsKey, generatedKeyAdvice } from './secrets/key-file.ts';
 
 /** A start-up failure whose message says it all (no stack trace helps the operator). */
 class StartupError extends Error {}
@@ -22,6 +23,7 @@ export async function serve(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config.logLevel);
+  config = withSecretsKey(config, logger);
   const deps = await createDeps(config, logger).catch((err: unknown) => {
     throw err instanceof DatabaseUnavailableError ? databaseAway(config, err) : err;
   });
@@ -80,6 +82,21 @@ function followNpmOut(stop: () => void): void {
     stop();
   }, 250);
   watch.unref();
+}
+
+/**
+ * Without SECRETS_KEY: the embedded database's key file (made and logged on the first start), or
+ * with `memory://` a key of this process; a PostgreSQL server's instances need the one they share.
+ */
+function withSecretsKey(config: Config, logger: Logger): Config {
+  let found;
+  try {
+    found = findSecretsKey(config, { create: true });
+  } catch (err) {
+    throw new StartupError(`SECRETS_KEY: ${(err as Error).message}`);
+  }
+  if (found.source === 'generated' && found.file) logger.warn({ file: found.file }, generatedKeyAdvice(found.file));
+  return { ...config, secretsKey: found.key };
 }
 
 function databaseAway(config: Config, err: DatabaseUnavailableError): StartupError {

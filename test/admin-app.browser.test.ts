@@ -7,11 +7,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, createUser, staffAccount, userWithPassword } from './helpers/fixtures.ts';
 import { deliver, event, subscription } from './helpers/payments.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type TestPage } from './helpers/chromium.ts';
+import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type TestPage, type SharedBrowser } from './helpers/chromium.ts';
 import { totpCode } from '../src/auth/totp.ts';
 import { startSmtp, type TestSmtp } from './helpers/smtp.ts';
 import { screenshot } from './helpers/screenshots.ts';
@@ -21,7 +21,7 @@ const skip = browserUnavailable();
 describe('the staff admin app', { skip }, () => {
   let server: TestServer;
   let smtp: TestSmtp;
-  let browser: Browser;
+  let browser: SharedBrowser;
   let staff: TestPage;
   let me: { userId: string; email: string; password: string; secret: string };
   /** TOTP codes by a step not used before (a code is accepted once). */

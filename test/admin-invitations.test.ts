@@ -1,4 +1,4 @@
-// Invitations the staff send (DECISIONS "Staff routes", "People getting in"): an org created
+// Invitations the staff send (docs/api.md, "Staff" and "People getting in"): an org created
 // through POST /v1/admin/orgs invites its owner, and POST /v1/admin/staff invites a staff member,
 // each by a mail that reaches a real SMTP server; the staff member's link sets a password and
 // leads to the admin app, whose first sign-in enrols TOTP. Without SMTP_URL, the answers carry the

@@ -1,4 +1,4 @@
-// The staff API over orgs and payment events (DECISIONS "Staff routes"): search with its filters,
+// The staff API over orgs and payment events (docs/api.md, "Staff"): search with its filters,
 // sorts and pages; one org with its billing fields; creating an org as the CLI does; the event
 // list, one event's payload, replaying one or every failed event; each staff action in the audit
 // with the staff member as actor and the request's correlation id. The security cases of every

@@ -1,4 +1,4 @@
-// The staff API over staff (DECISIONS "Staff routes"): list, invite, disable (never oneself),
+// The staff API over staff (docs/api.md, "Staff"): list, invite, disable (never oneself),
 // reset another's TOTP (never one's own), the staff audit across orgs; and a staff sign-in that
 // lasts no longer than 7 days, the identity provider's session included. The server's clock is the
 // test's, so nothing here sleeps.

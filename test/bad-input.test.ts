@@ -95,7 +95,7 @@ describe('bad input is a 400 naming the field, never a 500', () => {
         if (param.in === 'path' && route !== '/v1/p/{userId}') {
           const res = await server.request(method, fill(route, { [param.name]: 'a%00b' }), credentials(route));
           if (param.name === 'orgId' && !route.startsWith('/v1/admin/')) {
-            // Authorization comes before validation (DECISIONS): not the caller's org (staff may
+            // Authorization comes before validation (docs/architecture.md, "A request's path"): not the caller's org (staff may
             // act on every org, so their routes validate it).
             assert.equal(res.status, 403, `${method} ${route} with orgId=a%00b: ${res.status} ${res.text}`);
             continue;

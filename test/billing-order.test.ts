@@ -1,4 +1,4 @@
-// Order-independent billing (issue 14 item 2, DECISIONS "Operations"): an org's state is what
+// Order-independent billing (docs/api.md, "Billing"): an org's state is what
 // applying all its events in `created` order gives, whatever order they arrived in. Every
 // permutation of a real sign-up and of a failure-and-recovery, in both of Stripe's API shapes,
 // delivered over HTTP, ends in the same org.

@@ -1,7 +1,7 @@
 // What a Cognito client does with our identity provider, with the libraries such clients use:
 // openid-client for the whole code + PKCE flow, refresh and userinfo; aws-jwt-verify's generic
 // JwtVerifier (JWKS over HTTP, iss, aud, exp, alg) on the ID token. Access tokens stay opaque
-// (docs/identity.md says why); they work at /oauth2/userInfo, and the API refuses them (spec 5.1).
+// (docs/identity.md says why); they work at /oauth2/userInfo, and the API refuses them (docs/guide.md, "Credentials").
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { JwtVerifier } from 'aws-jwt-verify';

@@ -1,4 +1,5 @@
-// Failing dependencies never crash or stall the service (issue 13, items 1, 2, 3 and 16): a
+// Failing dependencies never crash or stall the service (docs/operations.md, "When
+// PostgreSQL or Redis fails"): a
 // PostgreSQL whose backends are terminated or that stops answering, a Redis that stalls, and
 // what /health, the error envelope, the log and start-up messages say meanwhile.
 import { describe, test } from 'node:test';

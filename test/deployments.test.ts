@@ -29,7 +29,7 @@ describe('deployments', () => {
   after(() => server.close());
   const list = (query = '', key = org.key) => server.request('GET', `/v1/orgs/${org.orgId}/deployments${query}`, { key });
 
-  test('lists every deployment of the org with the fields of DECISIONS', async () => {
+  test('lists every deployment of the org with its fields', async () => {
     const res = await list();
     assert.equal(res.status, 200);
     assert.equal(res.body.items.length, 5);

@@ -42,6 +42,9 @@ describe('identity provider hardening', () => {
         BASE_URL: `http://127.0.0.1:${port}`,
         STAGE: 'hard',
         SIGNIN_ATTEMPTS_PER_MINUTE: String(LIMIT),
+        // The per-address buckets in memory, where they follow this test's clock (in Redis they
+        // follow Redis' own): multi-instance.test.ts shows two instances sharing them in Redis.
+        REDIS_URL: '',
         LOG_LEVEL: 'info',
         EXTENSION_CALLBACK_URLS: `${EXTENSION_CB},${MOBILE_CB}`,
       }),
@@ -197,6 +200,98 @@ describe('identity provider hardening', () => {
     assert.ok(lifeS > 500 && lifeS <= 600, `interaction lives ${lifeS} s`);
   });
 
+  test('reloads that a session answers without a form are no attempts; a sign-in after twenty of them still works', async () => {
+    advance();
+    const u = await userWithPassword(server, org, 'member');
+    const { browser } = await signIn(app, { username: u.email, password: u.password }); // 2 of LIMIT: authorize, password
+    for (let i = 0; i < 20; i++) {
+      const { url } = await authorizeUrl(app);
+      const step = await browser.follow(url, app.redirectUri);
+      assert.ok(step.callback, `reload ${i + 1}: ${step.status} ${browser.lastPage.slice(0, 200)}`);
+    }
+    // The same clock: the bucket still holds what the first sign-in left.
+    const { tokens } = await signIn(app, { username: u.email, password: u.password });
+    assert.ok(tokens.id_token, 'a fresh sign-in from the same address');
+    // A form shown counts: this browser's session does not sign in to the admin client. The two
+    // sign-ins took 2 of the LIMIT.
+    const cookie = [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const statuses: number[] = [];
+    for (let i = 2; i <= LIMIT; i++) {
+      const shown = await fetch((await authorizeUrl(admin)).url, { redirect: 'manual', headers: { cookie } });
+      statuses.push(shown.status);
+      if (shown.status === 429) assert.match(await shown.text(), /Too many sign-ins/);
+    }
+    assert.deepEqual(statuses, [...Array(LIMIT - 2).fill(303), 429]);
+    advance();
+    const reload = await browser.follow((await authorizeUrl(app)).url, app.redirectUri);
+    assert.ok(reload.callback, 'a reload needs no token even from an address with none left');
+  });
+
+  test('a form of the sign-in refuses a post from another site (Origin or Sec-Fetch-Site): 403, nothing checked', async () => {
+    advance();
+    const u = await userWithPassword(server, org, 'member');
+    const browser = new Browser();
+    const first = await browser.follow((await authorizeUrl(app)).url, app.redirectUri);
+    const action = new URL(/action="([^"]+)"/.exec(browser.lastPage)![1]!, first.url).toString();
+    const post = (headers: Record<string, string>, fields: Record<string, string>) =>
+      browser.fetch(action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields).toString() });
+    const before = hashes;
+    const crossSite: Record<string, string>[] = [{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }];
+    for (const headers of crossSite) {
+      const res = await post(headers, { username: u.email, password: 'a wrong guess' });
+      assert.equal(res.status, 403, JSON.stringify(headers));
+      assert.match(res.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/);
+      assert.match(await res.text(), /another site/);
+    }
+    assert.equal(hashes, before, 'no password was checked');
+    assert.equal(await failures(u.userId), 0);
+    // The page's own origin, as a browser sends it, signs in.
+    const own = await post({ origin: new URL(server.deps.config.authUrl).origin, 'sec-fetch-site': 'same-origin' }, { username: u.email, password: u.password });
+    assert.equal(own.status, 303);
+
+    // The code step and the provider's logout confirmation alike.
+    const t = await userWithTotp();
+    advance();
+    const { browser: b2, step } = await toPassword({ email: t.email, password: t.password });
+    const otpAction = new URL(/action="([^"]+)"/.exec(b2.lastPage)![1]!, step.url).toString();
+    const otp = await b2.fetch(otpAction, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' }, body: `otp=${t.code()}` });
+    assert.equal(otp.status, 403);
+    const confirm = await fetch(`${server.deps.config.authUrl}/logout/confirm`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'sec-fetch-site': 'cross-site' },
+      body: 'xsrf=x&logout=yes',
+    });
+    assert.equal(confirm.status, 403);
+    assert.match(await confirm.text(), /another site/);
+  });
+
+  test("the pages' forms post only here or to the clients' callbacks (form-action)", async () => {
+    advance();
+    const browser = new Browser();
+    const step = await browser.follow((await authorizeUrl(app)).url, app.redirectUri);
+    const csp = (await browser.fetch(step.url)).headers.get('content-security-policy') ?? '';
+    const formAction = /form-action ([^;]+)/.exec(csp)?.[1]?.split(' ') ?? [];
+    const { appUrl, adminUrl } = server.deps.config;
+    assert.equal(formAction[0], "'self'", csp);
+    for (const source of [new URL(appUrl).origin, new URL(adminUrl).origin, 'chrome-extension://abcdefghijklmnop', 'com.example.signatures:']) {
+      assert.ok(formAction.includes(source), `${source} in ${csp}`);
+    }
+    const logout = await fetch(`${server.deps.config.authUrl}/logout?client_id=app-client-hard&logout_uri=https://elsewhere.example/`);
+    assert.match(logout.headers.get('content-security-policy') ?? '', /form-action 'self'/);
+    assert.equal(logout.headers.get('referrer-policy'), 'same-origin', 'a browser sends its Origin on these forms');
+  });
+
+  test('/docs sends a CSP that forbids framing', async () => {
+    for (const path of ['/docs', '/docs/static/index.html', '/docs/json']) {
+      const res = await fetch(`${server.url}${path}`);
+      await res.arrayBuffer();
+      assert.equal(res.status, 200, path);
+      assert.match(res.headers.get('content-security-policy') ?? '', /frame-ancestors 'none'/, path);
+      assert.match(res.headers.get('content-security-policy') ?? '', /script-src 'self'(;|$)/, path);
+      assert.equal(res.headers.get('x-frame-options'), 'DENY', path);
+    }
+  });
+
   test('every sign-in path hashes once: unknown email, wrong password, locked account', async () => {
     const u = await userWithPassword(server, org, 'member');
     const attempt = async (email: string, password: string) => {
@@ -242,7 +337,7 @@ describe('identity provider hardening', () => {
     const other = await client.refreshTokenGrant(app.config, elsewhere.tokens.refresh_token as string);
     assert.ok(other.id_token, "another device's session goes on");
     // The logout link held a live ID token: the request log has it redacted.
-    const logged = logLines.filter((l) => l.includes('/logout?'));
+    const logged = logLines.filter((l) => l.includes('/logout?') && l.includes('id_token_hint'));
     assert.ok(logged.length > 0, 'the logout request was logged');
     assert.ok(logLines.every((l) => !l.includes(tokens.id_token as string)), 'no ID token in the log');
     assert.match(logged[0]!, /id_token_hint=\[redacted\]/);

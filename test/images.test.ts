@@ -1,4 +1,4 @@
-// DECISIONS, "Images": upload (admin), list, soft delete, and the public route mail clients fetch,
+// Images (docs/api.md, "Images"): upload (admin), list, soft delete, and the public route mail clients fetch,
 // with long-lived caching and an ETag; refusals (wrong type, too big, too large a side, a header
 // that lies about the bytes) are 4xx in the envelope and store nothing.
 import { after, before, describe, test } from 'node:test';

@@ -1,5 +1,6 @@
-// DECISIONS, "Lists that grow": the users list's search and filters, and the audit's filters
-// (action, actor, target, from/to), each with the list's cursor pagination.
+// The users list's search and filters, and the audit's filters
+// (action, actor, target, from/to), each with the list's cursor pagination (docs/api.md, "Search and
+// filters").
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';

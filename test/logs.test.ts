@@ -88,6 +88,30 @@ describe('log lines', () => {
     assert.equal(refused[0]?.pid, process.pid);
   });
 
+  test("the add-in key in a query string is redacted, and the files that embed it are no cache's to keep", async () => {
+    const outlook = await server.request('GET', `/v1/orgs/${org.orgId}/integrations/outlook`, { key: org.key });
+    assert.equal(outlook.status, 200, outlook.text);
+    const addinKey = outlook.body.addinKey as string;
+    for (const path of ['/addin/runtime.js', '/addin/commands.html']) {
+      const res = await server.request('GET', `${path}?key=${addinKey}`);
+      assert.equal(res.status, 200, path);
+      assert.ok(res.text.includes(addinKey), `${path} embeds the key`);
+      assert.equal(res.headers.get('cache-control'), 'private, no-store', path);
+    }
+    // Under another name, or in a path that matches nothing, it is redacted too.
+    await server.request('GET', `/v1/addin/signature?email=a%40example.test&k=${addinKey}`);
+    await server.request('GET', `/addin/${addinKey}`);
+    const text = JSON.stringify(lines);
+    assert.ok(!text.includes(addinKey), 'the key appears in no log line');
+    const urls = find((l) => l.msg === 'request completed').map((l) => String(l.url));
+    assert.ok(urls.includes('/addin/runtime.js?key=[redacted]'), urls.slice(-6).join(' '));
+    assert.ok(urls.includes('/addin/commands.html?key=[redacted]'));
+    assert.ok(urls.includes('/v1/addin/signature?email=a%40example.test&k=[redacted]'));
+    assert.ok(urls.includes('/addin/[redacted]'));
+    // Without a key the runtime is the same for everyone: a shared cache may keep it.
+    assert.match((await server.request('GET', '/addin/runtime.js')).headers.get('cache-control') ?? '', /^public/);
+  });
+
   test('a failed payment event is logged with the correlation id of its delivery', async () => {
     const correlationId = `corr-webhook-${randomUUID()}`;
     // It names an org that does not exist and no customer to wait for: it fails, kept for replay.

@@ -1,4 +1,4 @@
-// GET /metrics: the Prometheus exposition DECISIONS lists ("Operations"). Requests are counted by
+// GET /metrics: the Prometheus exposition of docs/operations.md, "Metrics". Requests are counted by
 // route pattern (never the raw URL), webhook deliveries by outcome, render cache lookups by
 // result, the database pool and event-loop lag are reported, and the job counter is ready for the
 // queue. Not throttled; with METRICS_TOKEN it needs that bearer token.

@@ -11,6 +11,7 @@ import { event, signedHeader, SECRET } from './helpers/payments.ts';
 
 const RATE = 50;
 const BURST = 100;
+const SIGNIN_PER_MINUTE = 6;
 
 describe('two instances, one stage', () => {
   let a: ServiceProcess | undefined;
@@ -39,6 +40,7 @@ describe('two instances, one stage', () => {
       RATE_LIMIT_BURST: String(BURST),
       WEBHOOK_SECRET: SECRET,
       CACHE_TTL_MS: '2000',
+      SIGNIN_ATTEMPTS_PER_MINUTE: String(SIGNIN_PER_MINUTE),
     };
     const created = await runCli(['org', 'create', '--name', 'Multi', '--owner-email', 'multi@example.test'], env);
     assert.equal(created.code, 0, created.stderr);
@@ -114,6 +116,28 @@ describe('two instances, one stage', () => {
       if (status !== 401) await new Promise((r) => setTimeout(r, 100));
     }
     assert.equal(status, 401);
+  });
+
+  test('sign-in attempts from one address are counted once across both (the buckets live in Redis)', async (t) => {
+    if (skipReason) return t.skip(skipReason);
+    const statuses: number[] = [];
+    // Alternating instances: each alone would allow SIGNIN_PER_MINUTE, together 2× as many.
+    for (let i = 0; i < SIGNIN_PER_MINUTE * 2; i++) {
+      const p = i % 2 === 0 ? a : b;
+      const res = await fetch(`${(p as ServiceProcess).url}/auth/forgot-password`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ email: `nobody-${i}@example.test` }),
+      });
+      await res.arrayBuffer();
+      statuses.push(res.status);
+    }
+    // A refill of one token every 10 s may fall inside the run: at most one more passes.
+    const passed = statuses.filter((s) => s === 200).length;
+    assert.ok(passed >= SIGNIN_PER_MINUTE && passed <= SIGNIN_PER_MINUTE + 1, statuses.join(' '));
+    assert.deepEqual(statuses.slice(0, SIGNIN_PER_MINUTE), Array(SIGNIN_PER_MINUTE).fill(200));
+    assert.equal(statuses.at(-1), 429, statuses.join(' '));
+    assert.ok(statuses.slice(SIGNIN_PER_MINUTE).filter((s) => s === 429).length >= SIGNIN_PER_MINUTE - 1, statuses.join(' '));
   });
 
   test('the requests both admit within a second stay within burst + rate (±5 %)', async (t) => {

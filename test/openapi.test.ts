@@ -1,4 +1,4 @@
-// The OpenAPI document is the contract (DECISIONS, "Web apps"): the served one passes a real
+// The OpenAPI document is the contract (docs/api.md, "The API contract"): the served one passes a real
 // validator, names every operation, says exactly which operations take credentials, and is the
 // committed docs/openapi.json, from which the API client's types are generated.
 import { after, before, describe, test } from 'node:test';

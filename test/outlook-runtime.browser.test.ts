@@ -6,9 +6,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import vm from 'node:vm';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, createTemplate, createUser, type TestOrg } from './helpers/fixtures.ts';
+import { launchBrowser, type SharedBrowser } from './helpers/chromium.ts';
 import { installOfficeStandIn, type Played, type Scenario } from './helpers/office-standin.ts';
 
 const OFFICE_JS = 'https://appsforoffice.microsoft.com/lib/1/hosted/office.js';
@@ -17,7 +18,7 @@ const TIMEOUT_MS = 4000;
 
 describe('the Outlook add-in runtime', () => {
   let server: TestServer;
-  let browser: Browser;
+  let browser: SharedBrowser;
   let org: TestOrg;
   let addinKey: string;
   const people: Record<string, { userId: string; email: string; html: string }> = {};
@@ -32,7 +33,7 @@ describe('the Outlook add-in runtime', () => {
       people[name] = { ...user, html: rendered.body.html };
     }
     addinKey = (await server.request('GET', `/v1/orgs/${org.orgId}/integrations/outlook`, { key: org.key })).body.addinKey;
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--headless=new'] });
+    browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();

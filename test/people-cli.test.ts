@@ -1,4 +1,4 @@
-// The command line and the migration side of issue 16: `org create` without `--owner-password`
+// The command line and the migration side of people getting in (docs/api.md): `org create` without `--owner-password`
 // invites the owner (and prints `ownerInvitationUrl`), refuses an address another org's live user
 // has; the migration that makes addresses unique across the stage stops, naming shared ones.
 import { describe, test } from 'node:test';

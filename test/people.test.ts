@@ -1,4 +1,4 @@
-// People get in (issue 16): an admin adds a person, the person reads a real mail, opens the link,
+// People get in (docs/api.md, "People getting in"): an admin adds a person, the person reads a real mail, opens the link,
 // chooses a password and is signed in through the real PKCE flow; links that expired, were used or
 // were replaced give a clear page; "Forgot your password?" answers the same for every address, and
 // a reset ends the old refresh tokens; one's own password; seats; verified addresses.
@@ -249,6 +249,61 @@ describe('people get in, with mail', () => {
     assert.equal(again.body.emailVerified, false, 'a new address is not proved');
     assert.equal(again.body.status, 'active');
   });
+
+  test('forgot password queues its lookup as a job whatever the address; the job forgets the address once done', async () => {
+    const member = await userWithPassword(server, org, 'member', 'a queued reset 1');
+    const db = server.deps.database.db;
+    const since = new Date(Date.now() - 1000);
+    const forgot = `${server.deps.config.authUrl}/forgot-password`;
+    const post = (email: string) => fetch(forgot, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ email }) });
+    const [known, unknown] = [await post(member.email), await post(address('nobody'))];
+    assert.equal(known.status, 200);
+    assert.equal(unknown.status, 200);
+    assert.equal(await known.text(), await unknown.text());
+    await smtp.waitFor(member.email, 1, { subject: RESET });
+    // Both ran on the queue's worker (on PostgreSQL other files' jobs share the table: at least ours).
+    const jobs = await waitFor(async () => {
+      const rows = await db.selectFrom('jobs').selectAll().where('kind', '=', 'people.reset-request').where('created_at', '>=', since).execute();
+      return rows.length >= 2 && rows.every((r) => r.state === 'succeeded') ? rows : undefined;
+    }, 'the two reset-request jobs');
+    for (const job of jobs) {
+      assert.equal(job.org_id, null);
+      assert.deepEqual(job.payload, {}, 'the typed address is not kept');
+    }
+  });
+
+  test('the forms of links and of forgot-password refuse a post from another site: 403, the link unused, no mail', async () => {
+    const email = address('csrf');
+    const created = await server.request('POST', `/v1/orgs/${org.orgId}/users`, { key: org.key, body: { email } });
+    const link = INVITATION_LINK.exec((await smtp.waitFor(email)).text)?.[0] as string;
+    const member = await userWithPassword(server, org, 'member', 'csrf old password');
+    const forgot = `${server.deps.config.authUrl}/forgot-password`;
+    const form = (url: string, headers: Record<string, string>, fields: Record<string, string>) =>
+      fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields), redirect: 'manual' });
+    const attacker = 'attacker password 1';
+    const crossSite: Record<string, string>[] = [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }];
+    for (const headers of crossSite) {
+      const accept = await form(link, headers, { password: attacker, passwordConfirm: attacker });
+      assert.equal(accept.status, 403, JSON.stringify(headers));
+      assert.equal(accept.headers.get('set-cookie'), null, 'no session started');
+      assert.match(await accept.text(), /another site/);
+      assert.equal((await form(forgot, headers, { email: member.email })).status, 403);
+    }
+    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/users/${created.body.userId}`, { key: org.key })).body.status, 'invited', 'the invitation is unused');
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(smtp.to(member.email, RESET).length, 0, 'no reset mail');
+
+    // A reset link alike; the page's own origin uses it.
+    assert.equal((await form(forgot, { origin: new URL(forgot).origin }, { email: member.email })).status, 200);
+    const resetLink = RESET_LINK.exec((await smtp.waitFor(member.email, 1, { subject: RESET })).text)?.[0] as string;
+    assert.equal((await form(resetLink, { origin: 'null' }, { password: attacker, passwordConfirm: attacker })).status, 403);
+    assert.equal((await new Browser().follow(resetLink, appUrl)).status, 200, 'the reset link still works');
+    const own = await form(resetLink, { origin: new URL(resetLink).origin, 'sec-fetch-site': 'same-origin' }, { password: 'csrf new password', passwordConfirm: 'csrf new password' });
+    assert.equal(own.status, 303);
+    assert.ok((await signIn(app, { username: member.email, password: 'csrf new password' })).tokens.id_token);
+    // A link's page, like every page of AUTH_URL: its forms post here (or to the apps).
+    assert.match((await fetch(forgot)).headers.get('content-security-policy') ?? '', /form-action 'self'/);
+  });
 });
 
 describe('people get in, without SMTP_URL', () => {
@@ -369,10 +424,16 @@ describe('people get in, without SMTP_URL', () => {
 });
 
 describe('forgot password: the per-IP limit', () => {
-  test('past SIGNIN_ATTEMPTS_PER_MINUTE requests from one address get 429 with Retry-After', async () => {
-    const server = await startServer({ SIGNIN_ATTEMPTS_PER_MINUTE: '3' });
+  test('past SIGNIN_ATTEMPTS_PER_MINUTE posts from one address get 429 with Retry-After; showing the page is no attempt', async () => {
+    // A stage of its own: on Redis (the PostgreSQL pass), its buckets are no other server's.
+    const server = await startServer({ SIGNIN_ATTEMPTS_PER_MINUTE: '3', STAGE: `fp${randomUUID().slice(0, 8)}` });
     try {
       const forgot = `${server.deps.config.authUrl}/forgot-password`;
+      for (let i = 0; i < 5; i++) {
+        const page = await fetch(forgot);
+        assert.equal(page.status, 200, `showing the page, ${i + 1}`);
+        await page.text();
+      }
       const statuses: number[] = [];
       for (let i = 0; i < 5; i++) {
         const res = await fetch(forgot, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: `email=${address('ip')}` });

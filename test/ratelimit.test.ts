@@ -119,7 +119,7 @@ describe('throttling after authentication: anonymous requests have per-client bu
     }
   });
 
-  test('an anonymous client past its burst gets the 429 of spec section 8; 401 while its bucket has tokens', async () => {
+  test('an anonymous client past its burst gets the throttle\'s 429; 401 while its bucket has tokens', async () => {
     const server = await startServer(
       { STAGE: stage(), REDIS_URL: '', RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '5', ANON_RATE_LIMIT_RPS: '1', ANON_RATE_LIMIT_BURST: '3', RETRY_AFTER_S: '30' },
       still,

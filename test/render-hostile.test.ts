@@ -1,6 +1,6 @@
-// Hostile templates as an attacker writes them: they never stall the service (issue 13.4) and never
-// put script into a signature (13.5), whether the markup comes from the template, the user's
-// fields, or both; and a template that tries to include a file reads why it cannot (13.16).
+// Hostile templates as an attacker writes them: they never stall the service and never put script
+// into a signature, whether the markup comes from the template, the user's
+// fields, or both; and a template that tries to include a file reads why it cannot.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -23,7 +23,7 @@ const seen = async <D, E>(answer: Promise<{ data?: D; error?: E; response: Respo
 };
 
 const nest = (n: number, inner = 'x') => `${'<div>'.repeat(n)}${inner}${'</div>'.repeat(n)}`;
-// The inputs of issue 13.4, and more of their kind; each must be a 400 naming the field.
+// Loops, doubled strings, deep nesting, huge CSS, and more of their kind; each must be a 400 naming the field.
 const HOSTILE: Record<string, string> = {
   'unclosed <% blocks': `<p>${'<%'.repeat(30_000)}</p>`,
   '2,000 style rules over 1,600 elements': `<style>${Array.from({ length: 2000 }, (_, i) => `.c${i} td{color:red}`).join('')}</style>${'<p class="c1">x</p>'.repeat(1600)}`,
@@ -75,7 +75,7 @@ describe('hostile templates never stall the service', () => {
 
     try {
       // Valid Liquid (it prints 99,970 braces), 13 s of regex before: now it saves at once, and its
-      // output is over the 30 KB render limit (413, as the spec says).
+      // output is over the 30 KB render limit (413, docs/guide.md, "Limits").
       const braces = `{% raw %}${'{'.repeat(99_970)}{% endraw %}`;
       const [bracesSaved, bracesPreviewed] = await Promise.all([
         seen(save(server, org, { name: 'braces', html: braces })),
@@ -213,7 +213,7 @@ describe('script never reaches a signature', () => {
         { context: 'both: raw title inside a template attribute', html: `<a title="{{ user.title | raw }}" href="https://x.test">${p}</a>`, title: p },
       );
     }
-    // The issue's three exact cases.
+    // Three classic cases: markup through the raw filter, through a user's field, and out of an attribute.
     cases.push(
       { context: 'issue: raw filter', html: '{{ "<script>alert(1)</script>" | raw }}', title: 'Engineer' },
       { context: 'issue: title', html: '{{ user.title | raw }}', title: '<img src=x onerror=alert(1)>' },

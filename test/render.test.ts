@@ -88,7 +88,7 @@ describe('templates as untrusted input, and rendering', () => {
         createRaw(org, { name: 'hostile', html }),
         api(server, org).GET('/v1/orgs/{orgId}', { params: { path: { orgId: org.orgId } } }),
       ]);
-      // Past a limit is the template's doing: 400 naming the field (DECISIONS, "Templates and renders").
+      // Past a limit is the template's doing: 400 naming the field (docs/api.md, "Rendering and the pixel").
       const refusal = refused(res, 400);
       assert.equal(refusal.error.details?.field, 'body.html');
       assert.ok(!/root:x?:0/.test(JSON.stringify(refusal)), 'no file content leaks');

@@ -1,4 +1,4 @@
-// A first signature that works (issue 16): a new org's starter default template, the gallery of
+// A first signature that works (docs/api.md, "People getting in"): a new org's starter default template, the gallery of
 // starters, a user reading their own rendered signature, and every rendering path gated past grace.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,9 +1,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
-import { createOrg, createTemplate, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
+import { createOrg, createTemplate, createUser, lapseOrg, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
 import { oidcClient, signIn } from './helpers/browser.ts';
-import { assertRoleCases, assertSecurityCases, fillPath, openApiOperations, type RouteCase } from './helpers/security.ts';
+import { assertBillingGate, assertRoleCases, assertSecurityCases, billingGated, fillPath, openApiOperations, type RouteCase } from './helpers/security.ts';
 
 // Every org route. The catalog test below fails when a route exists that this table lacks.
 export const ORG_ROUTES: RouteCase[] = [
@@ -152,5 +152,23 @@ describe('security cases on every org route', () => {
     assert.equal(still.body.version, 1);
     const keyStill = await server.request('GET', `/v1/orgs/${other.orgId}`, { key: other.key });
     assert.equal(keyStill.status, 200, 'the other org key was not revoked through a foreign path');
+  });
+  test('an org past its grace period: every write, and every read that renders, answers 402; key revocation and the other reads do not', async () => {
+    const lapsed = await createOrg(server);
+    const user = await createUser(server, lapsed);
+    const template = await createTemplate(server, lapsed);
+    // A second key, which the ungated revocation route revokes.
+    const leaked = await server.request('POST', `/v1/orgs/${lapsed.orgId}/api-keys`, { key: lapsed.key, body: { name: 'leaked' } });
+    await lapseOrg(server, lapsed.orgId);
+    const gated = await assertBillingGate(server, ORG_ROUTES, lapsed, { userId: user.userId, templateId: template.templateId, keyId: leaked.body.keyId });
+    assert.equal(gated, ORG_ROUTES.filter(billingGated).length);
+    assert.ok(gated >= 28, `${gated} gated routes`);
+    // Nothing the gated requests carried was applied.
+    const still = await server.request('GET', `/v1/orgs/${lapsed.orgId}/users/${user.userId}`, { key: lapsed.key });
+    assert.equal(still.body.version, 1);
+    const templateStill = await server.request('GET', `/v1/orgs/${lapsed.orgId}/templates/${template.templateId}`, { key: lapsed.key });
+    assert.equal(templateStill.body.version, 1);
+    const keys = await server.request('GET', `/v1/orgs/${lapsed.orgId}/api-keys`, { key: lapsed.key });
+    assert.ok(keys.body.items.find((k: { keyId: string }) => k.keyId === leaked.body.keyId).revokedAt, 'the revocation went through');
   });
 });

@@ -4,6 +4,7 @@
 // issuer and endpoints derive from AUTH_URL, never from X-Forwarded-Host.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { ConfigError, loadConfig } from '../src/config.ts';
 import { startServer, testEnv, type TestServer } from './helpers/server.ts';
 
@@ -50,8 +51,9 @@ const limits = { ANON_RATE_LIMIT_BURST: String(BURST), ANON_RATE_LIMIT_RPS: '1',
 describe('TRUST_PROXY unset: forwarded headers are not believed', () => {
   let server: TestServer;
   before(async () => {
-    // A stage of its own: on Redis, its buckets are no other test file's.
-    server = await startServer({ ...limits, STAGE: 'tpnone' });
+    // A stage of its own: on Redis, its buckets are no other test file's, nor a previous run's
+    // (a sign-in bucket lives a minute after its last use).
+    server = await startServer({ ...limits, STAGE: `tpnone${randomBytes(3).toString('hex')}` });
   });
   after(() => server.close());
 
@@ -70,7 +72,7 @@ describe('TRUST_PROXY names the proxy: X-Forwarded-For from it names the client'
   let server: TestServer;
   before(async () => {
     // The tests connect from 127.0.0.1: they are the proxy.
-    server = await startServer({ ...limits, STAGE: 'tptrust', TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' });
+    server = await startServer({ ...limits, STAGE: `tptrust${randomBytes(3).toString('hex')}`, TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' });
   });
   after(() => server.close());
 

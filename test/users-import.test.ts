@@ -1,4 +1,4 @@
-// DECISIONS, "Lists that grow": POST /v1/orgs/{orgId}/users/import, CSV or JSON, create or update by
+// Importing users (docs/api.md): POST /v1/orgs/{orgId}/users/import, CSV or JSON, create or update by
 // email, one result per row; a refused row changes nothing and the others go on.
 import { randomInt } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';

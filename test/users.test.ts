@@ -21,7 +21,7 @@ describe('orgs and users', () => {
   const orgPath = (o: TestOrg = org) => ({ params: { path: { orgId: o.orgId } } });
   const userPath = (userId: string, o: TestOrg = org) => ({ params: { path: { orgId: o.orgId, userId } } });
 
-  test('GET org: the fields of DECISIONS, an ETag, a trialing org', async () => {
+  test('GET org: the org resource\'s fields, an ETag, a trialing org', async () => {
     const res = await client.GET('/v1/orgs/{orgId}', orgPath());
     const body = ok(res, 200);
     assert.deepEqual(Object.keys(body).sort(), [

@@ -3,11 +3,10 @@
 // each page, and a member offered none of them.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
 import { startServer, type TestServer } from './helpers/server.ts';
 // Orgs without the starter template: these tests' own template is the default.
 import { createOrgWithoutTemplates as createOrg, createTemplate, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp } from './helpers/chromium.ts';
+import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
 import { gif, png } from './helpers/images.ts';
 import { screenshot } from './helpers/screenshots.ts';
 
@@ -15,7 +14,7 @@ const skip = browserUnavailable();
 
 describe('the Images, API keys and Audit pages', { skip }, () => {
   let server: TestServer;
-  let browser: Browser;
+  let browser: SharedBrowser;
   let org: TestOrg;
   let admin: { email: string; password: string; userId: string };
   before(async () => {
@@ -78,7 +77,10 @@ describe('the Images, API keys and Audit pages', { skip }, () => {
     await page.getByText('confirm the new key is in use', { exact: false }).waitFor();
 
     await page.getByRole('button', { name: 'New API key' }).click();
-    await page.getByRole('dialog', { name: 'New API key' }).getByLabel('Name').fill('HR sync');
+    const nameInput = page.getByRole('dialog', { name: 'New API key' }).getByLabel('Name');
+    // The field stops where the API would refuse: the OpenAPI document's maxLength, built into the page.
+    assert.equal(await nameInput.getAttribute('maxlength'), '100');
+    await nameInput.fill('HR sync');
     await page.getByRole('dialog', { name: 'New API key' }).getByRole('button', { name: 'Create key' }).click();
     const shown = page.getByRole('dialog', { name: 'Your new API key' });
     await shown.getByText('it is shown only once').waitFor();

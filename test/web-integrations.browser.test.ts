@@ -3,10 +3,9 @@
 // each user's state; axe on the page; a member is not offered it.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
 import type { TestServer } from './helpers/server.ts';
 import { createOrg, createTemplate, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp } from './helpers/chromium.ts';
+import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
 import { screenshot } from './helpers/screenshots.ts';
 import { startFakeGoogle, GMAIL_SCOPE, type FakeGoogle } from './helpers/fake-google.ts';
 import { googleDatabase, startGoogleServer, workspace } from './helpers/google-setup.ts';
@@ -18,7 +17,7 @@ describe('the Integrations page', { skip }, () => {
   let fake: FakeGoogle;
   let database: Awaited<ReturnType<typeof googleDatabase>>;
   let server: TestServer;
-  let browser: Browser;
+  let browser: SharedBrowser;
   let org: TestOrg;
   let admin: { email: string; password: string; userId: string };
   before(async () => {

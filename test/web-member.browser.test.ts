@@ -3,17 +3,16 @@
 // accessibility violations of serious or critical impact.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser } from 'playwright-core';
 import { startServer, type TestServer } from './helpers/server.ts';
 // Orgs without the starter template: these tests' own template is the default.
 import { createOrgWithoutTemplates as createOrg, createTemplate, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp } from './helpers/chromium.ts';
+import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
 
 const skip = browserUnavailable();
 
 describe('the dashboard for a member', { skip }, () => {
   let server: TestServer;
-  let browser: Browser;
+  let browser: SharedBrowser;
   let org: TestOrg;
   before(async () => {
     server = await startServer();
@@ -94,7 +93,7 @@ describe('the dashboard for a member', { skip }, () => {
 
 describe('silent renewal', { skip }, () => {
   let server: TestServer;
-  let browser: Browser;
+  let browser: SharedBrowser;
   before(async () => {
     // ID tokens of 4 s: the app renews at half their life, well before each expires.
     server = await startServer({ ID_TOKEN_TTL_S: '4' });

@@ -5,10 +5,9 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
-import type { Browser } from 'playwright-core';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, createTemplate, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp } from './helpers/chromium.ts';
+import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
 import { graphUser, startFakeMicrosoft, type FakeMicrosoft } from './helpers/fake-microsoft.ts';
 import { screenshot } from './helpers/screenshots.ts';
 
@@ -20,7 +19,7 @@ const unexpected = (errors: string[]) => errors.filter((e) => !/status of 404/.t
 describe('the Microsoft 365 page', { skip }, () => {
   let fake: FakeMicrosoft;
   let server: TestServer;
-  let browser: Browser;
+  let browser: SharedBrowser;
   let org: TestOrg;
   let admin: { email: string; password: string; userId: string };
   before(async () => {

@@ -3,12 +3,12 @@
 // with its opens chart, and a blocked org's banner. axe-core on each page; no console errors.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { TOTP } from 'otpauth';
 import { startServer, type TestServer } from './helpers/server.ts';
 // Orgs without the starter template: these tests' own template is the default.
 import { createOrgWithoutTemplates as createOrg, createTemplate, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp } from './helpers/chromium.ts';
+import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
 import { deliver, event } from './helpers/payments.ts';
 
 const skip = browserUnavailable();
@@ -20,7 +20,7 @@ async function noViolations(page: Page, where: string) {
 
 describe('the dashboard pages', { skip }, () => {
   let server: TestServer;
-  let browser: Browser;
+  let browser: SharedBrowser;
   let org: TestOrg;
   before(async () => {
     server = await startServer({ BILLING_URL: 'https://billing.example.test/acme' });

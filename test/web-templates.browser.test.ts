@@ -3,11 +3,11 @@
 // save that lost a race (409) offering to reload or keep editing, delete; axe on each page.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { startServer, type TestServer } from './helpers/server.ts';
 // Orgs without the starter template: these tests' own template is the default.
 import { createOrgWithoutTemplates as createOrg, createTemplate, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp } from './helpers/chromium.ts';
+import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
 import { png } from './helpers/images.ts';
 import { screenshot } from './helpers/screenshots.ts';
 
@@ -23,7 +23,7 @@ async function typeAtEnd(page: Page, editor: string, text: string) {
 
 describe('the Templates pages', { skip }, () => {
   let server: TestServer;
-  let browser: Browser;
+  let browser: SharedBrowser;
   let org: TestOrg;
   let owner: { email: string; password: string; userId: string };
   before(async () => {

@@ -4,11 +4,10 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { Browser } from 'playwright-core';
 import { startServer, type TestServer } from './helpers/server.ts';
 // Orgs without the starter template: these tests' own template is the default.
 import { createOrgWithoutTemplates as createOrg, createTemplate, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp } from './helpers/chromium.ts';
+import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
 import { startSmtp, type TestSmtp } from './helpers/smtp.ts';
 
 const skip = browserUnavailable();
@@ -17,7 +16,7 @@ const INVITATION_LINK = /https?:\/\/\S+\/invitation\/[A-Za-z0-9_-]{43}/;
 
 describe('the Users page', { skip }, () => {
   let server: TestServer;
-  let browser: Browser;
+  let browser: SharedBrowser;
   let org: TestOrg;
   let smtp: TestSmtp;
   before(async () => {
@@ -158,7 +157,7 @@ describe('the Users page', { skip }, () => {
 
 describe('adding a user on a stage without a mail server', { skip }, () => {
   let server: TestServer;
-  let browser: Browser;
+  let browser: SharedBrowser;
   before(async () => {
     server = await startServer();
     browser = await launchBrowser();

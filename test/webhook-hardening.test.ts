@@ -1,5 +1,5 @@
-// Signed events the database cannot store as JSON, and the staff list's paging (issue 13 items
-// 6 and 15): every signed event is kept, answered 200, and listed; no page skips a row.
+// Signed events the database cannot store as JSON, and the staff list's paging
+// (docs/api.md, "Billing"): every signed event is kept, answered 200, and listed; no page skips a row.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';

@@ -1,5 +1,5 @@
-// Screenshots of the dashboard's main pages for the README (docs/screenshots/): a test server with
-// a small org, signed in through the real identity provider in Chromium.
+// Screenshots of the dashboard's main pages (docs/screenshots/, shown by docs/web-apps.md): a test
+// server with a small org, signed in through the real identity provider in Chromium.
 // Run: node tools/web-screenshots.ts (after npm run build:web).
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';

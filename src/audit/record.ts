@@ -1,5 +1,5 @@
 // Every successful write records an audit entry in the same transaction as the change
-// (spec section 6), carrying the request's correlation id and the changed field names.
+// (docs/guide.md, "Audit trail"), carrying the request's correlation id and the changed field names.
 import type { Db } from '../store/db.ts';
 import { auditRepo } from '../store/repositories/audit.ts';
 import { actorOf, type Principal } from '../auth/principal.ts';

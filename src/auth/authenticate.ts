@@ -1,4 +1,4 @@
-// Turns a request's credentials into a Principal, or refuses with 401 (spec section 5).
+// Turns a request's credentials into a Principal, or refuses with 401 (docs/guide.md, "Credentials").
 // `Authorization: Bearer <value>`: a value that starts with the key prefix is an API key and is
 // never parsed as a JWT (rule 3); anything else must be an ID token. `X-Api-Key` carries keys only.
 import type { IncomingHttpHeaders } from 'node:http';

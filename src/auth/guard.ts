@@ -1,4 +1,5 @@
-// The authentication and authorization hooks of the org and staff routes, in DECISIONS' order:
+// The authentication and authorization hooks of the org and staff routes, in this order
+// (docs/architecture.md, "A request's path"):
 // authenticate → throttle → authorize → billing gate (writes) → validate → handler. The scope in
 // app.ts adds `authenticate` and the throttle to every route inside it; each route lists the rest
 // (`onRequest: [guards.org('user.create'), billing.writeGate]`). They run in onRequest, before body

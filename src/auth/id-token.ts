@@ -1,5 +1,6 @@
-// ID-token authentication on the API (spec 5.1-5.4): signature by our JWKS (or a trusted external
-// issuer's), `iss`, `aud` one of the clients, `exp` (by the injected clock), `token_use` = "id".
+// ID-token authentication on the API (docs/guide.md, "Credentials"; docs/identity.md): signature
+// by our JWKS (or a trusted external issuer's), `iss`, `aud` one of the clients, `exp` (by the
+// injected clock), `token_use` = "id".
 // A verified token is cached (by its hash) until it expires, so a signature is checked once.
 import { hash } from 'node:crypto';
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose';
@@ -29,14 +30,15 @@ export function localIssuer(opts: {
   initialKeys: JWK[];
 }): TrustedIssuer {
   let keySet = createLocalJWKSet({ keys: opts.initialKeys });
-  let lastReload = 0;
+  // Elapsed time between reloads, by the monotonic clock (a load limit, not a date).
+  let lastReload = Number.NEGATIVE_INFINITY;
   const keys: JWTVerifyGetKey = async (header, token) => {
     try {
       return await keySet(header, token);
     } catch (err) {
       // Another instance may have rotated the signing key: look again, at most every 10 s.
-      if (!(err instanceof errors.JWKSNoMatchingKey) || Date.now() - lastReload < 10_000) throw err;
-      lastReload = Date.now();
+      if (!(err instanceof errors.JWKSNoMatchingKey) || performance.now() - lastReload < 10_000) throw err;
+      lastReload = performance.now();
       keySet = createLocalJWKSet({ keys: await opts.loadPublicKeys() });
       return keySet(header, token);
     }
@@ -89,7 +91,7 @@ export function createIdTokenVerifier(deps: {
     const role = payload['custom:role'];
     const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
     if (role === 'super-admin') {
-      // Super-admin only through the staff client (spec 5.4: never through keys or the app client).
+      // Super-admin only through the staff client (never through keys or the app client: docs/api.md, "Signing in").
       return issuer.staffAudience && aud.includes(issuer.staffAudience) ? { kind: 'staff', userId: sub } : undefined;
     }
     const orgId = payload['custom:orgId'];

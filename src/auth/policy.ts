@@ -1,11 +1,12 @@
-// The one authorization policy: every route asks it, for every kind of caller (spec 5.4, 5.6, 7).
+// The one authorization policy: every route asks it, for every kind of caller (docs/guide.md,
+// "People and roles" and "Credentials").
 // Pure functions return decisions; `enforce` turns a refusal into the 403 error, for the guards
 // and the services that judge a decision against the row they are about to change.
 import { forbidden } from '../errors.ts';
 import type { OrgRole } from '../store/schema.ts';
 import type { Principal } from './principal.ts';
 
-/** The role a caller acts with inside an org. API keys act as `admin` (spec 5.4); staff as super-admin. */
+/** The role a caller acts with inside an org: API keys act as `admin` (docs/guide.md, "Credentials"); staff as super-admin. */
 export type EffectiveRole = OrgRole | 'super-admin';
 
 const RANK: Record<EffectiveRole, number> = { member: 0, admin: 1, owner: 2, 'super-admin': 3 };
@@ -90,7 +91,7 @@ export function roleIn(principal: Principal, orgId: string): EffectiveRole | und
   }
 }
 
-/** Fields only an admin (or above) may change on a user (DECISIONS: `role`, `email`). */
+/** Fields only an admin (or above) may change on a user (docs/guide.md, "People and roles": `role`, `email`). */
 export const ADMIN_ONLY_USER_FIELDS = ['role', 'email', 'temporaryPassword'] as const;
 
 export function updateUser(

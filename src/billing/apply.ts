@@ -1,5 +1,5 @@
-// Applies payment-provider events to orgs inside a transaction, order-independently (DECISIONS
-// "Operations"): an org's state is what applying all its events in `created` order gives.
+// Applies payment-provider events to orgs inside a transaction, order-independently (docs/api.md,
+// "Billing"): an org's state is what applying all its events in `created` order gives.
 //
 // An event newer than every one applied to its org (the usual case) is applied to the org's state
 // as it is. One that is older re-applies the org's whole history, stored beside the events, from

@@ -1,4 +1,4 @@
-// Which writes billing allows (spec section 3 rules 1-3; DECISIONS "Billing").
+// Which writes billing allows (docs/guide.md, "Billing states").
 
 /** Statuses in which a grace period runs, and past its end writes are blocked. */
 export const GRACE_STATUSES: ReadonlySet<string> = new Set(['past_due', 'canceled', 'unpaid', 'incomplete_expired', 'paused']);

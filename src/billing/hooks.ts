@@ -1,5 +1,5 @@
 // The billing gate, a hook each write route lists after its guard: once an org's grace period has
-// ended, writes answer 402 and reads still work (spec section 3 rule 2).
+// ended, writes answer 402 and reads still work (docs/guide.md, "Billing states").
 import type { onRequestAsyncHookHandler } from 'fastify';
 import { AppError } from '../errors.ts';
 import { accessOf } from '../auth/guard.ts';

@@ -3,7 +3,7 @@ import type { Db } from '../store/db.ts';
 import { billingRepo } from '../store/repositories/billing.ts';
 
 /**
- * The seat cap (spec section 3 rule 3): creating a user when the live users fill every seat is 402.
+ * The seat cap (docs/guide.md, "Limits"): creating a user when the live users fill every seat is 402.
  * Runs inside the creating transaction with the org row locked, so two creations cannot both take
  * the last seat.
  */

@@ -1,4 +1,4 @@
-// The spec's state table (section 3), row by row.
+// The state table of docs/guide.md, "Billing states", row by row.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fold, rankOf, transition, type BillingState } from './state-machine.ts';
@@ -40,7 +40,7 @@ function applied(state: BillingState, event: ProviderEvent, seatsUsed = ctx.seat
   return t.outcome === 'applied' ? t : (undefined as never);
 }
 
-describe('spec section 3: the subscription state table', () => {
+describe('the subscription state table (docs/guide.md, Billing states)', () => {
   test('trial (or any) + checkout.session.completed → active, period end set, trial left', () => {
     const t = applied(base, ev('checkout.session.completed', { customer: 'cus_1', subscription: 'sub_1', client_reference_id: 'org', current_period_end: unix('2026-12-22T00:00:00Z') }));
     assert.equal(t.state.subscriptionStatus, 'active');

@@ -1,7 +1,7 @@
-// The org subscription state machine of spec section 3, as pure functions: (state, event) → new
-// state and what changed, and the fold that makes billing order-independent (DECISIONS
-// "Operations"): an org's state is what applying all its events in `created` order gives, a tie
-// broken by the spec table's order. Effects (the database, the audit trail) are applied by the
+// The org subscription state machine (docs/guide.md, "Billing states"), as pure functions: (state, event) → new
+// state and what changed, and the fold that makes billing order-independent (docs/api.md,
+// "Billing"): an org's state is what applying all its events in `created` order gives, a tie
+// broken by the order of HANDLED_EVENTS. Effects (the database, the audit trail) are applied by the
 // billing service in one transaction. Field locations follow Stripe's event shapes, before and
 // after its 2025-03-31 API version.
 import type { OrgBilling } from '../store/repositories/billing.ts';
@@ -9,7 +9,7 @@ import { textField, type ProviderEvent } from './event.ts';
 
 export type BillingState = OrgBilling;
 
-/** In the spec table's order, which breaks ties of `created`. */
+/** In the order that breaks ties of `created` (docs/api.md, "Billing"). */
 export const HANDLED_EVENTS = [
   'checkout.session.completed',
   'customer.subscription.created',
@@ -157,7 +157,7 @@ export function fold(base: BillingState, events: { event: ProviderEvent; key: Ev
   return state;
 }
 
-/** Where an event says which org it is about (DECISIONS: metadata.orgId, client_reference_id, customer). */
+/** Where an event says which org it is about: metadata.orgId, client_reference_id, customer (docs/guide.md, "Billing states"). */
 export function orgHints(object: Record<string, any>): { orgId?: string; customerId?: string } {
   const metadataOrg =
     object.metadata?.orgId ?? object.parent?.subscription_details?.metadata?.orgId ?? object.subscription_details?.metadata?.orgId;

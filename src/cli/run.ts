@@ -1,8 +1,9 @@
 // `sigsvc <command>`: every command prints one JSON document on stdout; a failure prints a clear
-// message on stderr and exits non-zero (DECISIONS.md, "Command line"). The runner takes its
+// message on stderr and exits non-zero (docs/operations.md, "The command line"). The runner takes its
 // output streams and environment as arguments, so the tests run commands in their own process.
 import { parseArgs } from 'node:util';
-import { loadConfig, ConfigError } from '../config.ts';
+import { loadConfig, ConfigError, type Config } from '../config.ts';
+import { findSecretsKey } from '../secrets/key-file.ts';
 import { migrate } from '../store/migrate.ts';
 import { UsageError } from './errors.ts';
 import type { PasswordHasher } from '../auth/passwords.ts';
@@ -90,7 +91,7 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
   }
   try {
     const ctx = {
-      config: loadConfig(io.env),
+      config: withStoredSecretsKey(loadConfig(io.env)),
       logger: commandLogger(io.stderr),
       passwords: io.passwords,
       progress: (message: string) => void io.stderr.write(`sigsvc ${name}: ${message}\n`),
@@ -106,4 +107,12 @@ export async function runCommand(argv: string[], io: CliIo): Promise<number> {
     io.stderr.write(`sigsvc ${name}: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
+}
+
+/**
+ * The service's SECRETS_KEY: the environment's, else the key file the service made in DATA_DIR
+ * (read only: a command never makes one, so a wrong DATA_DIR leaves no key behind that nobody uses).
+ */
+function withStoredSecretsKey(config: Config): Config {
+  return { ...config, secretsKey: findSecretsKey(config, { create: false }).key };
 }

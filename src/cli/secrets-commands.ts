@@ -12,7 +12,11 @@ export async function secretsRekey(values: Record<string, unknown>, ctx: Command
   const args = parseOptions(rekeyArgs, values);
   const { secretsKey, secretsKeysPrevious } = ctx.config;
   // Refused before the database is opened.
-  if (!secretsKey) throw new UsageError('SECRETS_KEY is not set: set the new key as SECRETS_KEY and the old one(s) as SECRETS_KEY_PREVIOUS.');
+  if (!secretsKey) {
+    throw new UsageError(
+      'SECRETS_KEY is not set (nor is there a key file the service made in DATA_DIR): set the new key as SECRETS_KEY and the old one(s) as SECRETS_KEY_PREVIOUS.',
+    );
+  }
   const secrets = createSecretBox(secretsKey, secretsKeysPrevious);
   return withDatabase(ctx, async ({ db }) => {
     const result = await rekeySecrets({ db, secrets, dryRun: args['dry-run'] });

@@ -1,4 +1,4 @@
-// A Directory API user → our user fields (DECISIONS "Google Workspace"): primaryEmail → email,
+// A Directory API user → our user fields (docs/google-workspace.md, "What the sync does"): primaryEmail → email,
 // name.fullName → name, the primary organizations[] entry's title and department, phones[] of type
 // `work` → phone and `mobile` → mobile; suspended (or archived) → soft-deleted.
 import type { DirectoryUser } from '../directory/plan.ts';

@@ -84,14 +84,15 @@ export function googleRoutes(deps: { guards: Guards; billing: BillingHooks; goog
     app.post(
       `${base}/test`,
       {
-        onRequest: guards.org('integration.manage'),
+        // A non-GET route like the others: the billing gate holds it too (docs/guide.md, What 402 gates).
+        onRequest: [guards.org('integration.manage'), billing.writeGate],
         schema: {
           operationId: 'testGoogleConnection',
           summary: 'Test the connection: a token, one directory page, the admin\'s Gmail settings (admin)',
           description: "Answers 200 whatever Google says: each step's `message` tells, in plain words, what Google answered.",
           tags: ['integrations'],
           params: orgParams,
-          response: { 200: connectionTestSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
+          response: { 200: connectionTestSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'PAYMENT_REQUIRED') },
         },
       },
       async (request) => google.test(request.params.orgId),

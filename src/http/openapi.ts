@@ -197,7 +197,7 @@ function errorExample(status: string, route: string, op: Json, components: Json)
     details = { field, issues: [{ field, message: why ?? 'Invalid input' }] };
   }
   if (status === '404' && last && RESOURCE[last]) message = `${RESOURCE[last]} not found.`;
-  // The throttling layer's 429 carries no correlationId in the body (spec section 8).
+  // The throttling layer's 429 carries no correlationId in the body (docs/api.md, "Rate limits").
   const correlation = status === '429' ? {} : { correlationId: '3f1c6a52-9b7e-4d2a-8c1e-5b0f7e2d9a41' };
   return { error: { code, message, ...(details ? { details } : {}), ...correlation } };
 }

@@ -1,8 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
-// Query parameters that carry credentials in OAuth and OpenID Connect URLs (a logout link holds
-// a live ID token; a callback an authorization code).
+// Query parameters that carry credentials: in OAuth and OpenID Connect URLs (a logout link holds
+// a live ID token; a callback an authorization code), and the Outlook add-in's files (`?key=`, the
+// org's add-in key, which the manifest writes into their URLs).
 const SECRET_PARAMS = new Set([
+  'key',
   'id_token_hint',
   'id_token',
   'access_token',
@@ -15,7 +17,10 @@ const SECRET_PARAMS = new Set([
 ]);
 // Anything shaped like a JWT (or JWE): base64url JSON header "eyJ…", then dot-separated parts.
 const JWT_LIKE = /eyJ[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*){1,4}/g;
+// An Outlook add-in key (src/outlook/addin-key.ts: `oak_` and base64url) under any name, or in a path.
+const ADDIN_KEY_LIKE = /oak_[A-Za-z0-9_-]{16,}/g;
 const REDACTED = '[redacted]';
+const redactValues = (s: string) => s.replace(JWT_LIKE, REDACTED).replace(ADDIN_KEY_LIKE, REDACTED);
 
 function paramName(raw: string): string {
   try {
@@ -25,10 +30,10 @@ function paramName(raw: string): string {
   }
 }
 
-/** The URL as it may be logged: credentials in the query and JWT-looking values anywhere replaced. */
+/** The URL as it may be logged: credentials in the query, and JWT-looking values and add-in keys anywhere, replaced. */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
-  const path = (q === -1 ? url : url.slice(0, q)).replace(JWT_LIKE, REDACTED);
+  const path = redactValues(q === -1 ? url : url.slice(0, q));
   if (q === -1) return path;
   const query = url
     .slice(q + 1)
@@ -36,7 +41,7 @@ export function redactUrl(url: string): string {
     .map((pair) => {
       const eq = pair.indexOf('=');
       if (eq !== -1 && SECRET_PARAMS.has(paramName(pair.slice(0, eq)))) return `${pair.slice(0, eq)}=${REDACTED}`;
-      return pair.replace(JWT_LIKE, REDACTED);
+      return redactValues(pair);
     })
     .join('&');
   return `${path}?${query}`;

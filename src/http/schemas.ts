@@ -11,7 +11,7 @@ export const errorEnvelope = z
       code: z.enum(ERROR_CODES),
       message: z.string(),
       details: z.record(z.string(), z.unknown()).optional(),
-      correlationId: z.string().optional().describe('absent only from the throttling layer\'s 429 (spec section 8)'),
+      correlationId: z.string().optional().describe('absent only from the throttling layer\'s 429'),
     }),
   })
   .meta({
@@ -72,7 +72,7 @@ export const nullableTimestamp = timestamp.nullable();
 export const iso = (d: Date) => d.toISOString();
 export const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
 
-/** The `version` every PATCH must send (DECISIONS: optimistic concurrency). */
+/** The `version` every PATCH must send (optimistic concurrency: docs/guide.md, "Organisations"). */
 export const VERSION_REQUIRED = 'is required: send the version you read';
 export const versionField = z.number({ error: VERSION_REQUIRED }).int().min(1).max(MAX_VERSION);
 

@@ -1,27 +1,28 @@
-// Images an org uploads for its templates (DECISIONS, "Images" and wave 3's "Per-org storage"):
-// checked here (type, size, dimensions, every GIF frame, magic bytes against the declared type,
-// the org's caps), served by id to anyone. The bytes are in the row on a PostgreSQL server (every
+// Images an org uploads for its templates (docs/api.md, "Images"): checked here (type, size,
+// dimensions, every GIF frame, magic bytes against the declared type, the org's caps), served by id
+// to anyone. The bytes are in the row on a PostgreSQL server (every
 // instance serves them) and in files in the embedded store (./files.ts), whose database runs on
 // the main thread.
 import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Db } from '../store/db.ts';
 import { imagesRepo, type ImageMeta } from '../store/repositories/images.ts';
-import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
+import { decodeCursor, toPage, type Page, type PageRequest } from '../store/pagination.ts';
 import { AppError, badRequest, notFound } from '../errors.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
 import type { ImageContentType } from '../store/schema.ts';
 import { readImageInfo, sniffType, type ImageInfo } from './dimensions.ts';
 import type { CachedImage, Caches } from '../cache/namespaces.ts';
 import type { ImageFiles } from './files.ts';
+import { toImage, type Image } from './resource.ts';
 
 export const IMAGE_TYPES: readonly ImageContentType[] = ['image/png', 'image/jpeg', 'image/gif'];
-/** DECISIONS: at most 1 MB and 2,000 px a side. */
+/** At most 1 MB and 2,000 px a side (docs/api.md, "Images"). */
 export const IMAGE_MAX_BYTES = 1024 * 1024;
 export const IMAGE_MAX_SIDE = 2000;
 /** A fetch reads an image's bytes this much at a time (a file's reads, PostgreSQL's queries). */
 const PART_BYTES = 256 * 1024;
-/** DECISIONS wave 3, "Per-org storage": an org keeps at most this many live images. */
+/** An org keeps at most this many live images (docs/api.md, "Images"). */
 export const IMAGES_MAX_PER_ORG = 500;
 
 /** What the public route answers: `body()` reads the bytes (not needed for a 304). */
@@ -72,6 +73,7 @@ export function createImageService(deps: {
 }) {
   const { db, caches, files, maxBytesPerOrg } = deps;
   const urlOf = (imageId: string) => `${deps.baseUrl.replace(/\/$/, '')}/v1/images/${imageId}`;
+  const present = (m: ImageMeta) => toImage(m, urlOf(m.id));
 
   function checkCaps(usage: { images: number; bytes: number }, adding: number): void {
     if (usage.images + 1 > IMAGES_MAX_PER_ORG) {
@@ -124,9 +126,7 @@ export function createImageService(deps: {
   }
 
   return {
-    urlOf,
-
-    async upload(ctx: WriteContext, declared: string, data: Uint8Array): Promise<ImageMeta> {
+    async upload(ctx: WriteContext, declared: string, data: Uint8Array): Promise<Image> {
       const info = check(declared, data);
       // A first look without a lock, so that an org past its caps writes no file; the look that
       // counts is in the transaction, under the org's lock.
@@ -148,7 +148,7 @@ export function createImageService(deps: {
             data: files ? null : data,
           });
           await recordAudit(tx, ctx, { action: 'image.create', targetId: row.id, changes: ['contentType', 'height', 'width'] });
-          return row;
+          return present(row);
         });
       } catch (err) {
         await files?.remove(ctx.orgId, id);
@@ -156,9 +156,9 @@ export function createImageService(deps: {
       }
     },
 
-    async list(orgId: string, page: PageRequest) {
+    async list(orgId: string, page: PageRequest): Promise<Page<Image>> {
       const rows = await imagesRepo.list(db, orgId, decodeCursor(page.cursor), page.limit);
-      return toPage(rows, page.limit, (r) => r.seq, (r) => r);
+      return toPage(rows, page.limit, (r) => r.seq, present);
     },
 
     async remove(ctx: WriteContext, imageId: string): Promise<void> {

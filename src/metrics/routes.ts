@@ -1,4 +1,4 @@
-// `GET /metrics`: the Prometheus text exposition (DECISIONS, "Operations"). Not throttled (a
+// `GET /metrics`: the Prometheus text exposition (docs/operations.md, "Metrics"). Not throttled (a
 // scraper must not be turned away when the service is busiest); with METRICS_TOKEN set it asks
 // for `Authorization: Bearer <METRICS_TOKEN>`. Left out of the OpenAPI document: it is for the
 // operator's Prometheus, not for API clients.

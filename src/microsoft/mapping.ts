@@ -1,4 +1,4 @@
-// A Graph user as the directory sync sees one (DECISIONS "Microsoft 365"): `mail` (else
+// A Graph user as the directory sync sees one (docs/entra-sync.md): `mail` (else
 // `userPrincipalName`) → email, `displayName` → name, `jobTitle` → title, `department`,
 // `businessPhones[0]` → phone, `mobilePhone` → mobile; `accountEnabled: false` → soft-deleted.
 import type { DirectoryUser } from '../directory/service.ts';

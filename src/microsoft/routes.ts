@@ -1,4 +1,4 @@
-// The Microsoft Entra connection's routes (DECISIONS "Microsoft 365"), admin only: connect, read,
+// The Microsoft Entra connection's routes (docs/entra-sync.md), admin only: connect, read,
 // disconnect, and sync now (a job) or as a dry run (the answer, and no change).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';

@@ -108,6 +108,10 @@ const keyQuery = z.object({
   key: z.string().regex(ADDIN_KEY_PATTERN, { message: 'is not an add-in key' }).optional().describe('the org\'s add-in key, as the manifest writes it'),
 });
 
+// A file that embeds the org's add-in key is no shared cache's to keep (a secret, kept out of logs
+// too: src/http/request-log.ts); without a key it is the same for everyone.
+const keyedCache = (key: string | undefined) => (key ? 'private, no-store' : 'public, max-age=300');
+
 // One route, one fixed policy: the add-in calls it from Outlook's runtimes (classic Outlook on
 // Windows sends a cross-origin request), with a header and no cookie, so any origin may.
 const CORS = { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET', 'access-control-allow-headers': 'X-Addin-Key', 'access-control-max-age': '600' };
@@ -183,7 +187,7 @@ export function addinRoutes(deps: { throttle: Throttle; outlook: OutlookService;
         },
       },
       async (request, reply) => {
-        reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=300');
+        reply.type('text/javascript; charset=utf-8').header('cache-control', keyedCache(request.query.key));
         return reply.send(runtimeFor(request.query.key ?? ''));
       },
     );
@@ -203,7 +207,7 @@ export function addinRoutes(deps: { throttle: Throttle; outlook: OutlookService;
         const page = commandsSource.replace('__RUNTIME_JS__', htmlAttr(addinUrls(baseUrl, request.query.key).runtimeJs));
         reply
           .type('text/html; charset=utf-8')
-          .header('cache-control', 'public, max-age=300')
+          .header('cache-control', keyedCache(request.query.key))
           // Outlook shows this page in its own frame: framing allowed, scripts only from here and Office's CDN.
           .header('content-security-policy', "default-src 'none'; script-src 'self' https://appsforoffice.microsoft.com; connect-src 'self'; img-src 'self' https:; style-src 'unsafe-inline'");
         return reply.send(page);

@@ -7,16 +7,19 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import type Provider from 'oidc-provider';
-import type { Logger } from '../log.ts';
-import type { TokenPurpose } from '../store/schema.ts';
-import { MemoryRateLimiter } from '../ratelimit/memory.ts';
+import type { Clock } from '../lib/clock.ts';
 import { isStorable } from '../lib/text.ts';
 import { MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
-import { PAGE_HEADERS } from '../auth/idp/views.ts';
+import { crossSitePage } from '../auth/idp/views.ts';
 import { startSession } from '../auth/idp/session.ts';
 import { pinOrigin } from '../auth/idp/hooks.ts';
+import type { TakeAttempt } from '../auth/idp/attempts.ts';
+import { refuseCrossSitePosts } from '../http/cross-site.ts';
 import { linkProblemText, MAX_PASSWORD_LENGTH, type PeopleService } from './service.ts';
 import { forgotPage, forgotSentPage, invitationPage, linkProblemPage, resetPage } from './views.ts';
+
+/** Which link a page serves: an invitation or a password reset. */
+type TokenPurpose = Parameters<typeof linkProblemText>[1];
 
 // What a browser's <input type="email"> accepts (WHATWG), at most 254 characters.
 const EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
@@ -36,27 +39,35 @@ function field(form: Form, name: string, max: number): string | { problem: strin
 export function peoplePageRoutes(deps: {
   people: PeopleService;
   provider: Provider;
-  logger: Logger;
   authUrl: string;
   authPath: string;
   appUrl: string;
   /** Where a staff member's accepted invitation leads: the admin app, whose sign-in enrols TOTP. */
   adminUrl: string;
   sessionTtlS: number;
-  attemptsPerMinute: number;
-  clock: () => Date;
+  /**
+   * SIGNIN_ATTEMPTS_PER_MINUTE per client address covers posting "Forgot your password?" as it
+   * covers the sign-in steps (docs/api.md, "People getting in"); the per-address limit of mails is
+   * the people service's.
+   */
+  takeAttempt: TakeAttempt;
+  /** The identity provider's pages' headers (src/auth/idp/views.ts `pageHeaders`). */
+  pageHeaders: Readonly<Record<string, string>>;
+  /** When an accepted link's session starts. */
+  clock: Clock;
 }): FastifyPluginAsync {
   const { people, authPath } = deps;
-  // SIGNIN_ATTEMPTS_PER_MINUTE per client address covers "Forgot your password?" as it covers the
-  // sign-in steps (DECISIONS); the per-address limit of mails is the people service's.
-  const perAddress = new MemoryRateLimiter({ rate: deps.attemptsPerMinute / 60, burst: deps.attemptsPerMinute }, () => deps.clock().getTime());
-  const retryAfterS = String(Math.max(1, Math.ceil(60 / deps.attemptsPerMinute)));
   const forgotUrl = `${authPath}/forgot-password`;
 
   return async (app) => {
     await app.register(formbody, { bodyLimit: 16 * 1024 });
     const html = (reply: FastifyReply, body: string, status = 200) =>
-      reply.code(status).headers(PAGE_HEADERS).type('text/html; charset=utf-8').send(body);
+      reply.code(status).headers(deps.pageHeaders).type('text/html; charset=utf-8').send(body);
+    // Every form here refuses a post from another site (a login CSRF would sign the victim in as the attacker).
+    const forms = {
+      schema: { hide: true },
+      onRequest: refuseCrossSitePosts(new URL(deps.authUrl).origin, (reply) => html(reply, crossSitePage(), 403)),
+    };
 
     const problemPage = (reply: FastifyReply, purpose: TokenPurpose, problem: Parameters<typeof linkProblemText>[0]) => {
       const { status, message } = linkProblemText(problem, purpose);
@@ -80,7 +91,7 @@ export function peoplePageRoutes(deps: {
         return html(reply, page(request.params.token, { email: found.account.email, orgName: invitedTo(found) }));
       });
 
-      app.post<{ Params: { token: string }; Body: Form }>(`${authPath}/${path}/:token`, { schema: { hide: true } }, async (request, reply) => {
+      app.post<{ Params: { token: string }; Body: Form }>(`${authPath}/${path}/:token`, forms, async (request, reply) => {
         const { token } = request.params;
         const found = await people.inspect(token, purpose);
         if (typeof found === 'string') return problemPage(reply, purpose, found);
@@ -95,7 +106,7 @@ export function peoplePageRoutes(deps: {
         // Staff must sign in with a TOTP code (enrolled at that first sign-in): no session is started for them.
         const staff = result.account.kind === 'staff';
         if (!result.account.totpSecret && !staff) {
-          await startSession(deps.provider, deps.authUrl, request.raw, reply.raw, result.account.id, deps.sessionTtlS, pinOrigin);
+          await startSession(deps.provider, deps.authUrl, request.raw, reply.raw, result.account.id, deps.sessionTtlS, pinOrigin, deps.clock());
         }
         return reply.code(303).header('location', staff ? deps.adminUrl : deps.appUrl).header('cache-control', 'no-store').send();
       });
@@ -106,20 +117,18 @@ export function peoplePageRoutes(deps: {
 
     app.get(forgotUrl, { schema: { hide: true } }, async (_request, reply) => html(reply, forgotPage(forgotUrl)));
 
-    app.post<{ Body: Form }>(forgotUrl, { schema: { hide: true } }, async (request: FastifyRequest<{ Body: Form }>, reply) => {
-      if (!perAddress.take(`forgot:${request.ip}`).allowed) {
-        reply.header('retry-after', retryAfterS);
+    app.post<{ Body: Form }>(forgotUrl, forms, async (request: FastifyRequest<{ Body: Form }>, reply) => {
+      if (!(await deps.takeAttempt(request, reply, 'forgot'))) {
         return html(reply, forgotPage(forgotUrl, { error: 'Too many requests from your network. Wait a minute and try again.' }), 429);
       }
       const email = field(request.body, 'email', 254);
       if (typeof email !== 'string') return html(reply, forgotPage(forgotUrl, { error: email.problem }), 400);
       const address = email.trim();
       if (!EMAIL.test(address)) return html(reply, forgotPage(forgotUrl, { error: 'Enter an email address.', email: address }), 400);
-      // The same page, at once, whatever the address: the lookup and the mail happen after the
-      // answer, so neither the words nor the time tell whether an account exists.
-      setImmediate(() => {
-        people.requestReset(address).catch((err: unknown) => deps.logger.error({ err }, 'password reset request failed'));
-      });
+      // The same page whatever the address: the answer only queues the lookup (a job, run by the
+      // queue's worker, never on this request's or the next one's turn), so neither the words nor
+      // the time tell whether an account exists.
+      await people.askReset(address);
       return html(reply, forgotSentPage());
     });
   };

@@ -1,4 +1,4 @@
-// People getting in (DECISIONS "People getting in"): invitations, password reset by mail, changing
+// People getting in (docs/api.md, "People getting in"): invitations, password reset by mail, changing
 // one's own password. Links are one-time tokens (src/store/repositories/account-tokens.ts, only a
 // hash kept); their mails go through the job queue in the transaction that makes the link.
 import type { Db } from '../store/db.ts';
@@ -17,11 +17,16 @@ import type { SignIn } from '../auth/idp/sign-in.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import type { Mail } from '../mail/mailer.ts';
 import { passwordResetMail } from '../mail/messages.ts';
+import { enqueue } from '../jobs/queue.ts';
 
 import { createInviter, hashOf, newToken, TOKEN_SHAPE, type Invitation } from './invite.ts';
+import type { Clock } from '../lib/clock.ts';
 
 export { TOKEN_SHAPE, type Invitation };
 export const MAX_PASSWORD_LENGTH = 1024;
+
+/** The job that looks up the address of a "Forgot your password?" and, when it is a user's, mails a link. */
+export const RESET_REQUEST_JOB = 'people.reset-request';
 
 export type LinkProblem = 'malformed' | 'unknown' | 'expired' | 'used' | 'voided';
 
@@ -44,6 +49,7 @@ export function createPeopleService(deps: {
   invitationTtlS: number;
   passwordResetTtlS: number;
   resetMailsPerAddressPerHour: number;
+  clock: Clock;
 }) {
   const { db, mail, invalidate } = deps;
 
@@ -59,7 +65,7 @@ export function createPeopleService(deps: {
     if (!link || link.purpose !== purpose) return 'unknown';
     if (link.used_at) return 'used';
     if (link.voided_at) return 'voided';
-    if (link.expires_at <= new Date()) return 'expired';
+    if (link.expires_at <= deps.clock()) return 'expired';
     const account = await accountsRepo.byId(db, link.account_id);
     // A deleted account, or one whose address changed since: the link went to someone else.
     if (!account || account.email.toLowerCase() !== link.email.toLowerCase()) return 'voided';
@@ -136,9 +142,19 @@ export function createPeopleService(deps: {
     reset: (token: string, password: string, confirm: string) => redeem(token, 'password_reset', password, confirm),
 
     /**
-     * "Forgot your password?": a reset link by mail to a live user with this address, at most
-     * RESET_MAILS_PER_ADDRESS_PER_HOUR an hour. Answers nothing: the page says the same whatever
-     * happened, and runs this after answering (so its time says nothing either).
+     * "Forgot your password?" as the page asks it: a job of the durable queue that runs
+     * `requestReset`. Queuing costs the same whatever the address, and the lookup runs on the
+     * worker's turn, not the next request's: no request leaves work behind on the event loop.
+     * Without mail there is nothing to send, and nothing is queued.
+     */
+    async askReset(email: string): Promise<void> {
+      if (!mail.configured) return;
+      await enqueue(db, { kind: RESET_REQUEST_JOB, orgId: null, payload: { email } });
+    },
+
+    /**
+     * A reset link by mail to a live user with this address, at most RESET_MAILS_PER_ADDRESS_PER_HOUR
+     * an hour. Answers nothing: the page says the same whatever happens here.
      */
     async requestReset(email: string): Promise<void> {
       if (!mail.configured) return;

@@ -1,8 +1,9 @@
 // The throttle hooks. On the org and staff routes the throttle runs right after authentication
-// (DECISIONS): an authenticated request takes a token from the stage-wide bucket (spec section 8),
+// (docs/architecture.md, "A request's path"): an authenticated request takes a token from the
+// stage-wide bucket,
 // a request with missing or invalid credentials one from its client's own bucket, so anonymous
 // floods cannot starve the tenants. The pixel lists its own bucket on its route. 429 exactly as
-// spec section 8: JSON, Retry-After, X-Correlation-Id header, and no correlationId in the body.
+// docs/api.md, "Rate limits" says: JSON, Retry-After, X-Correlation-Id header, and no correlationId in the body.
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { RateLimiter } from './interface.ts';
 import type { Decision } from './token-bucket.ts';

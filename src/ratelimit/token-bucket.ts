@@ -12,7 +12,7 @@ export interface BucketLimits {
   burst: number;
 }
 
-// No wait time: the 429 sends the configured RETRY_AFTER_S (spec section 8), not the bucket's own.
+// No wait time: the 429 sends the configured RETRY_AFTER_S (docs/api.md, "Rate limits"), not the bucket's own.
 export type Decision = { allowed: true; remaining: number } | { allowed: false; remaining: 0 };
 
 export function take(state: BucketState | undefined, limits: BucketLimits, now: number): { state: BucketState; decision: Decision } {

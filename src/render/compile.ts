@@ -6,6 +6,7 @@ import type { Template } from 'liquidjs';
 import { AppError } from '../errors.ts';
 import { htmlLiquid, LIMITS, parseTemplate, renderTemplate, textLiquid, unknownVariables } from './liquid.ts';
 import { prepareTemplateHtml, renderWarnings, sanitizeRendered, TemplateRefused } from './email-html.ts';
+import { clientSupportWarnings } from './email-support.ts';
 
 /** CPU time a save (parse, inline, sanitize, trial render) may take, on top of the render limit. */
 export const COMPILE_CPU_MS = 1_000;
@@ -87,6 +88,8 @@ export async function compileTemplate(input: { html: string; text: string }): Pr
   renderTemplate(text, textLiquid, SAMPLE_SCOPE, 'text');
   const unknown = [...new Set([...unknownVariables(html, htmlLiquid), ...unknownVariables(text, textLiquid)])].sort();
   const warnings = unknown.map((v) => `Unknown variable "${v}": it renders empty. Known: user.name, user.title, user.email, user.phone, user.mobile, user.department, org.name, pixel_url.`);
+  check();
+  warnings.push(...clientSupportWarnings(htmlPrepared));
   check();
   return { htmlPrepared, parsed: { html, text }, warnings };
 }

@@ -106,7 +106,7 @@ export function renderTemplate(templates: Template[], liquid: Liquid, scope: obj
   } catch (err) {
     const message = err instanceof Error ? err.message.replace(/, line:\d+, col:\d+$/, '') : String(err);
     const limit = /limit exceeded/.test(message);
-    // A limit is the template's doing, like a syntax error: 400 (DECISIONS, "Templates and renders").
+    // A limit is the template's doing, like a syntax error: 400 (docs/api.md, "Rendering and the pixel").
     throw new AppError(
       'BAD_REQUEST',
       limit

@@ -25,7 +25,8 @@ export function signatureRoutes(deps: { guards: Guards; billing: BillingHooks; r
     app.get(
       '/v1/orgs/:orgId/users/:userId/signature',
       {
-        // Rendering is gated like a write (DECISIONS: every path that renders answers 402 past grace).
+        // Rendering is gated like a write: every path that renders answers 402 past grace
+        // (docs/guide.md, "Billing states").
         onRequest: [guards.org('render'), billing.writeGate],
         schema: {
           operationId: 'getUserSignature',

@@ -2,18 +2,7 @@
 // are relative, so one build works under any APP_URL / ADMIN_URL path and at any deep link) and
 // the runtime configuration as a <meta> tag (the CSP allows no inline script), plus the headers
 // every page of the apps carries.
-
-/** What a web app reads at start from `<meta name="sigsvc-config">`. */
-export interface WebAppRuntimeConfig {
-  app: 'app' | 'admin';
-  /** The app's own URL: its OAuth callback and where sign-out returns. */
-  appUrl: string;
-  authUrl: string;
-  clientId: string;
-  /** Where the API answers (BASE_URL). */
-  apiUrl: string;
-  billingUrl?: string;
-}
+import type { WebAppRuntimeConfig } from './runtime-config.ts';
 
 const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -30,7 +19,7 @@ export function fillIndexHtml(html: string, basePath: string, config: WebAppRunt
 }
 
 /**
- * The apps' Content-Security-Policy (DECISIONS, "Web apps"): scripts only from the app's own
+ * The apps' Content-Security-Policy (docs/web-apps.md, "What the server adds"): scripts only from the app's own
  * origin, never framed. Styles may be inline because a signature's HTML (shown in a sandboxed
  * srcdoc frame, which inherits this policy) is styled inline; images may come from anywhere
  * because a signature's logos live wherever the org keeps them.

@@ -1,5 +1,5 @@
-// `POST /v1/webhooks/payment-provider` (spec section 4 row 7): verify the signature over the raw
-// bytes, then parse, dedup and apply. Answers exactly the spec's table.
+// `POST /v1/webhooks/payment-provider`: verify the signature over the raw bytes, then parse, dedup
+// and apply. Answers exactly the table of docs/guide.md, "Billing states".
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { validatorCompiler as zodValidator } from 'fastify-type-provider-zod';

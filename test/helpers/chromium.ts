@@ -29,10 +29,50 @@ export function browserUnavailable(): string | false {
 
 const BUILT = new URL('../../web/dist/app/index.html', import.meta.url);
 
-/** Launches Chromium (Playwright gives each launch a fresh temporary user-data-dir). */
-export async function launchBrowser(): Promise<Browser> {
+/**
+ * The browser tests of a process share one Chromium: the browser files run one after the other in
+ * one process (test/run.ts), and each launch cost ~1 s of a small machine's CPU. Each file still
+ * works in contexts of its own (openPage: own cookies and storage), so nothing leaks between files.
+ * `launchBrowser()` hands out the shared browser; the `close()` of what it hands out releases it,
+ * and the last release closes Chromium after a short grace, unless the next file takes it first
+ * (a ref'd timer, so the process ends only once Chromium is closed).
+ */
+let shared: Promise<Browser> | undefined;
+let holders = 0;
+let closing: NodeJS.Timeout | undefined;
+const CLOSE_GRACE_MS = 3_000;
+
+export interface SharedBrowser {
+  newContext: Browser['newContext'];
+  newPage: Browser['newPage'];
+  /** Releases this file's hold on the shared browser. */
+  close(): Promise<void>;
+}
+
+export async function launchBrowser(): Promise<SharedBrowser> {
   if (!existsSync(BUILT)) throw new Error('The web apps are not built: run `npm run build:web` (npm install does).');
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: FLAGS, timeout: 60_000 });
+  clearTimeout(closing);
+  shared ??= chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: FLAGS, timeout: 60_000 }).catch((err: unknown) => {
+    shared = undefined;
+    throw err;
+  });
+  const browser = await shared;
+  holders++;
+  let released = false;
+  return {
+    newContext: (options) => browser.newContext(options),
+    newPage: (options) => browser.newPage(options),
+    async close() {
+      if (released) return;
+      released = true;
+      holders--;
+      if (holders > 0) return;
+      closing = setTimeout(() => {
+        shared = undefined;
+        void browser.close();
+      }, CLOSE_GRACE_MS);
+    },
+  };
 }
 
 export interface TestPage {
@@ -43,7 +83,7 @@ export interface TestPage {
 }
 
 /** A page in a fresh context (own cookies), recording console errors. */
-export async function openPage(browser: Browser, opts: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {}): Promise<TestPage> {
+export async function openPage(browser: SharedBrowser, opts: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {}): Promise<TestPage> {
   const context = await browser.newContext({
     viewport: opts.viewport ?? { width: 1280, height: 860 },
     colorScheme: opts.colorScheme ?? 'light',

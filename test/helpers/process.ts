@@ -40,6 +40,8 @@ export interface ServiceProcess {
   pid: number | undefined;
   stop: () => Promise<void>;
   output: () => string;
+  /** The process's exit code, once it exited (null when a signal ended it). */
+  exit: Promise<number | null>;
 }
 
 /**
@@ -59,7 +61,7 @@ export async function startProcess(
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 110_000;
   for (;;) {
@@ -72,6 +74,7 @@ export async function startProcess(
     url,
     pid: child.pid,
     output: () => out,
+    exit: exited,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;

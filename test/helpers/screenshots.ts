@@ -1,5 +1,5 @@
-// Screenshots of the dashboard's pages for the README (docs/screenshots/), taken by the browser
-// tests when SCREENSHOTS=1 (so an ordinary run leaves the working tree alone).
+// Screenshots of the dashboard's pages (docs/screenshots/, shown by docs/web-apps.md), taken by
+// the browser tests when SCREENSHOTS=1 (so an ordinary run leaves the working tree alone).
 import { mkdirSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 

@@ -88,3 +88,37 @@ export async function assertRoleCases(server: TestServer, cases: RouteCase[], or
   }
   return refusals;
 }
+
+/** The one write an org past its grace period may still make: a leaked key must always be revocable. */
+const UNGATED_WRITES = new Set(['DELETE /v1/orgs/{orgId}/api-keys/{keyId}']);
+/** Reads that render a signature are gated like writes. */
+const GATED_READS = new Set(['GET /v1/orgs/{orgId}/users/{userId}/signature']);
+
+/** Whether the billing gate refuses this route to an org past its grace period (402). */
+export function billingGated(c: RouteCase): boolean {
+  const op = `${c.method} ${c.route}`;
+  return GATED_READS.has(op) || (c.method !== 'GET' && !UNGATED_WRITES.has(op));
+}
+
+/**
+ * The billing gate on every route, for an org past its grace period: each write (and each read
+ * that renders) answers 402 PAYMENT_REQUIRED naming what blocks it, whatever its body, since the
+ * gate comes before validation; every other route is let past it. `ids` fills path ids with rows
+ * that exist, so a route let past the gate answers as it would for a paying org.
+ */
+export async function assertBillingGate(server: TestServer, cases: RouteCase[], org: TestOrg, ids: Record<string, string>): Promise<number> {
+  let gated = 0;
+  const wrong: string[] = [];
+  for (const c of cases) {
+    const res = await server.request(c.method, fillPath(c.route, org, ids), { key: org.key, ...(c.body ? { body: c.body } : {}) });
+    const label = `${c.method} ${c.route}: ${res.status} ${res.text.slice(0, 160)}`;
+    if (billingGated(c)) {
+      gated++;
+      if (res.status !== 402 || res.body.error?.code !== 'PAYMENT_REQUIRED' || !res.body.error.correlationId) wrong.push(`expected 402, got ${label}`);
+    } else if (res.status === 402) {
+      wrong.push(`expected no 402, got ${label}`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+  return gated;
+}

@@ -1,5 +1,5 @@
-// The OpenID Connect provider (oidc-provider v9), configured to behave like the Cognito user pool
-// the spec describes: two public clients with PKCE S256, Cognito's route names, ID tokens with the
+// The OpenID Connect provider (oidc-provider v9), configured to behave like a Cognito user pool
+// (docs/identity.md): two public clients with PKCE S256, Cognito's route names, ID tokens with the
 // tenancy claims, a refresh token on every code exchange, lifetimes from config.
 import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { Config } from '../../config.ts';
@@ -7,10 +7,10 @@ import type { Db } from '../../store/db.ts';
 import { accountsRepo } from '../../store/repositories/accounts.ts';
 import { adapterFor } from './adapter.ts';
 import type { KeyMaterial } from './keys.ts';
-import { errorPage, logoutPage, PAGE_HEADERS, signedOutPage } from './views.ts';
+import { clientCallbacks, errorPage, logoutPage, pageHeaders, signedOutPage } from './views.ts';
 
 const USER_SCOPES = ['openid', 'email', 'profile', 'aws.cognito.signin.user.admin'];
-/** Granted to staff through the admin client only (spec: the admin client's scopes). */
+/** Granted to staff through the admin client only (docs/api.md, "Signing in"). */
 export const STAFF_SCOPE = 'custom:role=super-admin';
 export const SCOPES = [...USER_SCOPES, STAFF_SCOPE];
 
@@ -28,6 +28,38 @@ export function clientIds(stage: string) {
   return { app: `app-client-${stage}`, admin: `admin-client-${stage}` };
 }
 
+/** What a browser's identity-provider session says of its sign-in. */
+export interface SessionFacts {
+  accountId?: string;
+  amr?: string[];
+  loginTs?: number;
+}
+
+/**
+ * Whether a browser's session signs in to a client without a form: an org user's for the customer
+ * client; for the admin client a staff member's, with TOTP, within the admin client's refresh
+ * lifetime of its sign-in (docs/api.md, "Staff"). The provider's login check (below) and the
+ * throttle of `/oauth2/authorize` (interactions.ts: a silent re-authorization is no attempt) ask this
+ * same question.
+ */
+export function sessionFit(deps: {
+  ids: ReturnType<typeof clientIds>;
+  staffSignInTtlS: number;
+  clock: () => Date;
+  kindOf: (accountId: string) => Promise<string | undefined>;
+}) {
+  return async (session: SessionFacts, clientId: string): Promise<boolean> => {
+    if (!session.accountId) return false;
+    const kind = await deps.kindOf(session.accountId);
+    if (!kind) return false;
+    const wantsStaff = clientId === deps.ids.admin;
+    if (wantsStaff !== (kind === 'staff')) return false;
+    if (!wantsStaff) return true;
+    if (!(session.amr ?? []).includes('otp') || session.loginTs === undefined) return false;
+    return Math.floor(deps.clock().getTime() / 1000) < session.loginTs + deps.staffSignInTtlS;
+  };
+}
+
 export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial; clock: () => Date }): Provider {
   const { config, db } = deps;
   const ids = clientIds(config.stage);
@@ -35,24 +67,17 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
     clientId === ids.admin ? config.refreshTokenTtlAdminS : config.refreshTokenTtlAppS;
   const longest = Math.max(config.refreshTokenTtlAppS, config.refreshTokenTtlAdminS);
   const nowS = () => Math.floor(deps.clock().getTime() / 1000);
-  const staffSignInOver = (loginTs: number | undefined) => loginTs === undefined || nowS() >= loginTs + config.refreshTokenTtlAdminS;
+  const headers = pageHeaders(clientCallbacks(config));
 
   const policy = interactionPolicy.base();
   // The admin client needs a TOTP-verified staff session; the customer client an org user's.
   // Without this check, a session made through one client would let the other through.
+  const fit = sessionFit({ ids, staffSignInTtlS: config.refreshTokenTtlAdminS, clock: deps.clock, kindOf: async (id) => (await accountsRepo.byId(db, id))?.kind });
   policy.get('login')?.checks.add(
     new interactionPolicy.Check('account_kind', 'this client needs another kind of sign-in', async (ctx) => {
       const { session, client } = ctx.oidc;
       if (!session?.accountId || !client) return interactionPolicy.Check.NO_NEED_TO_PROMPT;
-      const account = await accountsRepo.byId(db, session.accountId);
-      if (!account) return interactionPolicy.Check.REQUEST_PROMPT;
-      const wantsStaff = client.clientId === ids.admin;
-      if (wantsStaff !== (account.kind === 'staff')) return interactionPolicy.Check.REQUEST_PROMPT;
-      if (wantsStaff && !(session.amr ?? []).includes('otp')) return interactionPolicy.Check.REQUEST_PROMPT;
-      // A staff sign-in lasts no longer than the admin client's refresh lifetime (DECISIONS "Web
-      // apps"): past it, the browser's session no longer signs staff in silently.
-      if (wantsStaff && staffSignInOver(session.loginTs)) return interactionPolicy.Check.REQUEST_PROMPT;
-      return interactionPolicy.Check.NO_NEED_TO_PROMPT;
+      return (await fit(session, client.clientId)) ? interactionPolicy.Check.NO_NEED_TO_PROMPT : interactionPolicy.Check.REQUEST_PROMPT;
     }),
   );
 
@@ -95,7 +120,7 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
           email: account.email,
           email_verified: account.emailVerified,
           name: account.name,
-          // Tenancy claims only on the ID token (spec 5.2).
+          // Tenancy claims only on the ID token (docs/identity.md).
           ...(use === 'id_token'
             ? {
                 'custom:role': account.role,
@@ -166,12 +191,12 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
         enabled: true,
         // Our own pages: the library's stock ones load Google Fonts (and it prints a NOTICE at start).
         logoutSource: async (ctx, form) => {
-          ctx.set(PAGE_HEADERS);
+          ctx.set(headers);
           ctx.type = 'html';
           ctx.body = logoutPage(form);
         },
         postLogoutSuccessSource: async (ctx) => {
-          ctx.set(PAGE_HEADERS);
+          ctx.set(headers);
           ctx.type = 'html';
           ctx.body = signedOutPage();
         },
@@ -179,7 +204,7 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
     },
     interactions: { policy, url: (_ctx, interaction) => `${authPath}/interaction/${interaction.uid}` },
     renderError: async (ctx: KoaContextWithOIDC, out) => {
-      ctx.set(PAGE_HEADERS);
+      ctx.set(headers);
       ctx.type = 'html';
       ctx.body = errorPage(out.error, out.error_description ?? 'The request could not be completed.');
     },

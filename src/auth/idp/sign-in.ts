@@ -20,8 +20,6 @@ export const LOCK_MINUTES = 15;
 /** Failures older than this no longer count towards a lockout. */
 export const FAILURE_WINDOW_MINUTES = 15;
 
-export type NextStep = 'done' | 'otp' | 'enrol' | 'new-password';
-
 export function createSignIn(deps: {
   db: Db;
   clock: () => Date;
@@ -56,15 +54,7 @@ export function createSignIn(deps: {
     onAccountChange(account);
   }
 
-  function nextStep(account: Account, mfaRequired: boolean): NextStep {
-    if (account.passwordMustChange) return 'new-password';
-    if (account.totpSecret) return 'otp';
-    return mfaRequired ? 'enrol' : 'done';
-  }
-
   return {
-    nextStep,
-
     account: (accountId: string) => accountsRepo.byId(db, accountId),
 
     /** Checks a password for the accounts of one kind with this email. */

@@ -14,25 +14,53 @@ code{word-break:break-all}img{display:block;margin:1rem auto}
 `;
 
 /**
+ * Where a form of these pages may lead: this origin, and the callbacks the sign-in (or a used link,
+ * or a logout) ends at by redirect, since browsers apply `form-action` to the redirects that follow
+ * a form post too. An http(s) callback is its origin; another scheme's (an extension's, a mobile
+ * app's) its scheme and host, or its scheme alone when it has none.
+ */
+export function formActionSources(callbacks: string[]): string[] {
+  const sources = new Set(["'self'"]);
+  for (const callback of callbacks) {
+    const url = URL.parse(callback);
+    if (!url) continue;
+    if (url.protocol === 'http:' || url.protocol === 'https:') sources.add(url.origin);
+    else sources.add(url.host ? `${url.protocol}//${url.host}` : url.protocol);
+  }
+  return [...sources];
+}
+
+/**
  * Headers of every page of the identity provider. The pages run no script and load nothing but
  * their own inline style (allowed by its hash) and the enrolment's QR code (a data: image); they
- * may not be framed (clickjacking of the sign-in form). No `form-action`: browsers apply it to the
- * redirect after a form post, and the sign-in ends in a redirect to the client's callback, which
- * may be on another origin or scheme.
+ * may not be framed (clickjacking of the sign-in form), and their forms post only here (with
+ * `form-action`). `same-origin` referrers: a browser sends a form post's `Origin` only under a
+ * policy that lets it (with `no-referrer` it sends `null`), and the forms refuse posts from another
+ * origin by that header (src/http/cross-site.ts); no address leaves for another site either way.
  */
-export const PAGE_HEADERS: Readonly<Record<string, string>> = {
-  'content-security-policy': [
-    "default-src 'none'",
-    `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
-    'img-src data:',
-    "base-uri 'none'",
-    "frame-ancestors 'none'",
-  ].join('; '),
-  'x-frame-options': 'DENY',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'cache-control': 'no-store',
-};
+export function pageHeaders(callbacks: string[]): Readonly<Record<string, string>> {
+  return {
+    'content-security-policy': [
+      "default-src 'none'",
+      `style-src 'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`,
+      'img-src data:',
+      "base-uri 'none'",
+      `form-action ${formActionSources(callbacks).join(' ')}`,
+      "frame-ancestors 'none'",
+    ].join('; '),
+    'x-frame-options': 'DENY',
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'same-origin',
+    'cache-control': 'no-store',
+  };
+}
+
+/** The callbacks of the two clients (provider.ts): where the pages' forms may end. */
+export const clientCallbacks = (config: { appUrl: string; adminUrl: string; extensionCallbackUrls: string[] }) => [
+  config.appUrl,
+  config.adminUrl,
+  ...config.extensionCallbackUrls,
+];
 
 /** A page of the identity provider (the people pages, src/people/views.ts, use it too). */
 export function layout(title: string, body: string): string {
@@ -102,6 +130,11 @@ export function logoutPage(form: string): string {
 ${form}
 <button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>`,
   );
+}
+
+/** The answer (403) to a form posted from another site (src/http/cross-site.ts). */
+export function crossSitePage(): string {
+  return errorPage('access_denied', 'This form was sent from another site, so it was not used. Open the page again from the app or from your mail.');
 }
 
 export function signedOutPage(): string {

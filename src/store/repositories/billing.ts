@@ -16,7 +16,7 @@ export interface OrgBilling {
   providerSubscriptionId: string | null;
 }
 
-/** The newest event applied to an org: its `created` and its rank in the spec table. */
+/** The newest event applied to an org: its `created` and its rank in HANDLED_EVENTS (billing/state-machine.ts). */
 export interface FoldPosition {
   at: Date | null;
   rank: number | null;

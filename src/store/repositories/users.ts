@@ -51,7 +51,7 @@ export const usersRepo = {
   },
 
 
-  /** Live users of the org in `seq` order, narrowed by the dashboard's filters (DECISIONS, "Lists that grow"). */
+  /** Live users of the org in `seq` order, narrowed by the dashboard's filters (docs/api.md, "Search and filters"). */
   async list(
     db: Db,
     orgId: string,

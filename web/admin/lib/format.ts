@@ -8,10 +8,7 @@ export function day(iso: string | null | undefined): string {
   return iso ? iso.slice(0, 10) : '—';
 }
 
-/** The subscription statuses the payment provider sends (DECISIONS "Billing"). */
+/** The subscription statuses the payment provider sends (docs/guide.md, "Billing states"). */
 export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'canceled', 'unpaid', 'incomplete', 'incomplete_expired', 'paused'] as const;
 
 export const EVENT_STATUSES = ['applied', 'ignored', 'failed', 'pending'] as const;
-
-/** The API names the field at the start of a refusal's message; a form shows it beside the field. */
-export const fieldMessage = (message: string) => message.replace(/^body\.\w+: /, '');

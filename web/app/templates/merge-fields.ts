@@ -1,4 +1,4 @@
-// The merge fields a template can use (DECISIONS, "Rendering and the pixel"), for the editor's
+// The merge fields a template can use (docs/api.md, "Rendering and the pixel"), for the editor's
 // completion and its help text. Kept beside the editor: the server's render context is the source
 // of truth, and test/web-merge-fields.test.ts checks that this list is the one the service knows.
 import type { Completion } from '@codemirror/autocomplete';

@@ -1,4 +1,4 @@
-// The spec's rules on roles, as the Users page shows them before anyone tries (the API enforces
+// The rules on roles (docs/guide.md, "People and roles"), as the Users page shows them before anyone tries (the API enforces
 // the same ones in src/auth/policy.ts; a refusal still shows its message).
 import type { Me } from '../../shared/app-context.tsx';
 import type { Role, User } from '../../shared/api/types.ts';

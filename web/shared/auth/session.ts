@@ -1,4 +1,4 @@
-// Sign-in for both web apps (DECISIONS, "Web apps"): authorization code + PKCE through AUTH_URL
+// Sign-in for both web apps (docs/web-apps.md): authorization code + PKCE through AUTH_URL
 // with oauth4webapi. Tokens live in this object only (never in storage, never left in the URL);
 // the ID token is renewed with the refresh token before it expires; sign-out goes through the
 // identity provider's Cognito-style `/logout`, which ends its session and the refresh tokens.

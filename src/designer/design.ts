@@ -1,0 +1,66 @@
+// The design document (version 1): what the designer edits and the service compiles into a
+// template's `html` and `text` (compile.ts). One zod schema is the validation, the TypeScript
+// types and the JSON Schema of the OpenAPI document. Every object is strict: an unknown block
+// type or field is a 400 naming it, not something silently dropped.
+import { z } from 'zod';
+
+const color = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'a colour as #rrggbb');
+
+/** A link a recipient may follow: web, mail or phone; nothing a mail client would run. */
+const link = z
+  .string()
+  .trim()
+  .min(1)
+  .max(2000)
+  .refine((value) => /^(https?:\/\/[^\s"'<>]+|mailto:[^\s"'<>]+|tel:[+0-9 ()./-]+)$/i.test(value), {
+    message: 'a link: https://…, http://…, mailto:… or tel:…',
+  });
+
+const imageId = z.uuid();
+const label = (max: number) => z.string().trim().min(1).max(max);
+
+export const FONT_FAMILIES = ['arial', 'helvetica', 'georgia', 'times', 'verdana', 'tahoma', 'trebuchet', 'courier'] as const;
+export const IDENTITY_FIELDS = ['name', 'title', 'department', 'pronouns'] as const;
+export const CONTACT_FIELDS = ['phone', 'mobile', 'email', 'website', 'address'] as const;
+export const SOCIAL_NETWORKS = ['linkedin', 'x', 'facebook', 'instagram', 'youtube', 'github'] as const;
+
+const uniqueList = <T extends string>(values: readonly [T, ...T[]]) =>
+  z
+    .array(z.enum(values))
+    .min(1)
+    .max(values.length)
+    .refine((list) => new Set(list).size === list.length, { message: 'each entry once' });
+
+export const blockSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('identity'), show: uniqueList(IDENTITY_FIELDS) }),
+  z.strictObject({ type: z.literal('contact'), show: uniqueList(CONTACT_FIELDS) }),
+  z.strictObject({ type: z.literal('photo'), shape: z.enum(['circle', 'square']), size: z.int().min(48).max(120) }),
+  z.strictObject({ type: z.literal('logo'), imageId, width: z.int().min(16).max(300), link: link.optional() }),
+  z.strictObject({ type: z.literal('social'), networks: uniqueList(SOCIAL_NETWORKS) }),
+  z.strictObject({ type: z.literal('banner'), imageId, link: link.optional(), alt: label(200) }),
+  z.strictObject({ type: z.literal('campaign') }),
+  z.strictObject({ type: z.literal('disclaimer'), text: label(2000) }),
+  z.strictObject({ type: z.literal('divider') }),
+  z.strictObject({ type: z.literal('spacer'), height: z.int().min(4).max(48) }),
+  z.strictObject({ type: z.literal('button'), label: label(60), link }),
+  z.strictObject({ type: z.literal('html'), html: z.string().min(1).max(20_000) }),
+]);
+
+export const designSchema = z.strictObject({
+  version: z.literal(1),
+  layout: z.enum(['stacked', 'side-by-side', 'compact']),
+  style: z.strictObject({
+    fontFamily: z.enum(FONT_FAMILIES),
+    fontSize: z.int().min(11).max(16),
+    textColor: color,
+    accentColor: color,
+    linkColor: color,
+  }),
+  blocks: z.array(blockSchema).min(1).max(30),
+});
+
+export type Design = z.infer<typeof designSchema>;
+export type Block = z.infer<typeof blockSchema>;
+export type BlockType = Block['type'];
+export type DesignStyle = Design['style'];
+export type SocialNetwork = (typeof SOCIAL_NETWORKS)[number];
