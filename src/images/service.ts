@@ -20,8 +20,15 @@ export const IMAGE_TYPES: readonly ImageContentType[] = ['image/png', 'image/jpe
 /** At most 1 MB and 2,000 px a side (docs/api.md, "Images"). */
 export const IMAGE_MAX_BYTES = 1024 * 1024;
 export const IMAGE_MAX_SIDE = 2000;
-/** A fetch reads an image's bytes this much at a time (a file's reads, PostgreSQL's queries). */
+/** A fetch reads an image file this much at a time. */
 const PART_BYTES = 256 * 1024;
+/**
+ * …and its row on PostgreSQL this much per query: the driver hands bytea over as hex text, twice
+ * the bytes, and a string past V8's large-object size (128 KB) is allocated where only a full
+ * collection frees it. Under the service's tight heap flags, 1 MB images read whole, or in parts
+ * of 256 KB, spent most of the event loop's time in those collections.
+ */
+const DATABASE_PART_BYTES = 48 * 1024;
 /** An org keeps at most this many live images (docs/api.md, "Images"). */
 export const IMAGES_MAX_PER_ORG = 500;
 
@@ -97,9 +104,9 @@ export function createImageService(deps: {
   }
 
   /**
-   * PostgreSQL: the bytes read from the row in parts of PART_BYTES, one query each: a whole 1 MB
-   * image in one answer is 2 MB of hex for the driver to gather and decode in one go, which held
-   * the event loop for every other request. Once read whole, the image is cached with its bytes.
+   * PostgreSQL: the bytes read from the row in parts of DATABASE_PART_BYTES, one query each: a
+   * whole 1 MB image in one answer is 2 MB of hex for the driver to gather and decode in one go,
+   * which held the event loop for every other request. Once read whole, it is cached with its bytes.
    */
   function fromDatabase(imageId: string, image: CachedImage): Readable {
     const parts: Buffer[] = [];
@@ -111,7 +118,7 @@ export function createImageService(deps: {
           this.push(null);
           return;
         }
-        imagesRepo.part(db, imageId, offset, PART_BYTES).then(
+        imagesRepo.part(db, imageId, offset, DATABASE_PART_BYTES).then(
           (part) => {
             if (!part || part.byteLength === 0) return this.destroy(new Error(`image ${imageId} has no bytes past ${offset}`));
             const chunk = Buffer.from(part.buffer, part.byteOffset, part.byteLength);
