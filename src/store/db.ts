@@ -63,6 +63,13 @@ export function willCreateEmbeddedDatabase(databaseUrl: string | undefined, data
   return !existsSync(join(resolve(dataDir), 'pg', 'PG_VERSION'));
 }
 
+// In-memory databases' file directories, removed when the process exits if nothing closed them
+// first (a process may end with its database open, as a test shard does).
+const temporaryDirs = new Set<string>();
+process.once('exit', () => {
+  for (const dir of temporaryDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 export async function openDatabase(options: {
   databaseUrl: string | undefined;
   dataDir: string;
@@ -94,7 +101,11 @@ export async function openDatabase(options: {
   } else {
     const temporary = mkdtempSync(join(tmpdir(), 'sigsvc-files-'));
     filesDir = temporary;
-    release = () => rmSync(temporary, { recursive: true, force: true });
+    temporaryDirs.add(temporary);
+    release = () => {
+      temporaryDirs.delete(temporary);
+      rmSync(temporary, { recursive: true, force: true });
+    };
   }
   // PostgreSQL's default 128 MB of shared buffers is most of PGlite's memory; an embedded
   // single-tenant store does well with far less.
