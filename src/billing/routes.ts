@@ -1,10 +1,11 @@
+import type { QuotaCounter } from '../quota/counter.ts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { staffContext, type Guards } from '../auth/guard.ts';
-import { errorResponses, listQuery, nullableTimestamp, orgParams, page, text, timestamp, uuid } from '../http/schemas.ts';
-import { notFound } from '../errors.ts';
+import { staffContext, type Guards } from '../http/guard.ts';
+import { errorResponses, listQuery, nullableTimestamp, orgParams, page, text, timestamp, uuid, type ZodApp } from '../http/schemas.ts';
+import { notFound } from '../kernel/errors.ts';
 import { EVENT_FAILURE_CODES } from './failure.ts';
-import type { OrgService } from '../orgs/service.ts';
+import type { OrgService } from '../orgs/module.ts';
 import type { BillingService } from './service.ts';
 import { planFacts, planStatus } from './gate.ts';
 import { EXAMPLE } from '../http/examples.ts';
@@ -16,10 +17,26 @@ const planStatusSchema = z
     blockedBy: z.enum(['seats', 'grace_expired']).nullable().describe('which cap is hit, if any'),
     seats: z.object({ limit: z.number().int(), used: z.number().int() }),
     gracePeriodEndsAt: nullableTimestamp,
+    quota: z
+      .object({
+        limit: z.number().int().nullable().describe('API-key requests allowed this calendar month (UTC); null: no quota'),
+        used: z.number().int().describe('API-key requests counted this month, by every instance'),
+        resetsAt: z.iso.datetime().describe('when the count starts again: the first instant of next month, UTC'),
+      })
+      .describe('the monthly quota of API-key requests: past `limit`, 429 with `details.scope` `quota`'),
   })
   .meta({
     id: 'PlanStatus',
-    examples: [{ subscriptionStatus: 'past_due', writable: true, blockedBy: null, seats: { limit: 50, used: 12 }, gracePeriodEndsAt: '2026-01-19T14:05:00.000Z' }],
+    examples: [
+      {
+        subscriptionStatus: 'past_due',
+        writable: true,
+        blockedBy: null,
+        seats: { limit: 50, used: 12 },
+        gracePeriodEndsAt: '2026-01-19T14:05:00.000Z',
+        quota: { limit: 100000, used: 31250, resetsAt: '2026-02-01T00:00:00.000Z' },
+      },
+    ],
   });
 
 /** Ids and types as the database can look them up (no NUL). */
@@ -73,9 +90,10 @@ const eventDetailSchema = eventSchema
   .extend({ payload: z.string().describe('the body exactly as the provider signed it (UTF-8)') })
   .meta({ examples: [{ ...eventExample, payload: '{"id":"evt_1QxYz2AbCdEfGh","object":"event","type":"invoice.payment_failed","data":{"object":{"customer":"cus_R4nd0mCustomer"}}}' }] });
 
-export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing: BillingService; clock: () => Date }): FastifyPluginAsyncZod {
+export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing: BillingService; quota: QuotaCounter; clock: () => Date }): FastifyPluginAsyncZod {
   const { guards } = deps;
-  return async (app) => {
+  /** An org's plan status. */
+  const planStatusRoute = (app: ZodApp): void => {
     app.get(
       '/v1/orgs/:orgId/plan-status',
       {
@@ -89,11 +107,14 @@ export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing:
         },
       },
       async (request) => {
-        const org = await deps.orgs.require(request.params.orgId);
-        return planStatus(planFacts(org), deps.clock());
+        const [org, quota] = await Promise.all([deps.orgs.require(request.params.orgId), deps.quota.use(request.params.orgId)]);
+        return { ...planStatus(planFacts(org), deps.clock()), quota: { ...quota, resetsAt: quota.resetsAt.toISOString() } };
       },
     );
+  };
 
+  /** The payment provider's events, for staff: list, read, replay. */
+  const eventRoutes = (app: ZodApp): void => {
     app.get(
       '/v1/admin/webhook-events',
       {
@@ -172,5 +193,10 @@ export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing:
         return result;
       },
     );
+  };
+
+  return async (app) => {
+    planStatusRoute(app);
+    eventRoutes(app);
   };
 }

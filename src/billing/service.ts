@@ -19,7 +19,7 @@ import { HANDLED_EVENTS } from './state-machine.ts';
 import { describeFailure, EventFailure, type EventFailureCode } from './failure.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import { every } from '../lib/every.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../kernel/errors.ts';
 import { toWebhookEvent, toWebhookEventDetail, type WebhookEvent, type WebhookEventDetail } from './resource.ts';
 
 export type IntakeResult = 'processed' | 'pending' | 'duplicate' | 'failed';

@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { accessOf, writeContext, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
-import { errorResponses, iso, text, timestamp, uuid } from '../http/schemas.ts';
-import { userParams } from '../users/schemas.ts';
+import { accessOf, writeContext, type Guards, type BillingHooks } from '../http/guard.ts';
+import { errorResponses, iso, text, timestamp, userParams, uuid } from '../http/schemas.ts';
 import type { PeopleService } from './service.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
@@ -37,10 +35,11 @@ export function peopleRoutes(deps: { guards: Guards; billing: BillingHooks; peop
         schema: {
           operationId: 'resendInvitation',
           summary: 'Send an invited user a new invitation (admin)',
-          description: 'The previous link stops working. 409 when the user is already `active`.',
+          description:
+            'The previous link stops working. 409 when the user is already `active`. At most 5 resends to one user an hour: past them 429 with `details.scope` `mail` and `Retry-After` to the next hour.',
           tags: ['users'],
           params: userParams,
-          response: { 200: invitationSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYMENT_REQUIRED') },
+          response: { 200: invitationSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYMENT_REQUIRED', 'TOO_MANY_REQUESTS') },
         },
       },
       async (request) => {

@@ -9,14 +9,14 @@ import { accountsRepo, type Account } from '../store/repositories/accounts.ts';
 import { oidcRepo } from '../store/repositories/oidc.ts';
 import { orgsRepo } from '../store/repositories/orgs.ts';
 import { usersRepo } from '../store/repositories/users.ts';
-import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
+import { badRequest, conflict, forbidden, notFound } from '../kernel/errors.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
-import { enforce, manageInvitation, type Access } from '../auth/policy.ts';
-import { MIN_PASSWORD_LENGTH, type PasswordHasher } from '../auth/passwords.ts';
-import type { SignIn } from '../auth/idp/sign-in.ts';
+import { enforce, manageInvitation, type Access } from '../kernel/policy.ts';
+import { MIN_PASSWORD_LENGTH, type PasswordHasher } from '../lib/passwords.ts';
+import type { SignIn } from '../idp/module.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
-import type { Mail } from '../mail/mailer.ts';
-import { passwordResetMail } from '../mail/messages.ts';
+import type { Mail } from '../mail/module.ts';
+import { passwordResetMail, takeResend } from '../mail/module.ts';
 import { enqueue } from '../jobs/queue.ts';
 
 import { createInviter, hashOf, newToken, TOKEN_SHAPE, type Invitation } from './invite.ts';
@@ -122,6 +122,7 @@ export function createPeopleService(deps: {
         if (!user) throw notFound('User');
         enforce(manageInvitation(access, user));
         if (user.status !== 'invited') throw conflict('This user has already accepted an invitation (status active).', { field: 'status' });
+        await takeResend(tx, userId, deps.clock());
         const invitation = await inviteInTx(tx, user);
         await recordAudit(tx, ctx, { action: 'user.invite', targetId: userId, changes: ['invitation'] });
         return { user, invitation };

@@ -1,9 +1,19 @@
 // Row types of the tables, as Kysely sees them. Kept by hand beside the SQL migrations.
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ActorType, OrgRole } from '../kernel/principal.ts';
 
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+import type { CreatedAt, NullableTimestamp, Timestamp } from './columns.ts';
+import type {
+  DeploymentsTable,
+  DirectoryRunsTable,
+  DirectorySource,
+  GoogleIntegrationsTable,
+  MicrosoftIntegrationsTable,
+  OutlookAddinsTable,
+} from './schema-integrations.ts';
+
+// The tables of the integrations (directories, deployments, the Outlook add-in) are in schema-integrations.ts.
+export type * from './schema-integrations.ts';
 
 export interface OrgsTable {
   id: string;
@@ -20,13 +30,29 @@ export interface OrgsTable {
   billing_event_at: NullableTimestamp;
   billing_event_rank: number | null;
   billing_base: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  /** What signatures show of the org (migration 110); `social` maps a network to its URL. */
+  website: Generated<string>;
+  address: Generated<string>;
+  social: JsonColumn<Record<string, string>>;
+  logo_image_id: Generated<string | null>;
+  /** The user fields members may change on themselves (src/users/policy: who edits what). */
+  self_service_fields: JsonColumn<string[]>;
+  /** The org's custom fields, and their version (the ETag of `…/fields`). */
+  fields: JsonColumn<CustomField[]>;
+  fields_version: Generated<number>;
+  /** A staff setting: the org's own monthly quota (migration 070); null: the default. */
+  quota_per_month: Generated<number | null>;
+  /** Staff overrides (migration 072): the effective seats and plan where set; a trial end that keeps the org writable. */
+  seats_override: Generated<number | null>;
+  plan_override: Generated<string | null>;
+  trial_ends_at: NullableTimestamp;
   seq: Generated<string>;
   version: Generated<number>;
   created_at: CreatedAt;
   updated_at: Timestamp;
 }
 
-export type OrgRole = 'member' | 'admin' | 'owner';
+export type { ActorType, OrgRole };
 
 export interface UsersTable {
   id: string;
@@ -57,11 +83,30 @@ export interface UsersTable {
   /** The directory that created or adopted the user (src/directory/), and the user's id there. */
   directory_source: Generated<DirectorySource | null>;
   directory_id: Generated<string | null>;
+  /** Migration 110: more of what a signature shows; `social` and `attributes` are JSON objects. */
+  pronouns: Generated<string>;
+  website: Generated<string>;
+  address: Generated<string>;
+  photo_image_id: Generated<string | null>;
+  social: JsonColumn<Record<string, string>>;
+  attributes: JsonColumn<Record<string, string>>;
+}
+
+/** A JSON column: read as the value, written as its JSON text (the driver passes a string through). */
+type JsonColumn<T> = ColumnType<T, string | undefined, string>;
+
+export type CustomFieldType = 'text' | 'url' | 'phone';
+/** One of an org's custom fields (`PUT /v1/orgs/{orgId}/fields`). */
+export interface CustomField {
+  key: string;
+  label: string;
+  type: CustomFieldType;
+  selfService: boolean;
 }
 
 export type UserStatus = 'invited' | 'active';
+export type TemplateSource = 'html' | 'design';
 
-export type DirectorySource = 'google' | 'microsoft';
 
 export interface StaffTable {
   id: string;
@@ -136,6 +181,9 @@ export interface TemplatesTable {
   html: string;
   text: string;
   html_prepared: string;
+  /** The design document the html and text were compiled from (migration 110), kept as history when `source` is `html`. */
+  design: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  source: Generated<TemplateSource>;
   is_default: Generated<boolean>;
   version: Generated<number>;
   created_at: CreatedAt;
@@ -155,8 +203,6 @@ export interface ApiKeysTable {
   revoked_at: NullableTimestamp;
 }
 
-export type ActorType = 'user' | 'apiKey' | 'staff' | 'paymentProvider' | 'system';
-
 export interface AuditEntriesTable {
   id: Generated<string>;
   /** Null for a staff action that concerns no org. */
@@ -168,16 +214,6 @@ export interface AuditEntriesTable {
   target_id: string | null;
   correlation_id: string | null;
   changes: ColumnType<string[], string[] | undefined, never>;
-}
-
-export interface OutlookAddinsTable {
-  org_id: string;
-  key_hash: string;
-  key_sealed: string;
-  key_version: Generated<number>;
-  created_at: CreatedAt;
-  rotated_at: Timestamp;
-  last_fetch_at: NullableTimestamp;
 }
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed';
@@ -235,75 +271,6 @@ export interface ImagesTable {
   deleted_at: NullableTimestamp;
 }
 
-export interface DirectoryRunsTable {
-  id: string;
-  seq: Generated<string>;
-  org_id: string;
-  source: DirectorySource;
-  created: Generated<number>;
-  updated: Generated<number>;
-  deleted: Generated<number>;
-  skipped: Generated<number>;
-  changes: ColumnType<unknown[], string | undefined, string>;
-  started_at: CreatedAt;
-  finished_at: NullableTimestamp;
-}
-
-export type DeploymentTarget = 'gmail' | 'outlook';
-export type DeploymentState = 'pending' | 'deployed' | 'failed' | 'skipped';
-
-export interface DeploymentsTable {
-  org_id: string;
-  user_id: string;
-  target: DeploymentTarget;
-  seq: Generated<string>;
-  state: DeploymentState;
-  reason: string | null;
-  error: string | null;
-  content_hash: string | null;
-  deployed_at: NullableTimestamp;
-  updated_at: Timestamp;
-}
-
-export interface MicrosoftIntegrationsTable {
-  org_id: string;
-  tenant_id: string;
-  client_id: string;
-  sealed_secret: string;
-  last_sync_at: NullableTimestamp;
-  last_error: string | null;
-  last_error_at: NullableTimestamp;
-  next_sync_at: Timestamp;
-  version: Generated<number>;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-}
-
-export interface GoogleIntegrationsTable {
-  org_id: string;
-  client_email: string;
-  client_id: string;
-  private_key_id: string;
-  project_id: string;
-  sealed_private_key: string;
-  admin_email: string;
-  sync_users: boolean;
-  push_signatures: boolean;
-  last_sync_at: NullableTimestamp;
-  last_push_at: NullableTimestamp;
-  last_error: string | null;
-  last_error_at: NullableTimestamp;
-  next_sync_at: Timestamp;
-  changes_seen_at: Timestamp;
-  sync_lease_until: NullableTimestamp;
-  sync_lease_token: string | null;
-  push_lease_until: NullableTimestamp;
-  push_lease_token: string | null;
-  version: Generated<number>;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-}
-
 export interface SchemaMigrationsTable {
   version: string;
   applied_at: CreatedAt;
@@ -315,7 +282,31 @@ export interface OrgLiveUsersTable {
   live: number;
 }
 
+/** API-key requests per org and calendar month, added in batches (migration 070, src/quota/). */
+export interface OrgUsageTable {
+  org_id: string;
+  month: string;
+  requests: ColumnType<string, number | string, number | string>;
+}
+
+/** Mails per org and hour, invitation resends per user and hour (migration 071, src/mail/caps.ts). */
+export interface MailCountsTable {
+  kind: 'org' | 'resend';
+  subject_id: string;
+  hour: ColumnType<Date, Date | string, Date | string>;
+  count: number;
+}
+
+/** When each org's job was last claimed (migration 073): the fair queue's turns. */
+export interface JobTurnsTable {
+  org_key: string;
+  claimed_at: Date;
+}
+
 export interface DB {
+  job_turns: JobTurnsTable;
+  org_usage: OrgUsageTable;
+  mail_counts: MailCountsTable;
   orgs: OrgsTable;
   org_live_users: OrgLiveUsersTable;
   users: UsersTable;

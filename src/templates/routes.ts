@@ -1,18 +1,18 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { writeContext, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
-import { errorResponses, listQuery, orgParams, page, text, uuid } from '../http/schemas.ts';
+import { writeContext, type Guards, type BillingHooks } from '../http/guard.ts';
+import { errorResponses, listQuery, orgParams, page, text, uuid, type ZodApp } from '../http/schemas.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';
-import type { RenderService } from '../render/service.ts';
-import { renderedSchema } from '../render/schemas.ts';
+import type { RenderService } from '../render/module.ts';
+import { renderedSchema } from '../render/module.ts';
 import type { TemplateService } from './service.ts';
-import { savedTemplateSchema, templateCreateSchema, templateParams, templatePatchSchema, templateSchema } from './schemas.ts';
+import { compileBodySchema, compiledSchema, savedTemplateSchema, templateCreateSchema, templateParams, templatePatchSchema, templateSchema } from './schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
 export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; templates: TemplateService; render: RenderService }): FastifyPluginAsyncZod {
   const { guards, billing, templates, render } = deps;
-  return async (app) => {
+  /** The org's templates: list, create, preview an unsaved one, compile a design. */
+  const collection = (app: ZodApp): void => {
     app.get(
       '/v1/orgs/:orgId/templates',
       {
@@ -39,6 +39,8 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
         schema: {
           operationId: 'createTemplate',
           summary: 'Create a template (admin)',
+          description:
+            'Send hand-written `html` (and `text`), or a `design` that the service compiles into them (docs/designer.md); not both. The answer carries `source` (`design` or `html`) and the save\'s `warnings`.',
           tags: ['templates'],
           params: orgParams,
           body: templateCreateSchema,
@@ -69,7 +71,27 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
       },
       async (request) => render.preview(request.params.orgId, request.body.userId, request.body),
     );
+    app.post(
+      '/v1/orgs/:orgId/templates/compile',
+      {
+        onRequest: [guards.org('template.write'), billing.writeGate],
+        schema: {
+          operationId: 'compileDesign',
+          summary: "Compile a design into a template's html and text without saving (the designer's preview; admin)",
+          description:
+            "Answers what saving the design would store, and every warning the save would give (the compiler's: a missing or blurry image; the template checks': what a mail client will not show). Saves nothing, counts nothing. An unknown block type or field is 400 naming it.",
+          tags: ['templates'],
+          params: orgParams,
+          body: compileBodySchema,
+          response: { 200: compiledSchema, ...errorResponses('FORBIDDEN', 'PAYMENT_REQUIRED') },
+        },
+      },
+      async (request) => templates.compileDesign(request.params.orgId, request.body.design),
+    );
+  };
 
+  /** One template: read, change, delete. */
+  const item = (app: ZodApp): void => {
     app.get(
       '/v1/orgs/:orgId/templates/:templateId',
       {
@@ -95,7 +117,8 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
         schema: {
           operationId: 'updateTemplate',
           summary: 'Update a template (admin)',
-          description: 'Send `version`; a stale one is 409, a stale `If-Match` 412.',
+          description:
+            'Send `version`; a stale one is 409, a stale `If-Match` 412. `design` compiles into html and text and makes `source` `design`; `html` or `text` written by hand makes it `html` and keeps the last design as history.',
           tags: ['templates'],
           params: templateParams,
           body: templatePatchSchema,
@@ -131,5 +154,10 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
         return reply.code(204).send(null);
       },
     );
+  };
+
+  return async (app) => {
+    collection(app);
+    item(app);
   };
 }

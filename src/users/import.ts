@@ -5,8 +5,8 @@
 import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { parse } from 'csv-parse';
-import { AppError, badRequest, scrub, type ErrorCode } from '../errors.ts';
-import type { Access } from '../auth/policy.ts';
+import { AppError, badRequest, scrub, type ErrorCode } from '../kernel/errors.ts';
+import type { Access } from '../kernel/policy.ts';
 import type { WriteContext } from '../audit/record.ts';
 import { recordAudit } from '../audit/record.ts';
 import type { Db } from '../store/db.ts';
@@ -14,13 +14,13 @@ import type { OrgRole } from '../store/schema.ts';
 import type { UserPatch, UserService } from './service.ts';
 
 /** The columns of the CSV header (any order; only `email` is required). */
-export const IMPORT_COLUMNS = ['email', 'name', 'title', 'department', 'phone', 'mobile', 'role'] as const;
+export const IMPORT_COLUMNS = ['email', 'name', 'title', 'department', 'phone', 'mobile', 'role', 'pronouns', 'website', 'address'] as const;
 /** At most this many rows per import: each is its own transaction, and the answer lists them all. */
 export const IMPORT_MAX_ROWS = 1000;
 /** A CSV or JSON body of at most 1 MB (a thousand rows of long values fit). */
 export const IMPORT_MAX_BYTES = 1024 * 1024;
 
-const PROFILE = ['name', 'title', 'department', 'phone', 'mobile'] as const;
+const PROFILE = ['name', 'title', 'department', 'phone', 'mobile', 'pronouns', 'website', 'address'] as const;
 
 /** One row as the route validated it (users/schemas.ts, `importRowSchema`), or why it was refused. */
 export type ImportRow =
@@ -123,7 +123,7 @@ export async function readCsv(body: Readable): Promise<(Record<string, string> |
     bounds.destroy();
     parser.destroy();
   }
-  if (!columns) throw badRequest('The CSV is empty: the first line must be the header (email,name,title,department,phone,mobile,role).', { field: 'body' });
+  if (!columns) throw badRequest('The CSV is empty: the first line must be the header (email,name,title,department,phone,mobile,role; optional pronouns,website,address).', { field: 'body' });
   return rows;
 }
 
@@ -153,6 +153,9 @@ export function createUserImport(deps: { db: Db; users: UserService }) {
         department: profile.department ?? '',
         phone: profile.phone ?? '',
         mobile: profile.mobile ?? '',
+        pronouns: profile.pronouns ?? '',
+        website: profile.website ?? '',
+        address: profile.address ?? '',
       });
       return { status: 'created', userId: created.userId, error: null };
     }
