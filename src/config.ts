@@ -78,7 +78,8 @@ const envFields = z
       'PostgreSQL server: the server cancels a statement running longer (`statement_timeout`); the client gives up 500 ms later',
     ),
     DATABASE_CONNECT_TIMEOUT_MS: posInt(1500).describe('PostgreSQL server: the longest wait for a pooled connection, opening a new one included'),
-    DATA_DIR: z.string().min(1).default('./data').describe('embedded database files and generated signing keys'),
+    DATA_DIR: z.string().min(1).default('./data').describe('embedded database files, image files and generated signing keys'),
+    IMAGES_MAX_BYTES_PER_ORG: posInt(50 * 1024 * 1024).describe("an org's live images together, in bytes (besides 500 images); past it an upload is 413"),
     REDIS_URL: optionalString
       .refine((v) => v === undefined || /^rediss?:\/\//.test(v), { message: 'must start with redis:// or rediss://' })
       .describe('unset: in-process; set: shared rate-limit buckets for several instances'),
@@ -301,6 +302,7 @@ function limitsOf(env: Env) {
     assetRateLimit: { rps: env.ASSET_RATE_LIMIT_RPS, burst: env.ASSET_RATE_LIMIT_BURST },
     clickRateLimit: { rps: env.CLICK_RATE_LIMIT_RPS, burst: env.CLICK_RATE_LIMIT_BURST },
     quotaRequestsPerMonth: env.QUOTA_REQUESTS_PER_MONTH,
+    imagesMaxBytesPerOrg: env.IMAGES_MAX_BYTES_PER_ORG,
     mailPerOrgPerHour: env.MAIL_PER_ORG_PER_HOUR,
   };
 }

@@ -151,7 +151,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const people = add(peopleModule(core, { mail, idp }));
     const orgs = add(orgsModule(core, { apiKeys, invite: people.service.inviteInTx, starter: DEFAULT_STARTER }));
     const billing = add(billingModule(core, { orgs }));
-    const images = add(imagesModule(core));
+    const images = add(await imagesModule(core));
     const users = add(usersModule(core, { people, idp, images }));
     const render = add(renderModule(core, { orgs, users }, { pool: overrides.shared?.renderPool }));
     const templates = add(templatesModule(core, { render }));

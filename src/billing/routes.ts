@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { staffContext, type Guards } from '../http/guard.ts';
 import { errorResponses, listQuery, nullableTimestamp, orgParams, page, text, timestamp, uuid, type ZodApp } from '../http/schemas.ts';
 import { notFound } from '../kernel/errors.ts';
+import { EVENT_FAILURE_CODES } from './failure.ts';
 import type { OrgService } from '../orgs/module.ts';
 import type { BillingService } from './service.ts';
 import { planFacts, planStatus } from './gate.ts';
@@ -48,6 +49,7 @@ const replayResult = z
     id: z.string(),
     result: z.enum(['applied', 'ignored', 'failed', 'pending', 'not-failed']),
     detail: z.string().describe('the outcome, or the error of a failed replay'),
+    errorCode: z.enum(EVENT_FAILURE_CODES).optional().describe('a failed replay: what failed, stable'),
   })
   .meta({ examples: [{ id: 'evt_1QxYz2AbCdEfGh', result: 'applied', detail: 'changed subscriptionStatus, gracePeriodEndsAt' }] });
 
@@ -56,7 +58,8 @@ const eventSchema = z.object({
   type: z.string(),
   status: eventStatus.describe('pending: no org is linked to its customer yet; applied when one is'),
   outcome: z.string().nullable(),
-  error: z.string().nullable(),
+  error: z.string().nullable().describe("why it failed, for staff (the database's own error is in the service's log)"),
+  errorCode: z.enum(EVENT_FAILURE_CODES).nullable().describe('what failed, stable: EVENT_DATA (a value the database cannot store), EVENT_UNREADABLE, NO_ORG, REPLAYED_CONCURRENTLY, CUSTOMER_TAKEN (another org has the customer of the event), CONFLICT (another value that must be unique), DATABASE_REFUSED, DATABASE_UNAVAILABLE, INTERNAL'),
   orgId: z.string().nullable(),
   customerId: z.string().nullable(),
   createdAt: nullableTimestamp,
@@ -71,6 +74,7 @@ const eventSchema = z.object({
       status: 'failed',
       outcome: null,
       error: 'no org for this event (metadata.orgId absent, no customer to wait for); replay it once the org exists',
+      errorCode: 'NO_ORG',
       orgId: null,
       customerId: 'cus_R4nd0mCustomer',
       createdAt: EXAMPLE.createdAt,

@@ -34,11 +34,14 @@ export interface AccountState {
   kind: 'user' | 'staff';
 }
 
-/** What the public image route answers, held whole (images/service.ts). */
+/** What the public image route answers (images/service.ts). */
 export interface CachedImage {
+  orgId: string;
   contentType: string;
   etag: string;
-  data: Buffer;
+  bytes: number;
+  /** The bytes, on a PostgreSQL server; the embedded store's are in a file (images/files.ts), read on each fetch. */
+  data?: Buffer;
 }
 
 export interface CacheSettings {
@@ -78,14 +81,14 @@ export function createCaches(settings: CacheSettings) {
       sizeCalculation: (r) => r.bytes * 2 + r.text.length * 2 + 64,
     }),
     /**
-     * An image's bytes by image id, for the public route mail clients fetch (images/service.ts). An
+     * An image's type, ETag and (PostgreSQL) bytes by image id, for the public route mail clients fetch (images/service.ts). An
      * id always names the same bytes, so only a deletion makes an entry stale: forgotten by it, and
      * kept at most a row's lifetime (another instance may delete). Bounded by bytes too (1 MB each).
      */
     images: new LRUCache<string, CachedImage>({
       max: 2_000,
       maxSize: 32 * 1024 * 1024,
-      sizeCalculation: (i) => i.data.byteLength + 128,
+      sizeCalculation: (i) => (i.data?.byteLength ?? 0) + 128,
       ...(Number.isFinite(ttlMs) ? { ttl: Math.max(ttlMs, 1) } : {}),
     }),
     /**

@@ -157,8 +157,10 @@ export function publicImageRoutes(deps: { throttle: Throttle; images: ImageServi
         const image = await deps.images.content(request.params.imageId);
         reply.header('etag', image.etag).header('cache-control', CACHE_CONTROL).header('x-content-type-options', 'nosniff');
         if (matches(request.headers['if-none-match'], image.etag)) return reply.code(304).send(null);
-        // A Buffer goes out as is (Fastify serializes no Buffer); the typed reply only knows the schemas.
-        return reply.type(image.contentType).send(image.data as never);
+        const body = await image.body();
+        // A Buffer or a file's stream goes out as is (Fastify serializes neither); the typed reply
+        // only knows the schemas.
+        return reply.type(image.contentType).header('content-length', image.bytes).send(body as never);
       },
     );
   };

@@ -23,6 +23,12 @@ export interface Database {
   readonly kind: 'embedded' | 'postgres';
   /** Where the data lives, for the start-up log (no password). */
   readonly description: string;
+  /**
+   * Embedded only: the directory that holds files beside the database (images, src/images/files.ts):
+   * `DATA_DIR` on disk; in memory, a temporary one that lives as long as the database (closing
+   * removes it). None on a PostgreSQL server, whose rows keep everything for every instance.
+   */
+  readonly filesDir?: string;
   /** Runs a multi-statement SQL script (migrations). */
   execScript(script: string): Promise<void>;
   /** Runs `work` where statements have no time limit (migrations); the same db when embedded. */

@@ -1,6 +1,7 @@
 // Opens the store: embedded PostgreSQL (PGlite) by default, a PostgreSQL server when DATABASE_URL
 // says so. Both speak the same SQL; the rest of the code sees only Kysely and this small interface.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Kysely, sql } from 'kysely';
 import type { DB } from './schema.ts';
@@ -29,6 +30,13 @@ export function willCreateEmbeddedDatabase(databaseUrl: string | undefined, data
   return !existsSync(join(resolve(dataDir), 'pg', 'PG_VERSION'));
 }
 
+// In-memory databases' file directories, removed when the process exits if nothing closed them
+// first (a process may end with its database open, as a test shard does).
+const temporaryDirs = new Set<string>();
+process.once('exit', () => {
+  for (const dir of temporaryDirs) rmSync(dir, { recursive: true, force: true });
+});
+
 export async function openDatabase(options: {
   databaseUrl: string | undefined;
   dataDir: string;
@@ -50,11 +58,21 @@ export async function openDatabase(options: {
   }
   const inMemory = databaseUrl?.startsWith('memory://') ?? false;
   let dir: string | undefined;
-  let unlock = () => {};
+  let release = () => {};
+  let filesDir: string;
   if (!inMemory) {
     dir = resolve(dataDir, 'pg');
     mkdirSync(dir, { recursive: true });
-    unlock = lockDataDir(resolve(dataDir));
+    release = lockDataDir(resolve(dataDir));
+    filesDir = resolve(dataDir);
+  } else {
+    const temporary = mkdtempSync(join(tmpdir(), 'sigsvc-files-'));
+    filesDir = temporary;
+    temporaryDirs.add(temporary);
+    release = () => {
+      temporaryDirs.delete(temporary);
+      rmSync(temporary, { recursive: true, force: true });
+    };
   }
   // PostgreSQL's default 128 MB of shared buffers is most of PGlite's memory; an embedded
   // single-tenant store does well with far less.
@@ -68,7 +86,7 @@ export async function openDatabase(options: {
       postgresqlconf: ['shared_buffers = 16MB', 'work_mem = 4MB', 'maintenance_work_mem = 16MB'],
     });
   } catch (err) {
-    unlock();
+    release();
     throw err;
   }
   const dialect = new PGliteDialect(client);
@@ -77,6 +95,7 @@ export async function openDatabase(options: {
   return {
     db,
     kind: 'embedded',
+    filesDir,
     description: inMemory ? 'embedded PostgreSQL (PGlite), in memory' : `embedded PostgreSQL (PGlite) in ${dir}`,
     async execScript(script) {
       await client.exec(script);
@@ -95,7 +114,7 @@ export async function openDatabase(options: {
       if (closed) return;
       closed = true;
       await db.destroy();
-      unlock();
+      release();
     },
   };
 }

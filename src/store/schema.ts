@@ -161,6 +161,8 @@ export interface WebhookEventsTable {
   status: 'applied' | 'ignored' | 'failed' | 'pending';
   outcome: string | null;
   error: string | null;
+  /** The failure's stable code (src/billing/failure.ts); `error` is its sentence for staff. */
+  error_code: string | null;
   /** The body exactly as signed: it may hold what jsonb refuses (NUL, lone surrogates). */
   raw_body: Uint8Array;
   customer_id: string | null;
@@ -268,7 +270,8 @@ export interface ImagesTable {
   height: number;
   bytes: number;
   sha256: string;
-  data: Uint8Array;
+  /** The bytes on a PostgreSQL server; null in the embedded store (files, src/images/files.ts) and once deleted. */
+  data: Uint8Array | null;
   created_at: CreatedAt;
   deleted_at: NullableTimestamp;
 }
