@@ -66,6 +66,7 @@ import { createGraphClient } from './microsoft/graph.ts';
 import { createMicrosoftService, type MicrosoftService } from './microsoft/service.ts';
 import { registerMicrosoftJobs, startMicrosoftScheduler } from './microsoft/jobs.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
+import { createOutboundWebhooksModule, type OutboundWebhooksModule, type OutboundWebhooksOverrides } from './outbound-webhooks/module.ts';
 
 export type Clock = () => Date;
 
@@ -122,6 +123,8 @@ export interface Deps {
   mail: Mail;
   /** Invitations, password reset, one's own password (src/people/). */
   people: PeopleService;
+  /** Outbound webhooks: endpoints, the events, their delivery (src/outbound-webhooks/). */
+  webhooks: OutboundWebhooksModule;
   close(): Promise<void>;
 }
 
@@ -143,6 +146,8 @@ export interface DepsOverrides {
    * service leaves them open.
    */
   shared?: { database?: Database; renderPool?: RenderPool };
+  /** Tests: outbound webhooks' retry waits and answer timeout. */
+  webhooks?: OutboundWebhooksOverrides;
 }
 
 export async function createDeps(config: Config, logger: Logger, overrides: DepsOverrides = {}): Promise<Deps> {
@@ -220,6 +225,8 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       baseUrl: config.baseUrl,
       renderLimitBytes: config.renderLimitBytes,
       metrics,
+      onRendered: (orgId, r, correlationId) =>
+        webhooks.rendered.record(orgId, { userId: r.userId, templateId: r.templateId, bytes: r.bytes, correlationId }),
     });
     // Invitations are made by the people service (created below, with the sign-in), in the creating transaction.
     const users = createUserService({ db, invalidate, seatCheck: requireFreeSeat, passwords, invite: (tx, user) => people.inviteInTx(tx, user) });
@@ -268,6 +275,18 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     });
     closers.unshift(billing.startPurging());
     const secrets = createSecretBox(config.secretsKey, config.secretsKeysPrevious);
+    const webhooks: OutboundWebhooksModule = createOutboundWebhooksModule({
+      db,
+      logger,
+      clock,
+      caches,
+      secrets,
+      allowPrivate: config.webhookAllowPrivate,
+      jobs: config.jobs,
+      overrides: overrides.webhooks,
+    });
+    closers.unshift(() => webhooks.close());
+    if (overrides.jobWorker !== false) webhooks.start();
     const addinFetches = new FetchRecorder((fetches) => outlookRepo.recordFetches(db, fetches), logger);
     closers.unshift(() => addinFetches.close());
     const outlook = createOutlookService({
@@ -374,6 +393,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       jobs: createJobService({ db }),
       mail,
       people,
+      webhooks,
       async close() {
         for (const close of closers) await close();
       },

@@ -35,7 +35,8 @@ const auditInstant = z
   .transform((s) => new Date(s))
   .refine((d) => !Number.isNaN(d.getTime()) && d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999, { message: 'must be a date between years 1 and 9999' });
 
-const presentEntry = (r: AuditRow) => ({
+/** An entry as `GET …/audit` lists it (and the `audit.event` webhook carries it). */
+export const presentEntry = (r: AuditRow) => ({
   at: iso(r.at),
   actor: { type: r.actor_type, id: r.actor_id },
   action: r.action,

@@ -10,7 +10,7 @@
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
 import { billingRepo, type EventListRow, type EventOutcome, type EventRecord, type EventStatus } from '../store/repositories/billing.ts';
-import { auditRepo } from '../store/repositories/audit.ts';
+import { recordAuditEntries } from '../audit/record.ts';
 import { decodeCursor, toPage, type Page, type PageRequest } from '../store/pagination.ts';
 import { Batcher, type Settled } from '../store/batcher.ts';
 import { applyEvents, type Arrival } from './apply.ts';
@@ -51,7 +51,7 @@ export function createBillingService(deps: {
   async function applyAndSave(tx: Db, arrivals: Arrival[]) {
     const applied = await applyEvents(tx, arrivals, config);
     await billingRepo.saveOrgs(tx, applied.saves);
-    await auditRepo.insertMany(tx, applied.audit);
+    await recordAuditEntries(tx, applied.audit);
     await billingRepo.setOutcomes(tx, applied.released);
     return applied;
   }
@@ -132,7 +132,7 @@ export function createBillingService(deps: {
         if (outcome.status === 'failed') throw new Error(outcome.error ?? 'not applied');
         // Only one replay wins: the row must still have the status this one read.
         if (!(await billingRepo.setOutcomeIf(tx, row.id, was, outcome))) throw new Error('replayed concurrently');
-        await auditRepo.insertMany(tx, replayAudit(by, row.id, outcome.orgId ?? row.org_id));
+        await recordAuditEntries(tx, replayAudit(by, row.id, outcome.orgId ?? row.org_id));
         return { outcome, changedOrgs: applied.saves.filter((s) => s.versionStep > 0).map((s) => s.orgId) };
       });
       afterCommit([], changedOrgs);
@@ -140,7 +140,7 @@ export function createBillingService(deps: {
     } catch (err) {
       await db.transaction().execute(async (tx) => {
         await billingRepo.noteFailedAgain(tx, row.id, message(err));
-        await auditRepo.insertMany(tx, replayAudit(by, row.id, row.org_id));
+        await recordAuditEntries(tx, replayAudit(by, row.id, row.org_id));
       });
       return { id: row.id, result: 'failed', detail: message(err) };
     }

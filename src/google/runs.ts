@@ -4,6 +4,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.ts';
 import { googleRepo } from '../store/repositories/google.ts';
+import { recordFailedDeployment } from '../outbound-webhooks/events.ts';
 import { deploymentsRepo } from '../store/repositories/deployments.ts';
 import { AppError } from '../errors.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
@@ -156,16 +157,19 @@ export function createGoogleRuns(deps: {
         summary[outcome]++;
         deps.metrics?.pushed(outcome);
       };
-      const record = (userId: string, state: 'deployed' | 'failed' | 'skipped', extra: { reason?: string; error?: string; hash?: string } = {}) =>
-        deploymentsRepo.record(db, {
+      const record = (userId: string, state: 'deployed' | 'failed' | 'skipped', extra: { reason?: string; error?: string; hash?: string } = {}) => {
+        const write = {
           orgId,
           userId,
-          target: 'gmail',
+          target: 'gmail' as const,
           state,
           reason: extra.reason ?? null,
           error: extra.error ?? null,
           ...(extra.hash ? { deployed: { contentHash: extra.hash, at: deps.clock() } } : {}),
-        });
+        };
+        // A failure also makes the `deployment.failed` webhook event, in its transaction.
+        return state === 'failed' ? recordFailedDeployment(db, { ...write, state }, deps.clock()) : deploymentsRepo.record(db, write);
+      };
       const blocked = graceExpired(planFacts(org), deps.clock());
 
       const one = async (target: { id: string; email: string }) => {

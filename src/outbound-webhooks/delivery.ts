@@ -1,0 +1,107 @@
+// Delivering: a `webhook.drain` job per endpoint with work (events.ts queues it in the transaction
+// that wrote the deliveries) sends the endpoint's due deliveries, at most CAP at once across every
+// instance (repository's claimDue), and ends when none is due; when the next is a scheduled retry,
+// it queues a drain for that time. A delivery is leased while in flight: an instance that dies
+// mid-send leaves it to be sent again (at least once; the same `webhook-id` lets receivers notice).
+//
+// Retries (docs/webhooks.md, "Retries"): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the
+// attempts that failed, then `failed`. An endpoint none of whose attempts succeeded for 3 days is
+// disabled (with an audit entry). Times come from the injected clock.
+import type { Db } from '../store/db.ts';
+import type { Logger } from '../log.ts';
+import type { Clock } from '../deps.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import type { DeliveryAttempt, OutboundEndpointRow } from '../store/schema.ts';
+import { outboundRepo } from '../store/repositories/outbound-webhooks.ts';
+import { enqueue, type JobHandler } from '../jobs/queue.ts';
+import { recordAudit } from '../audit/record.ts';
+import { DRAIN_KIND } from './events.ts';
+import { openSecrets, signedHeaders } from './signing.ts';
+import { resolveTarget, TargetRefused } from './target.ts';
+import { send } from './send.ts';
+
+export const RETRY_SCHEDULE_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 5 * 3600_000, 10 * 3600_000, 10 * 3600_000];
+export const DISABLE_AFTER_MS = 3 * 24 * 3600_000;
+/** Deliveries of one endpoint in flight at once, across instances. */
+export const CAP = 4;
+export const TIMEOUT_MS = 10_000;
+/** How long a delivery stays taken: the timeout and a margin for recording the attempt. */
+const LEASE_MS = TIMEOUT_MS + 5_000;
+
+export interface DeliveryOptions {
+  allowPrivate: boolean;
+  retryScheduleMs: readonly number[];
+  timeoutMs: number;
+}
+
+export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: SecretBox; options: DeliveryOptions }): JobHandler<{ endpointId: string }> {
+  const { db, clock, options } = deps;
+
+  async function attempt(endpoint: OutboundEndpointRow, delivery: { id: string; event_id: string; body: string; lease_token: string | null; attempt_count: number }, signal: AbortSignal, logger: Logger) {
+    const at = clock();
+    const started = performance.now();
+    let status: number | null = null;
+    let error: string | null = null;
+    let responseBody = '';
+    try {
+      const secrets = openSecrets(deps.secrets, endpoint.org_id, endpoint.sealed_secrets);
+      const signing = [secrets.current, ...(secrets.previous && endpoint.previous_until && endpoint.previous_until > at ? [secrets.previous] : [])];
+      const target = await resolveTarget(endpoint.url, options.allowPrivate);
+      const result = await send(target, signedHeaders(delivery.event_id, at, delivery.body, signing), delivery.body, options.timeoutMs, signal);
+      ({ status, error } = result);
+      responseBody = result.body;
+      if (error === null && (status === null || status < 200 || status > 299)) error = `HTTP ${status}`;
+    } catch (err) {
+      error = err instanceof TargetRefused ? err.message : `could not send: ${(err as Error).message}`;
+      if (!(err instanceof TargetRefused)) logger.warn({ err, deliveryId: delivery.id }, 'webhook delivery failed before sending');
+    }
+    if (signal.aborted) return; // the lease runs out and the delivery is sent again
+    const ok = error === null;
+    const record: DeliveryAttempt = { at: at.toISOString(), responseStatus: status, durationMs: Math.round(performance.now() - started), error, ...(responseBody ? { responseBody } : {}) };
+    const made = delivery.attempt_count + 1;
+    const delay = options.retryScheduleMs[made - 1];
+    const next = ok
+      ? { state: 'succeeded' as const, nextAttemptAt: null }
+      : delay === undefined
+        ? { state: 'failed' as const, nextAttemptAt: null }
+        : { state: 'pending' as const, nextAttemptAt: new Date(at.getTime() + delay) };
+    if (!(await outboundRepo.recordAttempt(db, delivery.id, delivery.lease_token ?? '', record, next))) return;
+    if (ok) return outboundRepo.markSuccess(db, endpoint.id, at);
+    const failingSince = await outboundRepo.markFailure(db, endpoint.id, at);
+    if (at.getTime() - failingSince.getTime() >= DISABLE_AFTER_MS) await disable(endpoint, failingSince);
+  }
+
+  async function disable(endpoint: OutboundEndpointRow, since: Date) {
+    const reason = `No delivery attempt succeeded since ${since.toISOString()} (3 days): disabled automatically.`;
+    await db.transaction().execute(async (tx) => {
+      const disabled = await outboundRepo.disable(tx, endpoint.id, reason);
+      if (disabled) await recordAudit(tx, { orgId: endpoint.org_id, correlationId: null }, { action: 'webhookEndpoint.disable', targetId: endpoint.id, changes: ['disabled', 'disabledReason'] });
+    });
+  }
+
+  /** One lane: takes due deliveries one at a time until none is left or the cap is reached. */
+  async function lane(endpointId: string, signal: AbortSignal, logger: Logger): Promise<void> {
+    while (!signal.aborted) {
+      const delivery = await outboundRepo.claimDue(db, endpointId, clock(), CAP, LEASE_MS);
+      if (!delivery) return;
+      const endpoint = await outboundRepo.endpointById(db, endpointId);
+      if (!endpoint) return;
+      await attempt(endpoint, delivery, signal, logger);
+    }
+  }
+
+  return async (job, ctx) => {
+    const { endpointId } = job.payload;
+    await Promise.all(Array.from({ length: CAP }, () => lane(endpointId, ctx.signal, ctx.logger)));
+    if (ctx.signal.aborted) return;
+    const endpoint = await outboundRepo.endpointById(db, endpointId);
+    if (!endpoint || endpoint.deleted_at || endpoint.disabled) return;
+    const next = await outboundRepo.nextDue(db, endpointId);
+    if (next.kind === 'none') return;
+    // In flight elsewhere (its lease may run out) or a retry scheduled: a drain for then. The job
+    // queue compares times with the database's clock, the service's clock is the same in production.
+    const wait = next.kind === 'now' ? LEASE_MS : Math.max(0, next.at.getTime() - clock().getTime());
+    const runAfter = new Date(clock().getTime() + wait);
+    await enqueue(db, { kind: DRAIN_KIND, orgId: endpoint.org_id, payload: { endpointId }, runAfter, dedupeKey: `at:${endpointId}:${runAfter.toISOString()}` });
+  };
+}
