@@ -46,6 +46,7 @@ import { peoplePageRoutes } from './people/page-routes.ts';
 import { peopleRoutes } from './people/routes.ts';
 import { starterRoutes } from './templates/starter-routes.ts';
 import { signatureRoutes } from './render/signature-routes.ts';
+import { outboundWebhookRoutes } from './outbound-webhooks/routes.ts';
 
 /** The identity provider's fixed endpoints (Cognito's paths), each its own route in the metrics. */
 const PROVIDER_ENDPOINTS = new Set([
@@ -229,7 +230,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(signatureRoutes({ guards, billing, render: deps.render, users: deps.users }));
     await api.register(deploymentRoutes({ guards, deployments: deps.deployments }));
     await api.register(googleRoutes({ guards, billing, google: deps.google }));
-    await api.register(deps.webhooks.routes({ guards, billing }));
+    await api.register(outboundWebhookRoutes({ guards, billing, webhooks: deps.webhooks.service }));
     // Org (plan status) and staff routes (payment events) of billing: the same two first steps.
     await api.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, clock: deps.clock }));
     await api.register(adminOrgRoutes({ guards, orgAdmin: deps.orgAdmin, clock: deps.clock }));

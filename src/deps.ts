@@ -66,6 +66,9 @@ import { createGraphClient } from './microsoft/graph.ts';
 import { createMicrosoftService, type MicrosoftService } from './microsoft/service.ts';
 import { registerMicrosoftJobs, startMicrosoftScheduler } from './microsoft/jobs.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
+import { presentUser } from './users/schemas.ts';
+import { presentTemplate } from './templates/schemas.ts';
+import { presentEntry } from './audit/present.ts';
 import { createOutboundWebhooksModule, type OutboundWebhooksModule, type OutboundWebhooksOverrides } from './outbound-webhooks/module.ts';
 
 export type Clock = () => Date;
@@ -283,6 +286,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       secrets,
       allowPrivate: config.webhookAllowPrivate,
       jobs: config.jobs,
+      shapes: { user: (row) => presentUser(row), template: presentTemplate, auditEntry: presentEntry },
       overrides: overrides.webhooks,
     });
     closers.unshift(() => webhooks.close());

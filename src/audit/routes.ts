@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Guards } from '../auth/guard.ts';
-import { errorResponses, iso, listQuery, orgParams, page, text, timestamp } from '../http/schemas.ts';
-import type { AuditRow } from '../store/schema.ts';
+import { errorResponses, listQuery, orgParams, page, text, timestamp } from '../http/schemas.ts';
+import { presentEntry } from './present.ts';
 import type { AuditService } from './service.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
@@ -35,15 +35,6 @@ const auditInstant = z
   .transform((s) => new Date(s))
   .refine((d) => !Number.isNaN(d.getTime()) && d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999, { message: 'must be a date between years 1 and 9999' });
 
-/** An entry as `GET …/audit` lists it (and the `audit.event` webhook carries it). */
-export const presentEntry = (r: AuditRow) => ({
-  at: iso(r.at),
-  actor: { type: r.actor_type, id: r.actor_id },
-  action: r.action,
-  targetId: r.target_id,
-  correlationId: r.correlation_id,
-  changes: r.changes,
-});
 
 export function auditRoutes(deps: { guards: Guards; audit: AuditService }): FastifyPluginAsyncZod {
   return async (app) => {

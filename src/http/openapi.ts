@@ -154,6 +154,8 @@ const RESOURCE: Record<string, string> = {
   imageId: 'Image',
   jobId: 'Job',
   eventId: 'Event',
+  endpointId: 'Webhook endpoint',
+  deliveryId: 'Delivery',
 };
 
 /** The 400 and 404 examples follow the operation: its body or parameters, the resource its path names. */

@@ -9,13 +9,10 @@
 // read in the same transaction. `signature.rendered` comes from rendered.ts, in batches.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.ts';
-import type { AuditRow } from '../store/schema.ts';
+import type { AuditRow, TemplateRow, UserRow } from '../store/schema.ts';
 import { outboundRepo } from '../store/repositories/outbound-webhooks.ts';
 import { enqueue } from '../jobs/queue.ts';
 import { deploymentsRepo, type DeploymentWrite } from '../store/repositories/deployments.ts';
-import { presentEntry } from '../audit/routes.ts';
-import { presentUser } from '../users/schemas.ts';
-import { presentTemplate } from '../templates/schemas.ts';
 
 export const EVENT_TYPES = [
   'signature.rendered',
@@ -63,6 +60,25 @@ export async function emitEvents(db: Db, events: OutboundEvent[]): Promise<void>
   await queueDrains(db, await outboundRepo.emit(db, rows));
 }
 
+/**
+ * How the API answers a user, a template and an audit entry: events carry resources in that shape.
+ * The presenters belong to the HTTP layer, which this layer may not import; the composition root
+ * hands them over (module.ts) before anything is written.
+ */
+export interface ResourceShapes {
+  user(row: UserRow): object;
+  template(row: TemplateRow): object;
+  auditEntry(row: AuditRow): object;
+}
+let shapes: ResourceShapes | undefined;
+export function useResourceShapes(given: ResourceShapes): void {
+  shapes = given;
+}
+function shaped(): ResourceShapes {
+  if (!shapes) throw new Error('outbound webhooks: the resource shapes were not handed over (createOutboundWebhooksModule does)');
+  return shapes;
+}
+
 const RESOURCE_EVENTS: Record<string, { type: EventType; kind: 'user' | 'template' }> = {
   'user.create': { type: 'user.created', kind: 'user' },
   'user.update': { type: 'user.updated', kind: 'user' },
@@ -79,10 +95,10 @@ async function resourceEvent(db: Db, orgId: string, row: AuditRow, wanted: Set<s
   if (resource && wanted.has(resource.type) && row.target_id) {
     if (resource.kind === 'user') {
       const user = await outboundRepo.userRow(db, orgId, row.target_id);
-      return user && { orgId, type: resource.type, at, data: { ...presentUser(user), correlationId } };
+      return user && { orgId, type: resource.type, at, data: { ...shaped().user(user), correlationId } };
     }
     const template = await outboundRepo.templateRow(db, orgId, row.target_id);
-    return template && { orgId, type: resource.type, at, data: { ...presentTemplate(template), correlationId } };
+    return template && { orgId, type: resource.type, at, data: { ...shaped().template(template), correlationId } };
   }
   // Billing entries name the fields the payment event changed (billing/apply.ts).
   if (row.action.startsWith('billing.') && row.changes.includes('subscriptionStatus') && wanted.has('org.subscription_status_changed')) {
@@ -103,7 +119,7 @@ export async function emitForAudit(db: Db, rows: AuditRow[]): Promise<void> {
     if (wanted.size === 0) continue;
     for (const row of rows) {
       if (row.org_id !== orgId) continue;
-      if (wanted.has('audit.event')) events.push({ orgId, type: 'audit.event', at: row.at, data: presentEntry(row) });
+      if (wanted.has('audit.event')) events.push({ orgId, type: 'audit.event', at: row.at, data: shaped().auditEntry(row) });
       const own = await resourceEvent(db, orgId, row, wanted);
       if (own) events.push(own);
     }

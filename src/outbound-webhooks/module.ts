@@ -6,20 +6,16 @@
 // src/jobs/queue.ts, claiming only `webhook.drain`), so an endpoint that is slow to answer holds
 // its own slots (at most 4 per endpoint) and never the mail, syncs and pushes of the main queue;
 // another org's endpoints keep the rest of this queue's slots.
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
-import type { Clock } from '../deps.ts';
+type Clock = () => Date;
 import type { Caches } from '../cache/namespaces.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
-import type { Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
 import { createJobQueue, type QueueOptions } from '../jobs/queue.ts';
 import { createOutboundWebhookService, type OutboundWebhookService } from './service.ts';
 import { createDrainHandler, RETRY_SCHEDULE_MS, TIMEOUT_MS } from './delivery.ts';
-import { DRAIN_KIND } from './events.ts';
+import { DRAIN_KIND, useResourceShapes, type ResourceShapes } from './events.ts';
 import { RenderedEvents } from './rendered.ts';
-import { outboundWebhookRoutes } from './routes.ts';
 
 /** Deliveries one instance sends at the same time, across endpoints (each endpoint: 4 at most). */
 const DELIVERY_CONCURRENCY = 32;
@@ -35,7 +31,6 @@ export interface OutboundWebhooksModule {
   service: OutboundWebhookService;
   /** The render service's `onRendered`. */
   rendered: RenderedEvents;
-  routes(deps: { guards: Guards; billing: BillingHooks }): FastifyPluginAsyncZod;
   /** Starts the delivery worker. */
   start(): void;
   /** Stops the worker (in-flight deliveries go back to the queue) and writes buffered events. */
@@ -50,8 +45,11 @@ export function createOutboundWebhooksModule(deps: {
   secrets: SecretBox;
   allowPrivate: boolean;
   jobs: Partial<QueueOptions>;
+  /** The HTTP layer's presenters (the composition root passes them). */
+  shapes: ResourceShapes;
   overrides?: OutboundWebhooksOverrides | undefined;
 }): OutboundWebhooksModule {
+  useResourceShapes(deps.shapes);
   const { db, clock, secrets } = deps;
   const logger = deps.logger.child({ component: 'outbound-webhooks' });
   const service = createOutboundWebhookService({ db, clock, secrets, invalidate: deps.caches.invalidate, allowPrivate: deps.allowPrivate });
@@ -74,7 +72,6 @@ export function createOutboundWebhooksModule(deps: {
   return {
     service,
     rendered,
-    routes: (r) => outboundWebhookRoutes({ ...r, webhooks: service }),
     start: () => queue.start(),
     async close() {
       await queue.stop();

@@ -2,7 +2,7 @@
 // transaction; secrets made here, shown once, stored sealed (signing.ts).
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.ts';
-import type { Clock } from '../deps.ts';
+type Clock = () => Date;
 import type { Invalidate } from '../cache/namespaces.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import type { WriteContext } from '../audit/record.ts';
@@ -103,6 +103,7 @@ export function createOutboundWebhookService(deps: { db: Db; clock: Clock; secre
 
     /** Sends a delivery again now (its event, with the same `webhook-id`). */
     async retry(ctx: WriteContext, endpointId: string, deliveryId: string) {
+      if (!(await outboundRepo.findDelivery(db, ctx.orgId, endpointId, deliveryId))) throw notFound('Delivery');
       await endpoint(ctx.orgId, endpointId);
       return db.transaction().execute(async (tx) => {
         const row = await outboundRepo.requeue(tx, ctx.orgId, endpointId, deliveryId);
