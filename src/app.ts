@@ -40,6 +40,9 @@ import { addinRoutes, outlookRoutes } from './outlook/routes.ts';
 import { microsoftRoutes } from './microsoft/routes.ts';
 import { webAppRoutes } from './web-apps/routes.ts';
 import { allowedWebOrigins } from './web-apps/origins.ts';
+import { IMAGE_MAX_BYTES, IMAGE_MAX_SIDE } from './images/service.ts';
+import { TEMPLATE_SOURCE_MAX } from './templates/schemas.ts';
+import { MIN_PASSWORD_LENGTH } from './auth/passwords.ts';
 import cors from '@fastify/cors';
 import { clientIds } from './auth/idp/provider.ts';
 import { peoplePageRoutes } from './people/page-routes.ts';
@@ -190,6 +193,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       sessionTtlS: Math.max(config.refreshTokenTtlAppS, config.refreshTokenTtlAdminS),
       takeAttempt,
       pageHeaders: idpPageHeaders,
+      clock: deps.clock,
     }),
   );
   // Throttling (docs/api.md, "Rate limits"; the order of a request's steps:
@@ -233,7 +237,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(outboundWebhookRoutes({ guards, billing, webhooks: deps.webhooks.service }));
     // Org (plan status) and staff routes (payment events) of billing: the same two first steps.
     await api.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, clock: deps.clock }));
-    await api.register(adminOrgRoutes({ guards, orgAdmin: deps.orgAdmin, clock: deps.clock }));
+    await api.register(adminOrgRoutes({ guards, orgAdmin: deps.orgAdmin }));
     await api.register(adminStaffRoutes({ guards, staffAdmin: deps.staffAdmin }));
   });
   const ids = clientIds(config.stage);
@@ -247,6 +251,13 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       authUrl: config.authUrl,
       apiUrl: config.baseUrl,
       ...(config.billingUrl ? { billingUrl: config.billingUrl } : {}),
+      limits: {
+        renderBytes: config.renderLimitBytes,
+        templateSourceChars: TEMPLATE_SOURCE_MAX,
+        imageBytes: IMAGE_MAX_BYTES,
+        imageSidePx: IMAGE_MAX_SIDE,
+        passwordMinChars: MIN_PASSWORD_LENGTH,
+      },
       logger: deps.logger,
     }),
   );

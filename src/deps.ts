@@ -54,7 +54,12 @@ import { createGoogleClient, type RetryPolicy } from './google/client.ts';
 import { createGoogleService, type GoogleService } from './google/service.ts';
 import { createGoogleRuns, type GoogleRuns } from './google/runs.ts';
 import { createGoogleMetrics } from './google/metrics.ts';
-import { registerGoogleJobs, startGoogleScheduler } from './google/jobs.ts';
+import { pushSchedule, registerGooglePushJob } from './google/jobs.ts';
+import { createGoogleLease } from './google/lease.ts';
+import { googleConnector } from './google/connector.ts';
+import { createDirectorySync } from './directory/sync.ts';
+import { registerDirectorySyncJobs } from './directory/jobs.ts';
+import { startScheduler, syncSchedule, tickMsFor } from './directory/scheduler.ts';
 import { RedisRateLimiter } from './ratelimit/redis.ts';
 import { createOrgAdminService, type OrgAdminService } from './admin/org-admin.ts';
 import { createStaffAdminService, type StaffAdminService } from './admin/staff-admin.ts';
@@ -64,14 +69,12 @@ import { FetchRecorder } from './outlook/fetch-recorder.ts';
 import { outlookRepo } from './store/repositories/outlook.ts';
 import { createGraphClient } from './microsoft/graph.ts';
 import { createMicrosoftService, type MicrosoftService } from './microsoft/service.ts';
-import { registerMicrosoftJobs, startMicrosoftScheduler } from './microsoft/jobs.ts';
+import { microsoftConnector } from './microsoft/connector.ts';
 import { createMetrics, type Metrics } from './metrics/metrics.ts';
-import { presentUser } from './users/schemas.ts';
-import { presentTemplate } from './templates/schemas.ts';
-import { presentEntry } from './audit/present.ts';
 import { createOutboundWebhooksModule, type OutboundWebhooksModule, type OutboundWebhooksOverrides } from './outbound-webhooks/module.ts';
+import { systemClock, type Clock } from './lib/clock.ts';
 
-export type Clock = () => Date;
+export type { Clock } from './lib/clock.ts';
 
 export interface Deps {
   config: Config;
@@ -107,7 +110,7 @@ export interface Deps {
   directory: DirectoryService;
   /** Per-user deployment state of signatures in mailboxes (src/deployments/). */
   deployments: DeploymentService;
-  /** Google Workspace: the connection (src/google/service.ts) and the sync and push job bodies. */
+  /** Google Workspace: the connection (src/google/service.ts) and the Gmail push job body (the sync is src/directory/sync.ts). */
   google: GoogleService;
   googleRuns: GoogleRuns;
   /** The Outlook add-in: its key, manifest and the signature route's answers (src/outlook/). */
@@ -141,7 +144,7 @@ export interface DepsOverrides {
   jobWorker?: boolean;
   /** Tests: how long a directory's dry run may read it (lib/deadline.ts's default otherwise). */
   dryRunDeadlineMs?: number;
-  /** Tests: quicker retries of Google's 429/5xx and of a run that finds its org busy, a faster scheduler, fewer pushes at once. */
+  /** Tests: quicker retries of Google's 429/5xx and of a run that finds its org busy, a faster scheduler (the one of every directory and the push, src/directory/scheduler.ts), fewer pushes at once. */
   google?: { retry?: Partial<RetryPolicy>; schedulerTickMs?: number; pushConcurrency?: number; patchesPerSecond?: number; busyRetryMs?: number };
   /**
    * Tests: an open database and a render pool to use instead of making them (a test process's
@@ -181,7 +184,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const healthChecks: Record<string, HealthCheck> = { database: databaseCheck(database) };
     if (redis) healthChecks.redis = redisCheck(redis);
 
-    const clock = overrides.clock ?? (() => new Date());
+    const clock = overrides.clock ?? systemClock;
     const now = () => clock().getTime();
     const caches = createCaches({ mode: database.kind, ttlMs: config.cacheTtlMs });
     const { invalidate } = caches;
@@ -256,6 +259,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const signIn = createSignIn({ db, clock, hasher: passwords, invalidate });
     const people: PeopleService = createPeopleService({
       db,
+      clock,
       logger,
       mail,
       passwords,
@@ -286,7 +290,6 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       secrets,
       allowPrivate: config.webhookAllowPrivate,
       jobs: config.jobs,
-      shapes: { user: (row) => presentUser(row), template: presentTemplate, auditEntry: presentEntry },
       overrides: overrides.webhooks,
     });
     closers.unshift(() => webhooks.close());
@@ -305,19 +308,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       appUrl: config.appUrl,
     });
     const directory = createDirectoryService({ db, invalidate, seatCheck: requireFreeSeat, clock });
-    const microsoft = createMicrosoftService({
-      db,
-      secrets,
-      graph: createGraphClient({ loginUrl: config.microsoft.loginUrl, graphUrl: config.microsoft.graphUrl }),
-      directory,
-      clock,
-      dryRunDeadlineMs: overrides.dryRunDeadlineMs,
-    });
-    registerMicrosoftJobs(queue, microsoft);
-    if (overrides.jobWorker !== false) {
-      const { syncIntervalS } = config.microsoft;
-      closers.unshift(startMicrosoftScheduler({ db, queue, logger, syncIntervalS, tickMs: Math.min(15_000, syncIntervalS * 1000) }));
-    }
+    const directorySync = createDirectorySync({ db, directory, dryRunDeadlineMs: overrides.dryRunDeadlineMs });
     closers.unshift(startPurgingExpired({ db, logger, clock }));
 
     const googleMetrics = createGoogleMetrics(metrics.registry);
@@ -327,23 +318,42 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       patchesPerSecond: overrides.google?.patchesPerSecond,
       onRequest: googleMetrics.request,
     });
+    const googleLease = createGoogleLease({ db, enqueue, clock, busyRetryMs: overrides.google?.busyRetryMs });
+    // Every directory an org can connect: each brings its sync, its job and its schedule.
+    const connectors = {
+      google: googleConnector({ db, secrets, client: googleClient, enqueue, lease: googleLease, syncIntervalS: config.google.syncIntervalS }),
+      microsoft: microsoftConnector({
+        db,
+        secrets,
+        graph: createGraphClient({ loginUrl: config.microsoft.loginUrl, graphUrl: config.microsoft.graphUrl, clock }),
+        clock,
+        syncIntervalS: config.microsoft.syncIntervalS,
+      }),
+    };
+    const microsoft = createMicrosoftService({ db, secrets, directory, sync: directorySync, connector: connectors.microsoft });
     const googleRuns = createGoogleRuns({
       db,
       secrets,
       client: googleClient,
-      directory,
       render,
       orgs,
       clock,
       pushConcurrency: overrides.google?.pushConcurrency,
-      busyRetryMs: overrides.google?.busyRetryMs,
       metrics: googleMetrics,
-      enqueue,
+      lease: googleLease,
     });
-    const google = createGoogleService({ db, secrets, client: googleClient, directory, enqueue, syncIntervalS: config.google.syncIntervalS, dryRunDeadlineMs: overrides.dryRunDeadlineMs });
-    registerGoogleJobs(queue, googleRuns, db);
+    const google = createGoogleService({ db, secrets, client: googleClient, directory, sync: directorySync, connector: connectors.google, enqueue, syncIntervalS: config.google.syncIntervalS });
+    const allConnectors = Object.values(connectors);
+    registerDirectorySyncJobs({ queue, db, sync: directorySync, connectors: allConnectors });
+    registerGooglePushJob({ queue, db, runs: googleRuns });
     closers.unshift(
-      startGoogleScheduler({ db, queue, logger, syncIntervalS: config.google.syncIntervalS, tickMs: overrides.google?.schedulerTickMs ?? 10_000 }),
+      startScheduler({
+        db,
+        queue,
+        logger,
+        schedules: [...allConnectors.map(syncSchedule), pushSchedule],
+        tickMs: overrides.google?.schedulerTickMs ?? tickMsFor(allConnectors),
+      }),
     );
 
     // Every capability registered its job handlers above: the worker may start claiming. It stops

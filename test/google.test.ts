@@ -2,6 +2,7 @@
 // against the fake of Google's endpoints (test/helpers/fake-google.ts).
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { startServer, type TestServer } from './helpers/server.ts';
 // Orgs without the starter template: these tests' own template is the default.
 import { createOrgWithoutTemplates as createOrg, createTemplate, lapseOrg, type TestOrg } from './helpers/fixtures.ts';
@@ -312,8 +313,14 @@ describe('Google Workspace', () => {
     let change: ReturnType<typeof server.request> | undefined;
     await db.transaction().execute(async (trx) => {
       await trx.selectFrom('google_integrations').select('org_id').where('org_id', '=', org.orgId).forUpdate().execute();
+      const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(trx);
+      const holder = rows[0]!.pid;
       change = server.request('PUT', base(org), { key: org.key, body: { adminEmail: `other-admin@${ws.domain}`, syncUsers: false, pushSignatures: false } });
-      await new Promise((r) => setTimeout(r, 300));
+      // The change is waiting on the held row: a session of this database is blocked by ours.
+      await waitFor(async () => {
+        const blocked = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database() and query ilike '%update%google_integrations%' and ${holder} = any(pg_blocking_pids(pid))`.execute(db);
+        return blocked.rows.length > 0;
+      }, 'the settings change to wait on the held row');
       await trx.updateTable('google_integrations').set({ sealed_private_key: resealed }).where('org_id', '=', org.orgId).execute();
     });
     const res = await change!;

@@ -8,14 +8,15 @@ import { randomUUID } from 'node:crypto';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, createUser, type TestOrg } from './helpers/fixtures.ts';
 import { graphUser, startFakeMicrosoft, type FakeMicrosoft } from './helpers/fake-microsoft.ts';
+import { waitFor } from './helpers/wait.ts';
 
+/** Polls `read` until `ok` holds (helpers/wait.ts); answers the value that held. */
 async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, what: string): Promise<T> {
-  for (let i = 0; i < 300; i++) {
+  const held = await waitFor(async () => {
     const v = await read();
-    if (ok(v)) return v;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`never happened: ${what}`);
+    return ok(v) ? { v } : undefined;
+  }, what);
+  return held.v;
 }
 
 describe('Microsoft Entra directory sync', () => {

@@ -7,6 +7,7 @@ import { XMLParser } from 'fast-xml-parser';
 import { startServer, type TestServer } from './helpers/server.ts';
 // Orgs without the starter template: these tests' own template is the default.
 import { createOrgWithoutTemplates as createOrg, createTemplate, createUser, lapseOrg, type TestOrg } from './helpers/fixtures.ts';
+import { waitFor } from './helpers/wait.ts';
 
 const KEY = /^oak_[A-Za-z0-9_-]{43}$/;
 
@@ -21,13 +22,9 @@ const signature = (server: TestServer, addinKey: string | undefined, email: stri
     headers: addinKey === undefined ? {} : { 'x-addin-key': addinKey },
   });
 
-/** Waits (polling) until `check` holds; the fetch recorder writes off the request path. */
+/** Waits (polling, helpers/wait.ts) until `check` holds; the fetch recorder writes off the request path. */
 async function eventually(check: () => Promise<boolean>, what: string) {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  assert.fail(`never happened: ${what}`);
+  await waitFor(check, what);
 }
 
 describe('Outlook add-in: key, manifest, files', () => {

@@ -77,7 +77,10 @@ describe('the Images, API keys and Audit pages', { skip }, () => {
     await page.getByText('confirm the new key is in use', { exact: false }).waitFor();
 
     await page.getByRole('button', { name: 'New API key' }).click();
-    await page.getByRole('dialog', { name: 'New API key' }).getByLabel('Name').fill('HR sync');
+    const nameInput = page.getByRole('dialog', { name: 'New API key' }).getByLabel('Name');
+    // The field stops where the API would refuse: the OpenAPI document's maxLength, built into the page.
+    assert.equal(await nameInput.getAttribute('maxlength'), '100');
+    await nameInput.fill('HR sync');
     await page.getByRole('dialog', { name: 'New API key' }).getByRole('button', { name: 'Create key' }).click();
     const shown = page.getByRole('dialog', { name: 'Your new API key' });
     await shown.getByText('it is shown only once').waitFor();

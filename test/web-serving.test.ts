@@ -19,7 +19,8 @@ function configOf(html: string): Record<string, unknown> {
 describe('web apps served at APP_URL and ADMIN_URL', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer({ BILLING_URL: 'https://billing.example.test/pay' });
+    // A render limit of the operator's own: the pages must be told it, not assume the default.
+    server = await startServer({ BILLING_URL: 'https://billing.example.test/pay', RENDER_LIMIT_BYTES: '40000' });
   });
   after(() => server?.close());
 
@@ -43,6 +44,8 @@ describe('web apps served at APP_URL and ADMIN_URL', () => {
         clientId: 'app-client-dev',
         apiUrl: server.url,
         billingUrl: 'https://billing.example.test/pay',
+        // The limits the pages check and show come from the service, never from copies in web/.
+        limits: { renderBytes: 40_000, templateSourceChars: 100_000, imageBytes: 1024 * 1024, imageSidePx: 2000, passwordMinChars: 12 },
       });
     }
   });

@@ -5,10 +5,11 @@
 import path from 'node:path';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { brotliCompressSync, gzipSync, constants } from 'node:zlib';
-import { build } from 'vite';
+import { build, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 
 const WEB = import.meta.dirname;
+const OPENAPI = path.join(WEB, '..', 'docs', 'openapi.json');
 const APPS = ['app', 'admin'] as const;
 const chosen = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 
@@ -19,7 +20,7 @@ for (const name of APPS) {
     root: path.join(WEB, name),
     base: './',
     logLevel: 'warn',
-    plugins: [react()],
+    plugins: [react(), fieldLimits()],
     build: {
       outDir: path.join(WEB, 'dist', name),
       emptyOutDir: true,
@@ -52,4 +53,56 @@ function precompress(dir: string): string {
     if (/^index-.*\.js$/.test(file)) entry = `entry script ${(body.length / 1024).toFixed(0)} KB, ${(gz.length / 1024).toFixed(1)} KB gzipped`;
   }
   return entry;
+}
+
+interface Limits {
+  /** By operationId, then body field. */
+  fields: Record<string, Record<string, { minLength?: number; maxLength?: number }>>;
+  /** By operationId: the largest `limit` (page size) a list accepts. */
+  pages: Record<string, number>;
+}
+
+/**
+ * `virtual:field-limits`: the length limits of each operation's JSON body fields and the largest
+ * page of each list (by operationId), read from the committed OpenAPI document (which a test holds
+ * equal to the one the service serves), so a form's `maxLength` or a page size is the service's,
+ * never a copy (web/shared/api/field-limits.ts).
+ */
+function fieldLimits(): Plugin {
+  const id = 'virtual:field-limits';
+  return {
+    name: 'field-limits',
+    resolveId: (source) => (source === id ? `\0${id}` : undefined),
+    load: (resolved) => (resolved === `\0${id}` ? `export default ${JSON.stringify(readFieldLimits())};` : undefined),
+  };
+}
+
+interface SchemaObject {
+  $ref?: string;
+  properties?: Record<string, { minLength?: number; maxLength?: number }>;
+}
+
+function readFieldLimits(): Limits {
+  const doc = JSON.parse(readFileSync(OPENAPI, 'utf8')) as {
+    paths: Record<
+      string,
+      Record<string, { operationId?: string; parameters?: { name: string; in: string; schema?: { maximum?: number } }[]; requestBody?: { content?: Record<string, { schema?: SchemaObject }> } }>
+    >;
+    components: { schemas: Record<string, SchemaObject> };
+  };
+  const limits: Limits = { fields: {}, pages: {} };
+  for (const operations of Object.values(doc.paths)) {
+    for (const op of Object.values(operations)) {
+      const page = op.parameters?.find((p) => p.in === 'query' && p.name === 'limit')?.schema?.maximum;
+      if (op.operationId && page !== undefined) limits.pages[op.operationId] = page;
+      let schema = op.requestBody?.content?.['application/json']?.schema;
+      if (schema?.$ref) schema = doc.components.schemas[schema.$ref.split('/').pop()!];
+      if (!op.operationId || !schema?.properties) continue;
+      for (const [field, p] of Object.entries(schema.properties)) {
+        if (p.minLength === undefined && p.maxLength === undefined) continue;
+        (limits.fields[op.operationId] ??= {})[field] = { ...(p.minLength !== undefined ? { minLength: p.minLength } : {}), ...(p.maxLength !== undefined ? { maxLength: p.maxLength } : {}) };
+      }
+    }
+  }
+  return limits;
 }

@@ -1,1 +1,10 @@
 /// <reference types="vite/client" />
+
+/** Each operation's body field lengths and largest page, from the OpenAPI document (web/build.ts). */
+declare module 'virtual:field-limits' {
+  const limits: {
+    fields: Record<string, Record<string, { minLength?: number; maxLength?: number }>>;
+    pages: Record<string, number>;
+  };
+  export default limits;
+}

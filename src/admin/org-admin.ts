@@ -2,13 +2,14 @@
 // fields, create one as the CLI's `org create` does (the same OrgService.create, so the two cannot
 // drift), with the staff member as the actor of its audit entries.
 import type { Db } from '../store/db.ts';
-import { orgsRepo, type OrgWithUsage } from '../store/repositories/orgs.ts';
+import { orgsRepo } from '../store/repositories/orgs.ts';
 import { orgSearchRepo, type OrgPosition, type OrgSort } from '../store/repositories/org-search.ts';
 import { notFound } from '../errors.ts';
 import { decodeCursor, decodeKeyedCursor, encodeCursor, encodeKeyedCursor, type KeyedPosition, type Page, type PageRequest } from '../store/pagination.ts';
 import { GRACE_STATUSES } from '../billing/gate.ts';
 import type { OrgService } from '../orgs/service.ts';
 import type { StaffContext } from './staff-admin.ts';
+import { toAdminOrg, type AdminOrg } from './resource.ts';
 
 export interface OrgQuery {
   q?: string | undefined;
@@ -26,21 +27,22 @@ const nameOf = (p: KeyedPosition | undefined): OrgPosition | undefined => p && {
 export function createOrgAdminService(deps: { db: Db; orgs: OrgService; clock: () => Date; mailConfigured: boolean }) {
   const { db } = deps;
   return {
-    async search(query: OrgQuery, page: PageRequest): Promise<Page<OrgWithUsage>> {
+    async search(query: OrgQuery, page: PageRequest): Promise<Page<AdminOrg>> {
       const after = page.cursor === undefined ? undefined : byName(query.sort) ? nameOf(decodeKeyedCursor(page.cursor)) : { seq: decodeCursor(page.cursor) as string };
-      const rows = await orgSearchRepo.search(db, { ...query, graceStatuses: [...GRACE_STATUSES], now: deps.clock() }, query.sort, after, page.limit);
+      const now = deps.clock();
+      const rows = await orgSearchRepo.search(db, { ...query, graceStatuses: [...GRACE_STATUSES], now }, query.sort, after, page.limit);
       const more = rows.length > page.limit;
       const items = more ? rows.slice(0, page.limit) : rows;
       const last = items.at(-1);
       const nextCursor = more && last ? (byName(query.sort) ? encodeKeyedCursor({ key: last.name.toLowerCase(), seq: String(last.seq) }) : encodeCursor(String(last.seq))) : null;
-      return { items, nextCursor };
+      return { items: items.map((o) => toAdminOrg(o, now)), nextCursor };
     },
 
     /** One org as it stands in the database (not the API's cache: staff look at it to act on it). */
-    async get(orgId: string): Promise<OrgWithUsage> {
+    async get(orgId: string): Promise<AdminOrg> {
       const org = await orgsRepo.find(db, orgId);
       if (!org) throw notFound('Organisation');
-      return org;
+      return toAdminOrg(org, deps.clock());
     },
 
     /**

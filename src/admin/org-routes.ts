@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { staffContext, type Guards } from '../auth/guard.ts';
 import { errorResponses, listQuery, orgParams, page, text } from '../http/schemas.ts';
 import type { OrgAdminService } from './org-admin.ts';
-import { adminOrgCreatedSchema, adminOrgCreateSchema, adminOrgSchema, presentAdminOrg, queryBoolean } from './schemas.ts';
+import { adminOrgCreatedSchema, adminOrgCreateSchema, adminOrgSchema, queryBoolean } from './schemas.ts';
 
 const orgQuery = listQuery.extend({
   q: text().trim().max(200).optional().describe("part of the name, the org id, or the start of the payment provider's customer id"),
@@ -18,7 +18,7 @@ const orgQuery = listQuery.extend({
   cursor: text().max(1200).optional().describe('the `nextCursor` of the previous page'),
 });
 
-export function adminOrgRoutes(deps: { guards: Guards; orgAdmin: OrgAdminService; clock: () => Date }): FastifyPluginAsyncZod {
+export function adminOrgRoutes(deps: { guards: Guards; orgAdmin: OrgAdminService }): FastifyPluginAsyncZod {
   const { guards, orgAdmin } = deps;
   return async (app) => {
     app.get(
@@ -35,9 +35,7 @@ export function adminOrgRoutes(deps: { guards: Guards; orgAdmin: OrgAdminService
       },
       async (request) => {
         const { limit, cursor, ...query } = request.query;
-        const found = await orgAdmin.search(query, { limit, cursor });
-        const now = deps.clock();
-        return { items: found.items.map((o) => presentAdminOrg(o, now)), nextCursor: found.nextCursor };
+        return orgAdmin.search(query, { limit, cursor });
       },
     );
 
@@ -75,7 +73,7 @@ export function adminOrgRoutes(deps: { guards: Guards; orgAdmin: OrgAdminService
           response: { 200: adminOrgSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
         },
       },
-      async (request) => presentAdminOrg(await orgAdmin.get(request.params.orgId), deps.clock()),
+      async (request) => orgAdmin.get(request.params.orgId),
     );
   };
 }

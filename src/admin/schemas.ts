@@ -1,12 +1,8 @@
 // The staff API's shapes: an org as staff see it (with its billing fields and plan status), a staff
 // member, a staff audit entry.
 import { z } from 'zod';
-import { iso, isoOrNull, nullableTimestamp, text, timestamp, uuid } from '../http/schemas.ts';
-import { orgSchema, presentOrg } from '../orgs/schemas.ts';
-import { planFacts, planStatus } from '../billing/gate.ts';
-import type { OrgWithUsage } from '../store/repositories/orgs.ts';
-import type { AuditRow, StaffRow } from '../store/schema.ts';
-import { staffStatus } from './staff-admin.ts';
+import { nullableTimestamp, text, timestamp, uuid } from '../http/schemas.ts';
+import { orgSchema } from '../orgs/schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
 const orgExample = (z.globalRegistry.get(orgSchema)?.examples as Record<string, unknown>[] | undefined)?.[0] ?? {};
@@ -37,17 +33,6 @@ export const adminOrgSchema = orgSchema
       },
     ],
   });
-
-export function presentAdminOrg(org: OrgWithUsage, now: Date): z.infer<typeof adminOrgSchema> {
-  const status = planStatus(planFacts(org), now);
-  return {
-    ...presentOrg(org),
-    providerCustomerId: org.provider_customer_id,
-    providerSubscriptionId: org.provider_subscription_id,
-    billingEventAt: isoOrNull(org.billing_event_at),
-    planStatus: { writable: status.writable, blockedBy: status.blockedBy, seats: status.seats },
-  };
-}
 
 export const adminOrgCreateSchema = z.strictObject({
   name: text().trim().min(1).max(200),
@@ -95,18 +80,6 @@ export const staffInviteSchema = z
   .strictObject({ email: z.email().max(254), name: text().trim().max(200).default('') })
   .meta({ examples: [{ email: 'grace@operator.example', name: 'Grace Hopper' }] });
 
-export function presentStaff(row: StaffRow): z.infer<typeof staffSchema> {
-  return {
-    userId: row.id,
-    email: row.email,
-    name: row.name,
-    status: staffStatus(row),
-    mfaEnabled: row.totp_secret !== null,
-    createdAt: iso(row.created_at),
-    disabledAt: isoOrNull(row.deleted_at),
-  };
-}
-
 export const staffAuditEntrySchema = z
   .object({
     at: timestamp,
@@ -132,12 +105,3 @@ export const staffAuditEntrySchema = z
     ],
   });
 
-export const presentStaffAudit = (r: AuditRow): z.infer<typeof staffAuditEntrySchema> => ({
-  at: iso(r.at),
-  orgId: r.org_id,
-  actor: { type: 'staff', id: r.actor_id },
-  action: r.action,
-  targetId: r.target_id,
-  correlationId: r.correlation_id,
-  changes: r.changes,
-});

@@ -7,23 +7,19 @@ import { staffRepo, type StaffStatus } from '../store/repositories/staff.ts';
 import { accountsRepo } from '../store/repositories/accounts.ts';
 import { oidcRepo } from '../store/repositories/oidc.ts';
 import { auditRepo } from '../store/repositories/audit.ts';
-import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
+import { decodeCursor, toPage, type Page, type PageRequest } from '../store/pagination.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import { conflict, forbidden, notFound } from '../errors.ts';
 import { recordAudit } from '../audit/record.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import type { StaffRow } from '../store/schema.ts';
 import type { StaffInviter } from './staff-invite.ts';
+import { toStaffAuditEntry, toStaffMember, type StaffAuditEntry, type StaffMember } from './resource.ts';
 
 /** Who acts: the signed-in staff member, and the request's correlation id. */
 export interface StaffContext {
   staffId: string;
   correlationId: string;
-}
-
-export function staffStatus(row: Pick<StaffRow, 'deleted_at' | 'password_hash'>): StaffStatus {
-  if (row.deleted_at) return 'disabled';
-  return row.password_hash ? 'active' : 'invited';
 }
 
 const actor = (ctx: StaffContext) => ({ orgId: null, correlationId: ctx.correlationId, actor: { type: 'staff' as const, id: ctx.staffId } });
@@ -40,22 +36,22 @@ export function createStaffAdminService(deps: { db: Db; clock: () => Date; inval
   }
 
   return {
-    async list(filter: { status?: StaffStatus | undefined }, page: PageRequest) {
+    async list(filter: { status?: StaffStatus | undefined }, page: PageRequest): Promise<Page<StaffMember>> {
       const rows = await staffRepo.list(db, filter, decodeCursor(page.cursor), page.limit);
-      return toPage(rows, page.limit, (r) => String(r.seq), (r) => r);
+      return toPage(rows, page.limit, (r) => String(r.seq), (r) => toStaffMember(r));
     },
 
     /**
      * A new staff member without a password: they choose one through their invitation, mailed in
      * this transaction. Without SMTP_URL nothing is sent and the answer carries the link instead.
      */
-    async invite(ctx: StaffContext, input: { email: string; name: string }): Promise<{ row: StaffRow; invitationUrl: string | undefined }> {
+    async invite(ctx: StaffContext, input: { email: string; name: string }): Promise<StaffMember> {
       try {
         return await db.transaction().execute(async (tx) => {
           const row = await staffRepo.insertInvited(tx, { id: randomUUID(), email: input.email, name: input.name });
           const invitation = await deps.invite(tx, row);
           await recordAudit(tx, actor(ctx), { action: 'staff.invite', targetId: row.id, changes: ['email', 'name'] });
-          return { row, invitationUrl: deps.mailConfigured ? undefined : invitation.url };
+          return toStaffMember(row, deps.mailConfigured ? undefined : invitation.url);
         });
       } catch (err) {
         if (isUniqueViolation(err)) throw conflict('A staff member with this email exists already.', { field: 'body.email' });
@@ -64,7 +60,7 @@ export function createStaffAdminService(deps: { db: Db; clock: () => Date; inval
     },
 
     /** Disables another staff member and ends their sessions and tokens at once. */
-    async disable(ctx: StaffContext, staffId: string): Promise<StaffRow> {
+    async disable(ctx: StaffContext, staffId: string): Promise<StaffMember> {
       const row = await other(ctx, staffId, 'You may not disable yourself: ask another staff member.');
       const disabled = await db.transaction().execute(async (tx) => {
         if (!(await staffRepo.disable(tx, row.id, deps.clock()))) throw notFound('Staff member');
@@ -73,14 +69,14 @@ export function createStaffAdminService(deps: { db: Db; clock: () => Date; inval
         return (await staffRepo.find(tx, row.id)) as StaffRow;
       });
       deps.invalidate.staffChanged(row.id);
-      return disabled;
+      return toStaffMember(disabled);
     },
 
     /**
      * Removes another staff member's authenticator (a lost phone): their sessions end, and their
      * next sign-in enrols a new one, as the admin client requires TOTP.
      */
-    async resetMfa(ctx: StaffContext, staffId: string): Promise<StaffRow> {
+    async resetMfa(ctx: StaffContext, staffId: string): Promise<StaffMember> {
       const row = await other(ctx, staffId, 'You may not reset your own two-step verification: ask another staff member.');
       const reset = await db.transaction().execute(async (tx) => {
         const account = await accountsRepo.byId(tx, row.id);
@@ -91,13 +87,13 @@ export function createStaffAdminService(deps: { db: Db; clock: () => Date; inval
         return (await staffRepo.find(tx, row.id)) as StaffRow;
       });
       deps.invalidate.staffChanged(row.id);
-      return reset;
+      return toStaffMember(reset);
     },
 
     /** Every staff action, across orgs, newest first. */
-    async audit(filter: { action?: string | undefined; actorId?: string | undefined; orgId?: string | undefined }, page: PageRequest) {
+    async audit(filter: { action?: string | undefined; actorId?: string | undefined; orgId?: string | undefined }, page: PageRequest): Promise<Page<StaffAuditEntry>> {
       const rows = await auditRepo.listStaff(db, filter, decodeCursor(page.cursor), page.limit);
-      return toPage(rows, page.limit, (r) => r.id, (r) => r);
+      return toPage(rows, page.limit, (r) => r.id, toStaffAuditEntry);
     },
   };
 }

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { staffContext, type Guards } from '../auth/guard.ts';
 import { errorResponses, listQuery, page, text, uuid } from '../http/schemas.ts';
 import type { StaffAdminService } from './staff-admin.ts';
-import { invitedStaffSchema, presentStaff, presentStaffAudit, staffAuditEntrySchema, staffInviteSchema, staffSchema } from './schemas.ts';
+import { invitedStaffSchema, staffAuditEntrySchema, staffInviteSchema, staffSchema } from './schemas.ts';
 
 const staffParams = z.object({ userId: uuid });
 
@@ -26,8 +26,7 @@ export function adminStaffRoutes(deps: { guards: Guards; staffAdmin: StaffAdminS
       },
       async (request) => {
         const { limit, cursor, status } = request.query;
-        const found = await staffAdmin.list({ status }, { limit, cursor });
-        return { items: found.items.map(presentStaff), nextCursor: found.nextCursor };
+        return staffAdmin.list({ status }, { limit, cursor });
       },
     );
 
@@ -45,8 +44,7 @@ export function adminStaffRoutes(deps: { guards: Guards; staffAdmin: StaffAdminS
         },
       },
       async (request, reply) => {
-        const { row, invitationUrl } = await staffAdmin.invite(staffContext(request), request.body);
-        return reply.code(201).send({ ...presentStaff(row), ...(invitationUrl ? { invitationUrl } : {}) });
+        return reply.code(201).send(await staffAdmin.invite(staffContext(request), request.body));
       },
     );
 
@@ -62,7 +60,7 @@ export function adminStaffRoutes(deps: { guards: Guards; staffAdmin: StaffAdminS
           response: { 200: staffSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
         },
       },
-      async (request) => presentStaff(await staffAdmin.disable(staffContext(request), request.params.userId)),
+      async (request) => staffAdmin.disable(staffContext(request), request.params.userId),
     );
 
     app.post(
@@ -77,7 +75,7 @@ export function adminStaffRoutes(deps: { guards: Guards; staffAdmin: StaffAdminS
           response: { 200: staffSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
         },
       },
-      async (request) => presentStaff(await staffAdmin.resetMfa(staffContext(request), request.params.userId)),
+      async (request) => staffAdmin.resetMfa(staffContext(request), request.params.userId),
     );
 
     app.get(
@@ -98,8 +96,7 @@ export function adminStaffRoutes(deps: { guards: Guards; staffAdmin: StaffAdminS
       },
       async (request) => {
         const { limit, cursor, action, actorId, orgId } = request.query;
-        const found = await staffAdmin.audit({ action, actorId: actorId?.toLowerCase(), orgId: orgId?.toLowerCase() }, { limit, cursor });
-        return { items: found.items.map(presentStaffAudit), nextCursor: found.nextCursor };
+        return staffAdmin.audit({ action, actorId: actorId?.toLowerCase(), orgId: orgId?.toLowerCase() }, { limit, cursor });
       },
     );
   };

@@ -2,8 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { writeContext, type Guards } from '../auth/guard.ts';
 import type { BillingHooks } from '../billing/hooks.ts';
-import { errorResponses, iso, isoOrNull, listQuery, nullableTimestamp, orgParams, page, text, timestamp, uuid } from '../http/schemas.ts';
-import type { ApiKeyRow } from '../store/schema.ts';
+import { errorResponses, listQuery, nullableTimestamp, orgParams, page, text, timestamp, uuid } from '../http/schemas.ts';
 import type { ApiKeyService } from './service.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
@@ -47,15 +46,6 @@ const mintedSchema = apiKeySchema
     ],
   });
 
-const present = (k: ApiKeyRow) => ({
-  keyId: k.id,
-  name: k.name,
-  prefix: k.prefix,
-  createdAt: iso(k.created_at),
-  lastUsedAt: isoOrNull(k.last_used_at),
-  revokedAt: isoOrNull(k.revoked_at),
-});
-
 export function apiKeyRoutes(deps: { guards: Guards; billing: BillingHooks; apiKeys: ApiKeyService }): FastifyPluginAsyncZod {
   const { guards, billing, apiKeys } = deps;
   return async (app) => {
@@ -74,9 +64,9 @@ export function apiKeyRoutes(deps: { guards: Guards; billing: BillingHooks; apiK
         },
       },
       async (request, reply) => {
-        const { row, key } = await apiKeys.mint(writeContext(request), request.body);
+        const minted = await apiKeys.mint(writeContext(request), request.body);
         reply.code(201);
-        return { ...present(row), key };
+        return minted;
       },
     );
 
@@ -94,8 +84,7 @@ export function apiKeyRoutes(deps: { guards: Guards; billing: BillingHooks; apiK
         },
       },
       async (request) => {
-        const result = await apiKeys.list(request.params.orgId, request.query);
-        return { items: result.items.map(present), nextCursor: result.nextCursor };
+        return apiKeys.list(request.params.orgId, request.query);
       },
     );
 
@@ -118,8 +107,7 @@ export function apiKeyRoutes(deps: { guards: Guards; billing: BillingHooks; apiK
         },
       },
       async (request) => {
-        const row = await apiKeys.revoke(writeContext(request), request.params.keyId);
-        return { keyId: row.id, revoked: true as const, revokedAt: iso(row.revoked_at as Date) };
+        return apiKeys.revoke(writeContext(request), request.params.keyId);
       },
     );
   };

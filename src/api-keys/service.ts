@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import type { Caches } from '../cache/namespaces.ts';
 import type { Db } from '../store/db.ts';
 import { apiKeysRepo } from '../store/repositories/api-keys.ts';
-import type { ApiKeyRow } from '../store/schema.ts';
-import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
+import { decodeCursor, toPage, type Page, type PageRequest } from '../store/pagination.ts';
 import { notFound } from '../errors.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
 import { hashKey, mintKey, parseKey } from './key-format.ts';
 import type { KeyUsageRecorder } from './usage.ts';
+import { toApiKey, type ApiKey, type MintedApiKey, type RevokedApiKey } from './resource.ts';
 
 export type KeyVerification =
   | { ok: true; keyId: string; orgId: string }
@@ -40,7 +40,7 @@ export function createApiKeyService(deps: {
     },
 
     /** A new key (shown once); inside `tx` when given, as org creation does. */
-    async mint(ctx: WriteContext, input: { name: string }, tx?: Db): Promise<{ row: ApiKeyRow; key: string }> {
+    async mint(ctx: WriteContext, input: { name: string }, tx?: Db): Promise<MintedApiKey> {
       const minted = mintKey(stage);
       const write = async (t: Db) => {
         const row = await apiKeysRepo.insert(t, {
@@ -54,15 +54,16 @@ export function createApiKeyService(deps: {
         return row;
       };
       const row = tx ? await write(tx) : await db.transaction().execute(write);
-      return { row, key: minted.key };
+      return { ...toApiKey(row), key: minted.key };
     },
 
-    async list(orgId: string, page: PageRequest) {
+    async list(orgId: string, page: PageRequest): Promise<Page<ApiKey>> {
       const rows = await apiKeysRepo.list(db, orgId, decodeCursor(page.cursor), page.limit);
-      return toPage(rows, page.limit, (r) => r.seq, (r) => r);
+      return toPage(rows, page.limit, (r) => r.seq, toApiKey);
     },
 
-    async revoke(ctx: WriteContext, keyId: string): Promise<ApiKeyRow> {
+    /** Revoking a revoked key answers when it was revoked. */
+    async revoke(ctx: WriteContext, keyId: string): Promise<RevokedApiKey> {
       const row = await db.transaction().execute(async (tx) => {
         const revoked = await apiKeysRepo.revoke(tx, ctx.orgId, keyId);
         if (revoked) await recordAudit(tx, ctx, { action: 'apiKey.revoke', targetId: keyId, changes: ['revokedAt'] });
@@ -70,7 +71,7 @@ export function createApiKeyService(deps: {
       });
       if (!row) throw notFound('API key');
       caches.invalidate.keyRevoked(row.key_hash);
-      return row;
+      return { keyId: row.id, revoked: true, revokedAt: (row.revoked_at as Date).toISOString() };
     },
   };
 }

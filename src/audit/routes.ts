@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Guards } from '../auth/guard.ts';
 import { errorResponses, listQuery, orgParams, page, text, timestamp } from '../http/schemas.ts';
-import { presentEntry } from './present.ts';
 import type { AuditService } from './service.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
@@ -35,7 +34,6 @@ const auditInstant = z
   .transform((s) => new Date(s))
   .refine((d) => !Number.isNaN(d.getTime()) && d.getUTCFullYear() >= 1 && d.getUTCFullYear() <= 9999, { message: 'must be a date between years 1 and 9999' });
 
-
 export function auditRoutes(deps: { guards: Guards; audit: AuditService }): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
@@ -59,8 +57,7 @@ export function auditRoutes(deps: { guards: Guards; audit: AuditService }): Fast
       },
       async (request) => {
         const { limit, cursor, ...filter } = request.query;
-        const result = await deps.audit.list(request.params.orgId, filter, { limit, cursor });
-        return { items: result.items.map(presentEntry), nextCursor: result.nextCursor };
+        return deps.audit.list(request.params.orgId, filter, { limit, cursor });
       },
     );
   };

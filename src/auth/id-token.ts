@@ -30,14 +30,15 @@ export function localIssuer(opts: {
   initialKeys: JWK[];
 }): TrustedIssuer {
   let keySet = createLocalJWKSet({ keys: opts.initialKeys });
-  let lastReload = 0;
+  // Elapsed time between reloads, by the monotonic clock (a load limit, not a date).
+  let lastReload = Number.NEGATIVE_INFINITY;
   const keys: JWTVerifyGetKey = async (header, token) => {
     try {
       return await keySet(header, token);
     } catch (err) {
       // Another instance may have rotated the signing key: look again, at most every 10 s.
-      if (!(err instanceof errors.JWKSNoMatchingKey) || Date.now() - lastReload < 10_000) throw err;
-      lastReload = Date.now();
+      if (!(err instanceof errors.JWKSNoMatchingKey) || performance.now() - lastReload < 10_000) throw err;
+      lastReload = performance.now();
       keySet = createLocalJWKSet({ keys: await opts.loadPublicKeys() });
       return keySet(header, token);
     }

@@ -1,6 +1,7 @@
 // TOTP (RFC 6238) through otpauth: 6 digits, 30 s, ±1 step of drift; a code is accepted once
 // (the step it matched is remembered and no step at or before it is accepted again).
 import { Secret, TOTP } from 'otpauth';
+import { systemClock } from '../lib/clock.ts';
 
 const PERIOD = 30;
 
@@ -17,7 +18,7 @@ export function otpauthUri(secret: string, label: string): string {
 }
 
 /** The step the code matched, when it is valid now and newer than lastStep; else undefined. */
-export function checkTotp(secret: string, code: string, lastStep: number | null, now = Date.now()): number | undefined {
+export function checkTotp(secret: string, code: string, lastStep: number | null, now: number): number | undefined {
   if (!/^\d{6}$/.test(code)) return undefined;
   const delta = totp(secret).validate({ token: code, timestamp: now, window: 1 });
   if (delta === null) return undefined;
@@ -27,6 +28,6 @@ export function checkTotp(secret: string, code: string, lastStep: number | null,
 }
 
 /** For tests and enrolment pages: the code of a secret at a time. */
-export function totpCode(secret: string, now = Date.now()): string {
+export function totpCode(secret: string, now = systemClock().getTime()): string {
   return totp(secret).generate({ timestamp: now });
 }

@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { staffContext, type Guards } from '../auth/guard.ts';
-import { errorResponses, iso, isoOrNull, listQuery, nullableTimestamp, orgParams, page, text, timestamp, uuid } from '../http/schemas.ts';
+import { errorResponses, listQuery, nullableTimestamp, orgParams, page, text, timestamp, uuid } from '../http/schemas.ts';
 import { notFound } from '../errors.ts';
 import type { OrgService } from '../orgs/service.ts';
 import type { BillingService } from './service.ts';
-import type { EventListRow } from '../store/repositories/billing.ts';
 import { planFacts, planStatus } from './gate.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
@@ -70,20 +69,6 @@ const eventDetailSchema = eventSchema
   .extend({ payload: z.string().describe('the body exactly as the provider signed it (UTF-8)') })
   .meta({ examples: [{ ...eventExample, payload: '{"id":"evt_1QxYz2AbCdEfGh","object":"event","type":"invoice.payment_failed","data":{"object":{"customer":"cus_R4nd0mCustomer"}}}' }] });
 
-const presentEvent = (r: EventListRow) => ({
-  id: r.id,
-  type: r.type,
-  status: r.status,
-  outcome: r.outcome,
-  error: r.error,
-  orgId: r.org_id,
-  customerId: r.customer_id,
-  createdAt: isoOrNull(r.created_at),
-  receivedAt: iso(r.received_at),
-  attempts: r.attempts,
-  correlationId: r.correlation_id,
-});
-
 export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing: BillingService; clock: () => Date }): FastifyPluginAsyncZod {
   const { guards } = deps;
   return async (app) => {
@@ -123,8 +108,7 @@ export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing:
       },
       async (request) => {
         const { limit, cursor, status, orgId, type } = request.query;
-        const found = await deps.billing.listEvents({ status, orgId: orgId?.toLowerCase(), type }, { limit, cursor });
-        return { nextCursor: found.nextCursor, items: found.items.map(presentEvent) };
+        return deps.billing.listEvents({ status, orgId: orgId?.toLowerCase(), type }, { limit, cursor });
       },
     );
 
@@ -143,11 +127,7 @@ export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing:
           },
         },
       },
-      async (request) => {
-        const row = await deps.billing.find(request.params.eventId);
-        if (!row) throw notFound('Event');
-        return { ...presentEvent(row), payload: Buffer.from(row.raw_body).toString('utf8') };
-      },
+      async (request) => deps.billing.event(request.params.eventId),
     );
 
     app.post(

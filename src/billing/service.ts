@@ -9,7 +9,7 @@
 // (say a unique violation), its events are applied one at a time, so one bad event cannot fail others.
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
-import { billingRepo, type EventListRow, type EventOutcome, type EventRecord, type EventStatus } from '../store/repositories/billing.ts';
+import { billingRepo, type EventOutcome, type EventRecord, type EventStatus } from '../store/repositories/billing.ts';
 import { recordAuditEntries } from '../audit/record.ts';
 import { decodeCursor, toPage, type Page, type PageRequest } from '../store/pagination.ts';
 import { Batcher, type Settled } from '../store/batcher.ts';
@@ -18,6 +18,8 @@ import { parseEvent, storable, type ProviderEvent } from './event.ts';
 import { HANDLED_EVENTS } from './state-machine.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import { every } from '../lib/every.ts';
+import { notFound } from '../errors.ts';
+import { toWebhookEvent, toWebhookEventDetail, type WebhookEvent, type WebhookEventDetail } from './resource.ts';
 
 export type IntakeResult = 'processed' | 'pending' | 'duplicate' | 'failed';
 export type ReplayResult = { id: string; result: EventStatus | 'not-failed'; detail: string };
@@ -174,12 +176,16 @@ export function createBillingService(deps: {
     },
 
     /** One stored event with the body exactly as it was signed. */
-    find: (eventId: string) => billingRepo.find(db, eventId),
+    async event(eventId: string): Promise<WebhookEventDetail> {
+      const row = await billingRepo.find(db, eventId);
+      if (!row) throw notFound('Event');
+      return toWebhookEventDetail(row);
+    },
 
     /** The staff list of received events, newest first. */
-    async listEvents(filter: { status?: EventStatus | undefined; orgId?: string | undefined; type?: string | undefined }, page: PageRequest): Promise<Page<EventListRow>> {
+    async listEvents(filter: { status?: EventStatus | undefined; orgId?: string | undefined; type?: string | undefined }, page: PageRequest): Promise<Page<WebhookEvent>> {
       const rows = await billingRepo.list(db, filter, decodeCursor(page.cursor), page.limit);
-      return toPage(rows, page.limit, (r) => r.seq, (r) => r);
+      return toPage(rows, page.limit, (r) => r.seq, toWebhookEvent);
     },
 
     purge,

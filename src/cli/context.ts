@@ -15,6 +15,7 @@ import { uncached } from '../cache/namespaces.ts';
 import type { PasswordHasher } from '../auth/passwords.ts';
 import { createInviter } from '../people/invite.ts';
 import { mailOutbox } from '../mail/mailer.ts';
+import { systemClock } from '../lib/clock.ts';
 
 export interface CommandContext {
   config: Config;
@@ -49,7 +50,7 @@ export async function withOrgs<T>(ctx: CommandContext, fn: (orgs: OrgService) =>
     const usage = new KeyUsageRecorder((uses) => apiKeysRepo.touch(db, uses), ctx.logger);
     try {
       const caches = uncached();
-      const apiKeys = createApiKeyService({ db, stage: ctx.config.stage, caches, usage, clock: () => new Date() });
+      const apiKeys = createApiKeyService({ db, stage: ctx.config.stage, caches, usage, clock: systemClock });
       // An invitation mail is queued when SMTP_URL is set; the running service's worker sends it.
       const invite = createInviter({ mail: mailOutbox(ctx.config.smtpUrl !== undefined), authUrl: ctx.config.authUrl, invitationTtlS: ctx.config.invitationTtlS });
       return await fn(createOrgService({ db, caches, apiKeys, passwords: ctx.passwords, invite }));
@@ -66,7 +67,7 @@ export async function withBilling<T>(ctx: CommandContext, fn: (billing: BillingS
       createBillingService({
         db,
         logger: ctx.logger,
-        clock: () => new Date(),
+        clock: systemClock,
         gracePeriodS: ctx.config.gracePeriodS,
         dedupWindowS: ctx.config.webhookDedupS,
         invalidate: uncached().invalidate,

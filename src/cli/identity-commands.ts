@@ -7,6 +7,7 @@ import { isUniqueViolation } from '../store/errors.ts';
 import { UsageError } from './errors.ts';
 import { email, parseOptions, password } from './args.ts';
 import { withDatabase, type CommandContext } from './context.ts';
+import { systemClock } from '../lib/clock.ts';
 
 const staffArgs = z.object({ email: email(), password: password(MIN_PASSWORD_LENGTH) });
 
@@ -29,7 +30,7 @@ export async function staffCreate(values: Record<string, unknown>, ctx: CommandC
 /** A new signing key; the previous one stays published until its tokens have expired. */
 export async function keysRotate(_values: Record<string, unknown>, ctx: CommandContext) {
   return withDatabase(ctx, async ({ db }) => {
-    const { kid } = await rotateSigningKey(db, () => new Date());
+    const { kid } = await rotateSigningKey(db, systemClock);
     return { kid, note: 'Restart the instances (one at a time) so that they sign with the new key.' };
   });
 }

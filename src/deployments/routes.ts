@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Guards } from '../auth/guard.ts';
-import { errorResponses, isoOrNull, iso, listQuery, nullableTimestamp, orgParams, page, timestamp, uuid } from '../http/schemas.ts';
+import { errorResponses, listQuery, nullableTimestamp, orgParams, page, timestamp, uuid } from '../http/schemas.ts';
 import type { DeploymentService } from './service.ts';
 import { SKIP_REASONS } from './service.ts';
 
@@ -45,20 +45,7 @@ export function deploymentRoutes(deps: { guards: Guards; deployments: Deployment
       },
       async (request) => {
         const { limit, cursor, userId, target, state } = request.query;
-        const result = await deps.deployments.list(request.params.orgId, { userId, target, state }, { limit, cursor });
-        return {
-          items: result.items.map((r) => ({
-            userId: r.user_id,
-            email: r.email,
-            target: r.target,
-            state: r.state,
-            reason: r.reason,
-            error: r.error,
-            deployedAt: isoOrNull(r.deployed_at),
-            updatedAt: iso(r.updated_at),
-          })),
-          nextCursor: result.nextCursor,
-        };
+        return deps.deployments.list(request.params.orgId, { userId, target, state }, { limit, cursor });
       },
     );
   };

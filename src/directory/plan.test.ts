@@ -26,13 +26,14 @@ const local = (n: number, over: Partial<LocalUser> = {}): LocalUser => ({
   directory_id: `g${n}`,
   ...over,
 });
-const plan = (directory: DirectoryUser[], users: LocalUser[], opts: { taken?: string[]; seats?: number } = {}) =>
+const plan = (directory: DirectoryUser[], users: LocalUser[], opts: { taken?: string[]; seats?: number; complete?: boolean } = {}) =>
   planDirectory({
     source: 'google',
     directory,
     local: users,
     takenElsewhere: new Set(opts.taken ?? []),
     seats: { limit: opts.seats ?? 100, used: users.length },
+    ...(opts.complete === undefined ? {} : { complete: opts.complete }),
   });
 
 test('creates new users, updates changed ones, leaves unchanged ones alone', () => {
@@ -86,4 +87,17 @@ test('an address change in the directory follows the user by id; into an address
   assert.ok(renamed.changes[0]!.action === 'update' && renamed.changes[0]!.fields.includes('email'));
   const clash = plan([entry(1, { email: 'u2@corp.test' })], [local(1), local(2, { directory_source: null })]);
   assert.ok(clash.changes.some((c) => c.action === 'skip' && c.reason === 'email_in_use'));
+});
+
+test('users pushed a few at a time (not the complete directory): the others it linked stay; the same seat cap and reasons apply', () => {
+  const mine = [local(1), local(2), local(3)];
+  const pushed = plan([entry(2, { title: 'CTO' }), entry(3, { active: false }), entry(4), entry(5)], mine, { complete: false, seats: 3 });
+  assert.deepEqual(pushed.counts, { created: 1, updated: 1, deleted: 1, skipped: 1 });
+  assert.ok(!pushed.changes.some((c) => c.action === 'delete' && c.userId === 'id1'), 'a user not in the push stays');
+  assert.deepEqual(
+    pushed.changes.filter((c) => c.action === 'skip').map((c) => c.action === 'skip' && [c.email, c.reason]),
+    [['u5@corp.test', 'seat_limit']],
+  );
+  // The same list as the whole directory deletes the user it no longer lists.
+  assert.equal(plan([entry(2), entry(3)], mine).counts.deleted, 1);
 });

@@ -9,7 +9,8 @@
 // - New, active entries are created as members; past the seat cap, or when another org has the
 //   address, they are skipped with that reason and the rest goes on.
 // - Suspended entries, and linked users gone from the directory, are soft-deleted; the org's owner
-//   never is (skipped `owner_kept`), so a directory cannot lock an org out.
+//   never is (skipped `owner_kept`), so a directory cannot lock an org out. A directory that pushes
+//   some of its users (SCIM) says its list is not complete: none is gone for not being in it.
 import type { DirectorySource, OrgRole } from '../store/schema.ts';
 import type { DirectoryProfile } from '../store/repositories/directory.ts';
 
@@ -66,6 +67,11 @@ export function planDirectory(input: {
   /** Lower-cased addresses a live user of another org has. */
   takenElsewhere: ReadonlySet<string>;
   seats: { limit: number; used: number };
+  /**
+   * Whether `directory` is every user the directory has (a pulled directory, read whole): then the
+   * users it linked and no longer lists are gone. False for users pushed a few at a time (SCIM).
+   */
+  complete?: boolean;
 }): Plan {
   const { source } = input;
   const linked = new Map<string, LocalUser>();
@@ -133,7 +139,7 @@ export function planDirectory(input: {
     if (adopting) fields.push('directory');
     if (fields.length > 0) updates.push({ action: 'update', userId: user.id, entry, fields });
   }
-  for (const user of linked.values()) if (!matched.has(user.id)) remove(user);
+  if (input.complete !== false) for (const user of linked.values()) if (!matched.has(user.id)) remove(user);
 
   // Deletions free seats before creations take them.
   let free = input.seats.limit - (input.seats.used - deletes.length);

@@ -1,5 +1,8 @@
-// Applies a directory's user list to an org (Google Workspace, Microsoft Entra): plans the changes
-// (plan.ts), then makes each in its own transaction with its audit entry, and records the run.
+// Applies a directory's user list to an org: the users a pulled directory lists (Google Workspace,
+// Microsoft Entra, through src/directory/sync.ts), or those a pushing one sends (SCIM, with
+// `complete: false`, calling `apply` directly); either way the same rules, seat cap and skip
+// reasons, and the same record of the run. It plans the changes (plan.ts), then makes each in its
+// own transaction with its audit entry, and records the run.
 // One transaction per user, not one for the run: a sync of thousands of users never holds the org
 // row locked for long, and a sync cut short is finished by the next one (a plan is recomputed from
 // what is there, so running it again is harmless).
@@ -16,6 +19,7 @@ import { recordAudit } from '../audit/record.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import type { SeatCheck } from '../users/service.ts';
 import { planDirectory, type DirectoryUser, type PlannedChange, type SkipReason } from './plan.ts';
+import { systemClock } from '../lib/clock.ts';
 
 export type { DirectoryUser, SkipReason } from './plan.ts';
 
@@ -43,6 +47,8 @@ export interface ApplyOptions {
   source: DirectorySource;
   /** Every user the directory lists (suspended ones included): users it linked and no longer lists are deleted. */
   directory: DirectoryUser[];
+  /** False when `directory` holds only some of the directory's users (pushed ones): no user is deleted for not being in it. */
+  complete?: boolean;
   dryRun: boolean;
   correlationId: string | null;
   /** Called after each change (a job's progress). */
@@ -52,21 +58,21 @@ export interface ApplyOptions {
 
 export function createDirectoryService(deps: { db: Db; invalidate: Invalidate; seatCheck: SeatCheck; clock?: () => Date }) {
   const { db, invalidate, seatCheck } = deps;
-  const clock = deps.clock ?? (() => new Date());
+  const clock = deps.clock ?? systemClock;
 
-  async function plan(orgId: string, source: DirectorySource, directory: DirectoryUser[]) {
+  async function plan(orgId: string, source: DirectorySource, directory: DirectoryUser[], complete: boolean) {
     const local = await directoryRepo.liveUsers(db, orgId);
     const org = await orgsRepo.find(db, orgId);
     if (!org) throw new AppError('NOT_FOUND', 'Organisation not found.');
     const takenElsewhere = await directoryRepo.emailsInOtherOrgs(db, orgId, directory.map((e) => e.email.trim().toLowerCase()));
-    return planDirectory({ source, directory, local, takenElsewhere, seats: { limit: org.seats, used: local.length } });
+    return planDirectory({ source, directory, local, takenElsewhere, seats: { limit: org.seats, used: local.length }, complete });
   }
 
   return {
     async apply(options: ApplyOptions): Promise<DirectoryResult> {
       const { orgId, source } = options;
       const startedAt = clock();
-      const planned = await plan(orgId, source, options.directory);
+      const planned = await plan(orgId, source, options.directory, options.complete ?? true);
       if (options.dryRun) return { ...planned.counts, changes: planned.changes.map(describe), runId: null };
 
       const actor = { type: 'system' as const, id: `directory:${source}` };

@@ -17,6 +17,7 @@ import { importPKCS8, SignJWT, type CryptoKey } from 'jose';
 import { LRUCache } from 'lru-cache';
 import { take, type BucketState } from '../ratelimit/token-bucket.ts';
 import { apiError, GoogleError, SCOPES, tokenError } from './errors.ts';
+import { millisOf, systemClock } from '../lib/clock.ts';
 
 export interface GoogleEndpoints {
   tokenUrl: string;
@@ -70,7 +71,7 @@ const TRANSIENT = new Set([429, 500, 502, 503, 504]);
 export function createGoogleClient(options: GoogleClientOptions) {
   const { endpoints } = options;
   const retry = { ...DEFAULT_RETRY, ...options.retry };
-  const now = options.clock ?? Date.now;
+  const now = options.clock ?? millisOf(systemClock);
   const marginMs = (options.tokenMarginS ?? 300) * 1000;
   const patchRate = options.patchesPerSecond ?? 200;
   const timeoutMs = options.requestTimeoutMs ?? 30_000;

@@ -1,6 +1,7 @@
 // What Google answered, in plain words for the org's admins, and whether trying again may help.
 // Google's error bodies: the token endpoint answers `{error, error_description}` (RFC 6749); the
 // Directory and Gmail APIs answer `{error: {code, message, status, errors: [{reason, message}]}}`.
+import { ConnectorError } from '../directory/errors.ts';
 
 export const SCOPES = {
   directory: 'https://www.googleapis.com/auth/admin.directory.user.readonly',
@@ -25,20 +26,12 @@ export type GoogleErrorKind =
   /** Anything else Google refused. */
   | 'other';
 
-export class GoogleError extends Error {
-  readonly kind: GoogleErrorKind;
-  readonly status: number;
-  /** When Google (or the backoff) says to try again. */
-  readonly retryAfterMs: number | undefined;
+/** Google's refusal: a ConnectorError whose `transient` kind is worth another try later. */
+export class GoogleError extends ConnectorError {
+  declare readonly kind: GoogleErrorKind;
   constructor(kind: GoogleErrorKind, message: string, options: { status?: number; retryAfterMs?: number | undefined; cause?: unknown } = {}) {
-    super(message, { cause: options.cause });
+    super('google', kind, message, { ...options, retryable: kind === 'transient' });
     this.name = 'GoogleError';
-    this.kind = kind;
-    this.status = options.status ?? 0;
-    this.retryAfterMs = options.retryAfterMs;
-  }
-  get retryable(): boolean {
-    return this.kind === 'transient';
   }
 }
 

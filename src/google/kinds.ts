@@ -1,15 +1,9 @@
-// The Google job kinds, and the queue's `enqueue` as the Google services take it (passed in).
-import type { Db } from '../store/db.ts';
+// The Google job kinds (the sync's is every directory's `<source>.sync`, src/directory/jobs.ts), and
+// the queue's `enqueue` as the Google services take it (passed in).
+import type { enqueue } from '../jobs/queue.ts';
+import { syncJobKind } from '../directory/jobs.ts';
 
-/** A job as the queue answers it when one is written (src/jobs/queue.ts's `enqueue`). */
-export interface QueuedJob {
-  jobId: string;
-  kind: string;
-  state: string;
-  createdAt: Date;
-}
+export type { EnqueuedJob } from '../jobs/queue.ts';
+export type Enqueue = typeof enqueue;
 
-export type Enqueue = (trx: Db, request: { kind: string; orgId: string; payload?: unknown; dedupeKey?: string; runAfter?: Date }) => Promise<QueuedJob>;
-
-export const JOB_KINDS = { sync: 'google.sync', push: 'google.push' } as const;
-
+export const JOB_KINDS = { sync: syncJobKind('google'), push: 'google.push' } as const;

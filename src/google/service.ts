@@ -1,6 +1,7 @@
 // The Google Workspace connection of an org: connect (the key sealed with SECRETS_KEY), read its
-// status, disconnect, test it in plain words, and start a sync or a push as jobs. The job bodies
-// are in runs.ts; the scheduler that queues them on its own in scheduler.ts.
+// status, disconnect, test it in plain words, and start a sync or a push as jobs. The push's body is
+// in runs.ts; the sync is every directory's (connector.ts here, src/directory/sync.ts), and so is the
+// scheduler that queues both on its own (src/directory/scheduler.ts).
 import type { Db } from '../store/db.ts';
 import { googleRepo } from '../store/repositories/google.ts';
 import { deploymentsRepo } from '../store/repositories/deployments.ts';
@@ -9,15 +10,13 @@ import { AppError, notFound } from '../errors.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
 import { SecretError, sealedContext, type SecretBox } from '../secrets/secret-box.ts';
 import type { DirectoryService } from '../directory/service.ts';
+import type { DirectorySync } from '../directory/sync.ts';
+import type { GoogleConnector } from './connector.ts';
 import { GoogleError, SCOPES } from './errors.ts';
 import type { GoogleClient, GoogleCredentials } from './client.ts';
 import { credentialsOf } from './credentials.ts';
 import { parseServiceAccountKey } from './service-account.ts';
-import { readDirectory } from './runs.ts';
-import { DRY_RUN_DEADLINE_MS, withinDeadline } from '../lib/deadline.ts';
-import { JOB_KINDS, type Enqueue, type QueuedJob } from './kinds.ts';
-
-export { JOB_KINDS } from './kinds.ts';
+import { JOB_KINDS, type Enqueue, type EnqueuedJob } from './kinds.ts';
 
 export interface ConnectInput {
   serviceAccountKey?: unknown;
@@ -32,7 +31,7 @@ export interface TestStep {
   message: string;
 }
 
-export function createGoogleService(deps: { db: Db; secrets: SecretBox; client: GoogleClient; directory: DirectoryService; enqueue: Enqueue; syncIntervalS: number; dryRunDeadlineMs?: number | undefined }) {
+export function createGoogleService(deps: { db: Db; secrets: SecretBox; client: GoogleClient; directory: DirectoryService; sync: DirectorySync; connector: GoogleConnector; enqueue: Enqueue; syncIntervalS: number }) {
   const { db, secrets, client } = deps;
 
   async function require(orgId: string): Promise<GoogleIntegrationRow> {
@@ -51,7 +50,7 @@ export function createGoogleService(deps: { db: Db; secrets: SecretBox; client: 
       return { row, counts, lastRun };
     },
 
-    async connect(ctx: WriteContext, input: ConnectInput): Promise<{ row: GoogleIntegrationRow; created: boolean; jobs: QueuedJob[] }> {
+    async connect(ctx: WriteContext, input: ConnectInput): Promise<{ row: GoogleIntegrationRow; created: boolean; jobs: EnqueuedJob[] }> {
       const existing = await googleRepo.find(db, ctx.orgId);
       if (input.serviceAccountKey === undefined && !existing) {
         throw new AppError('BAD_REQUEST', 'serviceAccountKey: is required to connect (the JSON key file of the service account).', {
@@ -78,7 +77,7 @@ export function createGoogleService(deps: { db: Db; secrets: SecretBox; client: 
         await recordAudit(tx, ctx, { action: created ? 'integration.google.connect' : 'integration.google.update', targetId: ctx.orgId, changes });
         // A new connection (or a new key) syncs the directory, then pushes every signature (the
         // sync queues the push when it is done); without a sync, the push starts at once.
-        const jobs: QueuedJob[] = [];
+        const jobs: EnqueuedJob[] = [];
         if (created || key) {
           if (row.sync_users) jobs.push(await deps.enqueue(tx, { kind: JOB_KINDS.sync, orgId: ctx.orgId, dedupeKey: 'sync' }));
           else if (row.push_signatures) jobs.push(await deps.enqueue(tx, { kind: JOB_KINDS.push, orgId: ctx.orgId, dedupeKey: 'push' }));
@@ -135,20 +134,11 @@ export function createGoogleService(deps: { db: Db; secrets: SecretBox; client: 
 
     /** A dry run of the directory sync: reads the directory now and answers what a sync would change. */
     async dryRunSync(orgId: string) {
-      const row = await require(orgId);
-      let directory;
-      try {
-        const creds = credentialsOf(secrets, row);
-        directory = await withinDeadline(deps.dryRunDeadlineMs ?? DRY_RUN_DEADLINE_MS, 'Google', (signal) => readDirectory(client, creds, row.admin_email, { signal }));
-      } catch (err) {
-        if (err instanceof GoogleError) throw new AppError('BAD_REQUEST', `The directory could not be read: ${err.message}`, { details: { google: err.kind } });
-        throw err;
-      }
-      return deps.directory.apply({ orgId, source: 'google', directory, dryRun: true, correlationId: null });
+      return deps.sync.dryRun(deps.connector, orgId, await require(orgId));
     },
 
     /** Queues a sync or a push now (a queued one of the same kind is answered instead of a second). */
-    async start(ctx: WriteContext, what: 'sync' | 'push'): Promise<QueuedJob> {
+    async start(ctx: WriteContext, what: 'sync' | 'push'): Promise<EnqueuedJob> {
       await require(ctx.orgId);
       return db.transaction().execute(async (tx) => {
         const job = await deps.enqueue(tx, { kind: JOB_KINDS[what], orgId: ctx.orgId, dedupeKey: what });

@@ -3,9 +3,12 @@
 import type { Redis } from 'ioredis';
 import type { Database } from '../store/db.ts';
 import { DatabaseUnavailableError } from '../store/errors.ts';
-import { TimeoutError } from '../store/timeout.ts';
+import { TimeoutError, withTimeout } from '../store/timeout.ts';
 
 export type HealthCheck = () => Promise<void>;
+
+/** Runs a check, failing it with a TimeoutError past `timeoutMs`. */
+export const runCheck = (check: HealthCheck, timeoutMs: number): Promise<void> => withTimeout(check(), timeoutMs);
 
 export type FailureClass = 'unreachable' | 'timeout' | 'failing';
 

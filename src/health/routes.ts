@@ -1,10 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { withTimeout } from '../store/timeout.ts';
 import { AppError } from '../errors.ts';
 import { errorEnvelope } from '../http/schemas.ts';
 import { sendError } from '../http/error-handler.ts';
-import { failureClass, type HealthCheck } from './checks.ts';
+import { failureClass, runCheck, type HealthCheck } from './checks.ts';
 
 export type { HealthCheck };
 
@@ -37,7 +36,7 @@ export function healthRoutes(checks: Record<string, HealthCheck>): FastifyPlugin
           Object.entries(checks).map(async ([name, check]) => {
             const started = performance.now();
             try {
-              await withTimeout(check(), CHECK_TIMEOUT_MS);
+              await runCheck(check, CHECK_TIMEOUT_MS);
               return [name, { status: 'ok' as const, ms: Math.round(performance.now() - started) }] as const;
             } catch (err) {
               causes[name] = rootMessage(err);

@@ -4,6 +4,8 @@ import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
 import { AppError, codeToStatus, scrub, type ErrorCode, type ErrorDetails } from '../errors.ts';
 import { CORRELATION_HEADER } from './correlation.ts';
 import { DatabaseUnavailableError } from '../store/errors.ts';
+import { VersionConflict } from '../store/conditional.ts';
+import { conflictAnswer } from './concurrency.ts';
 import { answerAndLinger, lingerLimits } from './lingering-close.ts';
 
 // How long a client should wait after a 503 for a database that is away: long enough not to hammer
@@ -64,6 +66,7 @@ export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBy
 }
 
 function toAppError(error: FastifyError, limits: { bodyLimitBytes: number }): AppError {
+  if (error instanceof VersionConflict) return conflictAnswer(error);
   if (error instanceof AppError) return error;
 
   if (hasZodFastifySchemaValidationErrors(error)) {

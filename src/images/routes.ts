@@ -4,9 +4,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { writeContext, type Guards } from '../auth/guard.ts';
 import type { BillingHooks } from '../billing/hooks.ts';
-import { errorEnvelope, errorResponses, iso, listQuery, orgParams, page, timestamp, uuid } from '../http/schemas.ts';
+import { errorEnvelope, errorResponses, listQuery, orgParams, page, timestamp, uuid } from '../http/schemas.ts';
 import { badRequest } from '../errors.ts';
-import type { ImageMeta } from '../store/repositories/images.ts';
 import { IMAGE_MAX_BYTES, IMAGE_TYPES, type ImageService } from './service.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
@@ -55,15 +54,6 @@ const CACHE_CONTROL = 'public, max-age=31536000, immutable';
 
 export function imageRoutes(deps: { guards: Guards; billing: BillingHooks; images: ImageService }): FastifyPluginAsyncZod {
   const { guards, billing, images } = deps;
-  const present = (m: ImageMeta) => ({
-    imageId: m.id,
-    url: images.urlOf(m.id),
-    contentType: m.content_type,
-    width: m.width,
-    height: m.height,
-    bytes: m.bytes,
-    createdAt: iso(m.created_at),
-  });
   return async (app) => {
     // Raw bytes for the image types, in this plugin's scope only, up to the image limit (the 413
     // names it, not the 5 MB of other bodies).
@@ -93,7 +83,7 @@ export function imageRoutes(deps: { guards: Guards; billing: BillingHooks; image
         }
         const image = await images.upload(writeContext(request), declared, request.body);
         reply.code(201);
-        return present(image);
+        return image;
       },
     );
 
@@ -111,8 +101,7 @@ export function imageRoutes(deps: { guards: Guards; billing: BillingHooks; image
         },
       },
       async (request) => {
-        const result = await images.list(request.params.orgId, request.query);
-        return { items: result.items.map(present), nextCursor: result.nextCursor };
+        return images.list(request.params.orgId, request.query);
       },
     );
 

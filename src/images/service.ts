@@ -3,12 +3,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.ts';
 import { imagesRepo, type ImageMeta } from '../store/repositories/images.ts';
-import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
+import { decodeCursor, toPage, type Page, type PageRequest } from '../store/pagination.ts';
 import { AppError, badRequest, notFound } from '../errors.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
 import type { ImageContentType } from '../store/schema.ts';
 import { readImageInfo, sniffType } from './dimensions.ts';
 import type { CachedImage, Caches } from '../cache/namespaces.ts';
+import { toImage, type Image } from './resource.ts';
 
 export const IMAGE_TYPES: readonly ImageContentType[] = ['image/png', 'image/jpeg', 'image/gif'];
 /** At most 1 MB and 2,000 px a side (docs/api.md, "Images"). */
@@ -18,10 +19,10 @@ export const IMAGE_MAX_SIDE = 2000;
 export function createImageService(deps: { db: Db; baseUrl: string; caches: Pick<Caches, 'images' | 'invalidate'> }) {
   const { db, caches } = deps;
   const urlOf = (imageId: string) => `${deps.baseUrl.replace(/\/$/, '')}/v1/images/${imageId}`;
+  const present = (m: ImageMeta) => toImage(m, urlOf(m.id));
   return {
-    urlOf,
 
-    async upload(ctx: WriteContext, declared: string, data: Uint8Array): Promise<ImageMeta> {
+    async upload(ctx: WriteContext, declared: string, data: Uint8Array): Promise<Image> {
       if (data.byteLength === 0) throw badRequest('The body is empty: send the image bytes.', { field: 'body' });
       if (data.byteLength > IMAGE_MAX_BYTES) {
         throw new AppError('PAYLOAD_TOO_LARGE', `An image may have at most ${IMAGE_MAX_BYTES} bytes.`, { details: { limitBytes: IMAGE_MAX_BYTES } });
@@ -45,7 +46,7 @@ export function createImageService(deps: { db: Db; baseUrl: string; caches: Pick
         });
       }
       const sha256 = createHash('sha256').update(data).digest('hex');
-      return db.transaction().execute(async (tx) => {
+      const saved = await db.transaction().execute(async (tx) => {
         const row = await imagesRepo.insert(tx, {
           id: randomUUID(),
           org_id: ctx.orgId,
@@ -59,11 +60,12 @@ export function createImageService(deps: { db: Db; baseUrl: string; caches: Pick
         await recordAudit(tx, ctx, { action: 'image.create', targetId: row.id, changes: ['contentType', 'height', 'width'] });
         return row;
       });
+      return present(saved);
     },
 
-    async list(orgId: string, page: PageRequest) {
+    async list(orgId: string, page: PageRequest): Promise<Page<Image>> {
       const rows = await imagesRepo.list(db, orgId, decodeCursor(page.cursor), page.limit);
-      return toPage(rows, page.limit, (r) => r.seq, (r) => r);
+      return toPage(rows, page.limit, (r) => r.seq, present);
     },
 
     async remove(ctx: WriteContext, imageId: string): Promise<void> {

@@ -170,7 +170,9 @@ export function createJobQueue(deps: { db: Db; logger: Logger; options?: Partial
   let stopping = false;
   let loop: Promise<void> | undefined;
   let wake: AbortController = new AbortController();
-  let lastPurge = 0;
+  // The purge's cadence is elapsed time, as a timer's (the monotonic clock), not a date: the
+  // retention itself is judged by the database's now().
+  let lastPurge = Number.NEGATIVE_INFINITY;
 
   const poke = () => wake.abort();
 
@@ -273,8 +275,8 @@ export function createJobQueue(deps: { db: Db; logger: Logger; options?: Partial
         } catch (err) {
           logger.warn({ err }, 'could not claim jobs; will try again');
         }
-        if (Date.now() - lastPurge > PURGE_EVERY_MS) {
-          lastPurge = Date.now();
+        if (performance.now() - lastPurge > PURGE_EVERY_MS) {
+          lastPurge = performance.now();
           jobsRepo.purgeFinished(db, options.retentionMs).catch((err: unknown) => logger.warn({ err }, 'could not purge finished jobs'));
         }
       }

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Guards } from '../auth/guard.ts';
-import { errorResponses, iso, isoOrNull, nullableTimestamp, orgParams, timestamp, uuid } from '../http/schemas.ts';
-import type { JobRow } from '../store/schema.ts';
+import { errorResponses, nullableTimestamp, orgParams, timestamp, uuid } from '../http/schemas.ts';
 import type { JobService } from './service.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
@@ -33,17 +32,6 @@ export const jobSchema = z
     ],
   });
 
-export const presentJob = (r: JobRow) => ({
-  jobId: r.id,
-  kind: r.kind,
-  state: r.state,
-  createdAt: iso(r.created_at),
-  startedAt: isoOrNull(r.started_at),
-  finishedAt: isoOrNull(r.finished_at),
-  progress: { done: r.progress_done, total: r.progress_total },
-  error: r.error,
-});
-
 export function jobRoutes(deps: { guards: Guards; jobs: JobService }): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
@@ -59,7 +47,7 @@ export function jobRoutes(deps: { guards: Guards; jobs: JobService }): FastifyPl
           response: { 200: jobSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
         },
       },
-      async (request) => presentJob(await deps.jobs.get(request.params.orgId, request.params.jobId)),
+      async (request) => deps.jobs.get(request.params.orgId, request.params.jobId),
     );
   };
 }

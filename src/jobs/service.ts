@@ -2,15 +2,15 @@
 import type { Db } from '../store/db.ts';
 import { notFound } from '../errors.ts';
 import { jobsRepo } from '../store/repositories/jobs.ts';
-import type { JobRow } from '../store/schema.ts';
+import { toJob, type Job } from './resource.ts';
 
 export function createJobService(deps: { db: Db }) {
   return {
     /** One of the org's jobs; another org's job id is a 404 like an unknown one. */
-    async get(orgId: string, jobId: string): Promise<JobRow> {
+    async get(orgId: string, jobId: string): Promise<Job> {
       const row = await jobsRepo.find(deps.db, orgId, jobId);
       if (!row) throw notFound('Job');
-      return row;
+      return toJob(row);
     },
   };
 }

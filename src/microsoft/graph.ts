@@ -3,19 +3,17 @@
 // Two calls with documented shapes: @azure/msal-node and the Graph SDK would add two dependencies
 // for what is ~100 lines here. Both base URLs are configurable (the tests' fake answers on them).
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ConnectorError } from '../directory/errors.ts';
+import { systemClock, type Clock } from '../lib/clock.ts';
 
-/** What went wrong, in words an admin can act on; `retryAfterMs` when trying again later may help. */
-export class MicrosoftError extends Error {
-  readonly kind: 'credentials' | 'permission' | 'throttled' | 'unavailable' | 'other';
-  readonly retryAfterMs: number | undefined;
-  constructor(kind: MicrosoftError['kind'], message: string, retryAfterMs?: number) {
-    super(message);
+export type MicrosoftErrorKind = 'credentials' | 'permission' | 'throttled' | 'unavailable' | 'other';
+
+/** What went wrong, in words an admin can act on; throttled or unavailable is worth another try (`retryAfterMs` when Microsoft said when). */
+export class MicrosoftError extends ConnectorError {
+  declare readonly kind: MicrosoftErrorKind;
+  constructor(kind: MicrosoftErrorKind, message: string, retryAfterMs?: number) {
+    super('microsoft', kind, message, { retryable: kind === 'throttled' || kind === 'unavailable', retryAfterMs });
     this.name = 'MicrosoftError';
-    this.kind = kind;
-    this.retryAfterMs = retryAfterMs;
-  }
-  get retryable(): boolean {
-    return this.kind === 'throttled' || this.kind === 'unavailable';
   }
 }
 
@@ -42,16 +40,15 @@ const SELECT = 'id,mail,userPrincipalName,displayName,jobTitle,department,busine
 /** A 429 whose Retry-After is this short is waited for within the run; a longer one retries the job later. */
 const WAIT_IN_RUN_MAX_MS = 30_000;
 const THROTTLE_RETRIES = 3;
-const MAX_PAGES = 5000;
 const TIMEOUT_MS = 30_000;
 
-function retryAfterMs(res: Response): number | undefined {
+function retryAfterMs(res: Response, now: Date): number | undefined {
   const value = res.headers.get('retry-after');
   if (!value) return undefined;
   const seconds = Number(value);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now.getTime());
 }
 
 async function errorText(res: Response): Promise<string> {
@@ -65,7 +62,8 @@ async function errorText(res: Response): Promise<string> {
   return `HTTP ${res.status}`;
 }
 
-export function createGraphClient(opts: { loginUrl: string; graphUrl: string; fetch?: typeof fetch }) {
+export function createGraphClient(opts: { loginUrl: string; graphUrl: string; fetch?: typeof fetch; clock?: Clock }) {
+  const clock = opts.clock ?? systemClock;
   const doFetch = opts.fetch ?? fetch;
   const graphOrigin = new URL(opts.graphUrl).origin;
 
@@ -100,24 +98,26 @@ export function createGraphClient(opts: { loginUrl: string; graphUrl: string; fe
         if (body.access_token) return body.access_token;
         throw new MicrosoftError('other', 'Microsoft answered a token request without a token.');
       }
-      if (res.status === 429 || res.status >= 500) throw new MicrosoftError(res.status === 429 ? 'throttled' : 'unavailable', `Microsoft's sign-in service answered ${res.status}.`, retryAfterMs(res));
+      if (res.status === 429 || res.status >= 500) throw new MicrosoftError(res.status === 429 ? 'throttled' : 'unavailable', `Microsoft's sign-in service answered ${res.status}.`, retryAfterMs(res, clock()));
       throw new MicrosoftError(
         'credentials',
         `Microsoft refused the app's credentials (${await errorText(res)}): check the tenant id, the client id and the client secret (and that the secret has not expired).`,
       );
     },
 
-    /** Every user of the tenant, following `@odata.nextLink`; a short 429 is waited out (Retry-After). */
-    async listUsers(c: Credentials, signal?: AbortSignal): Promise<GraphUser[]> {
+    /**
+     * The tenant's users, a page at a time, following `@odata.nextLink` (the reader stops at its page
+     * limit, directory/connector.ts); a short 429 is waited out (Retry-After).
+     */
+    async *userPages(c: Credentials, signal?: AbortSignal): AsyncGenerator<GraphUser[]> {
       const token = await this.token(c, signal);
-      const users: GraphUser[] = [];
       let next: string | undefined = `${opts.graphUrl}/v1.0/users?$select=${SELECT}&$top=999`;
-      for (let page = 0; next && page < MAX_PAGES; page++) {
+      while (next) {
         let res: Response | undefined;
         for (let attempt = 0; ; attempt++) {
           res = await call(next, { headers: { authorization: `Bearer ${token}`, accept: 'application/json' } }, signal);
           if (res.status !== 429 && res.status !== 503) break;
-          const wait = retryAfterMs(res) ?? 2000 * 2 ** attempt;
+          const wait = retryAfterMs(res, clock()) ?? 2000 * 2 ** attempt;
           if (attempt >= THROTTLE_RETRIES || wait > WAIT_IN_RUN_MAX_MS) {
             throw new MicrosoftError('throttled', `Microsoft Graph is throttling this tenant's requests (${res.status}); the sync tries again later.`, wait);
           }
@@ -128,14 +128,11 @@ export function createGraphClient(opts: { loginUrl: string; graphUrl: string; fe
         }
         if (!res.ok) throw new MicrosoftError(res.status >= 500 ? 'unavailable' : 'other', `Microsoft Graph answered ${res.status} listing users (${await errorText(res)}).`);
         const body = (await res.json()) as { value?: GraphUser[]; '@odata.nextLink'?: string };
-        users.push(...(body.value ?? []));
         next = body['@odata.nextLink'];
         // Graph's links are absolute; one that leaves Graph's origin is not followed with our token.
         if (next && new URL(next).origin !== graphOrigin) throw new MicrosoftError('other', 'Microsoft Graph sent a next page on another origin; the sync stopped there.');
+        yield body.value ?? [];
       }
-      // Cut short, the list would be taken as the whole directory and the users past it deleted.
-      if (next) throw new MicrosoftError('other', `Microsoft Graph listed more than ${MAX_PAGES} pages of users; nothing was changed.`);
-      return users;
     },
   };
 }

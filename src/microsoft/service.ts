@@ -1,20 +1,20 @@
 // The Microsoft Entra connection of an org (docs/entra-sync.md): connect with an app
 // registration's client credentials (the secret sealed with SECRETS_KEY), read its status,
-// disconnect, sync the directory now or as a dry run, and the sync itself (the job's body): read
-// every user from Graph and apply them with src/directory/ as Google's sync does.
+// disconnect, sync the directory now or as a dry run. The sync itself is every directory's
+// (connector.ts here, src/directory/sync.ts).
 import type { Db } from '../store/db.ts';
 import { microsoftRepo } from '../store/repositories/microsoft.ts';
 import type { MicrosoftIntegrationRow } from '../store/schema.ts';
-import { AppError, notFound } from '../errors.ts';
+import { notFound } from '../errors.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
-import { SecretError, sealedContext, type SecretBox } from '../secrets/secret-box.ts';
-import type { DirectoryService, DirectoryUser } from '../directory/service.ts';
+import { sealedContext, type SecretBox } from '../secrets/secret-box.ts';
+import type { DirectoryService } from '../directory/service.ts';
+import type { DirectorySync } from '../directory/sync.ts';
+import { syncJobKind } from '../directory/jobs.ts';
 import { enqueue, type EnqueuedJob } from '../jobs/queue.ts';
-import { MicrosoftError, type Credentials, type GraphClient } from './graph.ts';
-import { toDirectoryUser } from './mapping.ts';
-import { DRY_RUN_DEADLINE_MS, withinDeadline } from '../lib/deadline.ts';
+import type { MicrosoftConnector } from './connector.ts';
 
-export const SYNC_JOB = 'microsoft.sync';
+export const SYNC_JOB = syncJobKind('microsoft');
 
 export interface ConnectInput {
   tenantId: string;
@@ -22,27 +22,14 @@ export interface ConnectInput {
   clientSecret: string;
 }
 
-export function createMicrosoftService(deps: { db: Db; secrets: SecretBox; graph: GraphClient; directory: DirectoryService; clock: () => Date; dryRunDeadlineMs?: number | undefined }) {
-  const { db, secrets, graph, clock } = deps;
+export function createMicrosoftService(deps: { db: Db; secrets: SecretBox; directory: DirectoryService; sync: DirectorySync; connector: MicrosoftConnector }) {
+  const { db, secrets } = deps;
   const context = (orgId: string) => sealedContext('microsoft', orgId);
 
   async function require(orgId: string): Promise<MicrosoftIntegrationRow> {
     const row = await microsoftRepo.find(db, orgId);
     if (!row) throw notFound('Microsoft 365 connection');
     return row;
-  }
-
-  const credentialsOf = (row: MicrosoftIntegrationRow): Credentials => ({
-    tenantId: row.tenant_id,
-    clientId: row.client_id,
-    clientSecret: secrets.open(row.sealed_secret, context(row.org_id)),
-  });
-
-  /** Every user of the tenant, mapped; an empty tenant is a fault (applying it would delete every synced user). */
-  async function readDirectory(row: MicrosoftIntegrationRow, signal?: AbortSignal): Promise<DirectoryUser[]> {
-    const users = (await graph.listUsers(credentialsOf(row), signal)).map(toDirectoryUser).filter((u) => u.email !== '');
-    if (users.length === 0) throw new MicrosoftError('other', 'Microsoft Graph listed no users at all; nothing was changed.');
-    return users;
   }
 
   return {
@@ -88,41 +75,7 @@ export function createMicrosoftService(deps: { db: Db; secrets: SecretBox; graph
 
     /** Reads the directory now and answers what a sync would change, changing nothing. */
     async dryRun(orgId: string) {
-      const row = await require(orgId);
-      let directory: DirectoryUser[];
-      try {
-        directory = await withinDeadline(deps.dryRunDeadlineMs ?? DRY_RUN_DEADLINE_MS, 'Microsoft Graph', (signal) => readDirectory(row, signal));
-      } catch (err) {
-        if (err instanceof MicrosoftError || err instanceof SecretError) {
-          throw new AppError('BAD_REQUEST', `The directory could not be read: ${err.message}`, { details: { microsoft: err instanceof MicrosoftError ? err.kind : 'secret' } });
-        }
-        throw err;
-      }
-      return deps.directory.apply({ orgId, source: 'microsoft', directory, dryRun: true, correlationId: null });
-    },
-
-    /** The job's body: read the tenant's users, apply them, record the outcome on the connection. */
-    async sync(orgId: string, ctx: { signal?: AbortSignal; progress?: (done: number, total: number) => void; correlationId?: string | null } = {}) {
-      const row = await microsoftRepo.find(db, orgId);
-      if (!row) return undefined; // Disconnected since the job was queued.
-      try {
-        const directory = await readDirectory(row, ctx.signal);
-        const result = await deps.directory.apply({
-          orgId,
-          source: 'microsoft',
-          directory,
-          dryRun: false,
-          correlationId: ctx.correlationId ?? null,
-          ...(ctx.signal ? { signal: ctx.signal } : {}),
-          ...(ctx.progress ? { onProgress: ctx.progress } : {}),
-        });
-        await microsoftRepo.recordOutcome(db, orgId, null, clock());
-        return result;
-      } catch (err) {
-        const message = err instanceof MicrosoftError || err instanceof SecretError ? err.message : undefined;
-        if (message) await microsoftRepo.recordOutcome(db, orgId, message, clock()).catch(() => {});
-        throw err;
-      }
+      return deps.sync.dryRun(deps.connector, orgId, await require(orgId));
     },
   };
 }

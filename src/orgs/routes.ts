@@ -5,7 +5,7 @@ import { writeContext } from '../auth/guard.ts';
 import { errorResponses, orgParams } from '../http/schemas.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';
 import type { OrgService } from './service.ts';
-import { orgPatchSchema, orgSchema, presentOrg } from './schemas.ts';
+import { orgPatchSchema, orgSchema } from './schemas.ts';
 
 export function orgRoutes(deps: { guards: Guards; billing: BillingHooks; orgs: OrgService }): FastifyPluginAsyncZod {
   const { guards, billing, orgs } = deps;
@@ -24,8 +24,7 @@ export function orgRoutes(deps: { guards: Guards; billing: BillingHooks; orgs: O
         },
       },
       async (request, reply) => {
-        const org = await orgs.require(request.params.orgId);
-        return withEtag(reply, presentOrg(org));
+        return withEtag(reply, await orgs.read(request.params.orgId));
       },
     );
 
@@ -47,7 +46,7 @@ export function orgRoutes(deps: { guards: Guards; billing: BillingHooks; orgs: O
       async (request, reply) => {
         const { version, ...patch } = request.body;
         const org = await orgs.update(writeContext(request), versionCheck(request, version), patch);
-        return withEtag(reply, presentOrg(org));
+        return withEtag(reply, org);
       },
     );
   };

@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { iso, isoOrNull, nullableTimestamp, text, timestamp, uuid, versionField } from '../http/schemas.ts';
-import type { OrgWithUsage } from '../store/repositories/orgs.ts';
+import { nullableTimestamp, text, timestamp, uuid, versionField } from '../http/schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
 export const orgSchema = z
@@ -46,21 +45,3 @@ export const orgPatchSchema = z
     name: text().trim().min(1).max(200).optional(),
   })
   .meta({ examples: [{ version: 3, name: 'Acme Group Ltd' }] });
-
-export function presentOrg(org: OrgWithUsage): z.infer<typeof orgSchema> {
-  return {
-    orgId: org.id,
-    name: org.name,
-    subscriptionStatus: org.subscription_status,
-    plan: org.plan,
-    priceVersion: org.price_version,
-    seats: org.seats,
-    seatsUsed: org.seats_used,
-    overSeatLimit: org.over_seat_limit,
-    currentPeriodEnd: isoOrNull(org.current_period_end),
-    gracePeriodEndsAt: isoOrNull(org.grace_period_ends_at),
-    version: org.version,
-    createdAt: iso(org.created_at),
-    updatedAt: iso(org.updated_at),
-  };
-}

@@ -14,6 +14,7 @@ import { conflict } from '../errors.ts';
 import { templatesRepo } from '../store/repositories/templates.ts';
 import { DEFAULT_STARTER } from '../templates/starters.ts';
 import { isUniqueViolation } from '../store/errors.ts';
+import { toOrg, type Org } from './resource.ts';
 
 export interface CreatedOrg {
   orgId: string;
@@ -29,14 +30,21 @@ export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKey
   /** The org with its live user count, through the `orgs` cache. */
   const get = (orgId: string): Promise<OrgWithUsage | undefined> => caches.orgs.get(orgId, () => orgsRepo.find(db, orgId));
 
+  const require = async (orgId: string): Promise<OrgWithUsage> => {
+    const org = await get(orgId);
+    if (!org) throw notFound('Organisation');
+    return org;
+  };
+
   return {
+    // The row, for the capabilities that act on an org's settings (render, billing, the integrations).
     get,
-    async require(orgId: string): Promise<OrgWithUsage> {
-      const org = await get(orgId);
-      if (!org) throw notFound('Organisation');
-      return org;
+    require,
+    /** The org as the API answers it. */
+    async read(orgId: string): Promise<Org> {
+      return toOrg(await require(orgId));
     },
-    async update(ctx: WriteContext, check: VersionCheck, patch: { name?: string | undefined }): Promise<OrgWithUsage> {
+    async update(ctx: WriteContext, check: VersionCheck, patch: { name?: string | undefined }): Promise<Org> {
       await db.transaction().execute(async (tx) => {
         const updated = await orgsRepo.update(tx, ctx.orgId, check, patch);
         if (!updated) throw versionMismatch('Organisation', await orgsRepo.find(tx, ctx.orgId), check);
@@ -45,7 +53,7 @@ export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKey
       caches.invalidate.orgChanged(ctx.orgId);
       const org = await orgsRepo.find(db, ctx.orgId);
       if (!org) throw notFound('Organisation');
-      return org;
+      return toOrg(org);
     },
 
     async create(input: {
@@ -90,12 +98,12 @@ export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKey
           is_default: true,
         });
         await recordAudit(tx, ctx, { action: 'template.create', targetId: template.id, changes: ['html', 'isDefault', 'name', 'text'] });
-        const { row, key } = await deps.apiKeys.mint(
+        const { keyId, key } = await deps.apiKeys.mint(
           { orgId, correlationId: input.correlationId, principal: { kind: 'user', userId: ownerUserId, orgId, role } },
           { name: 'first key' },
           tx,
         );
-        return { apiKey: { keyId: row.id, key }, invitation };
+        return { apiKey: { keyId, key }, invitation };
       }).catch((err: unknown) => {
         if (isUniqueViolation(err, 'users_email_live')) {
           throw conflict(`The email address ${input.ownerEmail} already belongs to a user of another organisation.`, { field: 'ownerEmail' });

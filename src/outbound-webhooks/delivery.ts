@@ -9,7 +9,7 @@
 // disabled (with an audit entry). Times come from the injected clock.
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
-type Clock = () => Date;
+import type { Clock } from '../lib/clock.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import type { DeliveryAttempt, OutboundEndpointRow } from '../store/schema.ts';
 import { outboundRepo } from '../store/repositories/outbound-webhooks.ts';

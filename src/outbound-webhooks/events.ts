@@ -9,7 +9,10 @@
 // read in the same transaction. `signature.rendered` comes from rendered.ts, in batches.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.ts';
-import type { AuditRow, TemplateRow, UserRow } from '../store/schema.ts';
+import type { AuditRow } from '../store/schema.ts';
+import { toAuditEntry } from '../audit/resource.ts';
+import { toUser } from '../users/resource.ts';
+import { toTemplate } from '../templates/resource.ts';
 import { outboundRepo } from '../store/repositories/outbound-webhooks.ts';
 import { enqueue } from '../jobs/queue.ts';
 import { deploymentsRepo, type DeploymentWrite } from '../store/repositories/deployments.ts';
@@ -60,25 +63,6 @@ export async function emitEvents(db: Db, events: OutboundEvent[]): Promise<void>
   await queueDrains(db, await outboundRepo.emit(db, rows));
 }
 
-/**
- * How the API answers a user, a template and an audit entry: events carry resources in that shape.
- * The presenters belong to the HTTP layer, which this layer may not import; the composition root
- * hands them over (module.ts) before anything is written.
- */
-export interface ResourceShapes {
-  user(row: UserRow): object;
-  template(row: TemplateRow): object;
-  auditEntry(row: AuditRow): object;
-}
-let shapes: ResourceShapes | undefined;
-export function useResourceShapes(given: ResourceShapes): void {
-  shapes = given;
-}
-function shaped(): ResourceShapes {
-  if (!shapes) throw new Error('outbound webhooks: the resource shapes were not handed over (createOutboundWebhooksModule does)');
-  return shapes;
-}
-
 const RESOURCE_EVENTS: Record<string, { type: EventType; kind: 'user' | 'template' }> = {
   'user.create': { type: 'user.created', kind: 'user' },
   'user.update': { type: 'user.updated', kind: 'user' },
@@ -95,10 +79,10 @@ async function resourceEvent(db: Db, orgId: string, row: AuditRow, wanted: Set<s
   if (resource && wanted.has(resource.type) && row.target_id) {
     if (resource.kind === 'user') {
       const user = await outboundRepo.userRow(db, orgId, row.target_id);
-      return user && { orgId, type: resource.type, at, data: { ...shaped().user(user), correlationId } };
+      return user && { orgId, type: resource.type, at, data: { ...toUser(user), correlationId } };
     }
     const template = await outboundRepo.templateRow(db, orgId, row.target_id);
-    return template && { orgId, type: resource.type, at, data: { ...shaped().template(template), correlationId } };
+    return template && { orgId, type: resource.type, at, data: { ...toTemplate(template), correlationId } };
   }
   // Billing entries name the fields the payment event changed (billing/apply.ts).
   if (row.action.startsWith('billing.') && row.changes.includes('subscriptionStatus') && wanted.has('org.subscription_status_changed')) {
@@ -119,7 +103,7 @@ export async function emitForAudit(db: Db, rows: AuditRow[]): Promise<void> {
     if (wanted.size === 0) continue;
     for (const row of rows) {
       if (row.org_id !== orgId) continue;
-      if (wanted.has('audit.event')) events.push({ orgId, type: 'audit.event', at: row.at, data: shaped().auditEntry(row) });
+      if (wanted.has('audit.event')) events.push({ orgId, type: 'audit.event', at: row.at, data: toAuditEntry(row) });
       const own = await resourceEvent(db, orgId, row, wanted);
       if (own) events.push(own);
     }
@@ -131,7 +115,7 @@ export async function emitForAudit(db: Db, rows: AuditRow[]): Promise<void> {
  * A user's deployment that failed (a push refused by the mailbox provider): the row and its
  * `deployment.failed` event in one transaction.
  */
-export async function recordFailedDeployment(db: Db, write: DeploymentWrite & { state: 'failed' }, at: Date): Promise<void> {
+export async function recordFailedDeployment(db: Db, write: DeploymentWrite, at: Date): Promise<void> {
   await db.transaction().execute(async (tx) => {
     await deploymentsRepo.record(tx, write);
     await emitEvents(tx, [

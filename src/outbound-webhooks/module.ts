@@ -8,13 +8,13 @@
 // another org's endpoints keep the rest of this queue's slots.
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
-type Clock = () => Date;
+import type { Clock } from '../lib/clock.ts';
 import type { Caches } from '../cache/namespaces.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import { createJobQueue, type QueueOptions } from '../jobs/queue.ts';
 import { createOutboundWebhookService, type OutboundWebhookService } from './service.ts';
 import { createDrainHandler, RETRY_SCHEDULE_MS, TIMEOUT_MS } from './delivery.ts';
-import { DRAIN_KIND, useResourceShapes, type ResourceShapes } from './events.ts';
+import { DRAIN_KIND } from './events.ts';
 import { RenderedEvents } from './rendered.ts';
 
 /** Deliveries one instance sends at the same time, across endpoints (each endpoint: 4 at most). */
@@ -45,11 +45,8 @@ export function createOutboundWebhooksModule(deps: {
   secrets: SecretBox;
   allowPrivate: boolean;
   jobs: Partial<QueueOptions>;
-  /** The HTTP layer's presenters (the composition root passes them). */
-  shapes: ResourceShapes;
   overrides?: OutboundWebhooksOverrides | undefined;
 }): OutboundWebhooksModule {
-  useResourceShapes(deps.shapes);
   const { db, clock, secrets } = deps;
   const logger = deps.logger.child({ component: 'outbound-webhooks' });
   const service = createOutboundWebhookService({ db, clock, secrets, invalidate: deps.caches.invalidate, allowPrivate: deps.allowPrivate });

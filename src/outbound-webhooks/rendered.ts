@@ -5,7 +5,7 @@
 // A write that fails is logged and its events are lost (renders are not retried either): at most
 // once on this path, unlike the events of writes, which commit with them.
 import type { Caches } from '../cache/namespaces.ts';
-type Clock = () => Date;
+import type { Clock } from '../lib/clock.ts';
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
 import { outboundRepo } from '../store/repositories/outbound-webhooks.ts';

@@ -2,7 +2,7 @@
 // transaction; secrets made here, shown once, stored sealed (signing.ts).
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.ts';
-type Clock = () => Date;
+import type { Clock } from '../lib/clock.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import type { SecretBox } from '../secrets/secret-box.ts';
 import type { WriteContext } from '../audit/record.ts';

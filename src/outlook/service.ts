@@ -2,8 +2,7 @@
 // signature the add-in asks for on each compose event.
 import type { Caches } from '../cache/namespaces.ts';
 import type { Db } from '../store/db.ts';
-import { createHash } from 'node:crypto';
-import { outlookRepo, type AddinFetch } from '../store/repositories/outlook.ts';
+import { outlookRepo } from '../store/repositories/outlook.ts';
 import type { OutlookAddinRow } from '../store/schema.ts';
 import { AppError, notFound, unauthorized } from '../errors.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
@@ -14,9 +13,10 @@ import { ADDIN_KEY_PATTERN, hashAddinKey, newAddinKey } from './addin-key.ts';
 import { buildManifest } from './manifest.ts';
 import { SecretError, sealedContext, type SecretBox } from '../secrets/secret-box.ts';
 import type { FetchRecorder } from './fetch-recorder.ts';
+import { prepareSignature, type DeploymentOutcome } from '../deployments/target.ts';
+import { OUTLOOK_SIGNATURE_LIMIT, outlookTarget } from './addin-target.ts';
 
-/** Outlook refuses longer signatures (`body.setSignatureAsync`: 30,000 characters). */
-export const OUTLOOK_SIGNATURE_LIMIT = 30_000;
+export { OUTLOOK_SIGNATURE_LIMIT } from './addin-target.ts';
 
 export function createOutlookService(deps: {
   db: Db;
@@ -116,24 +116,27 @@ export function createOutlookService(deps: {
       // a change of a user's email. The render itself comes from the render cache.
       const user = await outlookRepo.liveUserByEmail(db, orgId, email);
       if (!user) throw notFound('Sender');
-      const record = (outcome: AddinFetch['outcome']) => deps.recorder.record({ orgId, userId: user.id, at: clock(), outcome });
+      const record = (outcome: DeploymentOutcome) => deps.recorder.record({ orgId, userId: user.id, at: clock(), outcome });
       const org = await deps.orgs.require(orgId);
-      if (graceExpired(planFacts(org), clock())) {
-        record({ state: 'skipped', reason: 'payment_required' });
-        throw new AppError('PAYMENT_REQUIRED', 'The subscription of this organisation has lapsed: signatures are not served until it is paid.', {
-          details: { blockedBy: 'grace_expired' },
-        });
-      }
-      const rendered = await deps.render.render(orgId, user.id);
-      if (rendered.html.length > OUTLOOK_SIGNATURE_LIMIT) {
-        record({ state: 'skipped', reason: 'too_long' });
+      const blocked = graceExpired(planFacts(org), clock());
+      const prepared = await prepareSignature(outlookTarget, (o, u) => deps.render.render(o, u), { orgId, userId: user.id, blocked });
+      if (prepared.state === 'skipped') {
+        record({ state: 'skipped', reason: prepared.reason });
+        if (prepared.reason === 'payment_required') {
+          throw new AppError('PAYMENT_REQUIRED', 'The subscription of this organisation has lapsed: signatures are not served until it is paid.', {
+            details: { blockedBy: 'grace_expired' },
+          });
+        }
+        // Over the render limit: the render's own answer.
+        if (prepared.cause) throw prepared.cause;
         throw new AppError(
           'PAYLOAD_TOO_LARGE',
-          `This signature is ${rendered.html.length} characters long; Outlook accepts at most ${OUTLOOK_SIGNATURE_LIMIT}. Shorten the template.`,
-          { details: { reason: 'too_long', chars: rendered.html.length, limit: OUTLOOK_SIGNATURE_LIMIT } },
+          `This signature is ${prepared.chars} characters long; Outlook accepts at most ${OUTLOOK_SIGNATURE_LIMIT}. Shorten the template.`,
+          { details: { reason: 'too_long', chars: prepared.chars ?? null, limit: OUTLOOK_SIGNATURE_LIMIT } },
         );
       }
-      record({ state: 'deployed', contentHash: createHash('sha256').update(rendered.html).digest('hex') });
+      const rendered = prepared.signature;
+      record(await outlookTarget.deploy(user, rendered));
       return { html: rendered.html, text: rendered.text };
     },
   };

@@ -7,7 +7,7 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import formbody from '@fastify/formbody';
 import type Provider from 'oidc-provider';
-import type { TokenPurpose } from '../store/schema.ts';
+import type { Clock } from '../lib/clock.ts';
 import { isStorable } from '../lib/text.ts';
 import { MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
 import { crossSitePage } from '../auth/idp/views.ts';
@@ -17,6 +17,9 @@ import type { TakeAttempt } from '../auth/idp/attempts.ts';
 import { refuseCrossSitePosts } from '../http/cross-site.ts';
 import { linkProblemText, MAX_PASSWORD_LENGTH, type PeopleService } from './service.ts';
 import { forgotPage, forgotSentPage, invitationPage, linkProblemPage, resetPage } from './views.ts';
+
+/** Which link a page serves: an invitation or a password reset. */
+type TokenPurpose = Parameters<typeof linkProblemText>[1];
 
 // What a browser's <input type="email"> accepts (WHATWG), at most 254 characters.
 const EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
@@ -50,6 +53,8 @@ export function peoplePageRoutes(deps: {
   takeAttempt: TakeAttempt;
   /** The identity provider's pages' headers (src/auth/idp/views.ts `pageHeaders`). */
   pageHeaders: Readonly<Record<string, string>>;
+  /** When an accepted link's session starts. */
+  clock: Clock;
 }): FastifyPluginAsync {
   const { people, authPath } = deps;
   const forgotUrl = `${authPath}/forgot-password`;
@@ -101,7 +106,7 @@ export function peoplePageRoutes(deps: {
         // Staff must sign in with a TOTP code (enrolled at that first sign-in): no session is started for them.
         const staff = result.account.kind === 'staff';
         if (!result.account.totpSecret && !staff) {
-          await startSession(deps.provider, deps.authUrl, request.raw, reply.raw, result.account.id, deps.sessionTtlS, pinOrigin);
+          await startSession(deps.provider, deps.authUrl, request.raw, reply.raw, result.account.id, deps.sessionTtlS, pinOrigin, deps.clock());
         }
         return reply.code(303).header('location', staff ? deps.adminUrl : deps.appUrl).header('cache-control', 'no-store').send();
       });

@@ -20,6 +20,7 @@ import { passwordResetMail } from '../mail/messages.ts';
 import { enqueue } from '../jobs/queue.ts';
 
 import { createInviter, hashOf, newToken, TOKEN_SHAPE, type Invitation } from './invite.ts';
+import type { Clock } from '../lib/clock.ts';
 
 export { TOKEN_SHAPE, type Invitation };
 export const MAX_PASSWORD_LENGTH = 1024;
@@ -48,6 +49,7 @@ export function createPeopleService(deps: {
   invitationTtlS: number;
   passwordResetTtlS: number;
   resetMailsPerAddressPerHour: number;
+  clock: Clock;
 }) {
   const { db, mail, invalidate } = deps;
 
@@ -63,7 +65,7 @@ export function createPeopleService(deps: {
     if (!link || link.purpose !== purpose) return 'unknown';
     if (link.used_at) return 'used';
     if (link.voided_at) return 'voided';
-    if (link.expires_at <= new Date()) return 'expired';
+    if (link.expires_at <= deps.clock()) return 'expired';
     const account = await accountsRepo.byId(db, link.account_id);
     // A deleted account, or one whose address changed since: the link went to someone else.
     if (!account || account.email.toLowerCase() !== link.email.toLowerCase()) return 'voided';

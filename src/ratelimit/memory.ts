@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import { entryBound } from '../lib/lru.ts';
 import { take, type BucketLimits, type BucketState, type Decision } from './token-bucket.ts';
 import type { RateLimiter } from './interface.ts';
+import { millisOf, systemClock } from '../lib/clock.ts';
 
 /** Buckets in this process. Bounded: at most `maxBuckets` keys (least recently used go first). */
 export class MemoryRateLimiter implements RateLimiter {
@@ -9,7 +10,7 @@ export class MemoryRateLimiter implements RateLimiter {
   readonly #now: () => number;
   readonly #buckets: LRUCache<string, BucketState>;
 
-  constructor(limits: BucketLimits, now: () => number = Date.now, maxBuckets = 100_000) {
+  constructor(limits: BucketLimits, now: () => number = millisOf(systemClock), maxBuckets = 100_000) {
     this.#limits = limits;
     this.#now = now;
     this.#buckets = new LRUCache(entryBound(maxBuckets));

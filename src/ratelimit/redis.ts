@@ -9,6 +9,7 @@ import type { Logger } from '../log.ts';
 import type { RateLimiter } from './interface.ts';
 import { MemoryRateLimiter } from './memory.ts';
 import type { BucketLimits, Decision } from './token-bucket.ts';
+import { millisOf, systemClock } from '../lib/clock.ts';
 
 const SCRIPT = `
 local rate = tonumber(ARGV[1])
@@ -37,7 +38,7 @@ export class RedisRateLimiter implements RateLimiter {
   readonly #logger: Logger;
   #degraded = false;
 
-  constructor(redis: Redis, limits: BucketLimits, prefix: string, logger: Logger, now: () => number = Date.now) {
+  constructor(redis: Redis, limits: BucketLimits, prefix: string, logger: Logger, now: () => number = millisOf(systemClock)) {
     if (!('tokenBucket' in redis)) redis.defineCommand('tokenBucket', { numberOfKeys: 1, lua: SCRIPT });
     this.#redis = redis as WithBucket;
     this.#limits = limits;

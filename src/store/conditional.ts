@@ -1,5 +1,7 @@
-// Optimistic concurrency (`version` and If-Match: docs/guide.md, "Organisations"). The update itself is conditional
-// in the database; this only tells, after it matched nothing, which answer the client gets.
+// Optimistic concurrency (`version` and If-Match: docs/guide.md, "Organisations"). The update itself
+// is conditional in the database; after it matched nothing, the caller tells a row that is gone from
+// one that has moved on. Which answer a client of the API gets for the latter (409, or 412 for a
+// stale If-Match) is the HTTP layer's choice (src/http/concurrency.ts).
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { AppError, notFound } from '../errors.ts';
 
@@ -16,7 +18,7 @@ export const MAX_VERSION = 2_147_483_647;
 /**
  * The predicate of every conditional update: the row is still at the version the client read,
  * and at the If-Match version when one was sent. An If-Match that names none of our versions
- * matches nothing (and so answers 412 through versionMismatch).
+ * matches nothing.
  */
 export function atVersion(check: VersionCheck): RawBuilder<SqlBool> {
   if (check.ifMatch === undefined) return sql<SqlBool>`version = ${check.version}`;
@@ -24,23 +26,24 @@ export function atVersion(check: VersionCheck): RawBuilder<SqlBool> {
   return sql<SqlBool>`version = ${check.version} and version = ${check.ifMatch}`;
 }
 
-export function versionMismatch(what: string, current: { version: number } | undefined, check: VersionCheck): AppError {
-  if (!current) return notFound(what);
-  if (check.ifMatch !== undefined && check.ifMatch !== current.version) {
-    return new AppError('PRECONDITION_FAILED', `If-Match does not match the current ${what.toLowerCase()}.`, {
-      details: { currentVersion: current.version },
+/** A versioned update found the row at another version than the one it was asked for. */
+export class VersionConflict extends AppError {
+  readonly what: string;
+  readonly currentVersion: number;
+  readonly check: VersionCheck;
+
+  constructor(what: string, currentVersion: number, check: VersionCheck) {
+    super('CONFLICT', `${what} has changed: version ${check.version} is not the current version.`, {
+      details: { field: 'version', currentVersion },
     });
+    this.what = what;
+    this.currentVersion = currentVersion;
+    this.check = check;
   }
-  return new AppError('CONFLICT', `${what} has changed: version ${check.version} is not the current version.`, {
-    details: { field: 'version', currentVersion: current.version },
-  });
 }
 
-export const etagOf = (version: number) => `"${version}"`;
-
-/** The version an If-Match header names; undefined when absent or `*`; NaN when it names none of ours. */
-export function parseIfMatch(header: string | undefined): number | undefined {
-  if (header === undefined || header.trim() === '*') return undefined;
-  const match = /^(?:W\/)?"(\d+)"$/.exec(header.trim());
-  return match ? Number(match[1]) : Number.NaN;
+/** Why a versioned update matched nothing: the row is gone, or it is at another version. */
+export function versionMismatch(what: string, current: { version: number } | undefined, check: VersionCheck): AppError {
+  if (!current) return notFound(what);
+  return new VersionConflict(what, current.version, check);
 }

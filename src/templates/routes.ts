@@ -7,7 +7,7 @@ import { versionCheck, withEtag } from '../http/concurrency.ts';
 import type { RenderService } from '../render/service.ts';
 import { renderedSchema } from '../render/schemas.ts';
 import type { TemplateService } from './service.ts';
-import { presentTemplate, savedTemplateSchema, templateCreateSchema, templateParams, templatePatchSchema, templateSchema } from './schemas.ts';
+import { savedTemplateSchema, templateCreateSchema, templateParams, templatePatchSchema, templateSchema } from './schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
 export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; templates: TemplateService; render: RenderService }): FastifyPluginAsyncZod {
@@ -27,8 +27,7 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
         },
       },
       async (request) => {
-        const result = await templates.list(request.params.orgId, request.query);
-        return { items: result.items.map(presentTemplate), nextCursor: result.nextCursor };
+        return templates.list(request.params.orgId, request.query);
       },
     );
 
@@ -49,7 +48,7 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
       async (request, reply) => {
         const template = await templates.create(writeContext(request), request.body);
         reply.code(201);
-        return withEtag(reply, { ...presentTemplate(template), warnings: template.warnings });
+        return withEtag(reply, template);
       },
     );
 
@@ -85,7 +84,7 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
         },
       },
       async (request, reply) =>
-        withEtag(reply, presentTemplate(await templates.get(request.params.orgId, request.params.templateId))),
+        withEtag(reply, await templates.get(request.params.orgId, request.params.templateId)),
     );
 
     app.patch(
@@ -111,7 +110,7 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
           versionCheck(request, version),
           patch,
         );
-        return withEtag(reply, { ...presentTemplate(template), warnings: template.warnings });
+        return withEtag(reply, template);
       },
     );
 

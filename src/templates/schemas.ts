@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { iso, text, timestamp, uuid, versionField } from '../http/schemas.ts';
-import type { TemplateRow } from '../store/schema.ts';
+import { text, timestamp, uuid, versionField } from '../http/schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
-const MAX_SOURCE = 100_000;
+/** A template source's length, in characters (also shown by the dashboard's editor). */
+export const TEMPLATE_SOURCE_MAX = 100_000;
 
 const templateExample = {
   templateId: EXAMPLE.templateId,
@@ -36,8 +36,8 @@ export const templateSchema = z
 
 const fields = {
   name: text().trim().min(1).max(200),
-  html: text().max(MAX_SOURCE).describe('Liquid template of the HTML signature'),
-  text: text().max(MAX_SOURCE).describe('Liquid template of the plain-text signature'),
+  html: text().max(TEMPLATE_SOURCE_MAX).describe('Liquid template of the HTML signature'),
+  text: text().max(TEMPLATE_SOURCE_MAX).describe('Liquid template of the plain-text signature'),
   isDefault: z.boolean().describe("the org's default template for rendering; at most one per org"),
 };
 
@@ -69,17 +69,3 @@ export const templatePatchSchema = z
   .meta({ examples: [{ version: 2, name: 'Standard (2026)' }] });
 
 export const templateParams = z.object({ orgId: uuid, templateId: uuid });
-
-export function presentTemplate(t: TemplateRow): z.infer<typeof templateSchema> {
-  return {
-    templateId: t.id,
-    orgId: t.org_id,
-    name: t.name,
-    html: t.html,
-    text: t.text,
-    isDefault: t.is_default,
-    version: t.version,
-    createdAt: iso(t.created_at),
-    updatedAt: iso(t.updated_at),
-  };
-}

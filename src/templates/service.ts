@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.ts';
 import { templatesRepo } from '../store/repositories/templates.ts';
-import type { TemplateRow } from '../store/schema.ts';
-import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
+import { decodeCursor, toPage, type Page, type PageRequest } from '../store/pagination.ts';
 import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
 import { notFound } from '../errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
+import { toTemplate, type SavedTemplate, type Template } from './resource.ts';
 
 export interface TemplateInput {
   name: string;
@@ -17,8 +17,6 @@ export interface TemplateInput {
 
 export type TemplatePatch = Partial<TemplateInput>;
 
-export type SavedTemplate = TemplateRow & { warnings: string[] };
-
 export function createTemplateService(deps: {
   db: Db;
   /** Checks and prepares the source (in the render worker pool); refuses with 400 naming the field. */
@@ -27,15 +25,15 @@ export function createTemplateService(deps: {
 }) {
   const { db, invalidate } = deps;
   return {
-    async get(orgId: string, templateId: string): Promise<TemplateRow> {
+    async get(orgId: string, templateId: string): Promise<Template> {
       const template = await templatesRepo.find(db, orgId, templateId);
       if (!template) throw notFound('Template');
-      return template;
+      return toTemplate(template);
     },
 
-    async list(orgId: string, page: PageRequest) {
+    async list(orgId: string, page: PageRequest): Promise<Page<Template>> {
       const rows = await templatesRepo.list(db, orgId, decodeCursor(page.cursor), page.limit);
-      return toPage(rows, page.limit, (r) => r.seq, (r) => r);
+      return toPage(rows, page.limit, (r) => r.seq, toTemplate);
     },
 
     async create(ctx: WriteContext, input: TemplateInput): Promise<SavedTemplate> {
@@ -57,7 +55,7 @@ export function createTemplateService(deps: {
         return row;
       });
       invalidate.templateChanged(ctx.orgId, row.id);
-      return { ...row, warnings };
+      return { ...toTemplate(row), warnings };
     },
 
     async update(ctx: WriteContext, templateId: string, check: VersionCheck, patch: TemplatePatch): Promise<SavedTemplate> {
@@ -86,7 +84,7 @@ export function createTemplateService(deps: {
         return updated;
       });
       invalidate.templateChanged(ctx.orgId, templateId);
-      return { ...row, warnings: compiled?.warnings ?? [] };
+      return { ...toTemplate(row), warnings: compiled?.warnings ?? [] };
     },
 
     async remove(ctx: WriteContext, templateId: string): Promise<void> {

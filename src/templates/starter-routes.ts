@@ -2,8 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Guards } from '../auth/guard.ts';
 import { errorResponses, listQuery, orgParams, page } from '../http/schemas.ts';
-import { decodeCursor, toPage } from '../store/pagination.ts';
-import { STARTERS, type Starter } from './starters.ts';
+import { listStarters } from './starters.ts';
 
 const starterSchema = z
   .object({
@@ -35,11 +34,7 @@ export function starterRoutes(deps: { guards: Guards }): FastifyPluginAsyncZod {
         },
       },
       async (request) => {
-        const { limit, cursor } = request.query;
-        const after = decodeCursor(cursor);
-        const start = after === undefined ? 0 : Number(after) + 1;
-        const rows = STARTERS.slice(start, start + limit + 1).map((s, i) => ({ s, position: String(start + i) }));
-        return toPage(rows, limit, (r) => r.position, (r): Starter => ({ ...r.s }));
+        return listStarters(request.query);
       },
     );
   };

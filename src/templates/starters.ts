@@ -8,6 +8,7 @@
 // (`html_prepared` = `html`: self-closed void elements, styles already inline);
 // `test/starters.test.ts` proves it, so an org gets its starter without the render threads (the
 // CLI has none).
+import { decodeCursor, toPage, type Page, type PageRequest } from '../store/pagination.ts';
 
 export interface Starter {
   starterId: string;
@@ -79,3 +80,11 @@ export const STARTERS: readonly Starter[] = [classic, compact, sidebar];
 
 /** The starter a new org gets as its default template. */
 export const DEFAULT_STARTER = classic;
+
+/** A page of the gallery; a cursor holds the index of the last starter of its page. */
+export function listStarters(page: PageRequest): Page<Starter> {
+  const after = decodeCursor(page.cursor);
+  const start = after === undefined ? 0 : Number(after) + 1;
+  const rows = STARTERS.slice(start, start + page.limit + 1).map((s, i) => ({ s, position: String(start + i) }));
+  return toPage(rows, page.limit, (r) => r.position, (r): Starter => ({ ...r.s }));
+}

@@ -86,14 +86,14 @@ export function createUserImport(deps: { db: Db; users: UserService }) {
         phone: profile.phone ?? '',
         mobile: profile.mobile ?? '',
       });
-      return { status: 'created', userId: created.user.id, error: null };
+      return { status: 'created', userId: created.userId, error: null };
     }
     // Only what differs is written: a row equal to the user changes nothing (no new version).
     const patch: UserPatch = {};
     for (const f of PROFILE) if (profile[f] !== undefined && profile[f] !== existing[f]) patch[f] = profile[f];
     if (role !== undefined && role !== existing.role) patch.role = role;
-    if (Object.keys(patch).length > 0) await users.update(access, ctx, existing.id, { version: existing.version }, patch);
-    return { status: 'updated', userId: existing.id, error: null };
+    if (Object.keys(patch).length > 0) await users.update(access, ctx, existing.userId, { version: existing.version }, patch);
+    return { status: 'updated', userId: existing.userId, error: null };
   }
 
   return {

@@ -12,7 +12,7 @@ export function createMfaService(deps: { db: Db; users: UserService; signIn: Sig
   const { db, users, signIn, invalidate } = deps;
   const target = async (access: Access, userId: string, op: 'enrol' | 'disable') => {
     const user = await users.get(access.orgId, userId);
-    enforce(manageMfa(access, user, op));
+    enforce(manageMfa(access, { id: user.userId, role: user.role }, op));
     return user;
   };
   const audit = (tx: Db, ctx: WriteContext, action: string, userId: string) =>
@@ -22,7 +22,7 @@ export function createMfaService(deps: { db: Db; users: UserService; signIn: Sig
     /** Starts (or restarts) an enrolment: the secret is shown once, to the user themselves. */
     async start(access: Access, userId: string): Promise<{ secret: string; otpauthUri: string }> {
       const user = await target(access, userId, 'enrol');
-      const started = await signIn.enrolment(user.id, { restart: true });
+      const started = await signIn.enrolment(user.userId, { restart: true });
       if (!started) throw notFound('User');
       return { secret: started.secret, otpauthUri: started.uri };
     },
@@ -30,23 +30,23 @@ export function createMfaService(deps: { db: Db; users: UserService; signIn: Sig
     async confirm(access: Access, ctx: WriteContext, userId: string, code: string): Promise<void> {
       const user = await target(access, userId, 'enrol');
       await db.transaction().execute(async (tx) => {
-        if (!(await signIn.confirmEnrolment(user.id, code, tx))) {
+        if (!(await signIn.confirmEnrolment(user.userId, code, tx))) {
           throw new AppError('BAD_REQUEST', 'The code does not match the pending enrolment (start one first, then send the current code).', {
             details: { field: 'body.code' },
           });
         }
-        await audit(tx, ctx, 'user.mfa.enable', user.id);
+        await audit(tx, ctx, 'user.mfa.enable', user.userId);
       });
-      invalidate.userChanged(user.org_id, user.id);
+      invalidate.userChanged(user.orgId, user.userId);
     },
 
     async disable(access: Access, ctx: WriteContext, userId: string): Promise<void> {
       const user = await target(access, userId, 'disable');
       await db.transaction().execute(async (tx) => {
-        await signIn.disableTotp(user.id, tx);
-        await audit(tx, ctx, 'user.mfa.disable', user.id);
+        await signIn.disableTotp(user.userId, tx);
+        await audit(tx, ctx, 'user.mfa.disable', user.userId);
       });
-      invalidate.userChanged(user.org_id, user.id);
+      invalidate.userChanged(user.orgId, user.userId);
     },
   };
 }

@@ -7,15 +7,20 @@ import { versionCheck, withEtag } from '../http/concurrency.ts';
 import type { UserService } from './service.ts';
 import type { PeopleService } from '../people/service.ts';
 import type { FastifyRequest } from 'fastify';
-import type { UserRow } from '../store/schema.ts';
-import { presentUser, userCreateSchema, userListQuery, userParams, userPatchSchema, userSchema } from './schemas.ts';
+import type { User } from './resource.ts';
+import { userCreateSchema, userListQuery, userParams, userPatchSchema, userSchema } from './schemas.ts';
 
 export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users: UserService; people: PeopleService }): FastifyPluginAsyncZod {
   const { guards, billing, users, people } = deps;
   /** Invited users' links, for admins only (and only when no mail carries them). */
-  const linksFor = async (request: FastifyRequest, rows: UserRow[]): Promise<Map<string, string>> => {
-    return people.invitationLinks(accessOf(request), rows);
+  const withLinks = async (request: FastifyRequest, found: User[]): Promise<User[]> => {
+    const links = await people.invitationLinks(
+      accessOf(request),
+      found.map((u) => ({ id: u.userId, status: u.status, role: u.role })),
+    );
+    return found.map((u) => (links.has(u.userId) ? { ...u, invitationUrl: links.get(u.userId)! } : u));
   };
+  const withLink = async (request: FastifyRequest, user: User): Promise<User> => (await withLinks(request, [user]))[0]!;
   return async (app) => {
     app.get(
       '/v1/orgs/:orgId/users',
@@ -33,8 +38,7 @@ export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users:
       async (request) => {
         const { limit, cursor, sort, ...filter } = request.query;
         const result = await users.list(request.params.orgId, { limit, cursor }, filter, sort);
-        const links = await linksFor(request, result.items);
-        return { items: result.items.map((u) => presentUser(u, links.get(u.id))), nextCursor: result.nextCursor };
+        return { items: await withLinks(request, result.items), nextCursor: result.nextCursor };
       },
     );
 
@@ -55,9 +59,9 @@ export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users:
         },
       },
       async (request, reply) => {
-        const { user, invitationUrl } = await users.create(accessOf(request), writeContext(request), request.body);
+        const user = await users.create(accessOf(request), writeContext(request), request.body);
         reply.code(201);
-        return withEtag(reply, presentUser(user, invitationUrl));
+        return withEtag(reply, user);
       },
     );
 
@@ -76,8 +80,7 @@ export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users:
       },
       async (request, reply) => {
         const user = await users.get(request.params.orgId, request.params.userId);
-        const links = await linksFor(request, [user]);
-        return withEtag(reply, presentUser(user, links.get(user.id)));
+        return withEtag(reply, await withLink(request, user));
       },
     );
 
@@ -106,8 +109,7 @@ export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users:
           versionCheck(request, version),
           patch,
         );
-        const links = await linksFor(request, [user]);
-        return withEtag(reply, presentUser(user, links.get(user.id)));
+        return withEtag(reply, await withLink(request, user));
       },
     );
 

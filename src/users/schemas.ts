@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { iso, listQuery, text, timestamp, uuid, versionField } from '../http/schemas.ts';
-import type { UserRow } from '../store/schema.ts';
+import { listQuery, text, timestamp, uuid, versionField } from '../http/schemas.ts';
 import { USER_SORTS } from '../store/schema.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
@@ -117,24 +116,3 @@ export const importRowSchema = z.strictObject({
 });
 
 export const userParams = z.object({ orgId: uuid, userId: uuid });
-
-export function presentUser(u: UserRow, invitationUrl?: string | undefined): z.infer<typeof userSchema> {
-  return {
-    userId: u.id,
-    orgId: u.org_id,
-    email: u.email,
-    name: u.name,
-    role: u.role,
-    title: u.title,
-    department: u.department,
-    phone: u.phone,
-    mobile: u.mobile,
-    mfaEnabled: u.mfa_enabled,
-    status: u.status,
-    emailVerified: u.email_verified,
-    ...(invitationUrl ? { invitationUrl } : {}),
-    version: u.version,
-    createdAt: iso(u.created_at),
-    updatedAt: iso(u.updated_at),
-  };
-}

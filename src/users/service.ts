@@ -5,7 +5,7 @@ import { oidcRepo } from '../store/repositories/oidc.ts';
 import { accountTokensRepo } from '../store/repositories/account-tokens.ts';
 import type { OrgRole, UserRow, UserSort } from '../store/schema.ts';
 import { isUniqueViolation } from '../store/errors.ts';
-import { decodeCursor, decodeKeyedCursor, encodeKeyedCursor, toPage, type PageRequest } from '../store/pagination.ts';
+import { decodeCursor, decodeKeyedCursor, encodeKeyedCursor, toPage, type Page, type PageRequest } from '../store/pagination.ts';
 import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
 import { conflict, notFound } from '../errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
@@ -13,6 +13,7 @@ import * as policy from '../auth/policy.ts';
 import { enforce, type Access } from '../auth/policy.ts';
 import { scryptHasher, type PasswordHasher } from '../auth/passwords.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
+import { toUser, type User } from './resource.ts';
 
 export interface UserProfile {
   name: string;
@@ -47,36 +48,37 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
   const { db, invalidate } = deps;
   const passwords = deps.passwords ?? scryptHasher;
   return {
-    async get(orgId: string, userId: string): Promise<UserRow> {
+    async get(orgId: string, userId: string): Promise<User> {
       const user = await usersRepo.find(db, orgId, userId);
       if (!user) throw notFound('User');
-      return user;
+      return toUser(user);
     },
 
-    async list(orgId: string, page: PageRequest, filter: UserFilter = {}, sort: UserSort = 'created') {
+    async list(orgId: string, page: PageRequest, filter: UserFilter = {}, sort: UserSort = 'created'): Promise<Page<User>> {
       // A column order pages by (its key, seq); the default one by seq alone, as every other list.
       if (sortColumnOf(sort) === undefined) {
         const seq = decodeCursor(page.cursor);
         const rows = await usersRepo.list(db, orgId, filter, sort, seq === undefined ? undefined : { seq }, page.limit);
-        return toPage(rows, page.limit, (r) => r.seq, (r) => r);
+        return toPage(rows, page.limit, (r) => r.seq, (r) => toUser(r));
       }
       const rows = await usersRepo.list(db, orgId, filter, sort, decodeKeyedCursor(page.cursor), page.limit);
       const more = rows.length > page.limit;
       const items = more ? rows.slice(0, page.limit) : rows;
       const last = items.at(-1);
-      return { items: items as UserRow[], nextCursor: more && last ? encodeKeyedCursor({ key: last.sort_key ?? '', seq: last.seq }) : null };
+      return { items: items.map((u) => toUser(u)), nextCursor: more && last ? encodeKeyedCursor({ key: last.sort_key ?? '', seq: last.seq }) : null };
     },
 
     /** The live user with this email, if any (the import creates or updates by email). */
-    async findByEmail(orgId: string, email: string): Promise<UserRow | undefined> {
-      return usersRepo.findByEmail(db, orgId, email);
+    async findByEmail(orgId: string, email: string): Promise<User | undefined> {
+      const user = await usersRepo.findByEmail(db, orgId, email);
+      return user && toUser(user);
     },
 
     async create(
       access: Access,
       ctx: WriteContext,
       { temporaryPassword, ...input }: UserProfile & { email: string; role: OrgRole; temporaryPassword?: string | undefined },
-    ): Promise<{ user: UserRow; invitationUrl: string | undefined }> {
+    ): Promise<User> {
       const decision = policy.createUser(access, input.role);
       enforce(decision);
       const passwordHash = temporaryPassword ? await passwords.hash(temporaryPassword) : null;
@@ -99,9 +101,9 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
             changes: changedFields({ ...input, password: temporaryPassword }),
           });
           // The link is shown to the admin only when no mail carries it (no SMTP_URL).
-          return { user: row, invitationUrl: invitation && !invitation.jobId ? invitation.url : undefined };
+          return toUser(row, invitation && !invitation.jobId ? invitation.url : undefined);
         });
-        invalidate.userChanged(ctx.orgId, created.user.id);
+        invalidate.userChanged(ctx.orgId, created.userId);
         return created;
       } catch (err) {
         if (isEmailTaken(err)) throw emailTaken(input.email);
@@ -109,7 +111,7 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
       }
     },
 
-    async update(access: Access, ctx: WriteContext, userId: string, check: VersionCheck, patch: UserPatch): Promise<UserRow> {
+    async update(access: Access, ctx: WriteContext, userId: string, check: VersionCheck, patch: UserPatch): Promise<User> {
       const target = await usersRepo.find(db, ctx.orgId, userId);
       if (!target) throw notFound('User');
       const decision = policy.updateUser(access, target, patch);
@@ -141,7 +143,7 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
           return updated;
         });
         invalidate.userChanged(ctx.orgId, userId);
-        return user;
+        return toUser(user);
       } catch (err) {
         if (isEmailTaken(err)) throw emailTaken(patch.email ?? '');
         throw err;

@@ -2,18 +2,7 @@
 // are relative, so one build works under any APP_URL / ADMIN_URL path and at any deep link) and
 // the runtime configuration as a <meta> tag (the CSP allows no inline script), plus the headers
 // every page of the apps carries.
-
-/** What a web app reads at start from `<meta name="sigsvc-config">`. */
-export interface WebAppRuntimeConfig {
-  app: 'app' | 'admin';
-  /** The app's own URL: its OAuth callback and where sign-out returns. */
-  appUrl: string;
-  authUrl: string;
-  clientId: string;
-  /** Where the API answers (BASE_URL). */
-  apiUrl: string;
-  billingUrl?: string;
-}
+import type { WebAppRuntimeConfig } from './runtime-config.ts';
 
 const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 

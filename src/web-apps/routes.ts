@@ -7,7 +7,8 @@ import path from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fastifyStatic from '@fastify/static';
 import type { Logger } from '../log.ts';
-import { contentSecurityPolicy, fillIndexHtml, pageHeaders, type WebAppRuntimeConfig } from './index-html.ts';
+import { contentSecurityPolicy, fillIndexHtml, pageHeaders } from './index-html.ts';
+import type { WebAppLimits, WebAppRuntimeConfig } from './runtime-config.ts';
 
 export interface WebAppSpec {
   name: 'app' | 'admin';
@@ -21,6 +22,8 @@ export interface WebAppsOptions {
   authUrl: string;
   apiUrl: string;
   billingUrl?: string;
+  /** The limits the pages check before asking (the composition root gathers them from their owners). */
+  limits: WebAppLimits;
   logger: Logger;
 }
 
@@ -53,6 +56,7 @@ export function webAppRoutes(opts: WebAppsOptions) {
         clientId: spec.clientId,
         apiUrl: opts.apiUrl,
         ...(opts.billingUrl ? { billingUrl: opts.billingUrl } : {}),
+        limits: opts.limits,
       };
       const page = fillIndexHtml(readFileSync(indexFile, 'utf8'), `${prefix}/`, config);
 

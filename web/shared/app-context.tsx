@@ -1,7 +1,7 @@
 // What every page of an app reaches through useApp(): the runtime config, the session, the one API
 // client, and who is signed in (org, role) as the ID token says.
 import { createContext, useContext } from 'react';
-import type { RuntimeConfig } from './config.ts';
+import type { Limits, RuntimeConfig } from './config.ts';
 import type { Session } from './auth/session.ts';
 import type { Api } from './api/client.ts';
 
@@ -29,6 +29,11 @@ export function useApp(): AppContextValue {
   const value = useContext(AppContext);
   if (!value) throw new Error('useApp outside the app');
   return value;
+}
+
+/** The service's limits (from the runtime config the server hands the app). */
+export function useLimits(): Limits {
+  return useApp().config.limits;
 }
 
 const RANK = { member: 0, admin: 1, owner: 2, 'super-admin': 3 } as const;

@@ -1,13 +1,10 @@
 // The runtime configuration the server writes into index.html (<meta name="sigsvc-config">): the
-// CSP allows no inline script, and one build serves every deployment.
-export interface RuntimeConfig {
-  app: 'app' | 'admin';
-  appUrl: string;
-  authUrl: string;
-  clientId: string;
-  apiUrl: string;
-  billingUrl?: string;
-}
+// CSP allows no inline script, and one build serves every deployment. Its type is the server's
+// own (src/web-apps/runtime-config.ts, types only), so the two cannot drift apart.
+import type { WebAppLimits, WebAppRuntimeConfig } from '../../src/web-apps/runtime-config.ts';
+
+export type RuntimeConfig = WebAppRuntimeConfig;
+export type Limits = WebAppLimits;
 
 export function readRuntimeConfig(doc: Document = document): RuntimeConfig {
   const raw = doc.querySelector<HTMLMetaElement>('meta[name="sigsvc-config"]')?.content;

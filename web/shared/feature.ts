@@ -4,7 +4,7 @@
 import type { ComponentType } from 'react';
 import type { RouteObject } from 'react-router';
 import type { NavItem } from './shell/Layout.tsx';
-import { requireRole } from './shell/RequireRole.tsx';
+import { requireRole } from './shell/require-role.tsx';
 
 export interface FeatureRoute {
   /** Path under the app, without a leading slash ("users"); its sub-paths are the page's own. */

@@ -15,6 +15,8 @@ export async function startSession(
   sessionTtlS: number,
   /** Sets the request's origin to AUTH_URL's (hooks.ts `pinOrigin`), so cookies are Secure exactly when it is https. */
   pinOrigin: (req: IncomingMessage, authUrl: URL) => void,
+  /** The sign-in's time by the service's clock, as interactions.ts records a password sign-in's. */
+  loginAt: Date,
 ): Promise<void> {
   pinOrigin(req, new URL(authUrl));
   const ctx = provider.createContext(req, res);
@@ -24,7 +26,7 @@ export async function startSession(
     await session.destroy();
     session = await provider.Session.get(ctx);
   }
-  session.loginAccount({ accountId, amr: ['pwd'], loginTs: Math.floor(Date.now() / 1000) });
+  session.loginAccount({ accountId, amr: ['pwd'], loginTs: Math.floor(loginAt.getTime() / 1000) });
   session.resetIdentifier();
   await session.save(sessionTtlS);
   ctx.cookies.set(provider.cookieName('session'), session.jti, { signed: true, httpOnly: true, sameSite: 'lax', maxAge: sessionTtlS * 1000 });

@@ -110,4 +110,18 @@ export const directoryRepo = {
       .limit(1)
       .executeTakeFirst();
   },
+
+  /** Whether another job of this kind and dedupe key is queued for the org (the job queue's table). */
+  async queuedTwin(db: Db, kind: string, orgId: string, dedupeKey: string, exceptJobId: string): Promise<boolean> {
+    const row = await db
+      .selectFrom('jobs')
+      .select('id')
+      .where('kind', '=', kind)
+      .where('org_id', '=', orgId)
+      .where('dedupe_key', '=', dedupeKey)
+      .where('state', '=', 'queued')
+      .where('id', '<>', exceptJobId)
+      .executeTakeFirst();
+    return row !== undefined;
+  },
 };

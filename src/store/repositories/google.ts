@@ -147,20 +147,6 @@ export const googleRepo = {
     await sql`update google_integrations set ${column} = null, ${tokenColumn} = null where org_id = ${orgId} and ${tokenColumn} = ${token}`.execute(db);
   },
 
-  /** Whether another job of this kind and dedupe key is queued for the org (the job queue's table). */
-  async queuedTwin(db: Db, kind: string, orgId: string, dedupeKey: string, exceptJobId: string): Promise<boolean> {
-    const row = await db
-      .selectFrom('jobs')
-      .select('id')
-      .where('kind', '=', kind)
-      .where('org_id', '=', orgId)
-      .where('dedupe_key', '=', dedupeKey)
-      .where('state', '=', 'queued')
-      .where('id', '<>', exceptJobId)
-      .executeTakeFirst();
-    return row !== undefined;
-  },
-
   /** Live users of the org to push (all, or those named), in a stable order. */
   async pushTargets(db: Db, orgId: string, userIds: string[] | undefined) {
     let query = db.selectFrom('users').select(['id', 'email']).where('org_id', '=', orgId).where('deleted_at', 'is', null);

@@ -1,14 +1,12 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import type { OutlookAddinRow, UserRow } from '../schema.ts';
-import { deploymentsRepo } from './deployments.ts';
+import { deploymentsRepo, type DeploymentWrite } from './deployments.ts';
 
-/** What one fetch of the add-in left for a user: their signature served, or refused and why. */
-export interface AddinFetch {
-  orgId: string;
-  userId: string;
+/** What one fetch of the add-in left for a user: their `outlook` deployment row, and when. */
+export interface AddinFetchWrite {
   at: Date;
-  outcome: { state: 'deployed'; contentHash: string } | { state: 'skipped'; reason: 'too_long' | 'payment_required' };
+  deployment: DeploymentWrite;
 }
 
 export const outlookRepo = {
@@ -59,27 +57,19 @@ export const outlookRepo = {
    * Records fetches as the users' `outlook` deployments (for the add-in, the signature is deployed
    * when Outlook fetched it) and the org's last fetch, in one transaction.
    */
-  async recordFetches(db: Db, fetches: AddinFetch[]): Promise<void> {
+  async recordFetches(db: Db, fetches: AddinFetchWrite[]): Promise<void> {
     if (fetches.length === 0) return;
     await db.transaction().execute(async (tx) => {
       // Users deleted since their fetch have no row to write: the live ones only.
       const live = new Set(
-        (await tx.selectFrom('users').select('id').where('id', 'in', [...new Set(fetches.map((f) => f.userId))]).where('deleted_at', 'is', null).execute()).map((r) => r.id),
+        (await tx.selectFrom('users').select('id').where('id', 'in', [...new Set(fetches.map((f) => f.deployment.userId))]).where('deleted_at', 'is', null).execute()).map((r) => r.id),
       );
       for (const f of fetches) {
-        if (!live.has(f.userId)) continue;
-        const { outcome } = f;
-        await deploymentsRepo.record(tx, {
-          orgId: f.orgId,
-          userId: f.userId,
-          target: 'outlook',
-          state: outcome.state,
-          reason: outcome.state === 'skipped' ? outcome.reason : null,
-          ...(outcome.state === 'deployed' ? { deployed: { contentHash: outcome.contentHash, at: f.at } } : {}),
-        });
+        if (!live.has(f.deployment.userId)) continue;
+        await deploymentsRepo.record(tx, f.deployment);
       }
       const latest = new Map<string, Date>();
-      for (const f of fetches) if (!latest.has(f.orgId) || latest.get(f.orgId)! < f.at) latest.set(f.orgId, f.at);
+      for (const { deployment: { orgId }, at } of fetches) if (!latest.has(orgId) || latest.get(orgId)! < at) latest.set(orgId, at);
       for (const [orgId, at] of latest) {
         await tx
           .updateTable('outlook_addins')

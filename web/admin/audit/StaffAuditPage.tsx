@@ -6,22 +6,17 @@ import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { TextField } from '../../shared/components/Field.tsx';
 import { Button } from '../../shared/components/Button.tsx';
 import { ListTable } from '../../shared/components/ListTable.tsx';
-import { call } from '../../shared/api/client.ts';
-import { useQuery } from '../../shared/api/query.ts';
-import { useApp } from '../../shared/app-context.tsx';
 import { useSearch } from '../lib/use-search.ts';
 import { CursorPager } from '../lib/CursorPager.tsx';
 import { when } from '../lib/format.ts';
 import { AuditCells } from '../lib/AuditCells.tsx';
+import { useStaffAudit, useStaffEmails } from './api.ts';
 
 export default function StaffAuditPage() {
-  const { api } = useApp();
   const search = useSearch(['action', 'orgId'] as const);
   const query = { limit: 50, ...search.query, ...(search.cursor ? { cursor: search.cursor } : {}) };
-  const { data, error, loading } = useQuery(['staff-audit', query], () => call(api.GET('/v1/admin/audit', { params: { query } })));
-  // Staff by id, to name the actor (one page of 200 covers any real team).
-  const staff = useQuery(['staff', { limit: 200 }], () => call(api.GET('/v1/admin/staff', { params: { query: { limit: 200 } } })));
-  const emailOf = (id: string) => staff.data?.items.find((s) => s.userId === id)?.email ?? id.slice(0, 8);
+  const { data, error, loading } = useStaffAudit(query);
+  const emailOf = useStaffEmails();
   const [action, setAction] = useState(search.values.action);
   const [orgId, setOrgId] = useState(search.values.orgId);
   const submit = (e: FormEvent) => {

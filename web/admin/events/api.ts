@@ -2,19 +2,18 @@
 import { call } from '../../shared/api/client.ts';
 import { invalidate, useQuery } from '../../shared/api/query.ts';
 import { useApp } from '../../shared/app-context.tsx';
+import { useEventList } from '../lib/api.ts';
 
 export type EventFilters = Partial<Record<'status' | 'type' | 'orgId', string>>;
 
 export function useEvents(filters: EventFilters, cursor: string | undefined) {
-  const { api } = useApp();
-  const query = {
+  return useEventList({
     limit: 25,
     ...(filters.status ? { status: filters.status as 'applied' | 'ignored' | 'failed' | 'pending' } : {}),
     ...(filters.type ? { type: filters.type } : {}),
     ...(filters.orgId ? { orgId: filters.orgId } : {}),
     ...(cursor ? { cursor } : {}),
-  };
-  return useQuery(['events', query], () => call(api.GET('/v1/admin/webhook-events', { params: { query } })));
+  });
 }
 
 export function useEvent(eventId: string | undefined) {

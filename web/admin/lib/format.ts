@@ -12,6 +12,3 @@ export function day(iso: string | null | undefined): string {
 export const SUBSCRIPTION_STATUSES = ['trialing', 'active', 'past_due', 'canceled', 'unpaid', 'incomplete', 'incomplete_expired', 'paused'] as const;
 
 export const EVENT_STATUSES = ['applied', 'ignored', 'failed', 'pending'] as const;
-
-/** The API names the field at the start of a refusal's message; a form shows it beside the field. */
-export const fieldMessage = (message: string) => message.replace(/^body\.\w+: /, '');

@@ -7,12 +7,12 @@ import { TextField } from '../../shared/components/Field.tsx';
 import { Button } from '../../shared/components/Button.tsx';
 import { CopyButton } from '../../shared/components/CopyButton.tsx';
 import { ErrorMessage } from '../../shared/components/Status.tsx';
-import { ApiError } from '../../shared/api/errors.ts';
-import { call } from '../../shared/api/client.ts';
-import { invalidate, useMutation } from '../../shared/api/query.ts';
-import { useApp } from '../../shared/app-context.tsx';
+import { fieldError as fieldErrorOf, isFieldError } from '../../shared/api/errors.ts';
+import { useMutation } from '../../shared/api/query.ts';
 import { notices } from '../../shared/notices.ts';
-import { fieldMessage } from '../lib/format.ts';
+import { useOrgActions, type NewOrg } from './api.ts';
+
+const FIELDS = ['body.name', 'body.seats', 'body.plan', 'body.ownerEmail', 'body.ownerName'];
 
 interface Created {
   orgId: string;
@@ -24,19 +24,18 @@ interface Created {
 }
 
 export default function CreateOrg() {
-  const { api } = useApp();
+  const actions = useOrgActions();
   const [form, setForm] = useState({ name: '', seats: '5', plan: 'trial', ownerEmail: '', ownerName: '' });
   const [created, setCreated] = useState<Created | undefined>();
   const create = useMutation(async () => {
-    const body = {
+    const body: NewOrg = {
       name: form.name.trim(),
       seats: Number(form.seats),
       plan: form.plan.trim() || 'trial',
       ownerEmail: form.ownerEmail.trim(),
       ...(form.ownerName.trim() ? { ownerName: form.ownerName.trim() } : {}),
     };
-    const result = await call(api.POST('/v1/admin/orgs', { body }));
-    await invalidate(['orgs']);
+    const result = await actions.create(body);
     return { ...result, name: body.name, ownerEmail: body.ownerEmail };
   });
   const submit = async (e: FormEvent) => {
@@ -47,7 +46,7 @@ export default function CreateOrg() {
       notices.show({ kind: 'success', text: `${result.name} was created.` });
     }
   };
-  const fieldError = (name: string) => (create.error instanceof ApiError && create.error.field === `body.${name}` ? fieldMessage(create.error.message) : undefined);
+  const fieldError = (name: string) => fieldErrorOf(create.error, `body.${name}`);
   const set = (key: keyof typeof form) => (e: { target: { value: string } }) => setForm((f) => ({ ...f, [key]: e.target.value }));
 
   if (created) {
@@ -94,7 +93,7 @@ export default function CreateOrg() {
         <TextField label="Plan" required value={form.plan} onChange={set('plan')} error={fieldError('plan')} hint="Billing events set it from the price later." />
         <TextField label="Owner’s email" type="email" required value={form.ownerEmail} onChange={set('ownerEmail')} error={fieldError('ownerEmail')} />
         <TextField label="Owner’s name" value={form.ownerName} onChange={set('ownerName')} error={fieldError('ownerName')} />
-        {create.error && !(create.error instanceof ApiError && create.error.field) ? <ErrorMessage error={create.error} /> : null}
+        {create.error && !isFieldError(create.error, FIELDS) ? <ErrorMessage error={create.error} /> : null}
         <div className="form-actions">
           <Link className="btn" to="/orgs">
             Cancel

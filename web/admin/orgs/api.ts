@@ -1,7 +1,11 @@
-// The organisations section's reads and writes, through the app's one API client.
+// The organisations section's reads and writes, through the app's one API client. An org's users
+// and audit are the lists the dashboard reads (shared/api/resources.ts), its events the events
+// page's (lib/api.ts).
 import { call } from '../../shared/api/client.ts';
-import { useQuery } from '../../shared/api/query.ts';
+import { invalidate, useQuery } from '../../shared/api/query.ts';
+import { useAuditList, useUserList } from '../../shared/api/resources.ts';
 import { useApp } from '../../shared/app-context.tsx';
+import { useEventList } from '../lib/api.ts';
 
 export type OrgFilters = Partial<Record<'q' | 'status' | 'state' | 'sort', string>>;
 
@@ -38,19 +42,33 @@ export function useAdminOrg(orgId: string) {
 }
 
 export function useOrgUsers(orgId: string, cursor: string | undefined) {
-  const { api } = useApp();
-  const query = { limit: 20, ...(cursor ? { cursor } : {}) };
-  return useQuery(['org-users', orgId, query], () => call(api.GET('/v1/orgs/{orgId}/users', { params: { path: { orgId }, query } })));
+  return useUserList(orgId, { limit: 20, ...(cursor ? { cursor } : {}) });
 }
 
 export function useOrgEvents(orgId: string, cursor: string | undefined) {
-  const { api } = useApp();
-  const query = { orgId, limit: 20, ...(cursor ? { cursor } : {}) };
-  return useQuery(['events', query], () => call(api.GET('/v1/admin/webhook-events', { params: { query } })));
+  return useEventList({ orgId, limit: 20, ...(cursor ? { cursor } : {}) });
 }
 
 export function useOrgAudit(orgId: string, cursor: string | undefined) {
+  return useAuditList(orgId, { limit: 20, ...(cursor ? { cursor } : {}) });
+}
+
+export interface NewOrg {
+  name: string;
+  seats: number;
+  plan: string;
+  ownerEmail: string;
+  ownerName?: string;
+}
+
+export function useOrgActions() {
   const { api } = useApp();
-  const query = { limit: 20, ...(cursor ? { cursor } : {}) };
-  return useQuery(['org-audit', orgId, query], () => call(api.GET('/v1/orgs/{orgId}/audit', { params: { path: { orgId }, query } })));
+  return {
+    /** Creates an org and invites its owner: the answer carries the org's first API key, once. */
+    async create(body: NewOrg) {
+      const created = await call(api.POST('/v1/admin/orgs', { body }));
+      await invalidate(['orgs']);
+      return created;
+    },
+  };
 }

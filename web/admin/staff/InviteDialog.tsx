@@ -5,11 +5,10 @@ import { TextField } from '../../shared/components/Field.tsx';
 import { Button } from '../../shared/components/Button.tsx';
 import { CopyButton } from '../../shared/components/CopyButton.tsx';
 import { ErrorMessage } from '../../shared/components/Status.tsx';
-import { ApiError } from '../../shared/api/errors.ts';
+import { ApiError, fieldError } from '../../shared/api/errors.ts';
 import { useMutation } from '../../shared/api/query.ts';
 import { notices } from '../../shared/notices.ts';
 import type { StaffMember } from '../lib/types.ts';
-import { fieldMessage } from '../lib/format.ts';
 
 export function InviteDialog({ open, onClose, invite }: { open: boolean; onClose: () => void; invite: (body: { email: string; name: string }) => Promise<StaffMember & { invitationUrl?: string }> }) {
   const [email, setEmail] = useState('');
@@ -41,7 +40,8 @@ export function InviteDialog({ open, onClose, invite }: { open: boolean; onClose
       </Dialog>
     );
   }
-  const emailError = run.error instanceof ApiError && (run.error.field === 'body.email' || run.error.status === 409) ? fieldMessage(run.error.message) : undefined;
+  // An address already taken (409) is about the email too.
+  const emailError = fieldError(run.error, 'body.email') ?? (run.error instanceof ApiError && run.error.status === 409 ? run.error.message : undefined);
   return (
     <Dialog title="Invite staff" open={open} onClose={close}>
       <form onSubmit={(e) => void submit(e)} noValidate>

@@ -13,7 +13,7 @@ import { CursorPager } from '../lib/CursorPager.tsx';
 import { StatusPill } from '../lib/StatusPill.tsx';
 import { day } from '../lib/format.ts';
 import type { StaffMember } from '../lib/types.ts';
-import { useStaffActions, useStaffList } from './api.ts';
+import { useStaff, useStaffActions } from './api.ts';
 import { InviteDialog } from './InviteDialog.tsx';
 
 type Pending = { kind: 'disable' | 'reset'; member: StaffMember };
@@ -21,7 +21,7 @@ type Pending = { kind: 'disable' | 'reset'; member: StaffMember };
 export default function StaffPage() {
   const { me } = useApp();
   const [params] = useSearchParams();
-  const { data, error, loading } = useStaffList(params.get('cursor') ?? undefined);
+  const { data, error, loading } = useStaff(params.get('cursor') ?? undefined);
   const actions = useStaffActions();
   const [inviting, setInviting] = useState(false);
   const [pending, setPending] = useState<Pending | undefined>();

@@ -1,12 +1,11 @@
 // The staff: list, invite, disable, reset another's TOTP.
 import { call } from '../../shared/api/client.ts';
-import { invalidate, useQuery } from '../../shared/api/query.ts';
+import { invalidate } from '../../shared/api/query.ts';
 import { useApp } from '../../shared/app-context.tsx';
+import { useStaffList } from '../lib/api.ts';
 
-export function useStaffList(cursor: string | undefined) {
-  const { api } = useApp();
-  const query = { limit: 50, ...(cursor ? { cursor } : {}) };
-  return useQuery(['staff', query], () => call(api.GET('/v1/admin/staff', { params: { query } })));
+export function useStaff(cursor: string | undefined) {
+  return useStaffList({ limit: 50, ...(cursor ? { cursor } : {}) });
 }
 
 async function refresh() {

@@ -10,12 +10,12 @@ import { TextField } from '../../shared/components/Field.tsx';
 import { Pager, usePager } from '../../shared/components/Pager.tsx';
 import { ErrorMessage } from '../../shared/components/Status.tsx';
 import { ListTable } from '../../shared/components/ListTable.tsx';
-import { call } from '../../shared/api/client.ts';
-import { ApiError } from '../../shared/api/errors.ts';
-import { invalidate, useMutation, useQuery } from '../../shared/api/query.ts';
-import { useOrg } from '../../shared/app-context.tsx';
+import { fieldError } from '../../shared/api/errors.ts';
+import { useMutation } from '../../shared/api/query.ts';
+import { maxLengthOf } from '../../shared/api/field-limits.ts';
 import { notices } from '../../shared/notices.ts';
 import type { Schemas } from '../../shared/api/types.ts';
+import { useApiKeyActions, useApiKeys } from './api.ts';
 
 type ApiKey = Schemas['ApiKey'];
 type Minted = Schemas['MintedApiKey'];
@@ -23,19 +23,16 @@ type Minted = Schemas['MintedApiKey'];
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : null);
 
 export default function ApiKeysPage() {
-  const { api, orgId } = useOrg();
   const pager = usePager();
-  const keys = useQuery(['api-keys', orgId, 'list', pager.cursor ?? ''], () =>
-    call(api.GET('/v1/orgs/{orgId}/api-keys', { params: { path: { orgId }, query: { limit: 50, ...(pager.cursor ? { cursor: pager.cursor } : {}) } } })),
-  );
+  const keys = useApiKeys(pager.cursor);
+  const actions = useApiKeyActions();
   const [minting, setMinting] = useState(false);
   const [minted, setMinted] = useState<Minted | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const revoke = useMutation(async (key: ApiKey) => {
-    await call(api.DELETE('/v1/orgs/{orgId}/api-keys/{keyId}', { params: { path: { orgId, keyId: key.keyId } } }));
+    await actions.revoke(key.keyId);
     setRevoking(null);
     notices.show({ kind: 'success', text: `Key “${key.name}” revoked: it no longer works.` });
-    await invalidate(['api-keys', orgId]);
   });
 
   return (
@@ -141,13 +138,9 @@ export default function ApiKeysPage() {
 }
 
 function MintDialog({ open, onClose, onMinted }: { open: boolean; onClose: () => void; onMinted: (key: Minted) => void }) {
-  const { api, orgId } = useOrg();
+  const actions = useApiKeyActions();
   const [name, setName] = useState('');
-  const mint = useMutation(async () => {
-    const key = await call(api.POST('/v1/orgs/{orgId}/api-keys', { params: { path: { orgId } }, body: { name: name.trim() } }));
-    await invalidate(['api-keys', orgId]);
-    return key;
-  });
+  const mint = useMutation(() => actions.mint(name.trim()));
   const submit = async (e: FormEvent) => {
     e.preventDefault();
     const key = await mint.run();
@@ -156,7 +149,7 @@ function MintDialog({ open, onClose, onMinted }: { open: boolean; onClose: () =>
       onMinted(key);
     }
   };
-  const nameError = mint.error instanceof ApiError && mint.error.field === 'body.name' ? mint.error.message : undefined;
+  const nameError = fieldError(mint.error, 'body.name');
   return (
     <Dialog
       title="New API key"
@@ -172,7 +165,7 @@ function MintDialog({ open, onClose, onMinted }: { open: boolean; onClose: () =>
       }
     >
       <form id="mint-key" onSubmit={(e) => void submit(e)}>
-        <TextField label="Name" hint="Where the key is used, e.g. “HR system sync”." value={name} maxLength={100} required autoFocus onChange={(e) => setName(e.target.value)} error={nameError} />
+        <TextField label="Name" hint="Where the key is used, e.g. “HR system sync”." value={name} maxLength={maxLengthOf('createApiKey', 'name')} required autoFocus onChange={(e) => setName(e.target.value)} error={nameError} />
         {mint.error && !nameError ? <ErrorMessage error={mint.error} /> : null}
       </form>
     </Dialog>

@@ -9,30 +9,10 @@ import { Button } from '../../shared/components/Button.tsx';
 import { TextField } from '../../shared/components/Field.tsx';
 import { Pager, usePager } from '../../shared/components/Pager.tsx';
 import { ListTable } from '../../shared/components/ListTable.tsx';
-import { call } from '../../shared/api/client.ts';
-import { useQuery } from '../../shared/api/query.ts';
-import { useOrg } from '../../shared/app-context.tsx';
+import { useActorNames, useAudit, type AuditQuery } from './api.ts';
 import './audit.css';
 
 const ACTOR_TYPES: Record<string, string> = { user: 'User', apiKey: 'API key', staff: 'Staff', paymentProvider: 'Payments', system: 'System' };
-
-/**
- * Names for the actor ids the log shows: the org's users and API keys (the first 200 of each; an
- * actor beyond them, or deleted, shows its id).
- */
-function useActorNames(): Map<string, string> {
-  const { api, orgId } = useOrg();
-  const users = useQuery(['users', orgId, 'list', 'audit-names'], () =>
-    call(api.GET('/v1/orgs/{orgId}/users', { params: { path: { orgId }, query: { limit: 200 } } })),
-  );
-  const keys = useQuery(['api-keys', orgId, 'list', 'audit-names'], () =>
-    call(api.GET('/v1/orgs/{orgId}/api-keys', { params: { path: { orgId }, query: { limit: 200 } } })),
-  );
-  const names = new Map<string, string>();
-  for (const u of users.data?.items ?? []) names.set(u.userId, u.name || u.email);
-  for (const k of keys.data?.items ?? []) names.set(k.keyId, k.name);
-  return names;
-}
 
 const FILTERS = ['action', 'actorId', 'targetId', 'from', 'to'] as const;
 type Filters = Record<(typeof FILTERS)[number], string>;
@@ -46,12 +26,11 @@ function toInstant(day: string, end: boolean): string | undefined {
 }
 
 export default function AuditPage() {
-  const { api, orgId } = useOrg();
   const [params, setParams] = useSearchParams();
   const filters = Object.fromEntries(FILTERS.map((f) => [f, params.get(f) ?? ''])) as Filters;
   const [form, setForm] = useState<Filters>(filters);
   const pager = usePager();
-  const query = {
+  const query: AuditQuery = {
     limit: 50,
     ...(filters.action ? { action: filters.action } : {}),
     ...(filters.actorId ? { actorId: filters.actorId } : {}),
@@ -60,7 +39,7 @@ export default function AuditPage() {
     ...(filters.to ? { to: toInstant(filters.to, true) } : {}),
     ...(pager.cursor ? { cursor: pager.cursor } : {}),
   };
-  const entries = useQuery(['audit', orgId, query], () => call(api.GET('/v1/orgs/{orgId}/audit', { params: { path: { orgId }, query } })));
+  const entries = useAudit(query);
   const names = useActorNames();
 
   const apply = (next: Filters) => {

@@ -1,6 +1,6 @@
-// Images: upload logos and photos (PNG, JPEG, GIF; at most 1 MB and 2,000 px a side, checked here
-// first so a person hears at once, and by the service in any case), see them with their URL, and
-// delete them. Templates insert them from the editor.
+// Images: upload logos and photos (PNG, JPEG, GIF; at most the service's size and sides, from the
+// runtime config: the size is checked here first so a person hears at once, and by the service in
+// any case), see them with their URL, and delete them. Templates insert them from the editor.
 import { useRef, useState } from 'react';
 import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { Button } from '../../shared/components/Button.tsx';
@@ -8,49 +8,40 @@ import { ConfirmDialog } from '../../shared/components/Dialog.tsx';
 import { CopyButton } from '../../shared/components/CopyButton.tsx';
 import { Pager, usePager } from '../../shared/components/Pager.tsx';
 import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
-import { call } from '../../shared/api/client.ts';
-import { invalidate, useMutation, useQuery } from '../../shared/api/query.ts';
-import { useOrg } from '../../shared/app-context.tsx';
+import { useMutation } from '../../shared/api/query.ts';
+import { useLimits } from '../../shared/app-context.tsx';
 import { notices } from '../../shared/notices.ts';
 import type { Schemas } from '../../shared/api/types.ts';
+import { useImageActions, useImages } from './api.ts';
 import './images.css';
 
 type Image = Schemas['Image'];
 const TYPES = ['image/png', 'image/jpeg', 'image/gif'];
-const MAX_BYTES = 1024 * 1024;
 const PAGE = 24;
+/** Bytes as megabytes for people: "1", "1.5". */
+const megabytes = (bytes: number) => String(Number((bytes / 1024 / 1024).toFixed(1)));
 
 export default function ImagesPage() {
-  const { api, orgId } = useOrg();
+  const limits = useLimits();
   const pager = usePager();
-  const images = useQuery(['images', orgId, 'list', pager.cursor ?? ''], () =>
-    call(api.GET('/v1/orgs/{orgId}/images', { params: { path: { orgId }, query: { limit: PAGE, ...(pager.cursor ? { cursor: pager.cursor } : {}) } } })),
-  );
+  const images = useImages(PAGE, pager.cursor);
+  const actions = useImageActions();
   const input = useRef<HTMLInputElement>(null);
   const [deleting, setDeleting] = useState<Image | null>(null);
 
   const upload = useMutation(async (files: File[]) => {
     for (const file of files) {
       if (!TYPES.includes(file.type)) throw new Error(`${file.name}: only PNG, JPEG and GIF images can be used in signatures.`);
-      if (file.size > MAX_BYTES) throw new Error(`${file.name} is ${(file.size / 1024 / 1024).toFixed(1)} MB; an image may have at most 1 MB.`);
-      await call(
-        api.POST('/v1/orgs/{orgId}/images', {
-          params: { path: { orgId } },
-          // The body is the file's bytes as they are, with its own type.
-          body: file as unknown as string,
-          bodySerializer: (body: unknown) => body as BodyInit,
-          headers: { 'content-type': file.type },
-        }),
-      );
+      if (file.size > limits.imageBytes) throw new Error(`${file.name} is ${megabytes(file.size)} MB; an image may have at most ${megabytes(limits.imageBytes)} MB.`);
+      await actions.upload(file);
       notices.show({ kind: 'success', text: `${file.name} uploaded.` });
     }
-    await invalidate(['images', orgId]);
+    await actions.refresh();
   });
   const remove = useMutation(async (image: Image) => {
-    await call(api.DELETE('/v1/orgs/{orgId}/images/{imageId}', { params: { path: { orgId, imageId: image.imageId } } }));
+    await actions.remove(image.imageId);
     setDeleting(null);
     notices.show({ kind: 'success', text: 'Image deleted.' });
-    await invalidate(['images', orgId]);
   });
 
   return (
@@ -79,7 +70,7 @@ export default function ImagesPage() {
           </>
         }
       >
-        Logos and photos for your signatures: PNG, JPEG or GIF, at most 1 MB and 2,000 pixels a side. Anyone who receives an email can load them,
+        Logos and photos for your signatures: PNG, JPEG or GIF, at most {megabytes(limits.imageBytes)} MB and {limits.imageSidePx.toLocaleString('en')} pixels a side. Anyone who receives an email can load them,
         so upload only what belongs in a signature. Insert them into a template from its editor.
       </PageHeader>
       <ErrorMessage error={upload.error} />

@@ -4,15 +4,13 @@ import { useState, type ChangeEvent, type FormEvent } from 'react';
 import { Button } from '../../shared/components/Button.tsx';
 import { TextField } from '../../shared/components/Field.tsx';
 import { ErrorMessage } from '../../shared/components/Status.tsx';
-import { call } from '../../shared/api/client.ts';
-import { ApiError } from '../../shared/api/errors.ts';
-import { invalidate, useMutation } from '../../shared/api/query.ts';
-import { useOrg } from '../../shared/app-context.tsx';
+import { fieldError as fieldErrorOf } from '../../shared/api/errors.ts';
+import { useMutation } from '../../shared/api/query.ts';
 import { notices } from '../../shared/notices.ts';
-import type { GoogleIntegration } from './use-google.ts';
+import { useGoogleActions, type GoogleIntegration } from './api.ts';
 
 export function ConnectForm({ current, onDone }: { current: GoogleIntegration | null; onDone?: () => void }) {
-  const { api, orgId } = useOrg();
+  const actions = useGoogleActions();
   const [key, setKey] = useState<Record<string, unknown> | undefined>(undefined);
   const [keyName, setKeyName] = useState('');
   const [keyError, setKeyError] = useState<string | undefined>(undefined);
@@ -36,13 +34,7 @@ export function ConnectForm({ current, onDone }: { current: GoogleIntegration | 
   };
 
   const save = useMutation(async () => {
-    await call(
-      api.PUT('/v1/orgs/{orgId}/integrations/google', {
-        params: { path: { orgId } },
-        body: { adminEmail: adminEmail.trim(), syncUsers, pushSignatures, ...(key ? { serviceAccountKey: key } : {}) },
-      }),
-    );
-    await invalidate(['google', orgId]);
+    await actions.save({ adminEmail: adminEmail.trim(), syncUsers, pushSignatures, ...(key ? { serviceAccountKey: key } : {}) });
     notices.show({ kind: 'success', text: current ? 'Google Workspace settings saved.' : 'Google Workspace connected: the first sync has started.' });
     onDone?.();
   });
@@ -50,7 +42,7 @@ export function ConnectForm({ current, onDone }: { current: GoogleIntegration | 
     e.preventDefault();
     void save.run();
   };
-  const fieldError = (field: string) => (save.error instanceof ApiError && save.error.field === field ? save.error.message : undefined);
+  const fieldError = (field: string) => fieldErrorOf(save.error, field);
   const serverKeyError = fieldError('body.serviceAccountKey');
 
   return (

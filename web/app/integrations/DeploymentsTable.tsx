@@ -4,9 +4,7 @@ import { useState } from 'react';
 import { SelectField } from '../../shared/components/Field.tsx';
 import { Pager, usePager } from '../../shared/components/Pager.tsx';
 import { ListTable } from '../../shared/components/ListTable.tsx';
-import { call } from '../../shared/api/client.ts';
-import { useQuery } from '../../shared/api/query.ts';
-import { useOrg } from '../../shared/app-context.tsx';
+import { useGmailDeployments } from './api.ts';
 
 const STATES = ['pending', 'deployed', 'failed', 'skipped'] as const;
 type State = (typeof STATES)[number];
@@ -20,16 +18,9 @@ const PILL: Record<State, string> = { deployed: 'pill pill-success', failed: 'pi
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '—');
 
 export function DeploymentsTable() {
-  const { api, orgId } = useOrg();
   const pager = usePager();
   const [state, setState] = useState<State | ''>('');
-  const list = useQuery(['google', orgId, 'deployments', state, pager.cursor ?? ''], () =>
-    call(
-      api.GET('/v1/orgs/{orgId}/deployments', {
-        params: { path: { orgId }, query: { target: 'gmail', limit: 50, ...(state ? { state } : {}), ...(pager.cursor ? { cursor: pager.cursor } : {}) } },
-      }),
-    ),
-  );
+  const list = useGmailDeployments(state, pager.cursor);
   return (
     <section aria-labelledby="deployments-title">
       <h2 id="deployments-title">Signatures in Gmail</h2>

@@ -6,14 +6,12 @@ import { Button } from '../../shared/components/Button.tsx';
 import { ConfirmDialog, Dialog } from '../../shared/components/Dialog.tsx';
 import { CopyButton } from '../../shared/components/CopyButton.tsx';
 import { ErrorMessage, Loading } from '../../shared/components/Status.tsx';
-import { call } from '../../shared/api/client.ts';
-import { invalidate, useMutation } from '../../shared/api/query.ts';
-import { useOrg } from '../../shared/app-context.tsx';
+import { useMutation } from '../../shared/api/query.ts';
 import { notices } from '../../shared/notices.ts';
 import type { Schemas } from '../../shared/api/types.ts';
 import { ConnectForm } from './ConnectForm.tsx';
 import { DeploymentsTable } from './DeploymentsTable.tsx';
-import { useGoogleIntegration, useJob, type GoogleIntegration } from './use-google.ts';
+import { useGoogleActions, useGoogleIntegration, useJob, type GoogleIntegration } from './api.ts';
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : 'never');
 
@@ -56,7 +54,7 @@ function NotConnected() {
 }
 
 function Connected({ google }: { google: GoogleIntegration }) {
-  const { api, orgId } = useOrg();
+  const actions = useGoogleActions();
   const [editing, setEditing] = useState(false);
   const [disconnecting, setDisconnecting] = useState(false);
   const [jobId, setJobId] = useState<string | null>(null);
@@ -64,23 +62,13 @@ function Connected({ google }: { google: GoogleIntegration }) {
   const [test, setTest] = useState<Schemas['GoogleConnectionTest'] | null>(null);
   const [preview, setPreview] = useState<Schemas['DirectorySyncResult'] | null>(null);
 
-  const runTest = useMutation(async () => setTest(await call(api.POST('/v1/orgs/{orgId}/integrations/google/test', { params: { path: { orgId } } }))));
-  const runPreview = useMutation(async () =>
-    // With dryRun the route answers 200 with the changes (its 202 answers a job).
-    setPreview((await call(api.POST('/v1/orgs/{orgId}/integrations/google/sync', { params: { path: { orgId }, query: { dryRun: 'true' } } }))) as Schemas['DirectorySyncResult']),
-  );
-  const start = useMutation(async (what: 'sync' | 'push') => {
-    const started =
-      what === 'sync'
-        ? await call(api.POST('/v1/orgs/{orgId}/integrations/google/sync', { params: { path: { orgId } } }))
-        : await call(api.POST('/v1/orgs/{orgId}/integrations/google/push', { params: { path: { orgId } } }));
-    setJobId((started as { jobId: string }).jobId);
-  });
+  const runTest = useMutation(async () => setTest(await actions.test()));
+  const runPreview = useMutation(async () => setPreview(await actions.previewSync()));
+  const start = useMutation(async (what: 'sync' | 'push') => setJobId(await actions.start(what)));
   const disconnect = useMutation(async () => {
-    await call(api.DELETE('/v1/orgs/{orgId}/integrations/google', { params: { path: { orgId } } }));
+    await actions.disconnect();
     setDisconnecting(false);
     notices.show({ kind: 'success', text: 'Google Workspace disconnected.' });
-    await invalidate(['google', orgId]);
   });
   const running = job && (job.state === 'queued' || job.state === 'running');
 

@@ -5,12 +5,10 @@ import { Button } from '../../shared/components/Button.tsx';
 import { ConfirmDialog } from '../../shared/components/Dialog.tsx';
 import { TextField } from '../../shared/components/Field.tsx';
 import { ErrorMessage, Loading } from '../../shared/components/Status.tsx';
-import { call } from '../../shared/api/client.ts';
-import { ApiError } from '../../shared/api/errors.ts';
-import { invalidate, useMutation } from '../../shared/api/query.ts';
-import { useOrg } from '../../shared/app-context.tsx';
+import { fieldError as fieldErrorOf } from '../../shared/api/errors.ts';
+import { useMutation } from '../../shared/api/query.ts';
 import { notices } from '../../shared/notices.ts';
-import { useEntra, when, type MicrosoftIntegration } from './use-microsoft.ts';
+import { useEntra, useMicrosoftActions, when, type MicrosoftIntegration, type SyncCounts } from './api.ts';
 
 export function EntraCard() {
   const entra = useEntra();
@@ -27,17 +25,16 @@ export function EntraCard() {
 }
 
 function ConnectForm({ current, onDone }: { current: MicrosoftIntegration | null; onDone: () => void }) {
-  const { api, orgId } = useOrg();
+  const actions = useMicrosoftActions();
   const [tenantId, setTenantId] = useState(current?.tenantId ?? '');
   const [clientId, setClientId] = useState(current?.clientId ?? '');
   const [clientSecret, setClientSecret] = useState('');
   const connect = useMutation(async () => {
-    await call(api.PUT('/v1/orgs/{orgId}/integrations/microsoft', { params: { path: { orgId } }, body: { tenantId: tenantId.trim(), clientId: clientId.trim(), clientSecret } }));
+    await actions.connectEntra({ tenantId: tenantId.trim(), clientId: clientId.trim(), clientSecret });
     notices.show({ kind: 'success', text: 'Connected to Entra ID: the first sync is under way.' });
-    await invalidate(['microsoft', orgId]);
     onDone();
   });
-  const fieldError = (f: string) => (connect.error instanceof ApiError && connect.error.field === `body.${f}` ? connect.error.message : undefined);
+  const fieldError = (f: string) => fieldErrorOf(connect.error, `body.${f}`);
   const submit = (e: FormEvent) => {
     e.preventDefault();
     void connect.run();
@@ -70,23 +67,18 @@ function ConnectForm({ current, onDone }: { current: MicrosoftIntegration | null
 }
 
 function Connected({ entra, onEdit }: { entra: MicrosoftIntegration; onEdit: () => void }) {
-  const { api, orgId } = useOrg();
+  const actions = useMicrosoftActions();
   const [disconnecting, setDisconnecting] = useState(false);
-  const [preview, setPreview] = useState<{ created: number; updated: number; deleted: number; skipped: number } | null>(null);
+  const [preview, setPreview] = useState<SyncCounts | null>(null);
   const sync = useMutation(async () => {
-    await call(api.POST('/v1/orgs/{orgId}/integrations/microsoft/sync', { params: { path: { orgId }, query: { dryRun: 'false' } } }));
+    await actions.syncEntra();
     notices.show({ kind: 'success', text: 'Sync started: this page shows its result when it is done.' });
-    await invalidate(['microsoft', orgId]);
   });
-  const dryRun = useMutation(async () => {
-    const result = await call(api.POST('/v1/orgs/{orgId}/integrations/microsoft/sync', { params: { path: { orgId }, query: { dryRun: 'true' } } }));
-    setPreview(result as { created: number; updated: number; deleted: number; skipped: number });
-  });
+  const dryRun = useMutation(async () => setPreview(await actions.previewEntraSync()));
   const disconnect = useMutation(async () => {
-    await call(api.DELETE('/v1/orgs/{orgId}/integrations/microsoft', { params: { path: { orgId } } }));
+    await actions.disconnectEntra();
     setDisconnecting(false);
     notices.show({ kind: 'success', text: 'Disconnected from Entra ID. Synced users stay.' });
-    await invalidate(['microsoft', orgId]);
   });
   const run = entra.lastRun;
   return (

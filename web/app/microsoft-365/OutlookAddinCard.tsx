@@ -6,19 +6,17 @@ import { ConfirmDialog } from '../../shared/components/Dialog.tsx';
 import { Pager, usePager } from '../../shared/components/Pager.tsx';
 import { ErrorMessage, Loading } from '../../shared/components/Status.tsx';
 import { ListTable } from '../../shared/components/ListTable.tsx';
-import { call } from '../../shared/api/client.ts';
-import { invalidate, useMutation } from '../../shared/api/query.ts';
-import { useOrg } from '../../shared/app-context.tsx';
+import { useMutation } from '../../shared/api/query.ts';
 import { notices } from '../../shared/notices.ts';
-import { useOutlook, useOutlookDeployments, when } from './use-microsoft.ts';
+import { useMicrosoftActions, useOutlook, useOutlookDeployments, when } from './api.ts';
 
 export function OutlookAddinCard() {
-  const { api, orgId } = useOrg();
+  const actions = useMicrosoftActions();
   const outlook = useOutlook();
   const [rotating, setRotating] = useState(false);
   const download = useMutation(async () => {
-    const xml = await call(api.GET('/v1/orgs/{orgId}/integrations/outlook/manifest.xml', { params: { path: { orgId } }, parseAs: 'text' }));
-    const url = URL.createObjectURL(new Blob([xml as unknown as string], { type: 'application/xml' }));
+    const xml = await actions.manifest();
+    const url = URL.createObjectURL(new Blob([xml], { type: 'application/xml' }));
     const a = document.createElement('a');
     a.href = url;
     a.download = 'signature-addin-manifest.xml';
@@ -26,10 +24,9 @@ export function OutlookAddinCard() {
     URL.revokeObjectURL(url);
   });
   const rotate = useMutation(async () => {
-    await call(api.POST('/v1/orgs/{orgId}/integrations/outlook/rotate-key', { params: { path: { orgId } } }));
+    await actions.rotateAddinKey();
     setRotating(false);
     notices.show({ kind: 'success', text: 'New add-in key made. Download the manifest again and update the add-in in the Microsoft 365 admin center.' });
-    await invalidate(['microsoft', orgId]);
   });
 
   return (

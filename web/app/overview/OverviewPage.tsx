@@ -2,13 +2,9 @@
 // 30 days of signature opens. (The payment banner above every page says when payment is due.)
 import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { ErrorMessage, Loading } from '../../shared/components/Status.tsx';
-import { call } from '../../shared/api/client.ts';
-import { useQuery } from '../../shared/api/query.ts';
-import { useOrg } from '../../shared/app-context.tsx';
-import { useOrgResource } from '../../shared/users.ts';
-import { usePlanStatus } from '../../shared/billing/plan-status.ts';
 import { OpensChart } from './OpensChart.tsx';
 import { fillDays, lastDays } from './days.ts';
+import { useOpens, useOverviewOrg, useOverviewPlan } from './api.ts';
 
 const STATUS_TEXT: Record<string, string> = {
   trialing: 'Trial',
@@ -22,13 +18,10 @@ const STATUS_TEXT: Record<string, string> = {
 const date = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' }) : '—');
 
 export default function OverviewPage() {
-  const { api, orgId } = useOrg();
-  const org = useOrgResource();
-  const plan = usePlanStatus();
+  const org = useOverviewOrg();
+  const plan = useOverviewPlan();
   const days = lastDays(30);
-  const opens = useQuery(['opens', orgId, days[0]], () =>
-    call(api.GET('/v1/orgs/{orgId}/opens', { params: { path: { orgId }, query: { from: days[0]!, to: days[days.length - 1]! } } })),
-  );
+  const opens = useOpens(days[0]!, days[days.length - 1]!);
   const o = org.data;
   return (
     <section className="page">

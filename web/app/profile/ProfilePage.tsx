@@ -7,21 +7,21 @@ import { TextField } from '../../shared/components/Field.tsx';
 import { Button } from '../../shared/components/Button.tsx';
 import { ErrorMessage, Loading } from '../../shared/components/Status.tsx';
 import { SignatureFrame } from '../../shared/components/SignatureFrame.tsx';
-import { call } from '../../shared/api/client.ts';
-import { ApiError } from '../../shared/api/errors.ts';
-import { invalidate, useMutation, useQuery } from '../../shared/api/query.ts';
-import { useOrg } from '../../shared/app-context.tsx';
-import { useOrgResource, useUser } from '../../shared/users.ts';
+import { ApiError, fieldError as fieldErrorOf } from '../../shared/api/errors.ts';
+import { useMutation } from '../../shared/api/query.ts';
+import { maxLengthOf } from '../../shared/api/field-limits.ts';
+import { useLimits } from '../../shared/app-context.tsx';
 import { notices } from '../../shared/notices.ts';
 import type { User } from '../../shared/api/types.ts';
 import { renderPreview, type PreviewFields } from './live-preview.ts';
+import { useDefaultTemplate, useMe, useMyOrg, useProfileActions } from './api.ts';
 
 const FIELDS = [
-  { key: 'name', label: 'Name', autoComplete: 'name', max: 200 },
-  { key: 'title', label: 'Job title', autoComplete: 'organization-title', max: 200 },
-  { key: 'department', label: 'Department', autoComplete: 'off', max: 200 },
-  { key: 'phone', label: 'Phone', autoComplete: 'tel', max: 50 },
-  { key: 'mobile', label: 'Mobile', autoComplete: 'tel', max: 50 },
+  { key: 'name', label: 'Name', autoComplete: 'name' },
+  { key: 'title', label: 'Job title', autoComplete: 'organization-title' },
+  { key: 'department', label: 'Department', autoComplete: 'off' },
+  { key: 'phone', label: 'Phone', autoComplete: 'tel' },
+  { key: 'mobile', label: 'Mobile', autoComplete: 'tel' },
 ] as const;
 type Key = (typeof FIELDS)[number]['key'];
 type Form = Record<Key, string>;
@@ -29,8 +29,7 @@ type Form = Record<Key, string>;
 const formOf = (u: User): Form => ({ name: u.name, title: u.title, department: u.department, phone: u.phone, mobile: u.mobile });
 
 export default function ProfilePage() {
-  const { me } = useOrg();
-  const user = useUser(me.userId);
+  const user = useMe();
   return (
     <section className="page">
       <PageHeader title="My profile">What your signature says about you. Your email address and role are managed by an administrator.</PageHeader>
@@ -42,19 +41,16 @@ export default function ProfilePage() {
 }
 
 function ProfileForm({ user }: { user: User }) {
-  const { api, orgId } = useOrg();
+  const actions = useProfileActions();
   const [form, setForm] = useState<Form>(() => formOf(user));
   const save = useMutation(async (values: Form) => {
     const changed = Object.fromEntries(Object.entries(values).filter(([k, v]) => v !== user[k as Key]));
-    const saved = await call(
-      api.PATCH('/v1/orgs/{orgId}/users/{userId}', { params: { path: { orgId, userId: user.userId } }, body: { version: user.version, ...changed } }),
-    );
+    const saved = await actions.save(user, changed);
     notices.show({ kind: 'success', text: 'Profile saved.' });
-    await Promise.all([invalidate(['users', orgId]), invalidate(['signature', orgId])]);
     return saved;
   });
   const conflict = save.error instanceof ApiError && save.error.status === 409;
-  const fieldError = (k: Key) => (save.error instanceof ApiError && save.error.field === k ? save.error.message : undefined);
+  const fieldError = (k: Key) => fieldErrorOf(save.error, k);
   const dirty = FIELDS.some((f) => form[f.key] !== user[f.key]);
 
   const onSubmit = (e: FormEvent) => {
@@ -71,7 +67,7 @@ function ProfileForm({ user }: { user: User }) {
             label={f.label}
             name={f.key}
             autoComplete={f.autoComplete}
-            maxLength={f.max}
+            maxLength={maxLengthOf('updateUser', f.key)}
             value={form[f.key]}
             error={fieldError(f.key)}
             onChange={(e) => setForm({ ...form, [f.key]: e.target.value })}
@@ -81,7 +77,7 @@ function ProfileForm({ user }: { user: User }) {
           <ErrorMessage error={save.error}>
             <p>
               Your profile was changed somewhere else while you edited it.{' '}
-              <Button className="btn-small" onClick={() => void invalidate(['users', orgId, user.userId])}>
+              <Button className="btn-small" onClick={() => void actions.reload(user)}>
                 Load the current version
               </Button>
             </p>
@@ -105,12 +101,10 @@ function ProfileForm({ user }: { user: User }) {
 
 /** The org's default template, rendered with the form's values as they are typed. */
 function LivePreview({ fields }: { fields: PreviewFields }) {
-  const { api, orgId } = useOrg();
-  const org = useOrgResource();
-  const templates = useQuery(['templates', orgId, 'list', 'default'], () =>
-    call(api.GET('/v1/orgs/{orgId}/templates', { params: { path: { orgId }, query: { limit: 200 } } })),
-  );
-  const template = templates.data?.items.find((t) => t.isDefault);
+  const limits = useLimits();
+  const org = useMyOrg();
+  const templates = useDefaultTemplate();
+  const template = templates.template;
   const [html, setHtml] = useState<string>();
   const [error, setError] = useState<string>();
   const key = JSON.stringify(fields);
@@ -118,7 +112,7 @@ function LivePreview({ fields }: { fields: PreviewFields }) {
     if (!template || !org.data) return;
     let live = true;
     const timer = setTimeout(() => {
-      renderPreview(template.html, fields, org.data!.name).then(
+      renderPreview(template.html, fields, org.data!.name, limits.templateSourceChars).then(
         (out) => live && (setHtml(out), setError(undefined)),
         (err: unknown) => live && setError(err instanceof Error ? err.message : 'The template could not be previewed.'),
       );

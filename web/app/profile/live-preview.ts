@@ -4,7 +4,14 @@
 // inlining) once the profile is saved; this preview is shown in the same script-less frame.
 import { Liquid } from 'liquidjs';
 
-const liquid = new Liquid({ outputEscape: 'escape', ownPropertyOnly: true, strictFilters: true, renderLimit: 200, parseLimit: 100_000 });
+// The parse limit is the service's (a template's source length, from the runtime config); the
+// render time limit is this page's own budget, in milliseconds.
+const engines = new Map<number, Liquid>();
+function engine(parseLimit: number): Liquid {
+  let liquid = engines.get(parseLimit);
+  if (!liquid) engines.set(parseLimit, (liquid = new Liquid({ outputEscape: 'escape', ownPropertyOnly: true, strictFilters: true, renderLimit: 200, parseLimit })));
+  return liquid;
+}
 
 export interface PreviewFields {
   name: string;
@@ -15,6 +22,6 @@ export interface PreviewFields {
   department: string;
 }
 
-export async function renderPreview(templateHtml: string, user: PreviewFields, orgName: string): Promise<string> {
-  return liquid.parseAndRender(templateHtml, { user, org: { name: orgName }, pixel_url: '' }) as Promise<string>;
+export async function renderPreview(templateHtml: string, user: PreviewFields, orgName: string, parseLimit: number): Promise<string> {
+  return engine(parseLimit).parseAndRender(templateHtml, { user, org: { name: orgName }, pixel_url: '' }) as Promise<string>;
 }

@@ -4,22 +4,21 @@ import { useState, type FormEvent } from 'react';
 import { TextField } from '../../shared/components/Field.tsx';
 import { Button } from '../../shared/components/Button.tsx';
 import { ErrorMessage } from '../../shared/components/Status.tsx';
-import { call } from '../../shared/api/client.ts';
-import { ApiError } from '../../shared/api/errors.ts';
+import { fieldError, isFieldError } from '../../shared/api/errors.ts';
 import { useMutation } from '../../shared/api/query.ts';
-import { useOrg } from '../../shared/app-context.tsx';
-
-const MIN_LENGTH = 12;
+import { useLimits, useOrg } from '../../shared/app-context.tsx';
+import { useSecurityActions } from './api.ts';
 
 export function PasswordCard() {
-  const { api, orgId, me, session } = useOrg();
+  const { session } = useOrg();
+  const actions = useSecurityActions();
+  const minLength = useLimits().passwordMinChars;
   const [form, setForm] = useState({ currentPassword: '', newPassword: '', confirm: '' });
   const [mismatch, setMismatch] = useState(false);
   const change = useMutation(async (body: { currentPassword: string; newPassword: string }) => {
-    await call(api.POST('/v1/orgs/{orgId}/users/{userId}/password', { params: { path: { orgId, userId: me.userId } }, body }));
+    await actions.changePassword(body);
     await session.signIn();
   });
-  const err = change.error instanceof ApiError ? change.error : undefined;
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
     if (form.newPassword !== form.confirm) return setMismatch(true);
@@ -31,20 +30,20 @@ export function PasswordCard() {
     <form className="card" onSubmit={onSubmit} aria-labelledby="password-title">
       <h2 id="password-title">Password</h2>
       <p className="muted">Changing it signs you out everywhere; you then sign in again with the new one.</p>
-      <TextField label="Current password" type="password" autoComplete="current-password" required value={form.currentPassword} onChange={set('currentPassword')} error={err?.field === 'currentPassword' ? err.message : undefined} />
+      <TextField label="Current password" type="password" autoComplete="current-password" required value={form.currentPassword} onChange={set('currentPassword')} error={fieldError(change.error, 'currentPassword')} />
       <TextField
         label="New password"
         type="password"
         autoComplete="new-password"
         required
-        minLength={MIN_LENGTH}
-        hint={`At least ${MIN_LENGTH} characters.`}
+        minLength={minLength}
+        hint={`At least ${minLength} characters.`}
         value={form.newPassword}
         onChange={set('newPassword')}
-        error={err?.field === 'newPassword' ? err.message : undefined}
+        error={fieldError(change.error, 'newPassword')}
       />
       <TextField label="New password again" type="password" autoComplete="new-password" required value={form.confirm} onChange={set('confirm')} error={mismatch ? 'The two new passwords differ.' : undefined} />
-      {change.error && !['currentPassword', 'newPassword'].includes(err?.field ?? '') ? <ErrorMessage error={change.error} /> : null}
+      {change.error && !isFieldError(change.error, ['currentPassword', 'newPassword']) ? <ErrorMessage error={change.error} /> : null}
       <div className="form-actions" style={{ justifyContent: 'flex-start' }}>
         <Button type="submit" variant="primary" disabled={change.pending}>
           Change password

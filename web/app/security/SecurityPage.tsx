@@ -7,16 +7,13 @@ import { TextField } from '../../shared/components/Field.tsx';
 import { Button } from '../../shared/components/Button.tsx';
 import { ConfirmDialog } from '../../shared/components/Dialog.tsx';
 import { ErrorMessage, Loading } from '../../shared/components/Status.tsx';
-import { call } from '../../shared/api/client.ts';
-import { invalidate, useMutation } from '../../shared/api/query.ts';
-import { useOrg } from '../../shared/app-context.tsx';
-import { useUser } from '../../shared/users.ts';
+import { useMutation } from '../../shared/api/query.ts';
 import { notices } from '../../shared/notices.ts';
 import { PasswordCard } from './PasswordCard.tsx';
+import { useMe, useSecurityActions } from './api.ts';
 
 export default function SecurityPage() {
-  const { me } = useOrg();
-  const user = useUser(me.userId);
+  const user = useMe();
   return (
     <section className="page">
       <PageHeader title="Security">How you sign in: your password, and a second step that keeps a stolen password from being enough.</PageHeader>
@@ -33,13 +30,12 @@ export default function SecurityPage() {
 }
 
 function Enabled() {
-  const { api, orgId, me } = useOrg();
+  const actions = useSecurityActions();
   const [confirming, setConfirming] = useState(false);
   const disable = useMutation(async () => {
-    await call(api.DELETE('/v1/orgs/{orgId}/users/{userId}/mfa/totp', { params: { path: { orgId, userId: me.userId } } }));
+    await actions.disableTotp();
     setConfirming(false);
     notices.show({ kind: 'success', text: 'Two-step verification is off.' });
-    await invalidate(['users', orgId]);
   });
   return (
     <div className="card">
@@ -65,17 +61,16 @@ function Enabled() {
 }
 
 function Enrol() {
-  const { api, orgId, me } = useOrg();
+  const actions = useSecurityActions();
   const [secret, setSecret] = useState<{ secret: string; otpauthUri: string }>();
   const [qr, setQr] = useState<string>();
   const [code, setCode] = useState('');
   const start = useMutation(async () => {
-    setSecret(await call(api.POST('/v1/orgs/{orgId}/users/{userId}/mfa/totp', { params: { path: { orgId, userId: me.userId } } })));
+    setSecret(await actions.startTotp());
   });
   const confirm = useMutation(async (c: string) => {
-    await call(api.POST('/v1/orgs/{orgId}/users/{userId}/mfa/totp/verify', { params: { path: { orgId, userId: me.userId } }, body: { code: c } }));
+    await actions.confirmTotp(c);
     notices.show({ kind: 'success', text: 'Two-step verification is on.' });
-    await invalidate(['users', orgId]);
   });
   useEffect(() => {
     if (!secret) return;

@@ -6,7 +6,7 @@ import { SignatureFrame } from '../../shared/components/SignatureFrame.tsx';
 import { CopyButton } from '../../shared/components/CopyButton.tsx';
 import { ErrorMessage, Loading } from '../../shared/components/Status.tsx';
 import { ApiError } from '../../shared/api/errors.ts';
-import { useMySignature } from './use-signature.ts';
+import { useMySignature } from './api.ts';
 import { PasteHelp } from './PasteHelp.tsx';
 
 export default function SignaturePage() {

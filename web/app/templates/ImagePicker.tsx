@@ -6,10 +6,8 @@ import { Dialog } from '../../shared/components/Dialog.tsx';
 import { Button } from '../../shared/components/Button.tsx';
 import { TextField } from '../../shared/components/Field.tsx';
 import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
-import { call } from '../../shared/api/client.ts';
-import { useQuery } from '../../shared/api/query.ts';
-import { useOrg } from '../../shared/app-context.tsx';
 import type { Schemas } from '../../shared/api/types.ts';
+import { usePickerImages } from './api.ts';
 
 type Image = Schemas['Image'];
 const MAX_WIDTH = 600;
@@ -23,10 +21,7 @@ export function imgTag(image: Pick<Image, 'url' | 'width' | 'height'>, alt: stri
 }
 
 export function ImagePicker({ open, onPick, onClose }: { open: boolean; onPick(tag: string): void; onClose(): void }) {
-  const { api, orgId } = useOrg();
-  const images = useQuery(['images', orgId, 'list', 'picker'], () => call(api.GET('/v1/orgs/{orgId}/images', { params: { path: { orgId }, query: { limit: 200 } } })), {
-    enabled: open,
-  });
+  const images = usePickerImages(open);
   const [alt, setAlt] = useState('');
   return (
     <Dialog title="Insert an image" open={open} onClose={onClose} wide footer={<Button onClick={onClose}>Cancel</Button>}>

@@ -4,12 +4,11 @@ import { Dialog } from '../../shared/components/Dialog.tsx';
 import { Button } from '../../shared/components/Button.tsx';
 import { SelectField, TextField } from '../../shared/components/Field.tsx';
 import { ErrorMessage } from '../../shared/components/Status.tsx';
-import { call } from '../../shared/api/client.ts';
-import { ApiError } from '../../shared/api/errors.ts';
-import { invalidate, useMutation } from '../../shared/api/query.ts';
-import { useOrg } from '../../shared/app-context.tsx';
+import { fieldError } from '../../shared/api/errors.ts';
+import { useMutation } from '../../shared/api/query.ts';
+import { maxLengthOf } from '../../shared/api/field-limits.ts';
 import { notices } from '../../shared/notices.ts';
-import { useStarters } from './api.ts';
+import { useStarters, useTemplateActions } from './api.ts';
 
 const BLANK = {
   html: '<table cellpadding="0" cellspacing="0" border="0">\n  <tr>\n    <td style="font-family:Arial,sans-serif;font-size:13px;color:#222">\n      <strong>{{ user.name }}</strong><br>\n      {{ user.title }}{% if user.department != blank %}, {{ user.department }}{% endif %}<br>\n      {{ org.name }}\n    </td>\n  </tr>\n</table>',
@@ -17,15 +16,14 @@ const BLANK = {
 };
 
 export function NewTemplateDialog({ open, onClose, onCreated }: { open: boolean; onClose: () => void; onCreated: (templateId: string) => void }) {
-  const { api, orgId } = useOrg();
+  const actions = useTemplateActions();
   const starters = useStarters();
   const [name, setName] = useState('');
   const [starterId, setStarterId] = useState('');
   const create = useMutation(async () => {
     const starter = starters.data?.find((s) => s.starterId === starterId);
     const source = starter ? { html: starter.html, text: starter.text } : BLANK;
-    const created = await call(api.POST('/v1/orgs/{orgId}/templates', { params: { path: { orgId } }, body: { name: name.trim(), ...source } }));
-    await invalidate(['templates', orgId]);
+    const created = await actions.create({ name: name.trim(), ...source });
     notices.show({ kind: 'success', text: `Template “${created.name}” created.` });
     return created;
   });
@@ -38,7 +36,7 @@ export function NewTemplateDialog({ open, onClose, onCreated }: { open: boolean;
       onCreated(created.templateId);
     }
   };
-  const nameError = create.error instanceof ApiError && create.error.field === 'body.name' ? create.error.message : undefined;
+  const nameError = fieldError(create.error, 'body.name');
   return (
     <Dialog
       title="New template"
@@ -54,7 +52,7 @@ export function NewTemplateDialog({ open, onClose, onCreated }: { open: boolean;
       }
     >
       <form id="new-template" onSubmit={(e) => void submit(e)}>
-        <TextField label="Name" value={name} maxLength={200} required onChange={(e) => setName(e.target.value)} error={nameError} autoFocus />
+        <TextField label="Name" value={name} maxLength={maxLengthOf('createTemplate', 'name')} required onChange={(e) => setName(e.target.value)} error={nameError} autoFocus />
         <SelectField label="Start from" value={starterId} onChange={(e) => setStarterId(e.target.value)} hint="A starter design to adapt, or a blank template.">
           <option value="">Blank template</option>
           {(starters.data ?? []).map((s) => (

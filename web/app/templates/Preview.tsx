@@ -1,10 +1,8 @@
 // The live preview: the unsaved template rendered by the service (the preview route) as the user
 // the admin picked, shown in an iframe that runs nothing (`sandbox=""`: no script, no forms, no
 // same-origin access), at a desktop or a phone width. The size meter counts the rendered HTML's
-// UTF-8 bytes against the service's 30 KB render limit.
+// UTF-8 bytes against the service's render limit (RENDER_LIMIT_BYTES, from the runtime config).
 import { useState } from 'react';
-
-export const RENDER_LIMIT_BYTES = 30_720;
 
 export interface PreviewState {
   html: string;
@@ -13,7 +11,7 @@ export interface PreviewState {
   warnings: string[];
 }
 
-export function SizeMeter({ bytes, limit = RENDER_LIMIT_BYTES }: { bytes: number; limit?: number }) {
+export function SizeMeter({ bytes, limit }: { bytes: number; limit: number }) {
   const ratio = Math.min(bytes / limit, 1);
   const level = bytes > limit ? 'over' : ratio > 0.8 ? 'near' : 'ok';
   return (

@@ -1,16 +1,11 @@
 // Whom the preview renders as: any user of the org, found by name or email (the users search).
 import { useState } from 'react';
 import { SelectField, TextField } from '../../shared/components/Field.tsx';
-import { call } from '../../shared/api/client.ts';
-import { useQuery } from '../../shared/api/query.ts';
-import { useOrg } from '../../shared/app-context.tsx';
+import { usePreviewUsers } from './api.ts';
 
 export function PreviewUserPicker({ value, onChange }: { value: string | undefined; onChange: (userId: string) => void }) {
-  const { api, orgId } = useOrg();
   const [q, setQ] = useState('');
-  const users = useQuery(['users', orgId, 'list', 'preview-picker', q], () =>
-    call(api.GET('/v1/orgs/{orgId}/users', { params: { path: { orgId }, query: { limit: 50, ...(q ? { q } : {}) } } })),
-  );
+  const users = usePreviewUsers(q);
   const items = users.data?.items ?? [];
   return (
     <div className="preview-user">

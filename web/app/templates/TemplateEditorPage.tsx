@@ -9,18 +9,17 @@ import { Button } from '../../shared/components/Button.tsx';
 import { TextField } from '../../shared/components/Field.tsx';
 import { ConfirmDialog } from '../../shared/components/Dialog.tsx';
 import { ErrorMessage, Loading } from '../../shared/components/Status.tsx';
-import { call } from '../../shared/api/client.ts';
 import { ApiError } from '../../shared/api/errors.ts';
-import { invalidate, useMutation } from '../../shared/api/query.ts';
-import { useOrg } from '../../shared/app-context.tsx';
+import { useMutation } from '../../shared/api/query.ts';
+import { maxLengthOf } from '../../shared/api/field-limits.ts';
+import { useLimits, useOrg } from '../../shared/app-context.tsx';
 import { notices } from '../../shared/notices.ts';
 import LiquidEditor, { type EditorHandle } from './LiquidEditor.tsx';
-import { PreviewFrame, RENDER_LIMIT_BYTES, SizeMeter } from './Preview.tsx';
+import { PreviewFrame, SizeMeter } from './Preview.tsx';
 import { PreviewUserPicker } from './PreviewUserPicker.tsx';
 import { ImagePicker } from './ImagePicker.tsx';
 import { ALL_FIELDS } from './merge-fields.ts';
-import { usePreview } from './usePreview.ts';
-import { useTemplate, type Template } from './api.ts';
+import { usePreview, useTemplate, useTemplateActions, type Template, type TemplateChanges } from './api.ts';
 import './templates.css';
 
 export default function TemplateEditorPage() {
@@ -49,7 +48,9 @@ interface Draft {
 const isConflict = (err: unknown): err is ApiError => err instanceof ApiError && (err.status === 409 || err.status === 412);
 
 function Editor({ initial }: { initial: Template }) {
-  const { api, orgId, me } = useOrg();
+  const { me } = useOrg();
+  const actions = useTemplateActions();
+  const limits = useLimits();
   const navigate = useNavigate();
   // What the server last gave us (the base of the next save) and what the admin is typing.
   const [base, setBase] = useState(initial);
@@ -62,16 +63,10 @@ function Editor({ initial }: { initial: Template }) {
   const dirty = draft.name !== base.name || draft.html !== base.html || draft.text !== base.text;
   const preview = usePreview({ userId: previewUser, html: draft.html, text: draft.text });
 
-  const write = async (body: { name?: string; html?: string; text?: string; isDefault?: boolean }) => {
-    const saved = await call(
-      api.PATCH('/v1/orgs/{orgId}/templates/{templateId}', {
-        params: { path: { orgId, templateId: base.templateId }, header: { 'If-Match': `"${base.version}"` } },
-        body: { version: base.version, ...body },
-      }),
-    );
+  const write = async (changes: TemplateChanges) => {
+    const saved = await actions.update(base, changes);
     setBase(saved);
     setWarnings(saved.warnings);
-    await invalidate(['templates', orgId]);
     return saved;
   };
   const save = useMutation(async () => {
@@ -84,8 +79,7 @@ function Editor({ initial }: { initial: Template }) {
     notices.show({ kind: 'success', text: 'This is now the default template.' });
   });
   const remove = useMutation(async () => {
-    await call(api.DELETE('/v1/orgs/{orgId}/templates/{templateId}', { params: { path: { orgId, templateId: base.templateId } } }));
-    await invalidate(['templates', orgId]);
+    await actions.remove(base);
     notices.show({ kind: 'success', text: `Template “${base.name}” deleted.` });
     navigate('..');
   });
@@ -108,7 +102,7 @@ function Editor({ initial }: { initial: Template }) {
 
   const conflict = [save.error, makeDefault.error].find(isConflict);
   const reload = async () => {
-    const current = await call(api.GET('/v1/orgs/{orgId}/templates/{templateId}', { params: { path: { orgId, templateId: base.templateId } } }));
+    const current = await actions.current(base);
     setBase(current);
     setDraft({ name: current.name, html: current.html, text: current.text });
     save.reset();
@@ -116,7 +110,7 @@ function Editor({ initial }: { initial: Template }) {
   };
   const keepEditing = async () => {
     // The next save overwrites the other change: it is made against the current version.
-    const current = await call(api.GET('/v1/orgs/{orgId}/templates/{templateId}', { params: { path: { orgId, templateId: base.templateId } } }));
+    const current = await actions.current(base);
     setBase({ ...current, name: base.name, html: base.html, text: base.text });
     save.reset();
     makeDefault.reset();
@@ -126,9 +120,9 @@ function Editor({ initial }: { initial: Template }) {
   const tooLarge = preview.error instanceof ApiError && preview.error.status === 413 ? preview.error.details : undefined;
   const size =
     typeof tooLarge?.bytes === 'number'
-      ? { bytes: tooLarge.bytes, limit: typeof tooLarge.limitBytes === 'number' ? tooLarge.limitBytes : RENDER_LIMIT_BYTES }
+      ? { bytes: tooLarge.bytes, limit: typeof tooLarge.limitBytes === 'number' ? tooLarge.limitBytes : limits.renderBytes }
       : preview.preview
-        ? { bytes: preview.preview.bytes, limit: RENDER_LIMIT_BYTES }
+        ? { bytes: preview.preview.bytes, limit: limits.renderBytes }
         : undefined;
   const allWarnings = [...new Set([...(preview.preview?.warnings ?? []), ...warnings])];
 
@@ -177,7 +171,7 @@ function Editor({ initial }: { initial: Template }) {
 
       <div className="template-editor">
         <div className="template-editor__source">
-          <TextField label="Name" value={draft.name} maxLength={200} onChange={(e) => setDraft({ ...draft, name: e.target.value })} />
+          <TextField label="Name" value={draft.name} maxLength={maxLengthOf('updateTemplate', 'name')} onChange={(e) => setDraft({ ...draft, name: e.target.value })} />
           <div className="toolbar">
             <h2 id="html-heading" className="h3">
               HTML signature
@@ -194,7 +188,7 @@ function Editor({ initial }: { initial: Template }) {
                 <code>{f}</code>
               </span>
             ))}
-            . Source: {draft.html.length.toLocaleString()} of 100,000 characters.
+            . Source: {draft.html.length.toLocaleString()} of {limits.templateSourceChars.toLocaleString()} characters.
           </p>
           <h2 className="h3">Plain-text signature</h2>
           <LiquidEditor mode="text" label="Plain-text signature (Liquid)" value={draft.text} onChange={(text) => setDraft((d) => ({ ...d, text }))} minHeight="6rem" />

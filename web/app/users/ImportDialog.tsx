@@ -4,10 +4,9 @@ import { useEffect, useId, useState, type FormEvent } from 'react';
 import { Dialog } from '../../shared/components/Dialog.tsx';
 import { Button } from '../../shared/components/Button.tsx';
 import { ErrorMessage } from '../../shared/components/Status.tsx';
-import { call } from '../../shared/api/client.ts';
-import { invalidate, useMutation } from '../../shared/api/query.ts';
-import { useOrg } from '../../shared/app-context.tsx';
+import { useMutation } from '../../shared/api/query.ts';
 import { emailsByRow, IMPORT_COLUMNS, TEMPLATE_CSV } from './csv.ts';
+import { useUserActions } from './api.ts';
 
 interface Outcome {
   row: number;
@@ -28,7 +27,7 @@ function downloadTemplate() {
 }
 
 export function ImportDialog({ open, onClose }: { open: boolean; onClose: () => void }) {
-  const { api, orgId } = useOrg();
+  const actions = useUserActions();
   const fileId = useId();
   const [file, setFile] = useState<File>();
   const [outcomes, setOutcomes] = useState<Outcome[]>();
@@ -40,17 +39,9 @@ export function ImportDialog({ open, onClose }: { open: boolean; onClose: () => 
   }, [open]);
   const upload = useMutation(async (f: File) => {
     const csv = await f.text();
-    const answer = await call(
-      api.POST('/v1/orgs/{orgId}/users/import', {
-        params: { path: { orgId } },
-        body: csv,
-        bodySerializer: (b: unknown) => b as string,
-        headers: { 'content-type': 'text/csv' },
-      }),
-    );
+    const results = await actions.importCsv(csv);
     const emails = emailsByRow(csv);
-    setOutcomes(answer.results.map((r) => ({ row: r.row, email: emails.get(r.row) ?? '', status: r.status, error: r.error?.message })));
-    await Promise.all([invalidate(['users', orgId]), invalidate(['org', orgId]), invalidate(['plan-status', orgId])]);
+    setOutcomes(results.map((r) => ({ row: r.row, email: emails.get(r.row) ?? '', status: r.status, error: r.error?.message })));
   });
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();

@@ -5,30 +5,25 @@ import { Dialog } from '../../shared/components/Dialog.tsx';
 import { Button } from '../../shared/components/Button.tsx';
 import { SelectField, TextField } from '../../shared/components/Field.tsx';
 import { ErrorMessage } from '../../shared/components/Status.tsx';
-import { call } from '../../shared/api/client.ts';
-import { ApiError } from '../../shared/api/errors.ts';
-import { invalidate, useMutation } from '../../shared/api/query.ts';
+import { ApiError, fieldError as fieldErrorOf, isFieldError } from '../../shared/api/errors.ts';
+import { useMutation } from '../../shared/api/query.ts';
+import { maxLengthOf } from '../../shared/api/field-limits.ts';
 import { useOrg } from '../../shared/app-context.tsx';
 import { notices } from '../../shared/notices.ts';
-import type { Role, User } from '../../shared/api/types.ts';
+import type { User } from '../../shared/api/types.ts';
 import { assignableRoles, emailLocked, OWNER_RULES, roleLocked } from './role-rules.ts';
 import { InvitationLink } from './InvitationLink.tsx';
+import { useUserActions, type UserFields } from './api.ts';
 
-interface Form {
-  email: string;
-  name: string;
-  title: string;
-  department: string;
-  phone: string;
-  mobile: string;
-  role: Role;
-}
+type Form = UserFields;
+const FIELDS = ['email', 'name', 'title', 'department', 'phone', 'mobile', 'role'] as const;
 
 const EMPTY: Form = { email: '', name: '', title: '', department: '', phone: '', mobile: '', role: 'member' };
 const formOf = (u: User): Form => ({ email: u.email, name: u.name, title: u.title, department: u.department, phone: u.phone, mobile: u.mobile, role: u.role });
 
 export function UserDialog({ open, user, onClose }: { open: boolean; user: User | undefined; onClose: () => void }) {
-  const { api, orgId, me } = useOrg();
+  const { me } = useOrg();
+  const actions = useUserActions();
   const [form, setForm] = useState<Form>(EMPTY);
   const [invited, setInvited] = useState<{ email: string; url: string }>();
   useEffect(() => {
@@ -40,23 +35,22 @@ export function UserDialog({ open, user, onClose }: { open: boolean; user: User 
   const save = useMutation(async (values: Form) => {
     if (user) {
       const changed = Object.fromEntries(Object.entries(values).filter(([k, v]) => v !== user[k as keyof Form]));
-      await call(api.PATCH('/v1/orgs/{orgId}/users/{userId}', { params: { path: { orgId, userId: user.userId } }, body: { version: user.version, ...changed } }));
+      await actions.update(user, changed);
       notices.show({ kind: 'success', text: `${values.name || values.email} was saved.` });
       onClose();
     } else {
-      const created = await call(api.POST('/v1/orgs/{orgId}/users', { params: { path: { orgId } }, body: values }));
+      const created = await actions.create(values);
       if (created.invitationUrl) setInvited({ email: created.email, url: created.invitationUrl });
       else {
         notices.show({ kind: 'success', text: `An invitation was sent to ${created.email}.` });
         onClose();
       }
     }
-    await Promise.all([invalidate(['users', orgId]), invalidate(['org', orgId]), invalidate(['plan-status', orgId])]);
   });
   useEffect(() => save.reset(), [open, save.reset]);
 
   const err = save.error instanceof ApiError ? save.error : undefined;
-  const fieldError = (k: keyof Form) => (err?.field === k ? err.message : undefined);
+  const fieldError = (k: keyof Form) => fieldErrorOf(save.error, k);
   const conflict = err?.status === 409 && err.field === 'version';
   const lockRole = user ? roleLocked(me, user) : undefined;
   const lockEmail = user ? emailLocked(me, user) : undefined;
@@ -84,13 +78,13 @@ export function UserDialog({ open, user, onClose }: { open: boolean; user: User 
           <div className="two-col">
             <div>
               <TextField label="Email" type="email" required value={form.email} onChange={set('email')} disabled={!!lockEmail} hint={lockEmail} error={fieldError('email')} />
-              <TextField label="Name" value={form.name} onChange={set('name')} error={fieldError('name')} maxLength={200} />
-              <TextField label="Job title" value={form.title} onChange={set('title')} error={fieldError('title')} maxLength={200} />
-              <TextField label="Department" value={form.department} onChange={set('department')} error={fieldError('department')} maxLength={200} />
+              <TextField label="Name" value={form.name} onChange={set('name')} error={fieldError('name')} maxLength={maxLengthOf('createUser', 'name')} />
+              <TextField label="Job title" value={form.title} onChange={set('title')} error={fieldError('title')} maxLength={maxLengthOf('createUser', 'title')} />
+              <TextField label="Department" value={form.department} onChange={set('department')} error={fieldError('department')} maxLength={maxLengthOf('createUser', 'department')} />
             </div>
             <div>
-              <TextField label="Phone" type="tel" value={form.phone} onChange={set('phone')} error={fieldError('phone')} maxLength={50} />
-              <TextField label="Mobile" type="tel" value={form.mobile} onChange={set('mobile')} error={fieldError('mobile')} maxLength={50} />
+              <TextField label="Phone" type="tel" value={form.phone} onChange={set('phone')} error={fieldError('phone')} maxLength={maxLengthOf('createUser', 'phone')} />
+              <TextField label="Mobile" type="tel" value={form.mobile} onChange={set('mobile')} error={fieldError('mobile')} maxLength={maxLengthOf('createUser', 'mobile')} />
               <SelectField label="Role" value={form.role} onChange={set('role')} disabled={!!lockRole} hint={lockRole} error={fieldError('role')}>
                 {(roles.includes(form.role) ? roles : [form.role, ...roles]).map((r) => (
                   <option key={r} value={r} disabled={!roles.includes(r)}>
@@ -108,7 +102,7 @@ export function UserDialog({ open, user, onClose }: { open: boolean; user: User 
               </details>
             </div>
           </div>
-          {err && !['email', 'name', 'title', 'department', 'phone', 'mobile', 'role'].includes(err.field ?? '') ? (
+          {err && !isFieldError(err, FIELDS) ? (
             <ErrorMessage error={err}>
               {conflict ? <p>Someone changed this user while you edited. Close this dialog and open it again to see their version.</p> : null}
             </ErrorMessage>

@@ -8,12 +8,11 @@ import { ConfirmDialog } from '../../shared/components/Dialog.tsx';
 import { ErrorMessage } from '../../shared/components/Status.tsx';
 import { ListTable, actionsColumn } from '../../shared/components/ListTable.tsx';
 import { Pager, usePager } from '../../shared/components/Pager.tsx';
-import { call } from '../../shared/api/client.ts';
-import { invalidate, useMutation } from '../../shared/api/query.ts';
+import { useMutation } from '../../shared/api/query.ts';
 import { useOrg } from '../../shared/app-context.tsx';
 import { notices } from '../../shared/notices.ts';
 import type { User } from '../../shared/api/types.ts';
-import { NO_FILTERS, useUsers, type UserFilters } from './use-users.ts';
+import { NO_FILTERS, useUserActions, useUsers, type UserFilters } from './api.ts';
 import { deleteLocked } from './role-rules.ts';
 import { UserDialog } from './UserDialog.tsx';
 import { ImportDialog } from './ImportDialog.tsx';
@@ -121,13 +120,13 @@ function SortHeader({ label, k, sort, setSort }: { label: string; k: SortKey; so
 }
 
 function UserRow({ user, onEdit, onDelete }: { user: User; onEdit: () => void; onDelete: () => void }) {
-  const { api, orgId, me } = useOrg();
+  const { me } = useOrg();
+  const actions = useUserActions();
   const [link, setLink] = useState<string>();
   const resend = useMutation(async () => {
-    const answer = await call(api.POST('/v1/orgs/{orgId}/users/{userId}/invitation', { params: { path: { orgId, userId: user.userId } } }));
+    const answer = await actions.resendInvitation(user);
     if (answer.invitationUrl) setLink(answer.invitationUrl);
     else notices.show({ kind: 'success', text: `A new invitation was sent to ${user.email}.` });
-    await invalidate(['users', orgId]);
   });
   const who = user.name || user.email;
   const locked = deleteLocked(me, user);
@@ -171,12 +170,11 @@ function UserRow({ user, onEdit, onDelete }: { user: User; onEdit: () => void; o
 }
 
 function DeleteUser({ user, onClose }: { user: User; onClose: () => void }) {
-  const { api, orgId } = useOrg();
+  const actions = useUserActions();
   const remove = useMutation(async () => {
-    await call(api.DELETE('/v1/orgs/{orgId}/users/{userId}', { params: { path: { orgId, userId: user.userId } } }));
+    await actions.remove(user);
     notices.show({ kind: 'success', text: `${user.name || user.email} was removed.` });
     onClose();
-    await Promise.all([invalidate(['users', orgId]), invalidate(['org', orgId]), invalidate(['plan-status', orgId])]);
   });
   return (
     <ConfirmDialog title={`Remove ${user.name || user.email}?`} open onCancel={onClose} onConfirm={() => void remove.run()} confirmLabel="Remove user" pending={remove.pending}>

@@ -31,6 +31,21 @@ export function apiErrorFrom(status: number, body: unknown): ApiError {
   return new ApiError(status, 'ERROR', status >= 500 ? 'The service could not answer. Try again in a moment.' : `The request failed (${status}).`);
 }
 
+/**
+ * What to show beside a form's field when the API refused that field (`details.field`), else
+ * nothing. A validation refusal's message starts with the field's name ("body.name: …"), which
+ * the form already shows as the field's label, so it is left out.
+ */
+export function fieldError(err: unknown, field: string): string | undefined {
+  if (!(err instanceof ApiError) || err.field !== field) return undefined;
+  return err.message.startsWith(`${field}: `) ? err.message.slice(field.length + 2) : err.message;
+}
+
+/** Whether the API refused one of these fields (the form shows it there, not as a general error). */
+export function isFieldError(err: unknown, fields: readonly string[]): boolean {
+  return err instanceof ApiError && fields.includes(err.field ?? '');
+}
+
 /** What to show for any failure. */
 export function errorMessage(err: unknown): string {
   if (err instanceof ApiError) return err.message;

@@ -1,14 +1,6 @@
-// The org's plan status (which cap blocks writes), read by the banner and the overview. Any 402
-// invalidates it (api/client.ts), so the banner appears the moment a write is refused.
-import { call } from '../api/client.ts';
-import { useQuery } from '../api/query.ts';
-import { useOrg } from '../app-context.tsx';
+// What the payment banner says for the org's plan status (read by usePlanStatus in
+// api/resources.ts: any 402 invalidates it, so the banner appears the moment a write is refused).
 import type { PlanStatus } from '../api/types.ts';
-
-export function usePlanStatus() {
-  const { api, orgId } = useOrg();
-  return useQuery(['plan-status', orgId], () => call(api.GET('/v1/orgs/{orgId}/plan-status', { params: { path: { orgId } } })));
-}
 
 export interface BannerText {
   tone: 'error' | 'warning';

@@ -1,11 +1,12 @@
 // The banner of an org whose plan blocks (or will soon block) writes: which cap, and what to do,
 // with a link to BILLING_URL when the stage has one.
-import { useApp } from '../app-context.tsx';
-import { bannerFor, usePlanStatus } from '../billing/plan-status.ts';
+import { useApp, useOrg } from '../app-context.tsx';
+import { usePlanStatus } from '../api/resources.ts';
+import { bannerFor } from '../billing/plan-status.ts';
 
 export function PaymentBanner() {
   const { config } = useApp();
-  const { data } = usePlanStatus();
+  const { data } = usePlanStatus(useOrg().orgId);
   const banner = data ? bannerFor(data) : undefined;
   if (!banner) return null;
   return (

@@ -1,3 +1,4 @@
+// The signature page's one read.
 import { call } from '../../shared/api/client.ts';
 import { useQuery } from '../../shared/api/query.ts';
 import { useOrg } from '../../shared/app-context.tsx';

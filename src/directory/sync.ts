@@ -1,0 +1,75 @@
+// A directory sync, the same for every connector (connector.ts): read the directory, apply it
+// (service.ts), record the outcome on the connection. Also its dry run, read inside a request under
+// a deadline. Errors are left to the job queue (jobs.ts converts them); everything applied before a
+// failure stays, so the next run goes on from there.
+import type { Db } from '../store/db.ts';
+import { DRY_RUN_DEADLINE_MS, withinDeadline } from '../lib/deadline.ts';
+import { readDirectory, type DirectoryConnector } from './connector.ts';
+import { failureMessage, toDryRunError } from './errors.ts';
+import type { DirectoryResult, DirectoryService } from './service.ts';
+
+export interface SyncContext {
+  signal?: AbortSignal | undefined;
+  progress?: ((done: number, total: number) => Promise<void> | void) | undefined;
+  correlationId?: string | null;
+}
+
+export function createDirectorySync(deps: { db: Db; directory: DirectoryService; dryRunDeadlineMs?: number | undefined }) {
+  const { db } = deps;
+
+  /** The sync itself: undefined when the org has no connection (gone since the job was queued) or does not sync users. */
+  async function run<C, L>(connector: DirectoryConnector<C, L>, orgId: string, connection: C, ctx: SyncContext): Promise<DirectoryResult> {
+    try {
+      const directory = await readDirectory(connector, connection, ctx.signal);
+      const result = await deps.directory.apply({
+        orgId,
+        source: connector.source,
+        directory,
+        dryRun: false,
+        correlationId: ctx.correlationId ?? null,
+        signal: ctx.signal,
+        onProgress: (done, total) => {
+          if (done % 50 === 0 && done < total) void ctx.progress?.(done, total);
+        },
+      });
+      await ctx.progress?.(result.changes.length, result.changes.length);
+      await db.transaction().execute(async (tx) => {
+        await connector.recordOutcome(tx, orgId, null);
+        await connector.afterSync?.(tx, orgId, connection);
+      });
+      return result;
+    } catch (err) {
+      // A run stopped with its instance is no failure of the connection.
+      if (!ctx.signal?.aborted) await connector.recordOutcome(db, orgId, failureMessage(err)).catch(() => {});
+      throw err;
+    }
+  }
+
+  return {
+    /** Syncs the org's users from the directory now (the job's body); null when there was nothing to do, or another sync of the org ran. */
+    async sync<C, L>(connector: DirectoryConnector<C, L>, orgId: string, ctx: SyncContext = {}): Promise<DirectoryResult | null> {
+      const work = async () => {
+        const connection = await connector.connection(orgId);
+        if (connection === undefined || !connector.syncsUsers(connection)) return null;
+        return run(connector, orgId, connection, ctx);
+      };
+      return connector.exclusive ? ((await connector.exclusive(orgId, work)) ?? null) : work();
+    },
+
+    /**
+     * What a sync would change, answered without changing anything: the directory is read within
+     * the deadline (a 503 past it), a directory that cannot be read is a 400 saying why.
+     */
+    async dryRun<C, L>(connector: DirectoryConnector<C, L>, orgId: string, connection: C): Promise<DirectoryResult> {
+      let directory;
+      try {
+        directory = await withinDeadline(deps.dryRunDeadlineMs ?? DRY_RUN_DEADLINE_MS, connector.label, (signal) => readDirectory(connector, connection, signal));
+      } catch (err) {
+        throw toDryRunError(err, connector.source);
+      }
+      return deps.directory.apply({ orgId, source: connector.source, directory, dryRun: true, correlationId: null });
+    },
+  };
+}
+
+export type DirectorySync = ReturnType<typeof createDirectorySync>;

@@ -1,0 +1,47 @@
+// Google Workspace as a directory connector (src/directory/connector.ts): the Directory API's users,
+// read as the connection's admin, 500 a page; mapped by mapping.ts. A sync holds the org's sync
+// lease (lease.ts), and one that succeeds queues the push of every signature when the connection
+// pushes them.
+import type { Db } from '../store/db.ts';
+import type { GoogleIntegrationRow } from '../store/schema.ts';
+import { googleRepo } from '../store/repositories/google.ts';
+import type { SecretBox } from '../secrets/secret-box.ts';
+import type { DirectoryConnector } from '../directory/connector.ts';
+import type { GoogleClient, GoogleUser } from './client.ts';
+import { credentialsOf } from './credentials.ts';
+import { toDirectoryUser } from './mapping.ts';
+import type { GoogleLease } from './lease.ts';
+import { JOB_KINDS, type Enqueue } from './kinds.ts';
+
+export type GoogleConnector = DirectoryConnector<GoogleIntegrationRow, GoogleUser>;
+
+/** The users of a Workspace, a page at a time, read as `adminEmail` (the credentials opened when the first page is asked for). */
+export async function* googleUserPages(client: Pick<GoogleClient, 'listUsers'>, row: GoogleIntegrationRow, secrets: SecretBox, signal?: AbortSignal): AsyncGenerator<GoogleUser[]> {
+  const creds = credentialsOf(secrets, row);
+  let pageToken: string | undefined;
+  do {
+    const page = await client.listUsers(creds, row.admin_email, pageToken, signal);
+    pageToken = page.nextPageToken;
+    yield page.users;
+  } while (pageToken);
+}
+
+export function googleConnector(deps: { db: Db; secrets: SecretBox; client: Pick<GoogleClient, 'listUsers'>; enqueue: Enqueue; lease: GoogleLease; syncIntervalS: number }): GoogleConnector {
+  const { db } = deps;
+  return {
+    source: 'google',
+    label: 'Google',
+    syncIntervalS: deps.syncIntervalS,
+    maxPages: 2000,
+    connection: (orgId) => googleRepo.find(db, orgId),
+    syncsUsers: (row) => row.sync_users,
+    listUsers: (row, signal) => googleUserPages(deps.client, row, deps.secrets, signal),
+    toUser: toDirectoryUser,
+    claimDue: (tx) => googleRepo.claimDueSyncs(tx, deps.syncIntervalS),
+    recordOutcome: (db, orgId, error) => googleRepo.recordOutcome(db, orgId, 'sync', error),
+    async afterSync(tx, orgId, row) {
+      if (row.push_signatures) await deps.enqueue(tx, { kind: JOB_KINDS.push, orgId, dedupeKey: 'push' });
+    },
+    exclusive: (orgId, work) => deps.lease.exclusively(orgId, 'sync', work),
+  };
+}

@@ -1,0 +1,37 @@
+// An org as the API answers it: the one place an orgs row (with its live user count) becomes the
+// resource. The staff view adds its billing fields to it (src/admin/resource.ts).
+import type { OrgWithUsage } from '../store/repositories/orgs.ts';
+
+export interface Org {
+  orgId: string;
+  name: string;
+  subscriptionStatus: string;
+  plan: string;
+  priceVersion: string | null;
+  seats: number;
+  seatsUsed: number;
+  overSeatLimit: boolean;
+  currentPeriodEnd: string | null;
+  gracePeriodEndsAt: string | null;
+  version: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function toOrg(org: OrgWithUsage): Org {
+  return {
+    orgId: org.id,
+    name: org.name,
+    subscriptionStatus: org.subscription_status,
+    plan: org.plan,
+    priceVersion: org.price_version,
+    seats: org.seats,
+    seatsUsed: org.seats_used,
+    overSeatLimit: org.over_seat_limit,
+    currentPeriodEnd: org.current_period_end?.toISOString() ?? null,
+    gracePeriodEndsAt: org.grace_period_ends_at?.toISOString() ?? null,
+    version: org.version,
+    createdAt: org.created_at.toISOString(),
+    updatedAt: org.updated_at.toISOString(),
+  };
+}

@@ -1,0 +1,17 @@
+// Limits as the API declares them in the OpenAPI document (built in by web/build.ts): a form
+// field's maxLength, so an input stops where the service would refuse, and a list's largest page,
+// for the reads that want "all of them"; no page copies a number.
+import limits from 'virtual:field-limits';
+import type { operations } from './types.ts';
+
+type JsonBodyOf<Op extends keyof operations> = operations[Op] extends { requestBody?: { content: { 'application/json': infer Body } } } ? Body : never;
+
+/** The longest value the API accepts for `field` of `operation`'s body (undefined: no limit). */
+export function maxLengthOf<Op extends keyof operations>(operation: Op, field: keyof JsonBodyOf<Op> & string): number | undefined {
+  return limits.fields[operation]?.[field]?.maxLength;
+}
+
+/** The largest page (`limit`) a list operation answers; 50 when the document names none. */
+export function largestPage(operation: keyof operations): number {
+  return limits.pages[operation] ?? 50;
+}
