@@ -15,8 +15,6 @@ import {
   endpointParams,
   endpointPatchSchema,
   endpointSchema,
-  presentDelivery,
-  presentEndpoint,
   secretSchema,
 } from './schemas.ts';
 
@@ -43,9 +41,9 @@ export function outboundWebhookRoutes(deps: { guards: Guards; billing: BillingHo
         },
       },
       async (request, reply) => {
-        const { row, secret } = await webhooks.create(writeContext(request), request.body);
+        const created = await webhooks.create(writeContext(request), request.body);
         reply.code(201);
-        return { ...presentEndpoint(row), secret };
+        return created;
       },
     );
 
@@ -62,10 +60,7 @@ export function outboundWebhookRoutes(deps: { guards: Guards; billing: BillingHo
           response: { 200: page(endpointSchema), ...errorResponses('FORBIDDEN') },
         },
       },
-      async (request) => {
-        const result = await webhooks.list(request.params.orgId, request.query);
-        return { items: result.items.map(presentEndpoint), nextCursor: result.nextCursor };
-      },
+      async (request) => webhooks.list(request.params.orgId, request.query),
     );
 
     app.get(
@@ -81,7 +76,7 @@ export function outboundWebhookRoutes(deps: { guards: Guards; billing: BillingHo
           response: { 200: endpointSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
         },
       },
-      async (request, reply) => withEtag(reply, presentEndpoint(await webhooks.get(request.params.orgId, request.params.endpointId))),
+      async (request, reply) => withEtag(reply, await webhooks.get(request.params.orgId, request.params.endpointId)),
     );
 
     app.patch(
@@ -101,8 +96,7 @@ export function outboundWebhookRoutes(deps: { guards: Guards; billing: BillingHo
       },
       async (request, reply) => {
         const { version, ...patch } = request.body;
-        const row = await webhooks.update(writeContext(request), request.params.endpointId, versionCheck(request, version), patch);
-        return withEtag(reply, presentEndpoint(row));
+        return withEtag(reply, await webhooks.update(writeContext(request), request.params.endpointId, versionCheck(request, version), patch));
       },
     );
 
@@ -137,10 +131,7 @@ export function outboundWebhookRoutes(deps: { guards: Guards; billing: BillingHo
           response: { 200: secretSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'PAYMENT_REQUIRED') },
         },
       },
-      async (request) => {
-        const { row, secret } = await webhooks.rotate(writeContext(request), request.params.endpointId);
-        return { secret, previousSecretExpiresAt: row.previous_until!.toISOString() };
-      },
+      async (request) => webhooks.rotate(writeContext(request), request.params.endpointId),
     );
 
     app.post(
@@ -157,7 +148,7 @@ export function outboundWebhookRoutes(deps: { guards: Guards; billing: BillingHo
       },
       async (request, reply) => {
         reply.code(202);
-        return presentDelivery(await webhooks.sendTest(writeContext(request), request.params.endpointId));
+        return webhooks.sendTest(writeContext(request), request.params.endpointId);
       },
     );
 
@@ -174,10 +165,7 @@ export function outboundWebhookRoutes(deps: { guards: Guards; billing: BillingHo
           response: { 200: page(deliverySchema), ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
         },
       },
-      async (request) => {
-        const result = await webhooks.deliveries(request.params.orgId, request.params.endpointId, request.query);
-        return { items: result.items.map(presentDelivery), nextCursor: result.nextCursor };
-      },
+      async (request) => webhooks.deliveries(request.params.orgId, request.params.endpointId, request.query),
     );
 
     app.post(
@@ -194,7 +182,7 @@ export function outboundWebhookRoutes(deps: { guards: Guards; billing: BillingHo
       },
       async (request, reply) => {
         reply.code(202);
-        return presentDelivery(await webhooks.retry(writeContext(request), request.params.endpointId, request.params.deliveryId));
+        return webhooks.retry(writeContext(request), request.params.endpointId, request.params.deliveryId);
       },
     );
   };

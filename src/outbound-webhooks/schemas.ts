@@ -1,8 +1,7 @@
-// The outbound webhook routes' schemas and presenters (docs/webhooks.md).
+// The outbound webhook routes' schemas: the HTTP shapes of resource.ts (docs/webhooks.md).
 import { z } from 'zod';
-import { iso, isoOrNull, nullableTimestamp, text, timestamp, uuid, versionField } from '../http/schemas.ts';
+import { nullableTimestamp, text, timestamp, uuid, versionField } from '../http/schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
-import type { OutboundDeliveryRow, OutboundEndpointRow } from '../store/schema.ts';
 import { EVENT_TYPES } from './events.ts';
 
 const ENDPOINT_ID = '5a1e7c3d-9b2f-4e6a-8d0c-2f4b6a8c0e13';
@@ -102,27 +101,3 @@ export const deliverySchema = z
       },
     ],
   });
-
-export const presentEndpoint = (e: OutboundEndpointRow) => ({
-  endpointId: e.id,
-  url: e.url,
-  description: e.description,
-  events: e.events,
-  disabled: e.disabled,
-  disabledReason: e.disabled_reason,
-  previousSecretExpiresAt: isoOrNull(e.previous_until),
-  version: e.version,
-  createdAt: iso(e.created_at),
-  updatedAt: iso(e.updated_at),
-});
-
-export const presentDelivery = (d: OutboundDeliveryRow) => ({
-  deliveryId: d.id,
-  eventId: d.event_id,
-  type: d.type,
-  state: d.state,
-  attempts: d.attempts,
-  // A pending delivery with no retry time is due now (it waits for a free slot of its endpoint).
-  nextAttemptAt: d.state === 'pending' ? iso(d.next_attempt_at ?? d.created_at) : null,
-  createdAt: iso(d.created_at),
-});

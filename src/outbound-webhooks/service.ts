@@ -14,6 +14,8 @@ import { badRequest, conflict, notFound } from '../errors.ts';
 import { newEventId, bodyOf, queueDrains, TEST_EVENT_TYPE } from './events.ts';
 import { newSecret, openSecrets, sealSecrets } from './signing.ts';
 import { resolveTarget, TargetRefused } from './target.ts';
+import { toDelivery, toEndpoint, type CreatedWebhookEndpoint, type RotatedSecret, type WebhookDelivery, type WebhookEndpoint } from './resource.ts';
+import type { Page } from '../store/pagination.ts';
 
 /** How long the secret a rotation replaced keeps signing beside the new one. */
 export const ROTATION_OVERLAP_MS = 24 * 3600_000;
@@ -37,7 +39,7 @@ export function createOutboundWebhookService(deps: { db: Db; clock: Clock; secre
   }
 
   return {
-    async create(ctx: WriteContext, input: { url: string; events: string[]; description?: string | undefined }) {
+    async create(ctx: WriteContext, input: { url: string; events: string[]; description?: string | undefined }): Promise<CreatedWebhookEndpoint> {
       await checkUrl(input.url);
       const secret = newSecret();
       const id = randomUUID();
@@ -48,17 +50,19 @@ export function createOutboundWebhookService(deps: { db: Db; clock: Clock; secre
         return row;
       });
       invalidate.webhookEndpointsChanged(ctx.orgId);
-      return { row, secret };
+      return { ...toEndpoint(row), secret };
     },
 
-    async list(orgId: string, page: PageRequest) {
+    async list(orgId: string, page: PageRequest): Promise<Page<WebhookEndpoint>> {
       const rows = await outboundRepo.listEndpoints(db, orgId, decodeCursor(page.cursor), page.limit);
-      return toPage(rows, page.limit, (r) => r.seq, (r) => r);
+      return toPage(rows, page.limit, (r) => r.seq, toEndpoint);
     },
 
-    get: endpoint,
+    async get(orgId: string, endpointId: string): Promise<WebhookEndpoint> {
+      return toEndpoint(await endpoint(orgId, endpointId));
+    },
 
-    async update(ctx: WriteContext, endpointId: string, check: VersionCheck, patch: EndpointPatch) {
+    async update(ctx: WriteContext, endpointId: string, check: VersionCheck, patch: EndpointPatch): Promise<WebhookEndpoint> {
       if (patch.url !== undefined) await checkUrl(patch.url);
       const row = await db.transaction().execute(async (tx) => {
         const updated = await outboundRepo.updateEndpoint(tx, ctx.orgId, endpointId, check, patch);
@@ -69,7 +73,7 @@ export function createOutboundWebhookService(deps: { db: Db; clock: Clock; secre
         return updated;
       });
       invalidate.webhookEndpointsChanged(ctx.orgId);
-      return row;
+      return toEndpoint(row);
     },
 
     async remove(ctx: WriteContext, endpointId: string): Promise<void> {
@@ -81,7 +85,7 @@ export function createOutboundWebhookService(deps: { db: Db; clock: Clock; secre
     },
 
     /** A new secret; the one it replaces keeps signing beside it for ROTATION_OVERLAP_MS. */
-    async rotate(ctx: WriteContext, endpointId: string) {
+    async rotate(ctx: WriteContext, endpointId: string): Promise<RotatedSecret> {
       const current = await endpoint(ctx.orgId, endpointId);
       const old = openSecrets(secrets, ctx.orgId, current.sealed_secrets);
       const secret = newSecret();
@@ -92,17 +96,17 @@ export function createOutboundWebhookService(deps: { db: Db; clock: Clock; secre
         await recordAudit(tx, ctx, { action: 'webhookEndpoint.rotateSecret', targetId: endpointId, changes: ['secret'] });
         return row;
       });
-      return { row, secret };
+      return { secret, previousSecretExpiresAt: (row.previous_until ?? clock()).toISOString() };
     },
 
-    async deliveries(orgId: string, endpointId: string, page: PageRequest) {
+    async deliveries(orgId: string, endpointId: string, page: PageRequest): Promise<Page<WebhookDelivery>> {
       await endpoint(orgId, endpointId);
       const rows = await outboundRepo.listDeliveries(db, orgId, endpointId, decodeCursor(page.cursor), page.limit);
-      return toPage(rows, page.limit, (r) => r.seq, (r) => r);
+      return toPage(rows, page.limit, (r) => r.seq, toDelivery);
     },
 
     /** Sends a delivery again now (its event, with the same `webhook-id`). */
-    async retry(ctx: WriteContext, endpointId: string, deliveryId: string) {
+    async retry(ctx: WriteContext, endpointId: string, deliveryId: string): Promise<WebhookDelivery> {
       if (!(await outboundRepo.findDelivery(db, ctx.orgId, endpointId, deliveryId))) throw notFound('Delivery');
       await endpoint(ctx.orgId, endpointId);
       return db.transaction().execute(async (tx) => {
@@ -113,19 +117,19 @@ export function createOutboundWebhookService(deps: { db: Db; clock: Clock; secre
         }
         await recordAudit(tx, ctx, { action: 'webhookDelivery.retry', targetId: deliveryId, changes: ['state'] });
         await queueDrains(tx, [{ endpointId, orgId: ctx.orgId }]);
-        return row;
+        return toDelivery(row);
       });
     },
 
     /** A `webhook.test` event to this endpoint alone, whatever it subscribes to. */
-    async sendTest(ctx: WriteContext, endpointId: string) {
+    async sendTest(ctx: WriteContext, endpointId: string): Promise<WebhookDelivery> {
       await endpoint(ctx.orgId, endpointId);
       const at = clock();
       const event = { orgId: ctx.orgId, type: TEST_EVENT_TYPE, at, data: { endpointId, message: 'A test event from the dashboard or the API.', correlationId: ctx.correlationId } };
       return db.transaction().execute(async (tx) => {
         const row = await outboundRepo.emitTo(tx, { id: newEventId(), orgId: ctx.orgId, type: event.type, body: bodyOf(event) }, endpointId);
         await queueDrains(tx, [{ endpointId, orgId: ctx.orgId }]);
-        return row;
+        return toDelivery(row);
       });
     },
   };
