@@ -7,6 +7,7 @@
 // Retries (docs/webhooks.md, "Retries"): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the
 // attempts that failed, then `failed`. An endpoint none of whose attempts succeeded for 3 days is
 // disabled (with an audit entry). Times come from the injected clock.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
 import type { Clock } from '../lib/clock.ts';
@@ -25,6 +26,9 @@ export const DISABLE_AFTER_MS = 3 * 24 * 3600_000;
 /** Deliveries of one endpoint in flight at once, across instances. */
 export const CAP = 4;
 export const TIMEOUT_MS = 10_000;
+/** A lane that finds the cap in flight looks again this often, this many times, before it ends. */
+const FULL_WAIT_MS = 50;
+const FULL_TRIES = 200;
 /** How long a delivery stays taken: the timeout and a margin for recording the attempt. */
 const LEASE_MS = TIMEOUT_MS + 5_000;
 
@@ -79,14 +83,24 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
     });
   }
 
-  /** One lane: takes due deliveries one at a time until none is left or the cap is reached. */
+  /**
+   * One lane: takes due deliveries one at a time until none is left. While the endpoint's cap is in
+   * flight (other lanes, here or on another instance), it looks again shortly, FULL_TRIES times.
+   */
   async function lane(endpointId: string, signal: AbortSignal, logger: Logger): Promise<void> {
+    let full = 0;
     while (!signal.aborted) {
-      const delivery = await outboundRepo.claimDue(db, endpointId, clock(), CAP, LEASE_MS);
-      if (!delivery) return;
+      const claim = await outboundRepo.claimDue(db, endpointId, clock(), CAP, LEASE_MS);
+      if (claim.kind === 'none') return;
+      if (claim.kind === 'full') {
+        if (++full > FULL_TRIES) return;
+        await sleep(FULL_WAIT_MS, undefined, { signal }).catch(() => {});
+        continue;
+      }
+      full = 0;
       const endpoint = await outboundRepo.endpointById(db, endpointId);
       if (!endpoint) return;
-      await attempt(endpoint, delivery, signal, logger);
+      await attempt(endpoint, claim.delivery, signal, logger);
     }
   }
 

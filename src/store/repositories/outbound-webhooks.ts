@@ -21,6 +21,9 @@ export interface EndpointPatch {
   disabled?: boolean | undefined;
 }
 
+/** A claim: a delivery taken, none due (or the endpoint gone or disabled), or the endpoint's cap in flight. */
+export type ClaimResult = { kind: 'claimed'; delivery: OutboundDeliveryRow & { body: string } } | { kind: 'none' } | { kind: 'full' };
+
 const ms = (n: number) => sql`(${Math.max(0, Math.round(n))}::double precision * interval '1 millisecond')`;
 const live = (orgId: string) => (db: Db) => db.selectFrom('outbound_endpoints').selectAll().where('org_id', '=', orgId).where('deleted_at', 'is', null);
 
@@ -149,14 +152,14 @@ export const outboundRepo = {
    * flight already (across instances: the endpoint's row is locked while counting). Its lease
    * (database time) ends `leaseMs` from now; an instance that dies mid-send leaves it to be taken again.
    */
-  async claimDue(db: Db, endpointId: string, now: Date, cap: number, leaseMs: number): Promise<(OutboundDeliveryRow & { body: string }) | undefined> {
+  async claimDue(db: Db, endpointId: string, now: Date, cap: number, leaseMs: number): Promise<ClaimResult> {
     return db.transaction().execute(async (tx) => {
       const endpoint = await sql`select id from outbound_endpoints where id = ${endpointId} and deleted_at is null and not disabled for update`.execute(tx);
-      if (endpoint.rows.length === 0) return undefined;
+      if (endpoint.rows.length === 0) return { kind: 'none' };
       const inFlight = await sql<{ n: number }>`
         select count(*)::int as n from outbound_deliveries
         where endpoint_id = ${endpointId} and state = 'pending' and lease_until > now()`.execute(tx);
-      if ((inFlight.rows[0]?.n ?? 0) >= cap) return undefined;
+      if ((inFlight.rows[0]?.n ?? 0) >= cap) return { kind: 'full' };
       const token = randomUUID();
       const claimed = await sql<OutboundDeliveryRow & { body: string }>`
         with next as (
@@ -170,7 +173,8 @@ export const outboundRepo = {
           from next where d.id = next.id returning d.*
         )
         select taken.*, e.body from taken join outbound_events e on e.id = taken.event_id`.execute(tx);
-      return claimed.rows[0];
+      const delivery = claimed.rows[0];
+      return delivery ? { kind: 'claimed', delivery } : { kind: 'none' };
     });
   },
 
