@@ -57,21 +57,20 @@ export function createOutboundWebhooksModule(deps: {
     // A delivery is due at once: looked for at least 4 times a second.
     options: { ...deps.jobs, concurrency: DELIVERY_CONCURRENCY, pollMs: Math.min(deps.jobs.pollMs ?? 1000, 250) },
   });
-  queue.registerHandler(
-    DRAIN_KIND,
-    createDrainHandler({
-      db,
-      clock,
-      secrets,
-      options: { allowPrivate: deps.allowPrivate, retryScheduleMs: deps.overrides?.retryScheduleMs ?? RETRY_SCHEDULE_MS, timeoutMs: deps.overrides?.timeoutMs ?? TIMEOUT_MS },
-    }),
-  );
+  const drain = createDrainHandler({
+    db,
+    clock,
+    secrets,
+    options: { allowPrivate: deps.allowPrivate, retryScheduleMs: deps.overrides?.retryScheduleMs ?? RETRY_SCHEDULE_MS, timeoutMs: deps.overrides?.timeoutMs ?? TIMEOUT_MS },
+  });
+  queue.registerHandler(DRAIN_KIND, drain.handle);
   return {
     service,
     rendered,
     start: () => queue.start(),
     async close() {
       await queue.stop();
+      drain.close();
       await rendered.close();
     },
   };

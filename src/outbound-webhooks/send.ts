@@ -2,8 +2,8 @@
 // request's `lookup`, with the URL's host still in the Host header and the TLS server name), no
 // redirect followed (a 3xx is an answer like any other, and not a 2xx), the whole exchange within
 // the timeout. node:https rather than fetch: fetch cannot be told which address to connect to.
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { request as httpRequest, type Agent as HttpAgent, type IncomingMessage } from 'node:http';
+import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { ResolvedTarget } from './target.ts';
 
@@ -17,12 +17,20 @@ export interface SendResult {
 
 const BODY_EXCERPT_BYTES = 1024;
 
-export function send(target: ResolvedTarget, headers: Record<string, string>, body: string, timeoutMs: number, signal?: AbortSignal): Promise<SendResult> {
+export function send(
+  target: ResolvedTarget,
+  headers: Record<string, string>,
+  body: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  agents?: { http: HttpAgent; https: HttpsAgent },
+): Promise<SendResult> {
   const pinned: LookupFunction = (_host, options, callback) => {
     if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
     else callback(null, target.address, target.family);
   };
-  const request = target.url.protocol === 'https:' ? httpsRequest : httpRequest;
+  const https = target.url.protocol === 'https:';
+  const request = https ? httpsRequest : httpRequest;
   return new Promise<SendResult>((resolve) => {
     let settled = false;
     const done = (result: SendResult) => {
@@ -36,7 +44,8 @@ export function send(target: ResolvedTarget, headers: Record<string, string>, bo
       method: 'POST',
       lookup: pinned,
       headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'signature-service-webhooks/1' },
-      agent: false,
+      // A kept-alive socket is reused for the same host and port: it was opened to an address checked then.
+      agent: agents ? (https ? agents.https : agents.http) : false,
     });
     const timer = setTimeout(() => {
       req.destroy();

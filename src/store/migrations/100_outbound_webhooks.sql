@@ -56,4 +56,7 @@ CREATE TABLE outbound_deliveries (
   UNIQUE (endpoint_id, event_id)
 );
 CREATE INDEX outbound_deliveries_endpoint ON outbound_deliveries (endpoint_id, seq DESC);
-CREATE INDEX outbound_deliveries_due ON outbound_deliveries (endpoint_id, next_attempt_at) WHERE state = 'pending';
+-- The drain's claim walks this index in its own order (the oldest due first) and stops at the first
+-- free row; the in-flight count reads only the leased rows.
+CREATE INDEX outbound_deliveries_due ON outbound_deliveries (endpoint_id, next_attempt_at NULLS FIRST, seq) WHERE state = 'pending';
+CREATE INDEX outbound_deliveries_leased ON outbound_deliveries (endpoint_id, lease_until) WHERE state = 'pending' AND lease_until IS NOT NULL;

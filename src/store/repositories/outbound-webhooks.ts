@@ -21,8 +21,8 @@ export interface EndpointPatch {
   disabled?: boolean | undefined;
 }
 
-/** A claim: a delivery taken, none due (or the endpoint gone or disabled), or the endpoint's cap in flight. */
-export type ClaimResult = { kind: 'claimed'; delivery: OutboundDeliveryRow & { body: string } } | { kind: 'none' } | { kind: 'full' };
+/** A claim: deliveries taken (under one lease token), none due (or the endpoint gone or disabled), or another worker sending. */
+export type ClaimResult = { kind: 'claimed'; token: string; deliveries: (OutboundDeliveryRow & { body: string })[] } | { kind: 'none' } | { kind: 'held' };
 
 const ms = (n: number) => sql`(${Math.max(0, Math.round(n))}::double precision * interval '1 millisecond')`;
 const live = (orgId: string) => (db: Db) => db.selectFrom('outbound_endpoints').selectAll().where('org_id', '=', orgId).where('deleted_at', 'is', null);
@@ -148,18 +148,19 @@ export const outboundRepo = {
   },
 
   /**
-   * Takes the oldest due delivery of an endpoint for sending, unless `cap` of its deliveries are in
-   * flight already (across instances: the endpoint's row is locked while counting). Its lease
-   * (database time) ends `leaseMs` from now; an instance that dies mid-send leaves it to be taken again.
+   * Takes up to `batch` of an endpoint's due deliveries, oldest first, for one worker to send (it
+   * keeps at most 4 in flight), unless another worker holds some already: one sender per endpoint
+   * across instances (the endpoint's row is locked while checking). The lease (database time) ends
+   * `leaseMs` from now unless renewed; a worker that dies leaves its deliveries to be taken again.
    */
-  async claimDue(db: Db, endpointId: string, now: Date, cap: number, leaseMs: number): Promise<ClaimResult> {
+  async claimBatch(db: Db, endpointId: string, now: Date, batch: number, leaseMs: number): Promise<ClaimResult> {
     return db.transaction().execute(async (tx) => {
       const endpoint = await sql`select id from outbound_endpoints where id = ${endpointId} and deleted_at is null and not disabled for update`.execute(tx);
       if (endpoint.rows.length === 0) return { kind: 'none' };
-      const inFlight = await sql<{ n: number }>`
-        select count(*)::int as n from outbound_deliveries
-        where endpoint_id = ${endpointId} and state = 'pending' and lease_until > now()`.execute(tx);
-      if ((inFlight.rows[0]?.n ?? 0) >= cap) return { kind: 'full' };
+      const held = await sql`
+        select 1 from outbound_deliveries
+        where endpoint_id = ${endpointId} and state = 'pending' and lease_until is not null and lease_until > now() limit 1`.execute(tx);
+      if (held.rows.length > 0) return { kind: 'held' };
       const token = randomUUID();
       const claimed = await sql<OutboundDeliveryRow & { body: string }>`
         with next as (
@@ -167,15 +168,21 @@ export const outboundRepo = {
           where endpoint_id = ${endpointId} and state = 'pending'
             and (next_attempt_at is null or next_attempt_at <= ${now.toISOString()}::timestamptz)
             and (lease_until is null or lease_until <= now())
-          order by next_attempt_at nulls first, seq limit 1 for update skip locked
+          order by next_attempt_at nulls first, seq limit ${batch} for update skip locked
         ), taken as (
           update outbound_deliveries d set lease_until = now() + ${ms(leaseMs)}, lease_token = ${token}
           from next where d.id = next.id returning d.*
         )
-        select taken.*, e.body from taken join outbound_events e on e.id = taken.event_id`.execute(tx);
-      const delivery = claimed.rows[0];
-      return delivery ? { kind: 'claimed', delivery } : { kind: 'none' };
+        select taken.*, e.body from taken join outbound_events e on e.id = taken.event_id
+        order by taken.next_attempt_at nulls first, taken.seq`.execute(tx);
+      return claimed.rows.length > 0 ? { kind: 'claimed', token, deliveries: claimed.rows } : { kind: 'none' };
     });
+  },
+
+  /** Extends the lease of what a worker still holds of its claim. */
+  async renewLease(db: Db, token: string, leaseMs: number): Promise<void> {
+    await sql`update outbound_deliveries set lease_until = now() + ${ms(leaseMs)}
+      where lease_token = ${token} and state = 'pending' and lease_until is not null`.execute(db);
   },
 
   /** Records an attempt of a delivery this worker holds (the lease token says so). */
@@ -218,8 +225,14 @@ export const outboundRepo = {
     return { kind: 'at', at: new Date(r.next) };
   },
 
+  /** After a success: not failing any more. Written at most once a minute while all is well (a busy endpoint succeeds thousands of times a minute). */
   async markSuccess(db: Db, endpointId: string, at: Date): Promise<void> {
-    await db.updateTable('outbound_endpoints').set({ failing_since: null, last_success_at: at }).where('id', '=', endpointId).execute();
+    await db
+      .updateTable('outbound_endpoints')
+      .set({ failing_since: null, last_success_at: at })
+      .where('id', '=', endpointId)
+      .where((eb) => eb.or([eb('failing_since', 'is not', null), eb('last_success_at', 'is', null), eb('last_success_at', '<', new Date(at.getTime() - 60_000))]))
+      .execute();
   },
 
   /** Since when the endpoint has been failing, this attempt included. */
