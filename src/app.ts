@@ -27,9 +27,11 @@ import { billingRoutes } from './billing/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { renderRoutes } from './render/routes.ts';
 import { opensRoutes, pixelRoutes } from './tracking/routes.ts';
+import { pictureRoutes } from './designer/picture-routes.ts';
 import { deploymentRoutes } from './deployments/routes.ts';
 import { googleRoutes } from './google/routes.ts';
-import { throttle, throttleByCaller } from './ratelimit/hook.ts';
+import { inSequence, orgBucket, throttle, throttleByCaller, throttleInOrder } from './ratelimit/hook.ts';
+import { quotaStep } from './quota/hook.ts';
 import { createBillingHooks } from './billing/hooks.ts';
 import { logCompleted } from './http/request-log.ts';
 import { adminOrgRoutes } from './admin/org-routes.ts';
@@ -196,17 +198,34 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       clock: deps.clock,
     }),
   );
-  // Throttling (docs/api.md, "Rate limits"; the order of a request's steps:
-  // docs/architecture.md, "A request's path"). Health, the identity
-  // provider's pages and the webhook take no token (sign-in has its own limits; the webhook is signed).
-  const { rateLimit, pixelRateLimit, anonRateLimit, retryAfterS } = config;
+  // Throttling (docs/api.md, "Rate limits"; the order of a request's steps: docs/architecture.md,
+  // "A request's path"). Health, the identity provider's pages and the webhook take no token
+  // (sign-in has its own limits; the webhook is signed). An authenticated request takes its org's
+  // token before the stage's, so an org past its own bucket is refused before it can drain the
+  // stage's; then an API-key request counts against its org's monthly quota. Anonymous callers are
+  // keyed by their address (request.ip: the socket's, or what a TRUST_PROXY proxy forwarded). On
+  // the public routes the per-address bucket comes first, for the same reason.
+  const { limiters } = deps;
+  const refusal = { retryAfterS: config.retryAfterS, delayMs: config.throttleRefusalDelayMs };
+  const { rateLimit, pixelRateLimit, anonRateLimit } = config;
   const byCaller = throttleByCaller({
-    authenticated: throttle(deps.limiters.stage, { limit: rateLimit.burst, retryAfterS, bucketOf: () => 'stage' }),
-    // Keyed by the client's address (request.ip: the socket's, or what a TRUST_PROXY proxy forwarded).
-    anonymous: throttle(deps.limiters.anon, { limit: anonRateLimit.burst, retryAfterS, bucketOf: (request) => `anon:${request.ip}` }),
+    authenticated: inSequence(
+      throttleInOrder(refusal, [
+        { limiter: limiters.org, limit: config.orgRateLimit.burst, scope: 'org', bucketOf: orgBucket('org:') },
+        { limiter: limiters.stage, limit: rateLimit.burst, scope: 'stage', bucketOf: () => 'stage' },
+      ]),
+      quotaStep(deps.quota, refusal),
+    ),
+    anonymous: throttle(limiters.anon, { limit: anonRateLimit.burst, refusal, scope: 'anonymous', bucketOf: (request) => `anon:${request.ip}` }),
   });
-  const pixelThrottle = throttle(deps.limiters.pixel, { limit: pixelRateLimit.burst, retryAfterS, bucketOf: () => 'pixel' });
-  const addinThrottle = throttle(deps.limiters.addin, { limit: config.addinRateLimit.burst, retryAfterS, bucketOf: () => 'addin' });
+  const address = { limiter: limiters.public, limit: config.publicRateLimit.burst, scope: 'address', bucketOf: (request: FastifyRequest) => `public:${request.ip}` } as const;
+  const byAddress = throttleInOrder(refusal, [address]);
+  const pixelThrottle = throttleInOrder(refusal, [address, { limiter: limiters.pixel, limit: pixelRateLimit.burst, scope: 'pixel', bucketOf: () => 'pixel' }]);
+  const assetThrottle = throttleInOrder(refusal, [address, { limiter: limiters.asset, limit: config.assetRateLimit.burst, scope: 'asset', bucketOf: () => 'asset' }]);
+  const addinThrottles = {
+    byAddress,
+    byOrg: throttle(limiters.addin, { limit: config.addinRateLimit.burst, refusal, scope: 'addin', bucketOf: (request) => `addin:${request.addinOrgId}` }),
+  };
 
   const { guards } = deps;
   const billing = createBillingHooks({ orgs: deps.orgs, clock: deps.clock });
@@ -236,7 +255,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(googleRoutes({ guards, billing, google: deps.google }));
     await api.register(outboundWebhookRoutes({ guards, billing, webhooks: deps.webhooks.service }));
     // Org (plan status) and staff routes (payment events) of billing: the same two first steps.
-    await api.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, clock: deps.clock }));
+    await api.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, quota: deps.quota, clock: deps.clock }));
     await api.register(adminOrgRoutes({ guards, orgAdmin: deps.orgAdmin }));
     await api.register(adminStaffRoutes({ guards, staffAdmin: deps.staffAdmin }));
   });
@@ -262,9 +281,10 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     }),
   );
   // Images are fetched by mail clients, without credentials: outside the authenticated scope.
-  await app.register(publicImageRoutes({ images: deps.images }));
+  await app.register(publicImageRoutes({ throttle: assetThrottle, images: deps.images }));
+  await app.register(pictureRoutes({ throttle: assetThrottle }));
   await app.register(pixelRoutes({ throttle: pixelThrottle, tracking: deps.tracking }));
-  await app.register(addinRoutes({ throttle: addinThrottle, outlook: deps.outlook, baseUrl: config.baseUrl, fetchTimeoutMs: config.addinFetchTimeoutMs }));
+  await app.register(addinRoutes({ throttles: addinThrottles, outlook: deps.outlook, baseUrl: config.baseUrl, fetchTimeoutMs: config.addinFetchTimeoutMs }));
   await app.register(
     webhookRoutes({ billing: deps.billing, secret: config.webhookSecret, toleranceS: config.webhookToleranceS, clock: deps.clock, metrics }),
   );

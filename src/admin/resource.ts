@@ -1,6 +1,6 @@
 // What the staff API answers: an org with its billing fields and plan status, a staff member, a
 // staff audit entry. The one place their rows become resources.
-import { toOrg, type Org } from '../orgs/resource.ts';
+import { overridesOf, toOrg, type Org, type StaffOverridesView } from '../orgs/resource.ts';
 import { planFacts, planStatus, type BlockedBy } from '../billing/gate.ts';
 import type { OrgWithUsage } from '../store/repositories/orgs.ts';
 import type { StaffStatus } from '../store/repositories/staff.ts';
@@ -11,6 +11,8 @@ export interface AdminOrg extends Org {
   providerSubscriptionId: string | null;
   billingEventAt: string | null;
   planStatus: { writable: boolean; blockedBy: BlockedBy; seats: { limit: number; used: number } };
+  /** Staff settings (PATCH /v1/admin/orgs/{orgId}); `seats` and `plan` above are the effective values. */
+  overrides: StaffOverridesView;
 }
 
 /** `now` decides whether a grace period has ended. */
@@ -22,6 +24,7 @@ export function toAdminOrg(org: OrgWithUsage, now: Date): AdminOrg {
     providerSubscriptionId: org.provider_subscription_id,
     billingEventAt: org.billing_event_at?.toISOString() ?? null,
     planStatus: { writable: status.writable, blockedBy: status.blockedBy, seats: status.seats },
+    overrides: overridesOf(org),
   };
 }
 

@@ -24,7 +24,7 @@ export function orgRoutes(deps: { guards: Guards; billing: BillingHooks; orgs: O
         },
       },
       async (request, reply) => {
-        return withEtag(reply, await orgs.read(request.params.orgId));
+        return withEtag(reply, await orgs.read(request.params.orgId, { staff: request.principal?.kind === 'staff' }));
       },
     );
 

@@ -2,6 +2,14 @@ import { z } from 'zod';
 import { nullableTimestamp, text, timestamp, uuid, versionField } from '../http/schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
+/** Staff settings behind an org's effective seats and plan (PATCH /v1/admin/orgs/{orgId}). */
+export const staffOverridesSchema = z.object({
+  seatsOverride: z.number().int().nullable(),
+  planOverride: z.string().nullable(),
+  trialEndsAt: nullableTimestamp,
+  quotaPerMonth: z.number().int().nullable().describe('null: `QUOTA_REQUESTS_PER_MONTH`; 0: no quota'),
+});
+
 export const orgSchema = z
   .object({
     orgId: uuid,
@@ -17,6 +25,7 @@ export const orgSchema = z
     version: z.number().int(),
     createdAt: timestamp,
     updatedAt: timestamp,
+    overrides: staffOverridesSchema.optional().describe('to staff only: their settings behind the effective `seats` and `plan`'),
   })
   .meta({
     id: 'Org',

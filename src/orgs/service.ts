@@ -14,7 +14,7 @@ import { conflict } from '../errors.ts';
 import { templatesRepo } from '../store/repositories/templates.ts';
 import { DEFAULT_STARTER } from '../templates/starters.ts';
 import { isUniqueViolation } from '../store/errors.ts';
-import { toOrg, type Org } from './resource.ts';
+import { overridesOf, toOrg, type Org } from './resource.ts';
 
 export interface CreatedOrg {
   orgId: string;
@@ -41,8 +41,10 @@ export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKey
     get,
     require,
     /** The org as the API answers it. */
-    async read(orgId: string): Promise<Org> {
-      return toOrg(await require(orgId));
+    /** `staff`: with the staff overrides behind the effective seats and plan. */
+    async read(orgId: string, opts: { staff?: boolean } = {}): Promise<Org> {
+      const org = await require(orgId);
+      return opts.staff ? { ...toOrg(org), overrides: overridesOf(org) } : toOrg(org);
     },
     async update(ctx: WriteContext, check: VersionCheck, patch: { name?: string | undefined }): Promise<Org> {
       await db.transaction().execute(async (tx) => {
