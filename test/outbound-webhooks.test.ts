@@ -14,6 +14,7 @@ import { deliver, event, subscription } from './helpers/payments.ts';
 import { oidcClient, signIn } from './helpers/browser.ts';
 import { recordFailedDeployment } from '../src/outbound-webhooks/events.ts';
 import { isPublicAddress } from '../src/outbound-webhooks/target.ts';
+import { outboundRepo } from '../src/store/repositories/outbound-webhooks.ts';
 
 const FAST = { retryScheduleMs: [50, 50, 50, 50, 50, 50, 50], timeoutMs: 1500 };
 const ALL = ['signature.rendered', 'audit.event', 'user.created', 'user.updated', 'user.deleted', 'template.created', 'template.updated', 'template.deleted', 'deployment.failed', 'org.subscription_status_changed'];
@@ -190,6 +191,26 @@ describe('outbound webhooks', () => {
       const [x] = await until(r, 'webhook.test');
       assert.equal(String(x!.headers['webhook-signature']).split(' ').length, 2);
       for (const s of [old, fresh]) assert.equal(((new Webhook(s).verify(x!.body, x!.headers as Record<string, string>)) as any).type, 'webhook.test');
+    } finally {
+      await r.close();
+    }
+  });
+
+  test('finished deliveries and their events are purged after the retention; pending ones stay', async () => {
+    const org = await createOrg(server);
+    const r = await startReceiver();
+    try {
+      const { endpointId } = await addEndpoint(server, org, r.url, ['user.created']);
+      await createUser(server, org);
+      await waitFor(async () => (await deliveries(server, org, endpointId))[0]?.state === 'succeeded', 'the delivery');
+      const db = server.deps.database.db;
+      // A cut-off before it: nothing goes. After it: the delivery and its event go.
+      await outboundRepo.purgeFinished(db, new Date(Date.now() - 3600_000));
+      assert.equal((await deliveries(server, org, endpointId)).length, 1);
+      await outboundRepo.purgeFinished(db, new Date(Date.now() + 3600_000));
+      assert.equal((await deliveries(server, org, endpointId)).length, 0);
+      const events = await db.selectFrom('outbound_events').select('id').where('org_id', '=', org.orgId).execute();
+      assert.equal(events.length, 0);
     } finally {
       await r.close();
     }

@@ -16,6 +16,12 @@ import { createOutboundWebhookService, type OutboundWebhookService } from './ser
 import { createDrainHandler, RETRY_SCHEDULE_MS, TIMEOUT_MS } from './delivery.ts';
 import { DRAIN_KIND } from './events.ts';
 import { RenderedEvents } from './rendered.ts';
+import { every } from '../lib/every.ts';
+import { outboundRepo } from '../store/repositories/outbound-webhooks.ts';
+
+/** Finished deliveries (and their events) are kept this long for the log, then purged hourly. */
+export const DELIVERY_RETENTION_MS = 30 * 24 * 3600_000;
+const PURGE_EVERY_MS = 3600_000;
 
 /** Deliveries one instance sends at the same time, across endpoints (each endpoint: 4 at most). */
 const DELIVERY_CONCURRENCY = 32;
@@ -64,11 +70,19 @@ export function createOutboundWebhooksModule(deps: {
     options: { allowPrivate: deps.allowPrivate, retryScheduleMs: deps.overrides?.retryScheduleMs ?? RETRY_SCHEDULE_MS, timeoutMs: deps.overrides?.timeoutMs ?? TIMEOUT_MS },
   });
   queue.registerHandler(DRAIN_KIND, drain.handle);
+  let stopPurging: (() => Promise<void>) | undefined;
   return {
     service,
     rendered,
-    start: () => queue.start(),
+    start() {
+      queue.start();
+      stopPurging ??= every(PURGE_EVERY_MS, () => outboundRepo.purgeFinished(db, new Date(clock().getTime() - DELIVERY_RETENTION_MS)), {
+        logger,
+        message: 'purging old webhook deliveries failed',
+      });
+    },
     async close() {
+      await stopPurging?.();
       await queue.stop();
       drain.close();
       await rendered.close();

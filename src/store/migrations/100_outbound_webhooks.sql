@@ -35,7 +35,7 @@ CREATE TABLE outbound_events (
   body text NOT NULL,
   created_at timestamptz NOT NULL DEFAULT now()
 );
-CREATE INDEX outbound_events_org ON outbound_events (org_id, created_at);
+CREATE INDEX outbound_events_created ON outbound_events (created_at);
 
 -- `next_attempt_at` is on the service's clock; `lease_until` (the database's time) marks a
 -- delivery in flight: one whose instance died is sent again once it passed.
@@ -52,10 +52,12 @@ CREATE TABLE outbound_deliveries (
   next_attempt_at timestamptz,
   lease_until timestamptz,
   lease_token uuid,
-  created_at timestamptz NOT NULL DEFAULT now(),
-  UNIQUE (endpoint_id, event_id)
+  created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX outbound_deliveries_endpoint ON outbound_deliveries (endpoint_id, seq DESC);
+-- The purge (module.ts): finished deliveries by age; an event's deliveries, before the event goes.
+CREATE INDEX outbound_deliveries_finished ON outbound_deliveries (created_at) WHERE state <> 'pending';
+CREATE INDEX outbound_deliveries_event ON outbound_deliveries (event_id);
 -- The drain's claim walks this index in its own order (the oldest due first) and stops at the first
 -- free row; the in-flight count reads only the leased rows.
 CREATE INDEX outbound_deliveries_due ON outbound_deliveries (endpoint_id, next_attempt_at NULLS FIRST, seq) WHERE state = 'pending';

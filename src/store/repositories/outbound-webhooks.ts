@@ -288,6 +288,28 @@ export const outboundRepo = {
       .executeTakeFirst();
   },
 
+  /**
+   * Forgets finished deliveries created before `before` (in slices, so no statement runs long),
+   * and the events no delivery names any more. Answers how many deliveries went.
+   */
+  async purgeFinished(db: Db, before: Date, slice = 5000): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const r = await sql`
+        delete from outbound_deliveries where id in (
+          select id from outbound_deliveries
+          where state <> 'pending' and created_at < ${before.toISOString()}::timestamptz limit ${slice})`.execute(db);
+      const n = Number(r.numAffectedRows ?? 0);
+      total += n;
+      if (n < slice) break;
+    }
+    await sql`
+      delete from outbound_events e
+      where e.created_at < ${before.toISOString()}::timestamptz
+        and not exists (select 1 from outbound_deliveries d where d.event_id = e.id)`.execute(db);
+    return total;
+  },
+
   /** The rows events are made from: a user or template as it is now (deleted ones too). */
   async userRow(db: Db, orgId: string, userId: string) {
     return db.selectFrom('users').selectAll().where('org_id', '=', orgId).where('id', '=', userId).executeTakeFirst();
