@@ -62,6 +62,8 @@ describe('outbound webhooks', () => {
     const patched = await server.request('PATCH', `${base}/${created.endpointId}`, { key: org.key, body: { version: 1, events: ['user.created'], disabled: true } });
     assert.equal(patched.status, 200, patched.text);
     assert.deepEqual([patched.body.events, patched.body.disabled, patched.body.disabledReason, patched.body.version], [['user.created'], true, 'Disabled by an admin.', 2]);
+    const disabledTest = await server.request('POST', `${base}/${created.endpointId}/test`, { key: org.key });
+    assert.equal(disabledTest.status, 409, 'a disabled endpoint gets no test event');
     const bad = await server.request('POST', base, { key: org.key, body: { url: receiver.url, events: ['no.such'] } });
     assert.equal(bad.status, 400);
     assert.equal((await server.request('DELETE', `${base}/${created.endpointId}`, { key: org.key })).status, 204);

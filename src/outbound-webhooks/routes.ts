@@ -141,9 +141,10 @@ export function outboundWebhookRoutes(deps: { guards: Guards; billing: BillingHo
         schema: {
           operationId: 'sendWebhookTestEvent',
           summary: 'Send a `webhook.test` event to this endpoint (admin)',
+          description: 'A disabled endpoint answers 409.',
           tags: TAGS,
           params: endpointParams,
-          response: { 202: deliverySchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'PAYMENT_REQUIRED') },
+          response: { 202: deliverySchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYMENT_REQUIRED') },
         },
       },
       async (request, reply) => {

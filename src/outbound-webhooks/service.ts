@@ -123,7 +123,7 @@ export function createOutboundWebhookService(deps: { db: Db; clock: Clock; secre
 
     /** A `webhook.test` event to this endpoint alone, whatever it subscribes to. */
     async sendTest(ctx: WriteContext, endpointId: string): Promise<WebhookDelivery> {
-      await endpoint(ctx.orgId, endpointId);
+      if ((await endpoint(ctx.orgId, endpointId)).disabled) throw conflict('This endpoint is disabled: enable it to send it events.');
       const at = clock();
       const event = { orgId: ctx.orgId, type: TEST_EVENT_TYPE, at, data: { endpointId, message: 'A test event from the dashboard or the API.', correlationId: ctx.correlationId } };
       return db.transaction().execute(async (tx) => {
