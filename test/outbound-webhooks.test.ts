@@ -88,6 +88,12 @@ describe('outbound webhooks', () => {
       await server.request('PATCH', `/v1/orgs/${org.orgId}/templates/${template.templateId}`, { key: org.key, body: { version: tpl.body.version, name: 'renamed' } });
       const rendered = await server.request('POST', `/v1/orgs/${org.orgId}/render/${user.userId}`, { key: org.key, body: {} });
       assert.equal(rendered.status, 200, rendered.text);
+      // The Outlook add-in serves signatures too; an editor preview is not a signature served.
+      const addinKey = (await server.request('GET', `/v1/orgs/${org.orgId}/integrations/outlook`, { key: org.key })).body.addinKey as string;
+      const addin = await server.request('GET', `/v1/addin/signature?email=${encodeURIComponent(user.email)}&compose=new`, { headers: { 'x-addin-key': addinKey } });
+      assert.equal(addin.status, 200, addin.text);
+      const preview = await server.request('POST', `/v1/orgs/${org.orgId}/templates/preview`, { key: org.key, body: { userId: user.userId, html: '<p>{{ user.name }}</p>', text: '' } });
+      assert.equal(preview.status, 200, preview.text);
       await server.request('DELETE', `/v1/orgs/${org.orgId}/templates/${template.templateId}`, { key: org.key });
       await server.request('DELETE', `/v1/orgs/${org.orgId}/users/${user.userId}`, { key: org.key });
       await recordFailedDeployment(server.deps.database.db, { orgId: org.orgId, userId: user.userId, target: 'gmail', state: 'failed', error: 'refused by the mailbox' }, new Date());
@@ -100,8 +106,12 @@ describe('outbound webhooks', () => {
       assert.deepEqual([updated.json.data.userId, updated.json.data.title, updated.json.data.correlationId], [user.userId, 'Head of hooks', 'corr-hooks-1']);
       assert.equal(ofType(r, 'user.deleted')[0]!.json.data.userId, user.userId);
       assert.equal(ofType(r, 'template.updated')[0]!.json.data.name, 'renamed');
-      const signature = ofType(r, 'signature.rendered')[0]!.json.data;
-      assert.deepEqual([signature.userId, signature.templateId, signature.bytes, signature.correlationId], [user.userId, rendered.body.templateId, rendered.body.bytes, rendered.headers.get('x-correlation-id')]);
+      const served = await until(r, 'signature.rendered', 2);
+      const byCorrelation = new Map(served.map((x) => [x.json.data.correlationId, x.json.data]));
+      const signature = byCorrelation.get(rendered.headers.get('x-correlation-id'));
+      assert.deepEqual([signature.userId, signature.templateId, signature.bytes], [user.userId, rendered.body.templateId, rendered.body.bytes]);
+      assert.equal(byCorrelation.get(addin.headers.get('x-correlation-id'))?.userId, user.userId, 'the add-in');
+      assert.equal(served.length, 2, 'two signatures served, the preview not one of them');
       assert.equal(ofType(r, 'deployment.failed')[0]!.json.data.error, 'refused by the mailbox');
       // Two changes, two events (in any order: deliveries run side by side), each with the status it made.
       await waitFor(() => ofType(r, 'org.subscription_status_changed').length >= 2, 'both status changes');
