@@ -17,6 +17,7 @@ import { apiKeyRoutes } from './api-keys/routes.ts';
 import { auditRoutes } from './audit/routes.ts';
 import { imageRoutes, publicImageRoutes } from './images/routes.ts';
 import { userImportRoutes } from './users/import-routes.ts';
+import { photoRoutes } from './users/photo-routes.ts';
 import { interactionRoutes } from './auth/idp/interactions.ts';
 import { handToProvider, logProviderErrors } from './auth/idp/hooks.ts';
 import { signInAttempts } from './auth/idp/attempts.ts';
@@ -242,6 +243,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(apiKeyRoutes({ guards, billing, apiKeys: deps.apiKeys }));
     await api.register(auditRoutes({ guards, audit: deps.audit }));
     await api.register(imageRoutes({ guards, billing, images: deps.images }));
+    await api.register(photoRoutes({ guards, billing, users: deps.users, images: deps.images }));
     await api.register(userImportRoutes({ guards, billing, userImport: deps.userImport }));
     await api.register(renderRoutes({ guards, billing, render: deps.render }));
     await api.register(opensRoutes({ guards, tracking: deps.tracking }));
@@ -249,7 +251,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(microsoftRoutes({ guards, billing, microsoft: deps.microsoft }));
     await api.register(jobRoutes({ guards, jobs: deps.jobs }));
     await api.register(peopleRoutes({ guards, billing, people: deps.people }));
-    await api.register(starterRoutes({ guards }));
+    await api.register(starterRoutes({ guards, baseUrl: deps.config.baseUrl }));
     await api.register(signatureRoutes({ guards, billing, render: deps.render, users: deps.users }));
     await api.register(deploymentRoutes({ guards, deployments: deps.deployments }));
     await api.register(googleRoutes({ guards, billing, google: deps.google }));
