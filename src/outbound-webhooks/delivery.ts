@@ -14,7 +14,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
 import type { Clock } from '../lib/clock.ts';
-import type { SecretBox } from '../secrets/secret-box.ts';
+import type { SecretBox } from '../secrets/module.ts';
 import type { DeliveryAttempt, OutboundEndpointRow } from '../store/schema.ts';
 import { outboundRepo } from '../store/repositories/outbound-webhooks.ts';
 import { enqueue, type JobHandler } from '../jobs/queue.ts';

@@ -2,8 +2,7 @@
 // and calls the service (docs/webhooks.md).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { writeContext, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
+import { writeContext, type BillingHooks, type Guards } from '../http/guard.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';
 import { errorResponses, listQuery, orgParams, page } from '../http/schemas.ts';
 import type { OutboundWebhookService } from './service.ts';

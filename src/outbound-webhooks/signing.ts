@@ -4,7 +4,7 @@
 // has either secret verifies.
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { sealedContext, type SecretBox } from '../secrets/secret-box.ts';
+import { sealedContext, type SecretBox } from '../secrets/module.ts';
 
 /** `whsec_` + base64 of 32 random bytes (the specification asks for 24 to 64). */
 export const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
