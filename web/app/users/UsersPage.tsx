@@ -12,7 +12,7 @@ import { useMutation } from '../../shared/api/query.ts';
 import { useOrg } from '../../shared/app-context.tsx';
 import { notices } from '../../shared/notices.ts';
 import type { User } from '../../shared/api/types.ts';
-import { NO_FILTERS, useUserActions, useUsers, type UserFilters } from './api.ts';
+import { NO_FILTERS, useGroups, useUserActions, useUsers, type UserFilters } from './api.ts';
 import { deleteLocked } from './role-rules.ts';
 import { UserDialog } from './UserDialog.tsx';
 import { ImportDialog } from './ImportDialog.tsx';
@@ -38,6 +38,7 @@ export default function UsersPage() {
     pager.reset();
   };
   const filtered = Object.values(filters).some((v) => v !== '');
+  const groups = useGroups().data?.items ?? [];
 
   return (
     <section className="page">
@@ -52,7 +53,7 @@ export default function UsersPage() {
           </>
         }
       >
-        Everyone whose signature the organisation manages. Each person takes a seat, invited or not.
+        Everyone whose signature the organisation manages. Each person takes a seat, invited or not; a suspended person does not (and cannot sign in).
       </PageHeader>
 
       <form className="toolbar" role="search" aria-label="Find users" onSubmit={(e) => e.preventDefault()}>
@@ -68,7 +69,18 @@ export default function UsersPage() {
           <option value="">Everyone</option>
           <option value="invited">Invited</option>
           <option value="active">Active</option>
+          <option value="suspended">Suspended</option>
         </SelectField>
+        {groups.length > 0 ? (
+          <SelectField label="Group" value={filters.group} onChange={(e) => setFilter('group', e.target.value)}>
+            <option value="">All groups</option>
+            {groups.map((g) => (
+              <option key={g.groupId} value={g.groupId}>
+                {g.displayName} ({g.memberCount})
+              </option>
+            ))}
+          </SelectField>
+        ) : null}
         {filtered ? (
           <Button
             onClick={() => {
@@ -128,6 +140,11 @@ function UserRow({ user, onEdit, onDelete }: { user: User; onEdit: () => void; o
     if (answer.invitationUrl) setLink(answer.invitationUrl);
     else notices.show({ kind: 'success', text: `A new invitation was sent to ${user.email}.` });
   });
+  const suspended = user.status === 'suspended';
+  const setStatus = useMutation(async () => {
+    await actions.setStatus(user, suspended ? 'active' : 'suspended');
+    notices.show({ kind: 'success', text: `${user.name || user.email} is ${suspended ? 'restored' : 'suspended'}.` });
+  });
   const who = user.name || user.email;
   const locked = deleteLocked(me, user);
   return (
@@ -143,7 +160,13 @@ function UserRow({ user, onEdit, onDelete }: { user: User; onEdit: () => void; o
       </td>
       <td>{user.department || <span className="muted">—</span>}</td>
       <td>
-        {user.status === 'invited' ? <span className="pill pill-warning">Invited</span> : <span className="pill pill-success">Active</span>}
+        {suspended ? (
+          <span className="pill">Suspended</span>
+        ) : user.status === 'invited' ? (
+          <span className="pill pill-warning">Invited</span>
+        ) : (
+          <span className="pill pill-success">Active</span>
+        )}
         {user.mfaEnabled ? <span className="muted small"> · 2-step</span> : null}
       </td>
       <td>
@@ -156,13 +179,18 @@ function UserRow({ user, onEdit, onDelete }: { user: User; onEdit: () => void; o
               Resend invitation
             </Button>
           ) : null}
+          {user.userId !== me.userId && user.role !== 'owner' ? (
+            <Button className="btn-small" onClick={() => void setStatus.run()} disabled={setStatus.pending} aria-label={`${suspended ? 'Restore' : 'Suspend'} ${who}`}>
+              {suspended ? 'Restore' : 'Suspend'}
+            </Button>
+          ) : null}
           {user.userId !== me.userId ? (
             <Button className="btn-small" variant="danger" onClick={onDelete} disabled={!!locked} title={locked} aria-label={`Remove ${who}`}>
               Remove
             </Button>
           ) : null}
         </div>
-        <ErrorMessage error={resend.error} />
+        <ErrorMessage error={resend.error ?? setStatus.error} />
         {link ? <InvitationLink email={user.email} url={link} /> : null}
       </td>
     </tr>
