@@ -108,6 +108,11 @@ const envFields = z
     WEBHOOK_SECRET: optionalString.describe('shared secret of the payment provider; unset: the webhook route answers 503'),
     WEBHOOK_TOLERANCE_S: posInt(300).describe('webhook signature timestamp tolerance'),
     WEBHOOK_DEDUP_S: posInt(604800).describe('webhook event-id dedup window'),
+    WEBHOOK_ALLOW_PRIVATE: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true')
+      .describe('outbound webhooks: also allow http URLs and private addresses (tests, self-hosted intranets); otherwise https to public addresses only'),
     GRACE_PERIOD_S: posInt(1209600).describe('grace after payment failure or cancellation'),
     ID_TOKEN_TTL_S: posInt(3600).describe('ID token lifetime'),
     ACCESS_TOKEN_TTL_S: posInt(3600).describe('access token lifetime'),
@@ -245,6 +250,7 @@ function toConfig(env: Env) {
     webhookSecret: env.WEBHOOK_SECRET,
     webhookToleranceS: env.WEBHOOK_TOLERANCE_S,
     webhookDedupS: env.WEBHOOK_DEDUP_S,
+    webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE,
     gracePeriodS: env.GRACE_PERIOD_S,
     idTokenTtlS: env.ID_TOKEN_TTL_S,
     accessTokenTtlS: env.ACCESS_TOKEN_TTL_S,

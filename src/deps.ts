@@ -16,7 +16,7 @@ import type { JobQueue } from './jobs/queue.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import { MIN_PASSWORD_LENGTH, type PasswordHasher } from './lib/passwords.ts';
 import type { Guards, RouteKit } from './http/guard.ts';
-import { createCore } from './core/core.ts';
+import { createCore, type Core } from './core/core.ts';
 import type { Limiters } from './ratelimit/limiters.ts';
 import type { Refusal } from './ratelimit/hook.ts';
 import type { QuotaCounter } from './quota/counter.ts';
@@ -49,6 +49,7 @@ import { designerModule } from './designer/module.ts';
 import { scimModule, type ScimService } from './scim/module.ts';
 import { gatewayModule, type Gateway } from './gateway/module.ts';
 import { webAppsModule } from './web-apps/module.ts';
+import { outboundWebhooksModule, type OutboundWebhooksTuning } from './outbound-webhooks/module.ts';
 import type { HealthCheck } from './health/module.ts';
 
 export type { Clock };
@@ -128,10 +129,12 @@ export interface DepsOverrides {
    * service leaves them open.
    */
   shared?: { database?: Database; renderPool?: RenderPool };
+  /** Tests: outbound webhooks' retry waits and answer timeout. */
+  webhooks?: OutboundWebhooksTuning;
 }
 
 export async function createDeps(config: Config, logger: Logger, overrides: DepsOverrides = {}): Promise<Deps> {
-  const { clock, snapshot, passwords, jobWorker, dryRunDeadlineMs } = overrides;
+  const { clock, snapshot, passwords, jobWorker } = overrides;
   const core = await createCore(config, logger, { clock, snapshot, passwords, jobWorker, shared: { database: overrides.shared?.database } });
   const modules: Module[] = [];
   const add = <M extends Module>(module: M): M => {
@@ -139,71 +142,41 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     return module;
   };
   try {
-    const health = add(healthModule(core));
-    add(metricsModule({ metrics: core.metrics, token: config.metricsToken }));
-    const audit = add(auditModule(core));
-    const secrets = add(secretsModule(core));
-    const mail = add(mailModule(core));
-    const jobs = add(jobsModule(core));
-    const apiKeys = add(apiKeysModule(core));
-    const idp = add(await idpModule(core));
-    const auth = add(await authModule(core, { apiKeys, idp }));
-    const people = add(peopleModule(core, { mail, idp }));
-    const orgs = add(orgsModule(core, { apiKeys, invite: people.service.inviteInTx, starter: DEFAULT_STARTER }));
-    const billing = add(billingModule(core, { orgs }));
-    const images = add(await imagesModule(core));
-    const users = add(usersModule(core, { people, idp, images }));
-    const render = add(renderModule(core, { orgs, users }, { pool: overrides.shared?.renderPool }));
-    const templates = add(templatesModule(core, { render }));
-    add(designerModule(core));
-    const tracking = add(trackingModule(core));
-    const deployments = add(deploymentsModule(core));
-    const directory = add(directoryModule(core, { dryRunDeadlineMs }));
-    const outlook = add(outlookModule(core, { orgs, render, secrets }));
-    const microsoft = add(microsoftModule(core, { secrets, directory }));
-    const google = add(googleModule(core, { secrets, directory, render, orgs }, overrides.google));
-    const connectors = [google.connector, microsoft.connector];
-    add(directorySyncModule(core, { directory, connectors, schedules: [google.schedule] }, { tickMs: overrides.google?.schedulerTickMs }));
-    const scim = add(scimModule(core));
-    const gateway = add(gatewayModule(core, { orgs, render, users }));
-    const admin = add(adminModule(core, { orgs, mail }));
-    add(webhooksModule(core, { billing }));
-    const limits = { templateSourceChars: TEMPLATE_SOURCE_MAX, imageBytes: IMAGE_MAX_BYTES, imageSidePx: IMAGE_MAX_SIDE, passwordMinChars: MIN_PASSWORD_LENGTH };
-    add(webAppsModule(core, { clientIds: idp.service.clientIds, limits }));
+    const m = await buildModules(core, overrides, add);
 
     const stop = startModules(modules, core.queue, { jobWorker: core.jobWorker, logger });
     return {
       ...pick(core, ['config', 'logger', 'database', 'redis', 'clock', 'caches', 'limiters', 'refusal', 'quota', 'passwords', 'metrics', 'queue']),
       modules,
-      routeKit: { guards: auth.service.guards, billing: billing.hooks },
-      healthChecks: health.service,
-      ...auth.service,
-      ...pick(idp.service, ['provider', 'signIn']),
-      ...admin.service,
-      apiKeys: apiKeys.service,
-      orgs: orgs.service,
-      users: users.service,
-      userImport: users.userImport,
-      mfa: users.mfa,
-      templates: templates.service,
-      billing: billing.service,
-      render: render.service,
-      opens: tracking.opens,
-      tracking: tracking.service,
-      audit: audit.service,
-      images: images.service,
-      secrets: secrets.service,
-      directory: directory.service,
-      scim: scim.service,
-      gateway: gateway.service,
-      deployments: deployments.service,
-      google: google.service,
-      googleRuns: google.runs,
-      outlook: outlook.service,
-      microsoft: microsoft.service,
-      jobs: jobs.service,
-      mail: mail.service,
-      people: people.service,
+      routeKit: { guards: m.auth.service.guards, billing: m.billing.hooks },
+      healthChecks: m.health.service,
+      ...m.auth.service,
+      ...pick(m.idp.service, ['provider', 'signIn']),
+      ...m.admin.service,
+      apiKeys: m.apiKeys.service,
+      orgs: m.orgs.service,
+      users: m.users.service,
+      userImport: m.users.userImport,
+      mfa: m.users.mfa,
+      templates: m.templates.service,
+      billing: m.billing.service,
+      render: m.render.service,
+      opens: m.tracking.opens,
+      tracking: m.tracking.service,
+      audit: m.audit.service,
+      images: m.images.service,
+      secrets: m.secrets.service,
+      directory: m.directory.service,
+      scim: m.scim.service,
+      gateway: m.gateway.service,
+      deployments: m.deployments.service,
+      google: m.google.service,
+      googleRuns: m.google.runs,
+      outlook: m.outlook.service,
+      microsoft: m.microsoft.service,
+      jobs: m.jobs.service,
+      mail: m.mail.service,
+      people: m.people.service,
       async close() {
         await stop();
         await core.close();
@@ -214,6 +187,51 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     await core.close();
     throw err;
   }
+}
+
+/** Every module, in the order each needs the ones before it; `add` lists each for startModules. */
+async function buildModules(core: Core, overrides: DepsOverrides, add: <M extends Module>(module: M) => M) {
+  const { config } = core;
+  const { dryRunDeadlineMs } = overrides;
+  const health = add(healthModule(core));
+  add(metricsModule({ metrics: core.metrics, token: config.metricsToken }));
+  const audit = add(auditModule(core));
+  const secrets = add(secretsModule(core));
+  const mail = add(mailModule(core));
+  const jobs = add(jobsModule(core));
+  const apiKeys = add(apiKeysModule(core));
+  const idp = add(await idpModule(core));
+  const auth = add(await authModule(core, { apiKeys, idp }));
+  const people = add(peopleModule(core, { mail, idp }));
+  const orgs = add(orgsModule(core, { apiKeys, invite: people.service.inviteInTx, starter: DEFAULT_STARTER }));
+  const billing = add(billingModule(core, { orgs }));
+  const images = add(await imagesModule(core));
+  const users = add(usersModule(core, { people, idp, images }));
+  // Before render: every signature served is a `signature.rendered` event (rendered.ts).
+  const webhooks = add(outboundWebhooksModule(core, { secrets }, overrides.webhooks));
+  const render = add(
+    renderModule(core, { orgs, users }, {
+      pool: overrides.shared?.renderPool,
+      onRendered: (orgId, r, correlationId) => webhooks.rendered.record(orgId, { userId: r.userId, templateId: r.templateId, bytes: r.bytes, correlationId }),
+    }),
+  );
+  const templates = add(templatesModule(core, { render }));
+  add(designerModule(core));
+  const tracking = add(trackingModule(core));
+  const deployments = add(deploymentsModule(core));
+  const directory = add(directoryModule(core, { dryRunDeadlineMs }));
+  const outlook = add(outlookModule(core, { orgs, render, secrets }));
+  const microsoft = add(microsoftModule(core, { secrets, directory }));
+  const google = add(googleModule(core, { secrets, directory, render, orgs }, overrides.google));
+  const connectors = [google.connector, microsoft.connector];
+  add(directorySyncModule(core, { directory, connectors, schedules: [google.schedule] }, { tickMs: overrides.google?.schedulerTickMs }));
+  const scim = add(scimModule(core));
+  const gateway = add(gatewayModule(core, { orgs, render, users }));
+  const admin = add(adminModule(core, { orgs, mail }));
+  add(webhooksModule(core, { billing }));
+  const limits = { templateSourceChars: TEMPLATE_SOURCE_MAX, imageBytes: IMAGE_MAX_BYTES, imageSidePx: IMAGE_MAX_SIDE, passwordMinChars: MIN_PASSWORD_LENGTH };
+  add(webAppsModule(core, { clientIds: idp.service.clientIds, limits }));
+  return { health, audit, secrets, mail, jobs, apiKeys, idp, auth, people, orgs, billing, images, users, webhooks, render, templates, tracking, deployments, directory, outlook, microsoft, google, scim, gateway, admin };
 }
 
 function pick<T, K extends keyof T>(from: T, keys: K[]): Pick<T, K> {

@@ -126,6 +126,7 @@ describe('rotating SECRETS_KEY', () => {
         google: { resealed: 2, alreadyCurrent: 1, changedMeanwhile: 0 },
         microsoft: { resealed: 1, alreadyCurrent: 0, changedMeanwhile: 0 },
         outlook: { resealed: 1, alreadyCurrent: 0, changedMeanwhile: 0 },
+        webhook: { resealed: 0, alreadyCurrent: 0, changedMeanwhile: 0 },
       });
       assert.deepEqual([result.resealed, result.alreadyCurrent], [4, 1]);
 

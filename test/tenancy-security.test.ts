@@ -85,6 +85,15 @@ export const ORG_ROUTES: RouteCase[] = [
   { method: 'GET', route: '/v1/orgs/{orgId}/integrations/gateway', minRole: 'admin' },
   { method: 'POST', route: '/v1/orgs/{orgId}/integrations/gateway/rotate-password', minRole: 'admin' },
   { method: 'POST', route: '/v1/orgs/{orgId}/integrations/gateway/test', body: { to: 'sec@example.test' }, minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/webhook-endpoints', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/webhook-endpoints', body: { url: 'https://93.184.215.14/hooks', events: ['audit.event'] }, minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/webhook-endpoints/{endpointId}', minRole: 'admin' },
+  { method: 'PATCH', route: '/v1/orgs/{orgId}/webhook-endpoints/{endpointId}', body: { version: 1, disabled: true }, minRole: 'admin' },
+  { method: 'DELETE', route: '/v1/orgs/{orgId}/webhook-endpoints/{endpointId}', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/webhook-endpoints/{endpointId}/rotate-secret', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/webhook-endpoints/{endpointId}/test', minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/webhook-endpoints/{endpointId}/deliveries', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry', minRole: 'admin' },
 ];
 
 // Staff-only routes: any org credential is 403.

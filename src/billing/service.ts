@@ -10,7 +10,7 @@
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
 import { billingRepo, type EventOutcome, type EventRecord, type EventStatus } from '../store/repositories/billing.ts';
-import { auditRepo } from '../store/repositories/audit.ts';
+import { recordAuditEntries } from '../audit/record.ts';
 import { decodeCursor, toPage, type Page, type PageRequest } from '../store/pagination.ts';
 import { Batcher, type Settled } from '../store/batcher.ts';
 import { applyEvents, type Arrival } from './apply.ts';
@@ -52,7 +52,7 @@ export function createBillingService(deps: {
   async function applyAndSave(tx: Db, arrivals: Arrival[]) {
     const applied = await applyEvents(tx, arrivals, config);
     await billingRepo.saveOrgs(tx, applied.saves);
-    await auditRepo.insertMany(tx, applied.audit);
+    await recordAuditEntries(tx, applied.audit);
     await billingRepo.setOutcomes(tx, applied.released);
     return applied;
   }
@@ -137,7 +137,7 @@ export function createBillingService(deps: {
         if (!(await billingRepo.setOutcomeIf(tx, row.id, was, outcome))) {
           throw new EventFailure('REPLAYED_CONCURRENTLY', 'Another replay of this event ran at the same time; its result stands.');
         }
-        await auditRepo.insertMany(tx, replayAudit(by, row.id, outcome.orgId ?? row.org_id));
+        await recordAuditEntries(tx, replayAudit(by, row.id, outcome.orgId ?? row.org_id));
         return { outcome, changedOrgs: applied.saves.filter((s) => s.versionStep > 0).map((s) => s.orgId) };
       });
       afterCommit([], changedOrgs);
@@ -147,7 +147,7 @@ export function createBillingService(deps: {
       if (!(err instanceof EventFailure)) deps.logger.error({ err, eventId: row.id, correlationId: by?.correlationId }, 'payment event replay failed');
       await db.transaction().execute(async (tx) => {
         await billingRepo.noteFailedAgain(tx, row.id, failure);
-        await auditRepo.insertMany(tx, replayAudit(by, row.id, row.org_id));
+        await recordAuditEntries(tx, replayAudit(by, row.id, row.org_id));
       });
       return { id: row.id, result: 'failed', detail: failure.message, errorCode: failure.code };
     }

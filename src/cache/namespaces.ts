@@ -72,6 +72,12 @@ export function createCaches(settings: CacheSettings) {
     /** The org of an Outlook add-in key, by the key's SHA-256 (outlook/service.ts). Forgotten on rotation. */
     addinKeys: new ReadCache<{ orgId: string }>({ max: 20_000, ttlMs }),
     /**
+     * Whether any live, enabled outbound webhook endpoint of the org, by `orgId`, subscribes to
+     * `signature.rendered` (src/outbound-webhooks/rendered.ts: renders ask on every call).
+     * Forgotten by the org's endpoint writes.
+     */
+    webhookRendered: new ReadCache<{ subscribed: boolean }>({ max: 20_000, ttlMs }),
+    /**
      * Rendered output by `templateId:version:userId:version:orgVersion`: a write to any of the
      * three bumps a version, so the next render misses; old entries age out. Bounded by bytes too.
      */
@@ -129,6 +135,10 @@ export function createCaches(settings: CacheSettings) {
     /** An image was deleted: its URL stops answering on this instance at once. */
     imageDeleted(imageId: string): void {
       caches.images.delete(imageId);
+    },
+    /** An org's outbound webhook endpoints changed (created, edited, disabled, deleted). */
+    webhookEndpointsChanged(orgId: string): void {
+      caches.webhookRendered.delete(orgId);
     },
     /** A key was revoked: the next use reads the revocation. */
     keyRevoked(keyHash: string): void {

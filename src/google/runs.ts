@@ -4,6 +4,7 @@
 // goes on from there.
 import type { Db } from '../store/db.ts';
 import { googleRepo } from '../store/repositories/google.ts';
+import { recordFailedDeployment } from '../outbound-webhooks/module.ts';
 import { deploymentsRepo } from '../store/repositories/deployments.ts';
 import type { SecretBox } from '../secrets/module.ts';
 import type { RenderService } from '../render/module.ts';
@@ -77,7 +78,11 @@ export function createGoogleRuns(deps: {
         deps.metrics?.pushed(outcome);
       };
       const gmail = gmailTarget(client, creds);
-      const record = (userId: string, outcome: DeploymentOutcome) => deploymentsRepo.record(db, deploymentWrite(gmail.name, orgId, userId, outcome, deps.clock()));
+      const record = (userId: string, outcome: DeploymentOutcome) => {
+        const write = deploymentWrite(gmail.name, orgId, userId, outcome, deps.clock());
+        // A failure also makes the `deployment.failed` webhook event, in its transaction.
+        return outcome.state === 'failed' ? recordFailedDeployment(db, write, deps.clock()) : deploymentsRepo.record(db, write);
+      };
       const blocked = graceExpired(planFacts(org), deps.clock());
 
       const one = async (target: { id: string; email: string; status: string }) => {

@@ -155,6 +155,8 @@ const RESOURCE: Record<string, string> = {
   jobId: 'Job',
   eventId: 'Event',
   domain: 'Domain',
+  endpointId: 'Webhook endpoint',
+  deliveryId: 'Delivery',
 };
 
 /** The 400 and 404 examples follow the operation: its body or parameters, the resource its path names. */

@@ -28,7 +28,8 @@ export type Action =
   | 'job.read'
   | 'user.invite'
   | 'integration.manage'
-  | 'deployment.read';
+  | 'deployment.read'
+  | 'webhook.manage';
 
 const MINIMUM: Record<Action, OrgRole> = {
   'org.read': 'member',
@@ -51,6 +52,8 @@ const MINIMUM: Record<Action, OrgRole> = {
   // Connecting a mailbox provider or a directory, and seeing where each user's signature stands.
   'integration.manage': 'admin',
   'deployment.read': 'admin',
+  // Outbound webhook endpoints: their secrets sign what receivers trust.
+  'webhook.manage': 'admin',
 };
 
 export type Decision = { allowed: true; role: EffectiveRole } | { allowed: false; reason: string; field?: string };

@@ -186,7 +186,7 @@ export function addinRoutes(deps: {
       async (request, reply) => {
         reply.header('cache-control', 'no-store');
         // `compose` is the add-in's to send and ours to use later: every compose type gets the org's default template today.
-        return outlook.signature(request.addinOrgId as string, request.query.email);
+        return outlook.signature(request.addinOrgId as string, request.query.email, request.id);
       },
     );
     app.options('/v1/addin/signature', { schema: { hide: true }, config: { cors: false } }, async (_request, reply) => reply.headers(CORS).code(204).send());

@@ -112,7 +112,7 @@ export function createOutlookService(deps: {
      * The rendered signature of the org's live user with this address (404 otherwise, the same for
      * another org's user), gated past grace like every render, refused over Outlook's limit.
      */
-    async signature(orgId: string, email: string): Promise<{ html: string; text: string }> {
+    async signature(orgId: string, email: string, correlationId: string | null = null): Promise<{ html: string; text: string }> {
       // Not cached: one indexed query per compose (human-paced), and no cached address to outlive
       // a change of a user's email. The render itself comes from the render cache.
       const user = await outlookRepo.liveUserByEmail(db, orgId, email);
@@ -120,7 +120,7 @@ export function createOutlookService(deps: {
       const record = (outcome: DeploymentOutcome) => deps.recorder.record({ orgId, userId: user.id, at: clock(), outcome });
       const org = await deps.orgs.require(orgId);
       const blocked = graceExpired(planFacts(org), clock());
-      const prepared = await prepareSignature(outlookTarget, (o, u) => deps.render.render(o, u), { orgId, userId: user.id, blocked });
+      const prepared = await prepareSignature(outlookTarget, (o, u) => deps.render.render(o, u, undefined, correlationId), { orgId, userId: user.id, blocked });
       if (prepared.state === 'skipped') {
         record({ state: 'skipped', reason: prepared.reason });
         if (prepared.reason === 'payment_required') {

@@ -4,7 +4,7 @@ import type { Module } from '../core/module.ts';
 import type { OrgService } from '../orgs/module.ts';
 import type { UserService } from '../users/module.ts';
 import { createRenderPool, type RenderPool } from './pool.ts';
-import { createRenderService, type RenderService } from './service.ts';
+import { createRenderService, type RenderedListener, type RenderService } from './service.ts';
 import { renderRoutes } from './routes.ts';
 import { signatureRoutes } from './signature-routes.ts';
 
@@ -14,7 +14,11 @@ export { hasMarker, markSignature } from './marker.ts';
 export type { RenderPool, RenderService };
 export type { Rendered } from '../kernel/rendered.ts';
 
-export function renderModule(core: Core, needs: { orgs: Module<OrgService>; users: Module<UserService> }, opts: { pool?: RenderPool | undefined } = {}): Module<RenderService> {
+export function renderModule(
+  core: Core,
+  needs: { orgs: Module<OrgService>; users: Module<UserService> },
+  opts: { pool?: RenderPool | undefined; onRendered?: RenderedListener } = {},
+): Module<RenderService> {
   const { config } = core;
   // A pool handed in (tests share one) stays the caller's.
   const pool = opts.pool ?? createRenderPool({ threads: config.renderThreads });
@@ -26,6 +30,7 @@ export function renderModule(core: Core, needs: { orgs: Module<OrgService>; user
     baseUrl: config.baseUrl,
     renderLimitBytes: config.renderLimitBytes,
     metrics: core.metrics,
+    ...(opts.onRendered ? { onRendered: opts.onRendered } : {}),
   });
   const users = needs.users.service;
   return {

@@ -26,7 +26,7 @@ export function renderRoutes(deps: { guards: Guards; billing: BillingHooks; rend
           response: { 200: renderedSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'PAYMENT_REQUIRED') },
         },
       },
-      async (request) => render.render(request.params.orgId, request.params.userId, request.body?.templateId),
+      async (request) => render.render(request.params.orgId, request.params.userId, request.body?.templateId, request.id),
     );
   };
 }

@@ -19,6 +19,9 @@ import type { Rendered } from '../kernel/rendered.ts';
 
 export type { Rendered };
 
+/** Told of every signature served (not previews); returns at once. */
+export type RenderedListener = (orgId: string, rendered: Rendered, correlationId: string | null) => void;
+
 export function createRenderService(deps: {
   db: Db;
   caches: Caches;
@@ -27,6 +30,11 @@ export function createRenderService(deps: {
   baseUrl: string;
   renderLimitBytes: number;
   metrics?: Pick<Metrics, 'renderCache'>;
+  /**
+   * Told of every signature served (not previews): the `signature.rendered` webhook event
+   * (src/outbound-webhooks/rendered.ts). It must return at once: renders do not wait for it.
+   */
+  onRendered?: RenderedListener;
 }) {
   const { db } = deps;
   const { renderUsers: users, templates, defaultTemplates: defaults, renderOutputs: outputs } = deps.caches;
@@ -89,33 +97,40 @@ export function createRenderService(deps: {
     };
   }
 
+  async function render(orgId: string, userId: string, templateId?: string): Promise<Rendered> {
+    const [user, template, org] = await Promise.all([userOf(orgId, userId), templateOf(orgId, templateId), deps.orgs.require(orgId)]);
+    const key = `${template.id}:${template.version}:${user.id}:${user.version}:${org.version}`;
+    const hit = outputs.get(key);
+    deps.metrics?.renderCache(hit !== undefined);
+    if (hit) return hit;
+    // Concurrent first renders of one signature (a mail burst from one user) share one task.
+    let pending = producing.get(key);
+    if (!pending) {
+      pending = deps.pool
+        .render({
+          key: `${template.id}:${template.version}`,
+          htmlPrepared: template.html_prepared,
+          text: template.text,
+          scope: scopeOf(user, org),
+          limitBytes: deps.renderLimitBytes,
+        })
+        .then((parts) => {
+          const result = { userId: user.id, templateId: template.id, ...parts };
+          outputs.set(key, result);
+          return result;
+        })
+        .finally(() => producing.delete(key));
+      producing.set(key, pending);
+    }
+    return pending;
+  }
+
   return {
-    async render(orgId: string, userId: string, templateId?: string): Promise<Rendered> {
-      const [user, template, org] = await Promise.all([userOf(orgId, userId), templateOf(orgId, templateId), deps.orgs.require(orgId)]);
-      const key = `${template.id}:${template.version}:${user.id}:${user.version}:${org.version}`;
-      const hit = outputs.get(key);
-      deps.metrics?.renderCache(hit !== undefined);
-      if (hit) return hit;
-      // Concurrent first renders of one signature (a mail burst from one user) share one task.
-      let pending = producing.get(key);
-      if (!pending) {
-        pending = deps.pool
-          .render({
-            key: `${template.id}:${template.version}`,
-            htmlPrepared: template.html_prepared,
-            text: template.text,
-            scope: scopeOf(user, org),
-            limitBytes: deps.renderLimitBytes,
-          })
-          .then((parts) => {
-            const result = { userId: user.id, templateId: template.id, ...parts };
-            outputs.set(key, result);
-            return result;
-          })
-          .finally(() => producing.delete(key));
-        producing.set(key, pending);
-      }
-      return pending;
+    /** A signature served to a caller (`correlationId`: the request's, when one asked). */
+    async render(orgId: string, userId: string, templateId?: string, correlationId: string | null = null): Promise<Rendered> {
+      const rendered = await render(orgId, userId, templateId);
+      deps.onRendered?.(orgId, rendered, correlationId);
+      return rendered;
     },
 
     /** Renders an unsaved template for the editor (nothing cached). */

@@ -40,7 +40,7 @@ export function signatureRoutes(deps: { guards: Guards; billing: BillingHooks; r
         // Members may list the org's users, so an unknown id answers 404 before the role check.
         await users.get(request.params.orgId, request.params.userId);
         enforce(readSignature(accessOf(request), request.params.userId));
-        const { html, text, bytes, warnings } = await render.render(request.params.orgId, request.params.userId);
+        const { html, text, bytes, warnings } = await render.render(request.params.orgId, request.params.userId, undefined, request.id);
         return { html, text, bytes, warnings };
       },
     );

@@ -13,11 +13,13 @@ import type {
 } from './schema-integrations.ts';
 
 import type { GatewayCountsTable, GatewayErrorsTable, GatewaySettingsTable, OrgDomainsTable } from './schema-gateway.ts';
+import type { OutboundDeliveriesTable, OutboundEndpointsTable, OutboundEventsTable } from './schema-webhooks.ts';
 
 // The tables of the integrations (directories, deployments, the Outlook add-in) are in
-// schema-integrations.ts, the SMTP gateway's in schema-gateway.ts.
+// schema-integrations.ts, the SMTP gateway's in schema-gateway.ts, outbound webhooks' in schema-webhooks.ts.
 export type * from './schema-integrations.ts';
 export type * from './schema-gateway.ts';
+export type * from './schema-webhooks.ts';
 
 export interface OrgsTable {
   id: string;
@@ -356,6 +358,9 @@ export interface DB {
   directory_runs: DirectoryRunsTable;
   deployments: DeploymentsTable;
   google_integrations: GoogleIntegrationsTable;
+  outbound_endpoints: OutboundEndpointsTable;
+  outbound_events: OutboundEventsTable;
+  outbound_deliveries: OutboundDeliveriesTable;
   scim_tokens: ScimTokensTable;
   scim_groups: ScimGroupsTable;
   scim_group_members: ScimGroupMembersTable;

@@ -9,6 +9,8 @@ import { DEFAULT_STARTER } from './starters.ts';
 
 export { DEFAULT_STARTER, type TemplateService };
 export { TEMPLATE_SOURCE_MAX } from './schemas.ts';
+/** A template as the API answers it (the outbound webhooks' `template.*` events carry it). */
+export { toTemplate } from './resource.ts';
 
 export function templatesModule(core: Core, needs: { render: Module<RenderService> }): Module<TemplateService> {
   const render = needs.render.service;

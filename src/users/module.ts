@@ -14,6 +14,8 @@ import { photoRoutes } from './photo-routes.ts';
 import type { ImageService } from '../images/module.ts';
 
 export { type SeatCheck } from './service.ts';
+/** A user as the API answers it (the outbound webhooks' `user.*` events carry it). */
+export { toUser } from './resource.ts';
 export { statusChange } from './status.ts';
 
 export type { MfaService, UserImport, UserService };
