@@ -3,7 +3,7 @@
 // editing, removing, re-inviting and importing people, each followed by a refresh of what a
 // change of people moves: the lists, the org's seat count and its plan status.
 import { call } from '../../shared/api/client.ts';
-import { invalidate } from '../../shared/api/query.ts';
+import { invalidate, useQuery } from '../../shared/api/query.ts';
 import { useUserList } from '../../shared/api/resources.ts';
 import { useOrg } from '../../shared/app-context.tsx';
 import type { operations, Role, User } from '../../shared/api/types.ts';
@@ -80,4 +80,10 @@ export function useUserActions() {
       return answer.results;
     },
   };
+}
+
+/** Any user's signature as the service renders it for them (`GET …/users/{userId}/signature`; admins). */
+export function useUserSignature(userId: string) {
+  const { api, orgId } = useOrg();
+  return useQuery(['signature', orgId, userId], () => call(api.GET('/v1/orgs/{orgId}/users/{userId}/signature', { params: { path: { orgId, userId } } })));
 }
