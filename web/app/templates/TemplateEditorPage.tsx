@@ -8,6 +8,7 @@ import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { Button } from '../../shared/components/Button.tsx';
 import { TextField } from '../../shared/components/Field.tsx';
 import { ConfirmDialog } from '../../shared/components/Dialog.tsx';
+import { LeaveGuard } from '../../shared/components/LeaveGuard.tsx';
 import { ErrorMessage, Loading } from '../../shared/components/Status.tsx';
 import { ApiError } from '../../shared/api/errors.ts';
 import { useMutation } from '../../shared/api/query.ts';
@@ -221,6 +222,7 @@ function Editor({ initial }: { initial: Template }) {
           htmlEditor.current?.insert(tag);
         }}
       />
+      <LeaveGuard dirty={dirty && !remove.pending} what="your changes to this template" />
       <ConfirmDialog
         title="Delete this template?"
         open={confirmDelete}
