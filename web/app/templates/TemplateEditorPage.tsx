@@ -2,7 +2,7 @@
 // field completion), a live preview rendered by the service as any user of the org, the warnings and
 // size as you type, save (with the version read: a save that lost a race says so and offers to
 // reload or keep editing), set as default, insert an image, delete.
-import { useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { Button } from '../../shared/components/Button.tsx';
@@ -15,12 +15,17 @@ import { useMutation } from '../../shared/api/query.ts';
 import { maxLengthOf } from '../../shared/api/field-limits.ts';
 import { useLimits, useOrg } from '../../shared/app-context.tsx';
 import { notices } from '../../shared/notices.ts';
-import LiquidEditor, { type EditorHandle } from './LiquidEditor.tsx';
+import type { EditorHandle } from './LiquidEditor.tsx';
 import { PreviewFrame, SizeMeter } from './Preview.tsx';
 import { PreviewUserPicker } from './PreviewUserPicker.tsx';
 import { ImagePicker } from './ImagePicker.tsx';
 import { ALL_FIELDS } from './merge-fields.ts';
-import { usePreview, useTemplate, useTemplateActions, type Template, type TemplateChanges } from './api.ts';
+import { usePreview, useTemplate, useTemplateActions, type DesignedTemplate, type Template, type TemplateChanges } from './api.ts';
+
+// The designer is its own chunk: dnd-kit and the block editors load only when a design is opened.
+const DesignerPage = lazy(() => import('./DesignerPage.tsx'));
+// CodeMirror is its own chunk too: a design opens without it.
+const LiquidEditor = lazy(() => import('./LiquidEditor.tsx'));
 import './templates.css';
 
 export default function TemplateEditorPage() {
@@ -34,9 +39,22 @@ export default function TemplateEditorPage() {
           <Link to="..">Back to the templates</Link>
         </p>
       </ErrorMessage>
-      {template.data ? <Editor initial={template.data} /> : null}
+      {template.data ? <Chooser key={template.data.templateId} initial={template.data} /> : null}
     </section>
   );
+}
+
+/** A template made from a design opens in the designer, one written by hand in the code editor. */
+function Chooser({ initial }: { initial: DesignedTemplate }) {
+  const [mode, setMode] = useState<'design' | 'html'>(initial.design && initial.source !== 'html' ? 'design' : 'html');
+  if (mode === 'design' && initial.design) {
+    return (
+      <Suspense fallback={<Loading label="Loading the designer…" />}>
+        <DesignerPage initial={initial} design={initial.design} onEditHtml={() => setMode('html')} />
+      </Suspense>
+    );
+  }
+  return <Editor initial={initial} />;
 }
 
 interface Draft {
@@ -170,6 +188,7 @@ function Editor({ initial }: { initial: Template }) {
       ) : null}
       {otherError ? <ErrorMessage error={otherError} /> : null}
 
+      <Suspense fallback={<Loading label="Loading the editor…" />}>
       <div className="template-editor">
         <div className="template-editor__source">
           <TextField label="Name" value={draft.name} maxLength={maxLengthOf('updateTemplate', 'name')} onChange={(e) => setDraft({ ...draft, name: e.target.value })} />
@@ -214,6 +233,7 @@ function Editor({ initial }: { initial: Template }) {
         </div>
       </div>
 
+      </Suspense>
       <ImagePicker
         open={picking}
         onClose={() => setPicking(false)}
