@@ -59,6 +59,14 @@ export function benchEnv(dataDir: string, extra: Record<string, string> = {}): R
     RATE_LIMIT_BURST: '1000000000',
     PIXEL_RATE_LIMIT_RPS: '1000000000',
     PIXEL_RATE_LIMIT_BURST: '1000000000',
+    ORG_RATE_LIMIT_RPS: '1000000000',
+    ORG_RATE_LIMIT_BURST: '1000000000',
+    PUBLIC_RATE_LIMIT_RPS: '1000000000',
+    PUBLIC_RATE_LIMIT_BURST: '1000000000',
+    ASSET_RATE_LIMIT_RPS: '1000000000',
+    ASSET_RATE_LIMIT_BURST: '1000000000',
+    // Counted and checked on every API-key request (its cost is part of the hot routes' ratios), never reached.
+    QUOTA_REQUESTS_PER_MONTH: '1000000000',
     ...extra,
   };
 }

@@ -9,9 +9,10 @@ import { freePort, httpRequest } from '../test/helpers/server.ts';
 import { oidcClient, signIn } from '../test/helpers/browser.ts';
 import { signedHeader } from '../test/helpers/payments.ts';
 import { runNode, startProcess, type ServiceProcess } from '../test/helpers/process.ts';
+import { noisyNeighbour, type NoisyResult } from './noisy.ts';
 import { benchEnv, hotRoutes, measure as measureOn, measureSeries, peakRssMb, seriesTable, type Measured, type Load } from './measure.ts';
 
-const SCENARIOS = ['baseline', 'org-apikey', 'org-idtoken', 'render-warm', 'render-cold', 'pixel', 'webhook'] as const;
+const SCENARIOS = ['baseline', 'org-apikey', 'org-idtoken', 'render-warm', 'render-cold', 'pixel', 'webhook', 'noisy-org'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 const { values } = parseArgs({
@@ -78,6 +79,7 @@ try {
 
   let cold = 0;
   let hookSeq = 0;
+  let noisy: NoisyResult | undefined;
   const hot = hotRoutes(service, { orgId: org.orgId, key, userId: org.ownerUserId });
   const runs: Record<Scenario, () => Promise<Measured>> = {
     baseline: () => measure('baseline', baseline, { url: `${baseline.url}/` }),
@@ -96,6 +98,11 @@ try {
         ],
       }),
     pixel: () => measure('pixel', service, hot.pixel),
+    // The quiet org's latency while another org floods (bench/noisy.ts): its own service process.
+    'noisy-org': async () => {
+      noisy = await noisyNeighbour(load);
+      return noisy.quiet;
+    },
     webhook: () =>
       measure('webhook', service, {
         url: `${service.url}/v1/webhooks/payment-provider`,
@@ -121,7 +128,7 @@ try {
     runs.baseline,
   );
   const rssMb = peakRssMb(service.pid);
-  const report = { node: process.version, cpus: cpus().length, database: process.env.DATABASE_URL ? 'postgres' : 'embedded', durationS: duration, connections, scenarios, rssMb };
+  const report = { node: process.version, cpus: cpus().length, database: process.env.DATABASE_URL ? 'postgres' : 'embedded', durationS: duration, connections, scenarios, rssMb, ...(noisy ? { noisy } : {}) };
   if (values.json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
@@ -130,6 +137,12 @@ try {
         `Node ${report.node}, ${report.cpus} CPUs, ${report.database} database, ${connections} connections, ${duration} s each`,
         ...seriesTable(scenarios),
         `peak RSS of the service: ${rssMb} MB`,
+        ...(noisy
+          ? [
+              `noisy-org: the quiet org's p50 / p99 ${noisy.quiet.p50Ms} / ${noisy.quiet.p99Ms} ms under noise, ${noisy.quietIdleP50Ms} / ${noisy.quietIdleP99Ms} ms idle (p99 ${(noisy.quiet.p99Ms / (noisy.quietIdleP99Ms || 1)).toFixed(2)}×); ` +
+                `the noisy org sent ${noisy.noisyRps} req/s, ${(noisy.noisyRefused * 100).toFixed(1)} % refused by its bucket`,
+            ]
+          : []),
         '',
       ].join('\n'),
     );

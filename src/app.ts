@@ -29,7 +29,8 @@ import { renderRoutes } from './render/routes.ts';
 import { opensRoutes, pixelRoutes } from './tracking/routes.ts';
 import { deploymentRoutes } from './deployments/routes.ts';
 import { googleRoutes } from './google/routes.ts';
-import { throttle, throttleByCaller } from './ratelimit/hook.ts';
+import { inSequence, orgBucket, throttle, throttleByCaller, throttleInOrder } from './ratelimit/hook.ts';
+import { quotaStep } from './quota/hook.ts';
 import { createBillingHooks } from './billing/hooks.ts';
 import { logCompleted } from './http/request-log.ts';
 import { adminOrgRoutes } from './admin/org-routes.ts';
@@ -195,17 +196,33 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
       clock: deps.clock,
     }),
   );
-  // Throttling (docs/api.md, "Rate limits"; the order of a request's steps:
-  // docs/architecture.md, "A request's path"). Health, the identity
-  // provider's pages and the webhook take no token (sign-in has its own limits; the webhook is signed).
+  // Throttling (docs/api.md, "Rate limits"; the order of a request's steps: docs/architecture.md,
+  // "A request's path"). Health, the identity provider's pages and the webhook take no token
+  // (sign-in has its own limits; the webhook is signed). An authenticated request takes its org's
+  // token before the stage's, so an org past its own bucket is refused before it can drain the
+  // stage's; then an API-key request counts against its org's monthly quota. Anonymous callers are
+  // keyed by their address (request.ip: the socket's, or what a TRUST_PROXY proxy forwarded). On
+  // the public routes the per-address bucket comes first, for the same reason.
+  const { limiters } = deps;
   const { rateLimit, pixelRateLimit, anonRateLimit, retryAfterS } = config;
   const byCaller = throttleByCaller({
-    authenticated: throttle(deps.limiters.stage, { limit: rateLimit.burst, retryAfterS, bucketOf: () => 'stage' }),
-    // Keyed by the client's address (request.ip: the socket's, or what a TRUST_PROXY proxy forwarded).
-    anonymous: throttle(deps.limiters.anon, { limit: anonRateLimit.burst, retryAfterS, bucketOf: (request) => `anon:${request.ip}` }),
+    authenticated: inSequence(
+      throttleInOrder(retryAfterS, [
+        { limiter: limiters.org, limit: config.orgRateLimit.burst, scope: 'org', bucketOf: orgBucket('org:') },
+        { limiter: limiters.stage, limit: rateLimit.burst, scope: 'stage', bucketOf: () => 'stage' },
+      ]),
+      quotaStep(deps.quota),
+    ),
+    anonymous: throttle(limiters.anon, { limit: anonRateLimit.burst, retryAfterS, scope: 'anonymous', bucketOf: (request) => `anon:${request.ip}` }),
   });
-  const pixelThrottle = throttle(deps.limiters.pixel, { limit: pixelRateLimit.burst, retryAfterS, bucketOf: () => 'pixel' });
-  const addinThrottle = throttle(deps.limiters.addin, { limit: config.addinRateLimit.burst, retryAfterS, bucketOf: () => 'addin' });
+  const address = { limiter: limiters.public, limit: config.publicRateLimit.burst, scope: 'address', bucketOf: (request: FastifyRequest) => `public:${request.ip}` } as const;
+  const byAddress = throttleInOrder(retryAfterS, [address]);
+  const pixelThrottle = throttleInOrder(retryAfterS, [address, { limiter: limiters.pixel, limit: pixelRateLimit.burst, scope: 'pixel', bucketOf: () => 'pixel' }]);
+  const assetThrottle = throttleInOrder(retryAfterS, [address, { limiter: limiters.asset, limit: config.assetRateLimit.burst, scope: 'asset', bucketOf: () => 'asset' }]);
+  const addinThrottles = {
+    byAddress,
+    byOrg: throttle(limiters.addin, { limit: config.addinRateLimit.burst, retryAfterS, scope: 'addin', bucketOf: (request) => `addin:${request.addinOrgId}` }),
+  };
 
   const { guards } = deps;
   const billing = createBillingHooks({ orgs: deps.orgs, clock: deps.clock });
@@ -234,7 +251,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(deploymentRoutes({ guards, deployments: deps.deployments }));
     await api.register(googleRoutes({ guards, billing, google: deps.google }));
     // Org (plan status) and staff routes (payment events) of billing: the same two first steps.
-    await api.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, clock: deps.clock }));
+    await api.register(billingRoutes({ guards, orgs: deps.orgs, billing: deps.billing, quota: deps.quota, clock: deps.clock }));
     await api.register(adminOrgRoutes({ guards, orgAdmin: deps.orgAdmin }));
     await api.register(adminStaffRoutes({ guards, staffAdmin: deps.staffAdmin }));
   });
@@ -260,9 +277,9 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     }),
   );
   // Images are fetched by mail clients, without credentials: outside the authenticated scope.
-  await app.register(publicImageRoutes({ images: deps.images }));
+  await app.register(publicImageRoutes({ throttle: assetThrottle, images: deps.images }));
   await app.register(pixelRoutes({ throttle: pixelThrottle, tracking: deps.tracking }));
-  await app.register(addinRoutes({ throttle: addinThrottle, outlook: deps.outlook, baseUrl: config.baseUrl, fetchTimeoutMs: config.addinFetchTimeoutMs }));
+  await app.register(addinRoutes({ throttles: addinThrottles, outlook: deps.outlook, baseUrl: config.baseUrl, fetchTimeoutMs: config.addinFetchTimeoutMs }));
   await app.register(
     webhookRoutes({ billing: deps.billing, secret: config.webhookSecret, toleranceS: config.webhookToleranceS, clock: deps.clock, metrics }),
   );

@@ -41,12 +41,12 @@ import { createImageService, type ImageService } from './images/service.ts';
 import { createUserImport, type UserImport } from './users/import.ts';
 import { createMfaService, type MfaService } from './users/mfa.ts';
 import { opensRepo } from './store/repositories/opens.ts';
-import type { RateLimiter } from './ratelimit/interface.ts';
+import { createLimiters, type Limiters } from './ratelimit/limiters.ts';
+import { QuotaCounter } from './quota/counter.ts';
 import { createJobQueue, enqueue, type JobQueue } from './jobs/queue.ts';
 import { createJobService, type JobService } from './jobs/service.ts';
 import { createMail, type Mail } from './mail/mailer.ts';
 import { createPeopleService, type PeopleService } from './people/service.ts';
-import { MemoryRateLimiter } from './ratelimit/memory.ts';
 import { createSecretBox, type SecretBox } from './secrets/secret-box.ts';
 import { createDirectoryService, type DirectoryService } from './directory/service.ts';
 import { createDeploymentService, type DeploymentService } from './deployments/service.ts';
@@ -60,7 +60,6 @@ import { googleConnector } from './google/connector.ts';
 import { createDirectorySync } from './directory/sync.ts';
 import { registerDirectorySyncJobs } from './directory/jobs.ts';
 import { startScheduler, syncSchedule, tickMsFor } from './directory/scheduler.ts';
-import { RedisRateLimiter } from './ratelimit/redis.ts';
 import { createOrgAdminService, type OrgAdminService } from './admin/org-admin.ts';
 import { createStaffAdminService, type StaffAdminService } from './admin/staff-admin.ts';
 import { createStaffInviter } from './admin/staff-invite.ts';
@@ -116,8 +115,10 @@ export interface Deps {
   outlook: OutlookService;
   /** The Microsoft Entra connection and its directory sync (src/microsoft/). */
   microsoft: MicrosoftService;
-  /** The stage-wide bucket of authenticated requests, the pixel's own, the Outlook add-in's own, and the per-client buckets of anonymous ones. */
-  limiters: { stage: RateLimiter; pixel: RateLimiter; addin: RateLimiter; anon: RateLimiter; signIn: RateLimiter };
+  /** The token buckets (src/ratelimit/limiters.ts). */
+  limiters: Limiters;
+  /** The monthly quota of API-key requests, counted in memory and added in batches (src/quota/). */
+  quota: QuotaCounter;
   passwords: PasswordHasher;
   /** This instance's Prometheus registry and the metrics the service records (src/metrics/). */
   metrics: Metrics;
@@ -183,33 +184,16 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const now = () => clock().getTime();
     const caches = createCaches({ mode: database.kind, ttlMs: config.cacheTtlMs });
     const { invalidate } = caches;
-    const stageLimits = { rate: config.rateLimit.rps, burst: config.rateLimit.burst };
-    const pixelLimits = { rate: config.pixelRateLimit.rps, burst: config.pixelRateLimit.burst };
-    const anonLimits = { rate: config.anonRateLimit.rps, burst: config.anonRateLimit.burst };
-    const addinLimits = { rate: config.addinRateLimit.rps, burst: config.addinRateLimit.burst };
-    const signInLimits = { rate: config.signInAttemptsPerMinute / 60, burst: config.signInAttemptsPerMinute };
-    const limiters = redis
-      ? {
-          stage: new RedisRateLimiter(redis, stageLimits, `sigsvc:${config.stage}:rl:`, logger, now),
-          pixel: new RedisRateLimiter(redis, pixelLimits, `sigsvc:${config.stage}:rl:`, logger, now),
-          addin: new RedisRateLimiter(redis, addinLimits, `sigsvc:${config.stage}:rl:`, logger, now),
-          anon: new RedisRateLimiter(redis, anonLimits, `sigsvc:${config.stage}:rl:`, logger, now),
-          signIn: new RedisRateLimiter(redis, signInLimits, `sigsvc:${config.stage}:rl:`, logger, now),
-        }
-      : {
-          stage: new MemoryRateLimiter(stageLimits, now),
-          pixel: new MemoryRateLimiter(pixelLimits, now),
-          addin: new MemoryRateLimiter(addinLimits, now),
-          anon: new MemoryRateLimiter(anonLimits, now),
-          signIn: new MemoryRateLimiter(signInLimits, now),
-        };
+    const limiters = createLimiters(config, redis, logger, now);
     const db = database.db;
+    const quota = new QuotaCounter({ db, clock, defaultLimit: config.quotaRequestsPerMonth, logger });
+    closers.unshift(() => quota.close());
     const passwords = overrides.passwords ?? scryptHasher;
     // The durable job queue, made first so that every capability can register its handlers on it;
     // its worker starts last, and stops first (below). A `/metrics` counter of jobs by kind and
     // outcome (/metrics) is recorded through its onOutcome hook.
     const queue = createJobQueue({ db, logger, options: { ...config.jobs, onOutcome: (kind, outcome) => metrics.jobFinished(kind, outcome) } });
-    const mail = createMail({ smtpUrl: config.smtpUrl, from: config.mailFrom, queue, logger });
+    const mail = createMail({ smtpUrl: config.smtpUrl, from: config.mailFrom, queue, logger, db, clock, perOrgPerHour: config.mailPerOrgPerHour });
     closers.unshift(async () => mail.close());
     const usage = new KeyUsageRecorder((uses) => apiKeysRepo.touch(db, uses), logger);
     closers.unshift(() => usage.close());
@@ -366,7 +350,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       images: createImageService({ db, baseUrl: config.baseUrl, caches }),
       userImport: createUserImport({ db, users }),
       mfa: createMfaService({ db, users, signIn, invalidate }),
-      orgAdmin: createOrgAdminService({ db, orgs, clock, mailConfigured: mail.configured }),
+      orgAdmin: createOrgAdminService({ db, orgs, clock, mailConfigured: mail.configured, invalidate, quotaChanged: (orgId) => quota.forget(orgId) }),
       staffAdmin: createStaffAdminService({
         db,
         clock,
@@ -382,6 +366,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       googleRuns,
       outlook,
       limiters,
+      quota,
       passwords,
       metrics,
       queue,

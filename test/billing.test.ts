@@ -372,7 +372,9 @@ describe('payment-provider webhooks and billing', () => {
     const full = refused(await addUser(o), 402);
     assert.equal(full.error.details?.blockedBy, 'seats');
     assert.deepEqual(full.error.details?.seats, { limit: 2, used: 2 });
-    assert.deepEqual(await planStatus(o), { subscriptionStatus: 'trialing', writable: true, blockedBy: 'seats', seats: { limit: 2, used: 2 }, gracePeriodEndsAt: null });
+    const { quota, ...status } = await planStatus(o);
+    assert.deepEqual(status, { subscriptionStatus: 'trialing', writable: true, blockedBy: 'seats', seats: { limit: 2, used: 2 }, gracePeriodEndsAt: null });
+    assert.equal(quota.limit, 100_000, 'the quota beside the caps (test/quota.test.ts)');
     // Other writes are not affected by the seat cap.
     ok(await api(server, o).PATCH('/v1/orgs/{orgId}', { ...orgPath(o), body: { version: 1, name: 'Still writable' } }), 200);
 

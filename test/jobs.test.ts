@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { openDatabase, type Database } from '../src/store/db.ts';
 import { createLogger } from '../src/log.ts';
-import { backoffMs, createJobQueue, enqueue, JobFailedError, RetryableJobError, type JobOutcome, type JobQueue, type QueueOptions } from '../src/jobs/queue.ts';
+import { backoffMs, createJobQueue, enqueue, JobDeferredError, JobFailedError, RetryableJobError, type JobOutcome, type JobQueue, type QueueOptions } from '../src/jobs/queue.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { SERVICE_NODE_FLAGS } from '../src/runtime.ts';
 import { migratedSnapshot } from './helpers/snapshot.ts';
@@ -29,6 +29,13 @@ async function openStore(): Promise<Database> {
 
 /** A kind no other test (or test server on a shared database) has a handler for. */
 const kindOf = (name: string) => `test.${name}.${randomUUID().slice(0, 8)}`;
+
+/** Orgs for jobs that belong to one (jobs.org_id references orgs). */
+async function newOrgs(database: Database, n: number): Promise<string[]> {
+  const ids = Array.from({ length: n }, () => randomUUID());
+  await database.db.insertInto('orgs').values(ids.map((id) => ({ id, name: `Jobs ${id.slice(0, 8)}` }))).execute();
+  return ids;
+}
 
 const jobRow = (database: Database, jobId: string) => database.db.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow();
 
@@ -267,6 +274,40 @@ describe('job queue', () => {
     await waitFor(async () => (await jobRow(database, jobId)).state === 'succeeded', 'another instance to run it');
   });
 
+  test('claims go round-robin across orgs: an org with an empty backlog waits one worker slot at most', async () => {
+    const kind = kindOf('fair');
+    const [a, b, c] = await newOrgs(database, 3);
+    const started: string[] = [];
+    const q = queue({ concurrency: 1 });
+    q.registerHandler<{ name: string }>(kind, async (job) => {
+      started.push(job.payload.name);
+    });
+    // Org A's backlog of 6 was queued first; B's and C's one job each after it.
+    for (let i = 1; i <= 6; i++) await enqueue(database.db, { kind, orgId: a!, payload: { name: `a${i}` } });
+    await enqueue(database.db, { kind, orgId: b!, payload: { name: 'b1' } });
+    await enqueue(database.db, { kind, orgId: c!, payload: { name: 'c1' } });
+    await enqueue(database.db, { kind, orgId: b!, payload: { name: 'b2' } });
+    q.start();
+    await waitFor(() => started.length === 9, 'every job');
+    assert.deepEqual(started, ['a1', 'b1', 'c1', 'a2', 'b2', 'a3', 'a4', 'a5', 'a6'], "each org's 1st job before any org's 2nd");
+  });
+
+  test('a JobDeferredError puts the job back for its delay, the attempt not counted', async () => {
+    const kind = kindOf('defer');
+    let runs = 0;
+    const q = queue();
+    q.registerHandler(kind, async () => {
+      runs++;
+      if (runs === 1) throw new JobDeferredError('not this hour', 300_000);
+    });
+    const { jobId } = await enqueue(database.db, { kind, orgId: null });
+    q.start();
+    await waitFor(async () => runs === 1 && (await jobRow(database, jobId)).state === 'queued', 'the deferral');
+    const row = await jobRow(database, jobId);
+    assert.equal(row.attempts, 0);
+    assert.ok(row.run_after.getTime() > Date.now() + 200_000, 'due in about 5 minutes');
+  });
+
   test('backoff doubles from the base, stays within [half, full] of it, and is capped', () => {
     const o = { retryBaseMs: 1000, retryMaxMs: 10_000 };
     assert.equal(backoffMs(1, o, () => 0), 500);
@@ -334,6 +375,31 @@ describe('job queue on PostgreSQL: several instances', async () => {
     assert.ok(byA > 0 && byA < 200, `both instances worked (A ran ${byA})`);
     const attempts = await d0.db.selectFrom('jobs').select('attempts').where('kind', '=', kind).execute();
     assert.ok(attempts.every((r) => r.attempts === 1));
+  });
+
+  test("two instances claim round-robin across orgs: a quiet org's job starts before the noisy org's 3rd", { skip: !available && NEEDS_POSTGRES }, async () => {
+    const kind = kindOf('fair2');
+    const d0 = stores[0]!;
+    const [noisy, quiet] = await newOrgs(d0, 2);
+    const started: string[] = [];
+    for (const d of [d0, await store()]) {
+      const q = createJobQueue({ db: d.db, logger: silent, options: { ...FAST, concurrency: 1 } });
+      queues.push(q);
+      q.registerHandler<{ name: string }>(kind, async (job) => {
+        started.push(job.payload.name);
+        await new Promise((r) => setTimeout(r, 10));
+      });
+    }
+    await d0.db.transaction().execute(async (trx) => {
+      for (let i = 1; i <= 40; i++) await enqueue(trx, { kind, orgId: noisy!, payload: { name: `noisy${i}` } });
+    });
+    await enqueue(d0.db, { kind, orgId: quiet!, payload: { name: 'quiet' } });
+    for (const q of queues.slice(-2)) q.start();
+    await waitFor(() => started.length === 41, 'every job', 60_000);
+    // Two worker slots: the quiet org's job waits for one of them at most; first come first served
+    // would have started it 41st.
+    const at = started.indexOf('quiet');
+    assert.ok(at <= 2, `the quiet org's job started ${at + 1}th: ${started.slice(0, 5).join(', ')}`);
   });
 
   test('an instance killed mid-job: once its lease expires another instance runs the job', { skip: !available && NEEDS_POSTGRES }, async () => {

@@ -8,6 +8,8 @@ import { startServer, type TestServer } from './helpers/server.ts';
 import { startSmtp, type TestSmtp } from './helpers/smtp.ts';
 import { NEEDS_POSTGRES, postgresAvailable, scratchDatabase } from './helpers/pg.ts';
 import { waitFor } from './helpers/wait.ts';
+import { manualClock } from './helpers/clock.ts';
+import { createOrg, createUser } from './helpers/fixtures.ts';
 import { invitationMail } from '../src/mail/messages.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
@@ -127,6 +129,70 @@ describe('mail: two instances on one PostgreSQL database', async () => {
       for (const s of servers) await s.close();
       await smtp.close();
       await scratch.drop();
+    }
+  });
+});
+
+describe('mail caps (DECISIONS wave 3, "Mail caps")', () => {
+  test('past MAIL_PER_ORG_PER_HOUR an org\'s mails wait in the queue for the next hour, not fail; other orgs\' mails go on', async () => {
+    const smtp = await startSmtp();
+    // 30 s before an hour ends, on a clock that moves only when the test says.
+    const hourEnd = Math.ceil(Date.now() / 3600_000) * 3600_000;
+    const clock = manualClock(hourEnd - 30_000);
+    // 3 an hour: the owner's invitation (sent when the org is made) and two more.
+    const server = await startServer({ SMTP_URL: smtp.url, MAIL_PER_ORG_PER_HOUR: '3', ...FAST_JOBS }, { clock: clock.now });
+    try {
+      const [busy, quiet] = [await createOrg(server), await createOrg(server)];
+      const content = invitationMail({ orgName: 'Acme', inviteeName: '', url: 'http://x.test/i', ttlS: 3600 });
+      const to = Array.from({ length: 3 }, (_, i) => `capped-${i}-${randomUUID().slice(0, 8)}@example.test`);
+      const jobs: string[] = [];
+      for (const address of to) jobs.push((await server.deps.mail.queue(server.deps.database.db, busy.orgId, address, content))!);
+      const other = `other-${randomUUID().slice(0, 8)}@example.test`;
+      await server.deps.mail.queue(server.deps.database.db, quiet.orgId, other, content);
+      await smtp.waitFor(other);
+      // Two of the busy org's mails go out; the third is back in the queue, its attempt not counted.
+      const deferred = await waitFor(async () => {
+        const rows = await Promise.all(jobs.map((id) => jobOf(server, id)));
+        const sent = rows.filter((r) => r.state === 'succeeded').length;
+        const waiting = rows.filter((r) => r.state === 'queued' && r.attempts === 0 && r.run_after.getTime() > Date.now());
+        return sent === 2 && waiting.length === 1 && waiting[0];
+      }, 'two sent, one deferred');
+      assert.equal(deferred.error, null, 'not a failure');
+      const arrived = to.filter((a) => smtp.messages.some((m) => m.to.includes(a)));
+      assert.equal(arrived.length, 2);
+      // The next hour: the waiting mail goes out (the deferral is 30 s of the service's clock; the
+      // test brings its run time forward rather than wait).
+      clock.advance(30_000);
+      await server.deps.database.db.updateTable('jobs').set({ run_after: new Date(Date.now() - 1000) }).where('id', '=', deferred.id).execute();
+      server.deps.queue.poke();
+      await smtp.waitFor(to.find((a) => !arrived.includes(a))!);
+    } finally {
+      await server.close();
+      await smtp.close();
+    }
+  });
+
+  test('an invitation can be resent 5 times an hour; the 6th is 429 scope mail until the next hour', async () => {
+    const hourEnd = Math.ceil(Date.now() / 3600_000) * 3600_000;
+    const clock = manualClock(hourEnd - 90_000);
+    const server = await startServer({}, { clock: clock.now });
+    try {
+      const org = await createOrg(server);
+      const user = await createUser(server, org);
+      const resend = () => server.request('POST', `/v1/orgs/${org.orgId}/users/${user.userId}/invitation`, { key: org.key });
+      const statuses: number[] = [];
+      for (let i = 0; i < 5; i++) statuses.push((await resend()).status);
+      assert.deepEqual(statuses, [200, 200, 200, 200, 200]);
+      const refused = await resend();
+      assert.equal(refused.status, 429);
+      assert.equal(refused.body.error.details.scope, 'mail');
+      assert.equal(refused.headers.get('retry-after'), '90');
+      const other = await createUser(server, org);
+      assert.equal((await server.request('POST', `/v1/orgs/${org.orgId}/users/${other.userId}/invitation`, { key: org.key })).status, 200, 'per user');
+      clock.advance(90_000);
+      assert.equal((await resend()).status, 200, 'the next hour');
+    } finally {
+      await server.close();
     }
   });
 });

@@ -8,6 +8,8 @@ import { ON_POSTGRES, postgresAvailable, scratchDatabase } from './helpers/pg.ts
 import { redisAvailable, redisUrl } from './helpers/redis.ts';
 import { freePort, httpRequest } from './helpers/server.ts';
 import { event, signedHeader, SECRET } from './helpers/payments.ts';
+import { waitFor } from './helpers/wait.ts';
+import pg from 'pg';
 
 const RATE = 50;
 const BURST = 100;
@@ -160,5 +162,121 @@ describe('two instances, one stage', () => {
     assert.ok(refused > 0, 'the flood was throttled');
     assert.ok(admitted <= ceiling, `admitted ${admitted} > ${ceiling.toFixed(0)} (burst + rate × ${elapsedS.toFixed(2)} s + 5 %)`);
     assert.ok(admitted >= BURST * 0.95, `admitted ${admitted}: at least the burst`);
+  });
+});
+
+// DECISIONS wave 3, "No tenant, and no anonymous client, slows another": the per-org bucket and the
+// monthly quota, shared by two instances through Redis and PostgreSQL.
+describe('two instances: per-org buckets and the monthly quota', () => {
+  const ORG_RATE = 10;
+  const ORG_BURST = 20;
+  const QUOTA = 50;
+  let a: ServiceProcess | undefined;
+  let b: ServiceProcess | undefined;
+  let scratch: Awaited<ReturnType<typeof scratchDatabase>> | undefined;
+  const orgs: { orgId: string; apiKey: { key: string } }[] = [];
+  let skipReason: string | undefined;
+
+  before(async () => {
+    if (!ON_POSTGRES) {
+      skipReason = 'runs when DATABASE_URL points at PostgreSQL (the second pass of .ci/run)';
+      return;
+    }
+    if (!(await postgresAvailable()) || !(await redisAvailable())) {
+      skipReason = 'PostgreSQL or Redis unreachable';
+      return;
+    }
+    scratch = await scratchDatabase();
+    const env = {
+      DATABASE_URL: scratch.url,
+      REDIS_URL: redisUrl(),
+      STAGE: `mq${randomBytes(4).toString('hex')}`,
+      RATE_LIMIT_RPS: String(RATE),
+      RATE_LIMIT_BURST: String(BURST),
+      ORG_RATE_LIMIT_RPS: String(ORG_RATE),
+      ORG_RATE_LIMIT_BURST: String(ORG_BURST),
+      QUOTA_REQUESTS_PER_MONTH: String(QUOTA),
+    };
+    for (const name of ['Noisy', 'Quiet', 'Counted']) {
+      const created = await runCli(['org', 'create', '--name', name, '--owner-email', `${name.toLowerCase()}@example.test`], env);
+      assert.equal(created.code, 0, created.stderr);
+      orgs.push(JSON.parse(created.stdout));
+    }
+    [a, b] = await Promise.all([startProcess(env, await freePort()), startProcess(env, await freePort())]);
+  });
+
+  after(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await scratch?.drop();
+  });
+
+  const get = (p: ServiceProcess | undefined, org: { orgId: string; apiKey: { key: string } }) =>
+    httpRequest((p as ServiceProcess).url, 'GET', `/v1/orgs/${org.orgId}`, { key: org.apiKey.key });
+  /** The org's count in the database (read directly: a plan-status request would count itself). */
+  const counted = async (orgId: string) => {
+    const client = new pg.Client({ connectionString: scratch!.url });
+    await client.connect();
+    try {
+      const r = await client.query('select coalesce(sum(requests), 0)::int as n from org_usage where org_id = $1', [orgId]);
+      return r.rows[0].n as number;
+    } finally {
+      await client.end();
+    }
+  };
+
+  test("org A at 10× its bucket through both instances: B's requests all pass; each admitted request counted once", async (t) => {
+    if (skipReason) return t.skip(skipReason);
+    const [noisy, quiet] = orgs as [(typeof orgs)[0], (typeof orgs)[0]];
+    const flood: { status: number; scope?: string }[] = [];
+    const floodWorker = async (p: ServiceProcess | undefined, n: number) => {
+      for (let i = 0; i < n; i++) {
+        const res = await get(p, noisy);
+        flood.push({ status: res.status, scope: res.body?.error?.details?.scope });
+      }
+    };
+    const quietStatuses: number[] = [];
+    const quietWorker = async () => {
+      for (let i = 0; i < 10; i++) {
+        quietStatuses.push((await get(i % 2 ? a : b, quiet)).status);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    // 200 requests: 10× the org's burst, from both instances at once.
+    await Promise.all([...[a, b, a, b, a, b, a, b].map((p) => floodWorker(p, 25)), quietWorker()]);
+    const admitted = flood.filter((r) => r.status === 200).length;
+    assert.deepEqual(quietStatuses, Array(10).fill(200), 'the quiet org was never refused');
+    assert.ok(flood.every((r) => r.status === 200 || (r.status === 429 && r.scope === 'org')), 'only 200 and 429 scope org');
+    assert.ok(admitted >= ORG_BURST * 0.95 && admitted < 200 / 2, `admitted ${admitted}: the org's bucket, shared by both`);
+    // Both instances flush within a second; the total is then exactly what was admitted, and stays.
+    await waitFor(async () => (await counted(noisy.orgId)) === admitted, `the count of ${admitted}`, 5000);
+    await new Promise((r) => setTimeout(r, 600));
+    assert.equal(await counted(noisy.orgId), admitted, 'counted once');
+    assert.equal(await counted(quiet.orgId), 10);
+  });
+
+  test('the quota is enforced across both instances within a second of the count passing it', async (t) => {
+    if (skipReason) return t.skip(skipReason);
+    const org = orgs[2]!;
+    let admitted = 0;
+    let firstRefusal: number | undefined;
+    const refusedBy = new Set<string>();
+    // Within the org's bucket (10 a second), alternating instances, until both refuse for the quota
+    // for a whole second.
+    for (let i = 0; refusedBy.size < 2 || Date.now() - (firstRefusal as number) < 1000; i++) {
+      const p = i % 2 ? a : b;
+      const res = await get(p, org);
+      if (res.status === 200) {
+        assert.equal(firstRefusal === undefined || Date.now() - firstRefusal < 1000, true, 'admitted more than a second after the quota was passed');
+        admitted++;
+      } else if (res.status === 429 && res.body.error.details.scope === 'quota') {
+        firstRefusal ??= Date.now();
+        refusedBy.add(p === a ? 'a' : 'b');
+        assert.ok(Number(res.headers.get('retry-after')) > 0);
+      }
+      await new Promise((r) => setTimeout(r, 1000 / ORG_RATE));
+      assert.ok(i < 200, 'the quota was never enforced');
+    }
+    assert.ok(admitted >= QUOTA && admitted <= QUOTA + ORG_BURST, `admitted ${admitted}: the quota of ${QUOTA}, passed by at most a flush's worth`);
+    await waitFor(async () => (await counted(org.orgId)) === admitted, `the count of ${admitted}`, 5000);
   });
 });

@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { XMLParser } from 'fast-xml-parser';
 import { startServer, type TestServer } from './helpers/server.ts';
+import { manualClock } from './helpers/clock.ts';
 // Orgs without the starter template: these tests' own template is the default.
 import { createOrgWithoutTemplates as createOrg, createTemplate, createUser, lapseOrg, type TestOrg } from './helpers/fixtures.ts';
 import { waitFor } from './helpers/wait.ts';
@@ -308,6 +309,38 @@ describe('the add-in route has its own throttle bucket, and needs SECRETS_KEY fo
       assert.equal(limited.status, 429);
       assert.ok(limited.headers.get('retry-after'));
       assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).status, 200, 'the stage bucket is another');
+      assert.equal(limited.body.error.details.scope, 'addin');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("anonymous requests take only their address's bucket: they cannot drain an org's add-in bucket, nor another org's", async () => {
+    // One org's bucket of 3, the address's bucket of 4: without per-org buckets (one shared
+    // add-in bucket), the anonymous requests below would leave the orgs nothing.
+    const clock = manualClock();
+    const server = await startServer(
+      { ADDIN_RATE_LIMIT_RPS: '1', ADDIN_RATE_LIMIT_BURST: '3', PUBLIC_RATE_LIMIT_RPS: '1', PUBLIC_RATE_LIMIT_BURST: '4' },
+      { clock: clock.now },
+    );
+    try {
+      const [a, b] = [await createOrg(server), await createOrg(server)];
+      const users = [];
+      for (const org of [a, b]) {
+        await createTemplate(server, org);
+        users.push({ org, user: await createUser(server, org), key: (await outlookOf(server, org)).addinKey });
+      }
+      const anonymous: number[] = [];
+      for (let i = 0; i < 10; i++) anonymous.push((await signature(server, i % 2 ? 'wrong' : `${users[0]!.key.slice(0, -4)}AAAA`, users[0]!.user.email)).status);
+      assert.deepEqual(anonymous, [401, 401, 401, 401, 429, 429, 429, 429, 429, 429], 'the address has 4 tokens');
+      const refused = await signature(server, undefined, users[0]!.user.email);
+      assert.equal(refused.body.error.details.scope, 'address');
+      // The same address with valid keys: each org's own bucket of 3, untouched by the 11 above.
+      for (const { key, user } of users) {
+        const statuses: number[] = [];
+        for (let i = 0; i < 4; i++) statuses.push((await signature(server, key, user.email)).status);
+        assert.deepEqual(statuses, [200, 200, 200, 429]);
+      }
     } finally {
       await server.close();
     }

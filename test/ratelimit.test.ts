@@ -9,6 +9,7 @@ import { redisAvailable, redisUrl } from './helpers/redis.ts';
 import { startTcpProxy } from './helpers/tcp-proxy.ts';
 import { Redis } from 'ioredis';
 import { deliver, event } from './helpers/payments.ts';
+import { png } from './helpers/images.ts';
 
 const stage = () => `rl${randomBytes(4).toString('hex')}`;
 
@@ -41,7 +42,8 @@ describe('throttling: the 429 contract, the pixel bucket, the exemptions', () =>
       assert.equal(res.headers.get('retry-after'), '30');
       assert.equal(res.headers.get('x-correlation-id'), 'flood-1');
       assert.equal(res.headers.get('x-ratelimit-remaining'), '0');
-      assert.deepEqual(Object.keys(res.body.error).sort(), ['code', 'message']);
+      assert.deepEqual(Object.keys(res.body.error).sort(), ['code', 'details', 'message']);
+      assert.deepEqual(res.body.error.details, { scope: 'stage' });
       assert.equal(res.body.error.code, 'TOO_MANY_REQUESTS');
       assert.match(res.body.error.message, /30 seconds/);
       assert.equal((await server.request('POST', `/v1/orgs/${org.orgId}/users`, { key: org.key, body: { email: 'x@y.z' } })).status, 429);
@@ -138,7 +140,7 @@ describe('throttling after authentication: anonymous requests have per-client bu
       assert.deepEqual(statuses, [401, 401, 401, 429]);
       assert.equal(refused.headers.get('retry-after'), '30');
       assert.equal(refused.headers.get('x-correlation-id'), 'anon-flood');
-      assert.deepEqual(Object.keys(refused.body.error).sort(), ['code', 'message']);
+      assert.deepEqual(refused.body.error.details, { scope: 'anonymous' });
       assert.equal(refused.body.error.code, 'TOO_MANY_REQUESTS');
       // The tenant's own requests were not touched: its 5 stage tokens are all there.
       for (let i = 0; i < 5; i++) assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).status, 200);
@@ -196,6 +198,130 @@ describe('throttling on Redis: one shared bucket, and a fallback while Redis is 
       direct.disconnect();
       await server.close();
       await proxy.close();
+    }
+  });
+});
+
+describe('throttling on Redis: the org and stage buckets in one round trip', () => {
+  test("an org's refusals take nothing from the stage's bucket; both buckets live in Redis", async (t) => {
+    if (!(await redisAvailable())) return t.skip('no Redis reachable');
+    const server = await startServer(
+      { STAGE: stage(), REDIS_URL: redisUrl(), REDIS_COMMAND_TIMEOUT_MS: '2000', RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '10', ORG_RATE_LIMIT_RPS: '1', ORG_RATE_LIMIT_BURST: '3' },
+      { clock: manualClock().now },
+    );
+    const direct = new Redis(redisUrl());
+    try {
+      await waitFor(async () => (await server.request('GET', '/health')).status === 200, 'the connection to Redis');
+      const [a, b] = [await createOrg(server), await createOrg(server)];
+      const statuses: number[] = [];
+      for (let i = 0; i < 8; i++) statuses.push((await server.request('GET', `/v1/orgs/${a.orgId}`, { key: a.key })).status);
+      assert.deepEqual(statuses, [200, 200, 200, 429, 429, 429, 429, 429]);
+      const refused = await server.request('GET', `/v1/orgs/${a.orgId}`, { key: a.key });
+      assert.deepEqual(refused.body.error.details, { scope: 'org' });
+      const prefix = `sigsvc:${server.deps.config.stage}:rl:`;
+      assert.ok(await direct.exists(`${prefix}org:${a.orgId}`), "the org's bucket lives in Redis");
+      const stageTokens = Number(await direct.hget(`${prefix}stage`, 'tokens'));
+      // 3 of its 10 tokens taken, plus what refilled meanwhile (1 a second); the 5 refusals taking theirs would leave at most 2 plus that.
+      assert.ok(stageTokens >= 6.9 && stageTokens < 9, `the stage bucket holds ${stageTokens}`);
+      for (let i = 0; i < 3; i++) assert.equal((await server.request('GET', `/v1/orgs/${b.orgId}`, { key: b.key })).status, 200);
+    } finally {
+      direct.disconnect();
+      await server.close();
+    }
+  });
+});
+
+describe('wave 3: per-org buckets, public routes per address (DECISIONS, "No tenant, and no anonymous client, slows another")', () => {
+  test("an org at 10× its bucket is refused with scope org, and another org's requests all pass", async () => {
+    const clock = manualClock();
+    const server = await startServer(
+      { STAGE: stage(), REDIS_URL: '', RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '40', ORG_RATE_LIMIT_RPS: '1', ORG_RATE_LIMIT_BURST: '5' },
+      { clock: clock.now },
+    );
+    try {
+      const [a, b] = [await createOrg(server), await createOrg(server)];
+      const noisy: number[] = [];
+      for (let i = 0; i < 50; i++) noisy.push((await server.request('GET', `/v1/orgs/${a.orgId}`, { key: a.key })).status);
+      assert.equal(noisy.filter((s) => s === 200).length, 5, 'the org bucket holds 5');
+      const refused = await server.request('GET', `/v1/orgs/${a.orgId}/users`, { key: a.key });
+      assert.equal(refused.status, 429);
+      assert.deepEqual(refused.body.error.details, { scope: 'org' });
+      assert.equal(refused.headers.get('retry-after'), '30');
+      // The 45 refused requests took nothing from the stage bucket (40): the quiet org passes.
+      for (let i = 0; i < 5; i++) assert.equal((await server.request('GET', `/v1/orgs/${b.orgId}`, { key: b.key })).status, 200);
+      clock.advance(1000);
+      assert.equal((await server.request('GET', `/v1/orgs/${a.orgId}`, { key: a.key })).status, 200, 'one token a second');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('the stage bucket, shared by the orgs, answers scope stage past its tokens', async () => {
+    const server = await startServer(
+      { STAGE: stage(), REDIS_URL: '', RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '3', ORG_RATE_LIMIT_RPS: '1', ORG_RATE_LIMIT_BURST: '100' },
+      { clock: manualClock().now },
+    );
+    try {
+      const [a, b] = [await createOrg(server), await createOrg(server)];
+      const statuses = [];
+      for (const org of [a, b, a, b]) statuses.push((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).status);
+      assert.deepEqual(statuses, [200, 200, 200, 429]);
+      const refused = await server.request('GET', `/v1/orgs/${a.orgId}`, { key: a.key });
+      assert.deepEqual(refused.body.error.details, { scope: 'stage' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('one bucket per address across the public routes (images, the pixel), besides their stage-wide ones', async () => {
+    const server = await startServer(
+      { STAGE: stage(), REDIS_URL: '', PUBLIC_RATE_LIMIT_RPS: '1', PUBLIC_RATE_LIMIT_BURST: '4', ASSET_RATE_LIMIT_RPS: '1', ASSET_RATE_LIMIT_BURST: '100' },
+      { clock: manualClock().now },
+    );
+    try {
+      const org = await createOrg(server);
+      const upload = await fetch(`${server.url}/v1/orgs/${org.orgId}/images`, {
+        method: 'POST',
+        headers: { 'x-api-key': org.key, 'content-type': 'image/png' },
+        body: new Uint8Array(png(2, 2)),
+      });
+      assert.equal(upload.status, 201);
+      const { url } = (await upload.json()) as { url: string };
+      const image = () => fetch(url);
+      const pixel = () => fetch(`${server.url}/v1/p/${org.ownerUserId}`);
+      const statuses = [(await image()).status, (await pixel()).status, (await image()).status, (await pixel()).status];
+      assert.deepEqual(statuses, [200, 200, 200, 200]);
+      for (const refused of [await image(), await pixel()]) {
+        assert.equal(refused.status, 429);
+        assert.equal(refused.headers.get('retry-after'), '30');
+        assert.deepEqual(((await refused.json()) as { error: { details: unknown } }).error.details, { scope: 'address' });
+      }
+      assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).status, 200, 'the API is apart');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('the images have a stage-wide bucket (ASSET_RATE_LIMIT_*), scope asset', async () => {
+    const server = await startServer(
+      { STAGE: stage(), REDIS_URL: '', ASSET_RATE_LIMIT_RPS: '1', ASSET_RATE_LIMIT_BURST: '2' },
+      { clock: manualClock().now },
+    );
+    try {
+      const org = await createOrg(server);
+      const upload = await fetch(`${server.url}/v1/orgs/${org.orgId}/images`, {
+        method: 'POST',
+        headers: { 'x-api-key': org.key, 'content-type': 'image/png' },
+        body: new Uint8Array(png(2, 2)),
+      });
+      const { url } = (await upload.json()) as { url: string };
+      const statuses = [(await fetch(url)).status, (await fetch(url)).status];
+      const refused = await fetch(url);
+      assert.deepEqual([...statuses, refused.status], [200, 200, 429]);
+      assert.deepEqual(((await refused.json()) as { error: { details: unknown } }).error.details, { scope: 'asset' });
+      assert.equal((await fetch(`${server.url}/v1/p/${org.ownerUserId}`)).status, 200, 'the pixel has its own');
+    } finally {
+      await server.close();
     }
   });
 });

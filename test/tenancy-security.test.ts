@@ -69,6 +69,7 @@ export const ADMIN_ROUTES: Omit<RouteCase, 'minRole'>[] = [
   { method: 'GET', route: '/v1/admin/orgs' },
   { method: 'POST', route: '/v1/admin/orgs', body: { name: 'x', ownerEmail: 'sec@example.test' } },
   { method: 'GET', route: '/v1/admin/orgs/{orgId}' },
+  { method: 'PATCH', route: '/v1/admin/orgs/{orgId}', body: { quotaPerMonth: 10 } },
   { method: 'GET', route: '/v1/admin/staff' },
   { method: 'POST', route: '/v1/admin/staff', body: { email: 'sec@example.test' } },
   { method: 'DELETE', route: '/v1/admin/staff/{userId}' },

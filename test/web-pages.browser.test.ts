@@ -109,7 +109,7 @@ describe('the dashboard pages', { skip }, () => {
     await context.close();
   });
 
-  test('overview: plan, seats and the 30-day chart of real and proxied opens', async () => {
+  test('overview: plan, seats, API requests of the quota and the 30-day chart of real and proxied opens', async () => {
     const owner = await userWithPassword(server, org, 'owner');
     for (const ua of ['Mozilla/5.0 (X11) Thunderbird', 'Mozilla/5.0 (X11) Thunderbird', 'GoogleImageProxy']) {
       await fetch(`${server.url}/v1/p/${owner.userId}`, { headers: { 'user-agent': ua } });
@@ -121,6 +121,8 @@ describe('the dashboard pages', { skip }, () => {
     assert.equal(new URL(page.url()).pathname, '/app/overview');
     const stats = page.getByRole('definition');
     assert.ok((await stats.allInnerTexts()).some((t) => /of 50/.test(t)), 'seats used of the limit');
+    await page.getByRole('meter', { name: 'API requests this month' }).waitFor();
+    assert.ok((await stats.allInnerTexts()).some((t) => /^[\d,.\s]+ of 100[,.\s]?000\s+resets /.test(t)), 'API-key requests of the monthly quota');
     const chart = page.getByRole('img', { name: /Opens over the last 30 days: 2 real, 1 by mail proxies/ });
     await chart.waitFor();
     await page.getByRole('button', { name: 'Show the numbers' }).click();

@@ -5,7 +5,7 @@ import { z } from 'zod';
 import { staffContext, type Guards } from '../auth/guard.ts';
 import { errorResponses, listQuery, orgParams, page, text } from '../http/schemas.ts';
 import type { OrgAdminService } from './org-admin.ts';
-import { adminOrgCreatedSchema, adminOrgCreateSchema, adminOrgSchema, queryBoolean } from './schemas.ts';
+import { adminOrgCreatedSchema, adminOrgCreateSchema, adminOrgOverridesSchema, adminOrgSchema, queryBoolean } from './schemas.ts';
 
 const orgQuery = listQuery.extend({
   q: text().trim().max(200).optional().describe("part of the name, the org id, or the start of the payment provider's customer id"),
@@ -74,6 +74,26 @@ export function adminOrgRoutes(deps: { guards: Guards; orgAdmin: OrgAdminService
         },
       },
       async (request) => orgAdmin.get(request.params.orgId),
+    );
+
+    app.patch(
+      '/v1/admin/orgs/:orgId',
+      {
+        onRequest: guards.staff(),
+        schema: {
+          operationId: 'setAdminOrgOverrides',
+          summary: 'Staff overrides of an org: seats, plan, trial end, monthly quota (staff)',
+          description:
+            'Each field given is set, `null` clears it; no `version` (a staff setting). The org\'s effective seats and plan are the override ' +
+            'where set, else what its payment events give; replaying events never erases an override. A future `trialEndsAt` keeps the org ' +
+            'writable until then. Each call is one staff audit entry (`org.overrides`) naming the fields.',
+          tags: ['admin'],
+          params: orgParams,
+          body: adminOrgOverridesSchema,
+          response: { 200: adminOrgSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
+        },
+      },
+      async (request) => orgAdmin.setOverrides(staffContext(request), request.params.orgId, request.body),
     );
   };
 }

@@ -11,6 +11,8 @@ export interface AdminOrg extends Org {
   providerSubscriptionId: string | null;
   billingEventAt: string | null;
   planStatus: { writable: boolean; blockedBy: BlockedBy; seats: { limit: number; used: number } };
+  /** Staff settings (PATCH /v1/admin/orgs/{orgId}); `seats` and `plan` above are the effective values. */
+  overrides: { seatsOverride: number | null; planOverride: string | null; trialEndsAt: string | null; quotaPerMonth: number | null };
 }
 
 /** `now` decides whether a grace period has ended. */
@@ -22,6 +24,12 @@ export function toAdminOrg(org: OrgWithUsage, now: Date): AdminOrg {
     providerSubscriptionId: org.provider_subscription_id,
     billingEventAt: org.billing_event_at?.toISOString() ?? null,
     planStatus: { writable: status.writable, blockedBy: status.blockedBy, seats: status.seats },
+    overrides: {
+      seatsOverride: org.seats_override,
+      planOverride: org.plan_override,
+      trialEndsAt: org.trial_ends_at?.toISOString() ?? null,
+      quotaPerMonth: org.quota_per_month,
+    },
   };
 }
 

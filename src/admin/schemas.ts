@@ -20,6 +20,14 @@ export const adminOrgSchema = orgSchema
       blockedBy: z.enum(['seats', 'grace_expired']).nullable(),
       seats: z.object({ limit: z.number().int(), used: z.number().int() }),
     }),
+    overrides: z
+      .object({
+        seatsOverride: z.number().int().nullable(),
+        planOverride: z.string().nullable(),
+        trialEndsAt: nullableTimestamp,
+        quotaPerMonth: z.number().int().nullable().describe('null: `QUOTA_REQUESTS_PER_MONTH`; 0: no quota'),
+      })
+      .describe('staff settings (`PATCH /v1/admin/orgs/{orgId}`); `seats` and `plan` above are the effective values'),
   })
   .meta({
     id: 'AdminOrg',
@@ -30,9 +38,19 @@ export const adminOrgSchema = orgSchema
         providerSubscriptionId: 'sub_1QxYz2AbCdEfGh',
         billingEventAt: EXAMPLE.updatedAt,
         planStatus: { writable: true, blockedBy: null, seats: { limit: 50, used: 12 } },
+        overrides: { seatsOverride: null, planOverride: null, trialEndsAt: null, quotaPerMonth: null },
       },
     ],
   });
+
+export const adminOrgOverridesSchema = z
+  .strictObject({
+    seatsOverride: z.number().int().min(0).max(1_000_000).nullable().optional().describe("the org's seats whatever its payment events say; null: the events' again"),
+    planOverride: text().trim().min(1).max(100).nullable().optional().describe("the org's plan whatever its payment events say; null: the events' again"),
+    trialEndsAt: z.iso.datetime({ offset: true }).nullable().optional().describe('while ahead, the org stays writable (a trial extended by staff); null: none'),
+    quotaPerMonth: z.number().int().min(0).max(1_000_000_000).nullable().optional().describe('API-key requests a month; 0: no quota; null: `QUOTA_REQUESTS_PER_MONTH`'),
+  })
+  .meta({ examples: [{ seatsOverride: 200, planOverride: null, quotaPerMonth: 500000 }] });
 
 export const adminOrgCreateSchema = z.strictObject({
   name: text().trim().min(1).max(200),

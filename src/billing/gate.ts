@@ -8,15 +8,24 @@ export interface PlanFacts {
   gracePeriodEndsAt: Date | null;
   seats: number;
   seatsUsed: number;
+  /** A staff-set trial end: while it is ahead, the org stays writable (DECISIONS wave 3, "Staff overrides"). */
+  trialEndsAt?: Date | null;
 }
 
 /** The facts of an org row (with its live user count) that the gate looks at. */
-export function planFacts(org: { subscription_status: string; grace_period_ends_at: Date | null; seats: number; seats_used: number }): PlanFacts {
+export function planFacts(org: {
+  subscription_status: string;
+  grace_period_ends_at: Date | null;
+  seats: number;
+  seats_used: number;
+  trial_ends_at?: Date | null;
+}): PlanFacts {
   return {
     subscriptionStatus: org.subscription_status,
     gracePeriodEndsAt: org.grace_period_ends_at,
     seats: org.seats,
     seatsUsed: org.seats_used,
+    trialEndsAt: org.trial_ends_at ?? null,
   };
 }
 
@@ -24,6 +33,7 @@ export type BlockedBy = 'seats' | 'grace_expired' | null;
 
 /** Writes stop when a grace period has ended while the org is still not paying. */
 export function graceExpired(org: PlanFacts, now: Date): boolean {
+  if (org.trialEndsAt && org.trialEndsAt > now) return false;
   return GRACE_STATUSES.has(org.subscriptionStatus) && org.gracePeriodEndsAt !== null && org.gracePeriodEndsAt <= now;
 }
 

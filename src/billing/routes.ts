@@ -1,3 +1,4 @@
+import type { QuotaCounter } from '../quota/counter.ts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { staffContext, type Guards } from '../auth/guard.ts';
@@ -15,10 +16,26 @@ const planStatusSchema = z
     blockedBy: z.enum(['seats', 'grace_expired']).nullable().describe('which cap is hit, if any'),
     seats: z.object({ limit: z.number().int(), used: z.number().int() }),
     gracePeriodEndsAt: nullableTimestamp,
+    quota: z
+      .object({
+        limit: z.number().int().nullable().describe('API-key requests allowed this calendar month (UTC); null: no quota'),
+        used: z.number().int().describe('API-key requests counted this month, by every instance'),
+        resetsAt: z.iso.datetime().describe('when the count starts again: the first instant of next month, UTC'),
+      })
+      .describe('the monthly quota of API-key requests: past `limit`, 429 with `details.scope` `quota`'),
   })
   .meta({
     id: 'PlanStatus',
-    examples: [{ subscriptionStatus: 'past_due', writable: true, blockedBy: null, seats: { limit: 50, used: 12 }, gracePeriodEndsAt: '2026-01-19T14:05:00.000Z' }],
+    examples: [
+      {
+        subscriptionStatus: 'past_due',
+        writable: true,
+        blockedBy: null,
+        seats: { limit: 50, used: 12 },
+        gracePeriodEndsAt: '2026-01-19T14:05:00.000Z',
+        quota: { limit: 100000, used: 31250, resetsAt: '2026-02-01T00:00:00.000Z' },
+      },
+    ],
   });
 
 /** Ids and types as the database can look them up (no NUL). */
@@ -69,7 +86,7 @@ const eventDetailSchema = eventSchema
   .extend({ payload: z.string().describe('the body exactly as the provider signed it (UTF-8)') })
   .meta({ examples: [{ ...eventExample, payload: '{"id":"evt_1QxYz2AbCdEfGh","object":"event","type":"invoice.payment_failed","data":{"object":{"customer":"cus_R4nd0mCustomer"}}}' }] });
 
-export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing: BillingService; clock: () => Date }): FastifyPluginAsyncZod {
+export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing: BillingService; quota: QuotaCounter; clock: () => Date }): FastifyPluginAsyncZod {
   const { guards } = deps;
   return async (app) => {
     app.get(
@@ -85,8 +102,8 @@ export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing:
         },
       },
       async (request) => {
-        const org = await deps.orgs.require(request.params.orgId);
-        return planStatus(planFacts(org), deps.clock());
+        const [org, quota] = await Promise.all([deps.orgs.require(request.params.orgId), deps.quota.use(request.params.orgId)]);
+        return { ...planStatus(planFacts(org), deps.clock()), quota: { ...quota, resetsAt: quota.resetsAt.toISOString() } };
       },
     );
 

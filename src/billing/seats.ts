@@ -10,7 +10,7 @@ import { billingRepo } from '../store/repositories/billing.ts';
 export async function requireFreeSeat(tx: Db, orgId: string): Promise<void> {
   const [org] = await billingRepo.lockOrgs(tx, { orgIds: [orgId], customerIds: [] });
   if (!org) throw new AppError('NOT_FOUND', 'Organisation not found.');
-  const seats = org.billing.seats;
+  const seats = org.seatsOverride ?? org.billing.seats;
   const used = (await billingRepo.seatsUsed(tx, [orgId])).get(orgId) ?? 0;
   if (used >= seats) {
     throw new AppError(

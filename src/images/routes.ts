@@ -8,6 +8,7 @@ import { errorEnvelope, errorResponses, listQuery, orgParams, page, timestamp, u
 import { badRequest } from '../errors.ts';
 import { IMAGE_MAX_BYTES, IMAGE_TYPES, type ImageService } from './service.ts';
 import { EXAMPLE } from '../http/examples.ts';
+import type { Throttle } from '../ratelimit/hook.ts';
 
 export const imageSchema = z
   .object({
@@ -126,12 +127,14 @@ export function imageRoutes(deps: { guards: Guards; billing: BillingHooks; image
 }
 
 /** `GET /v1/images/{imageId}`: no credentials (mail clients fetch it), long-lived caching, ETag. */
-export function publicImageRoutes(deps: { images: ImageService }): FastifyPluginAsyncZod {
+export function publicImageRoutes(deps: { throttle: Throttle; images: ImageService }): FastifyPluginAsyncZod {
   return async (app) => {
     app.get(
       '/v1/images/:imageId',
       {
         config: { etag: true },
+        // The address's bucket of the public routes, then the assets' stage-wide one (DECISIONS wave 3).
+        onRequest: deps.throttle,
         schema: {
           operationId: 'getImage',
           summary: 'An uploaded image (no auth: mail clients fetch it). `Cache-Control` for a year and an `ETag`; `If-None-Match` answers 304.',
@@ -147,6 +150,7 @@ export function publicImageRoutes(deps: { images: ImageService }): FastifyPlugin
             304: z.null().describe('not modified: the If-None-Match named this ETag'),
             400: errorEnvelope,
             404: errorEnvelope,
+            429: errorEnvelope,
           },
         },
       },

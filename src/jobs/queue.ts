@@ -10,7 +10,10 @@
 //   ends the job: succeeded; or, on a `RetryableJobError` (or the database being unavailable), back
 //   to the queue after an exponential backoff with jitter (or the error's `retryAfterMs`) until
 //   `maxAttempts`; any other error fails the job at once (a `JobFailedError`'s message is shown to
-//   the org's admins as the job's `error`; other errors show a generic message and go to the log).
+//   the org's admins as the job's `error`; other errors show a generic message and go to the log);
+//   a `JobDeferredError` puts it back for a while without counting the attempt.
+// - Claims go round-robin across orgs (jobsRepo.claim): one org's backlog never holds another's job
+//   back by more than one worker slot.
 // - A crashed instance's jobs come back when their lease expires: another instance claims them, and
 //   the crashed attempt counts. Delivery is therefore at least once: a handler must tolerate running
 //   again after it did its work but before the job was marked done.
@@ -45,6 +48,19 @@ export class JobFailedError extends Error {
   }
 }
 
+/**
+ * Not now: the job goes back to the queue for `delayMs`, its attempt not counted (a mail past its
+ * org's hourly cap waits for the next hour rather than fail).
+ */
+export class JobDeferredError extends Error {
+  readonly delayMs: number;
+  constructor(message: string, delayMs: number) {
+    super(message);
+    this.name = 'JobDeferredError';
+    this.delayMs = delayMs;
+  }
+}
+
 export interface Job<P = unknown> {
   jobId: string;
   kind: string;
@@ -72,7 +88,7 @@ export interface HandlerOptions {
   forgetPayload?: boolean;
 }
 
-export type JobOutcome = 'succeeded' | 'retried' | 'failed' | 'released' | 'lost';
+export type JobOutcome = 'succeeded' | 'retried' | 'failed' | 'released' | 'lost' | 'deferred';
 
 export interface QueueOptions {
   /** Jobs one instance runs at the same time. */
@@ -238,6 +254,11 @@ export function createJobQueue(deps: { db: Db; logger: Logger; options?: Partial
       await jobsRepo.release(db, row.id, token);
       log.info('job given back to the queue: this instance is stopping');
       return 'released';
+    }
+    if (err instanceof JobDeferredError) {
+      await jobsRepo.defer(db, row.id, token, err.delayMs);
+      log.info({ deferMs: err.delayMs, reason: err.message }, 'job deferred');
+      return 'deferred';
     }
     const retryable = err instanceof RetryableJobError || err instanceof DatabaseUnavailableError;
     const message = err instanceof RetryableJobError || err instanceof JobFailedError

@@ -1,10 +1,12 @@
 // Sending mail: nodemailer over SMTP_URL (smtp:// or smtps://). Mail is never sent from a request:
 // `queueMail` writes a `mail.send` job in the caller's transaction, and the job queue's worker
-// sends it (retrying while the SMTP server is away). Without SMTP_URL nothing is queued or sent.
+// sends it (retrying while the SMTP server is away; past its org's hourly cap, in the next hour).
+// Without SMTP_URL nothing is queued or sent.
 import nodemailer from 'nodemailer';
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
-import { enqueue, JobFailedError, RetryableJobError, type JobHandler, type JobQueue } from '../jobs/queue.ts';
+import { enqueue, JobDeferredError, JobFailedError, RetryableJobError, type JobHandler, type JobQueue } from '../jobs/queue.ts';
+import { takeOrgMailSlot, untilNextHour } from './caps.ts';
 import type { MailContent } from './messages.ts';
 
 export const MAIL_JOB = 'mail.send';
@@ -40,7 +42,16 @@ export function mailOutbox(configured: boolean): MailOutbox {
 // fails for good; the job's error says why.
 const MAIL_ATTEMPTS = 20;
 
-export function createMail(deps: { smtpUrl: string | undefined; from: string; queue: JobQueue; logger: Logger }): Mail {
+export function createMail(deps: {
+  smtpUrl: string | undefined;
+  from: string;
+  queue: JobQueue;
+  logger: Logger;
+  db: Db;
+  clock: () => Date;
+  /** MAIL_PER_ORG_PER_HOUR: past it an org's mails wait for the next hour (src/mail/caps.ts). */
+  perOrgPerHour: number;
+}): Mail {
   const { smtpUrl } = deps;
   if (!smtpUrl) return { ...mailOutbox(false), close() {} };
   const transport = nodemailer.createTransport({
@@ -52,6 +63,13 @@ export function createMail(deps: { smtpUrl: string | undefined; from: string; qu
   } as Parameters<typeof nodemailer.createTransport>[0]);
   const send: JobHandler<MailPayload> = async (job) => {
     const { to, subject, text, html } = job.payload;
+    if (job.orgId) {
+      const now = deps.clock();
+      if (!(await takeOrgMailSlot(deps.db, job.orgId, now, deps.perOrgPerHour))) {
+        // At least a second: a clock a little behind the database's never makes a busy loop.
+        throw new JobDeferredError(`the org sent ${deps.perOrgPerHour} mails this hour`, Math.max(1000, untilNextHour(now)));
+      }
+    }
     try {
       await transport.sendMail({ from: deps.from, to, subject, text, html });
     } catch (err) {

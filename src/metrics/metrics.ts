@@ -8,7 +8,7 @@ import type { PoolStats } from '../store/db.ts';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export type WebhookOutcome = 'processed' | 'pending' | 'duplicate' | 'failed' | 'invalid_signature' | 'bad_request' | 'unconfigured';
-// The queue's outcomes (src/jobs/queue.ts: succeeded, retried, failed, released, lost).
+// The queue's outcomes (src/jobs/queue.ts: succeeded, retried, failed, released, lost, deferred).
 export type JobOutcome = string;
 
 export type { PoolStats };

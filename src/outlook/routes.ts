@@ -10,6 +10,7 @@ import type { BillingHooks } from '../billing/hooks.ts';
 import { errorResponses, isoOrNull, nullableTimestamp, orgParams, text } from '../http/schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
 import type { Throttle } from '../ratelimit/hook.ts';
+import { AppError } from '../errors.ts';
 import { ADDIN_KEY_PATTERN } from './addin-key.ts';
 import { addinUrls, ICON_SIZES } from './manifest.ts';
 import type { OutlookService } from './service.ts';
@@ -120,7 +121,13 @@ const keyedCache = (key: string | undefined) => (key ? 'private, no-store' : 'pu
 const CORS = { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET', 'access-control-allow-headers': 'X-Addin-Key', 'access-control-max-age': '600' };
 
 /** The add-in's files and its signature route, outside the authenticated scope. */
-export function addinRoutes(deps: { throttle: Throttle; outlook: OutlookService; baseUrl: string; fetchTimeoutMs: number }): FastifyPluginAsyncZod {
+export function addinRoutes(deps: {
+  /** A valid key's request takes its org's add-in bucket; any other, its address's public bucket (DECISIONS wave 3). */
+  throttles: { byOrg: Throttle; byAddress: Throttle };
+  outlook: OutlookService;
+  baseUrl: string;
+  fetchTimeoutMs: number;
+}): FastifyPluginAsyncZod {
   const { outlook, baseUrl } = deps;
   const runtimeSource = asset('runtime.js').toString('utf8');
   const commandsSource = asset('commands.html').toString('utf8');
@@ -143,11 +150,19 @@ export function addinRoutes(deps: { throttle: Throttle; outlook: OutlookService;
             reply.headers(CORS);
             done();
           },
-          deps.throttle,
+          // The key first: a whole office may sit behind one address, so a valid key's request
+          // never takes from the address's bucket, and a request without one never from an org's.
           async (request) => {
             const key = request.headers['x-addin-key'];
-            request.addinOrgId = await outlook.orgOfKey(typeof key === 'string' ? key : undefined);
+            try {
+              request.addinOrgId = await outlook.orgOfKey(typeof key === 'string' ? key : undefined);
+            } catch (err) {
+              if (!(err instanceof AppError) || err.code !== 'UNAUTHORIZED') throw err;
+              request.addinFailure = err;
+            }
           },
+          (request, reply, done) => (request.addinOrgId ? deps.throttles.byOrg : deps.throttles.byAddress)(request, reply, done),
+          (request, _reply, done) => done(request.addinFailure),
         ],
         schema: {
           operationId: 'getAddinSignature',
@@ -155,7 +170,8 @@ export function addinRoutes(deps: { throttle: Throttle; outlook: OutlookService;
           description:
             'A missing or wrong key is 401; an address that is not a live user of the key\'s org is 404 (another org\'s user too); ' +
             'a signature over 30,000 characters (Outlook\'s limit) is 413 with `details.reason` `too_long`; past the grace period 402. ' +
-            'Its own throttle bucket (`ADDIN_RATE_LIMIT_*`).',
+            'A valid key takes a token from its org\'s add-in bucket (`ADDIN_RATE_LIMIT_*`, 429 `details.scope` `addin`); ' +
+            'a request without one from its address\'s bucket of the public routes (`PUBLIC_RATE_LIMIT_*`, `details.scope` `address`), then 401.',
           tags: ['integrations'],
           security: [{ addinKey: [] }],
           querystring: z.object({
@@ -260,5 +276,7 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The org of the add-in key, once the signature route's hook checked it. */
     addinOrgId?: string;
+    /** The add-in key's refusal, answered after the address's bucket took its token. */
+    addinFailure?: AppError;
   }
 }

@@ -37,10 +37,11 @@ export function peopleRoutes(deps: { guards: Guards; billing: BillingHooks; peop
         schema: {
           operationId: 'resendInvitation',
           summary: 'Send an invited user a new invitation (admin)',
-          description: 'The previous link stops working. 409 when the user is already `active`.',
+          description:
+            'The previous link stops working. 409 when the user is already `active`. At most 5 resends to one user an hour: past them 429 with `details.scope` `mail` and `Retry-After` to the next hour.',
           tags: ['users'],
           params: userParams,
-          response: { 200: invitationSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYMENT_REQUIRED') },
+          response: { 200: invitationSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYMENT_REQUIRED', 'TOO_MANY_REQUESTS') },
         },
       },
       async (request) => {

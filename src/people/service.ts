@@ -17,6 +17,7 @@ import type { SignIn } from '../auth/idp/sign-in.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import type { Mail } from '../mail/mailer.ts';
 import { passwordResetMail } from '../mail/messages.ts';
+import { takeResend } from '../mail/caps.ts';
 import { enqueue } from '../jobs/queue.ts';
 
 import { createInviter, hashOf, newToken, TOKEN_SHAPE, type Invitation } from './invite.ts';
@@ -122,6 +123,7 @@ export function createPeopleService(deps: {
         if (!user) throw notFound('User');
         enforce(manageInvitation(access, user));
         if (user.status !== 'invited') throw conflict('This user has already accepted an invitation (status active).', { field: 'status' });
+        await takeResend(tx, userId, deps.clock());
         const invitation = await inviteInTx(tx, user);
         await recordAudit(tx, ctx, { action: 'user.invite', targetId: userId, changes: ['invitation'] });
         return { user, invitation };

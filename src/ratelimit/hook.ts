@@ -1,42 +1,113 @@
 // The throttle hooks. On the org and staff routes the throttle runs right after authentication
-// (docs/architecture.md, "A request's path"): an authenticated request takes a token from the
-// stage-wide bucket,
-// a request with missing or invalid credentials one from its client's own bucket, so anonymous
-// floods cannot starve the tenants. The pixel lists its own bucket on its route. 429 exactly as
-// docs/api.md, "Rate limits" says: JSON, Retry-After, X-Correlation-Id header, and no correlationId in the body.
+// (docs/architecture.md, "A request's path"): an authenticated request takes a token from its
+// org's bucket and from the stage-wide one, a request with missing or invalid credentials one from
+// its client's own bucket, so anonymous floods cannot starve the tenants. Public routes list their
+// buckets on the route. 429 exactly as docs/api.md, "Rate limits" says (JSON, Retry-After,
+// X-Correlation-Id header, no correlationId in the body), with `error.details.scope` naming the
+// limit that refused (docs/api.md lists the scopes).
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import type { RateLimiter } from './interface.ts';
-import type { Decision } from './token-bucket.ts';
+import { RedisRateLimiter, type BucketStep, type StepsDecision } from './redis.ts';
 import { CORRELATION_HEADER } from '../http/correlation.ts';
 
 export type Throttle = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
 
-/** Takes a token from the bucket `bucketOf` names for the request; 429 when there is none. */
-export function throttle(
-  limiter: RateLimiter,
-  opts: { limit: number; retryAfterS: number; bucketOf: (request: FastifyRequest) => string },
-): Throttle {
-  const answer = (decision: Decision, request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    reply.header('x-ratelimit-limit', opts.limit);
-    reply.header('x-ratelimit-remaining', decision.remaining);
-    if (decision.allowed) return done();
-    reply
-      .code(429)
-      .header('retry-after', opts.retryAfterS)
-      .header(CORRELATION_HEADER, request.id)
-      .type('application/json')
-      .send({ error: { code: 'TOO_MANY_REQUESTS', message: `Rate limit exceeded: retry in ${opts.retryAfterS} seconds.` } });
-  };
-  // A callback hook, and no promise when the bucket answers at once (in memory): this runs on
+/** Which limit refused a request: `error.details.scope` of its 429. */
+export type ThrottleScope = 'stage' | 'org' | 'anonymous' | 'quota' | 'mail' | 'address' | 'pixel' | 'asset' | 'click' | 'addin';
+
+/** Answers the 429 of spec section 8 with the refusing limit's scope. */
+export function tooManyRequests(request: FastifyRequest, reply: FastifyReply, scope: ThrottleScope, retryAfterS: number): void {
+  reply
+    .code(429)
+    .header('retry-after', retryAfterS)
+    .header(CORRELATION_HEADER, request.id)
+    .type('application/json')
+    .send({ error: { code: 'TOO_MANY_REQUESTS', message: `Rate limit exceeded: retry in ${retryAfterS} seconds.`, details: { scope } } });
+}
+
+/** A bucket a throttle takes from: `bucketOf` names it for a request, or skips it (undefined). */
+export interface ThrottleStep {
+  limiter: RateLimiter;
+  /** The bucket's size, sent as `X-RateLimit-Limit`. */
+  limit: number;
+  scope: ThrottleScope;
+  bucketOf: (request: FastifyRequest) => string | undefined;
+}
+
+/**
+ * Takes a token from each step's bucket in order, stopping at the first that refuses (429 with its
+ * scope): a refused request takes nothing from the buckets after it. On Redis the buckets are taken
+ * in one round trip. The `X-RateLimit-*` headers are those of the last bucket taken.
+ */
+export function throttleInOrder(retryAfterS: number, steps: ThrottleStep[]): Throttle {
+  const shared = steps.every((s) => s.limiter instanceof RedisRateLimiter && s.limiter.redis === (steps[0]!.limiter as RedisRateLimiter).redis);
+  // A callback hook, and no promise when the buckets answer at once (in memory): this runs on
   // every throttled request.
   return (request, reply, done) => {
-    const decision = limiter.take(opts.bucketOf(request));
-    if (decision instanceof Promise) decision.then((d) => answer(d, request, reply, done), done);
-    else answer(decision, request, reply, done);
+    const active: ThrottleStep[] = [];
+    const buckets: BucketStep[] = [];
+    for (const step of steps) {
+      const bucket = step.bucketOf(request);
+      if (bucket === undefined) continue;
+      active.push(step);
+      buckets.push({ limiter: step.limiter, bucket });
+    }
+    if (active.length === 0) return done();
+    const answer = ({ refusedAt, remaining }: StepsDecision) => {
+      const step = refusedAt === -1 ? active.at(-1)! : active[refusedAt]!;
+      reply.header('x-ratelimit-limit', step.limit);
+      reply.header('x-ratelimit-remaining', remaining);
+      if (refusedAt === -1) return done();
+      tooManyRequests(request, reply, step.scope, retryAfterS);
+    };
+    const decision = shared ? RedisRateLimiter.takeInOrder(buckets) : takeOneByOne(buckets);
+    if (decision instanceof Promise) decision.then(answer, done);
+    else answer(decision);
   };
 }
 
-/** After `authenticate`: the stage bucket for a request with a principal, the client's bucket otherwise. */
+/** Takes a token from the bucket `bucketOf` names for the request; 429 when there is none. */
+export function throttle(
+  limiter: RateLimiter,
+  opts: { limit: number; retryAfterS: number; scope: ThrottleScope; bucketOf: (request: FastifyRequest) => string },
+): Throttle {
+  return throttleInOrder(opts.retryAfterS, [{ limiter, limit: opts.limit, scope: opts.scope, bucketOf: opts.bucketOf }]);
+}
+
+/** Buckets of different limiters, one take after the other (synchronous while they answer at once). */
+function takeOneByOne(steps: BucketStep[], from = 0, remaining = 0): StepsDecision | Promise<StepsDecision> {
+  for (let i = from; i < steps.length; i++) {
+    const decision = steps[i]!.limiter.take(steps[i]!.bucket);
+    if (decision instanceof Promise) {
+      return decision.then((d) => (d.allowed ? takeOneByOne(steps, i + 1, d.remaining) : { refusedAt: i, remaining: 0 }));
+    }
+    if (!decision.allowed) return { refusedAt: i, remaining: 0 };
+    remaining = decision.remaining;
+  }
+  return { refusedAt: -1, remaining };
+}
+
+/** The org of the caller, as a bucket name (`{prefix}{orgId}`); none for staff, who have no org. */
+export const orgBucket =
+  (prefix: string) =>
+  (request: FastifyRequest): string | undefined => {
+    const p = request.principal;
+    return p && p.kind !== 'staff' ? prefix + p.orgId : undefined;
+  };
+
+/**
+ * Runs throttles one after the other: the next only when the one before let the request through
+ * (a refused request takes nothing from the buckets after the one that refused it). The
+ * `X-RateLimit-*` headers are the last bucket's.
+ */
+export function inSequence(...throttles: Throttle[]): Throttle {
+  return throttles.reduceRight<Throttle>(
+    (next, current) => (request, reply, done) => current(request, reply, (err) => (err ? done(err) : next(request, reply, done))),
+    (_request, _reply, done) => done(),
+  );
+}
+
+/** After `authenticate`: the buckets of a request with a principal, the client's own bucket otherwise. */
 export function throttleByCaller(buckets: { authenticated: Throttle; anonymous: Throttle }): Throttle {
   const { authenticated, anonymous } = buckets;
   return (request, reply, done) => (request.principal ? authenticated : anonymous)(request, reply, done);

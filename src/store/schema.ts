@@ -20,6 +20,12 @@ export interface OrgsTable {
   billing_event_at: NullableTimestamp;
   billing_event_rank: number | null;
   billing_base: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  /** A staff setting: the org's own monthly quota (migration 070); null: the default. */
+  quota_per_month: Generated<number | null>;
+  /** Staff overrides (migration 072): the effective seats and plan where set; a trial end that keeps the org writable. */
+  seats_override: Generated<number | null>;
+  plan_override: Generated<string | null>;
+  trial_ends_at: NullableTimestamp;
   seq: Generated<string>;
   version: Generated<number>;
   created_at: CreatedAt;
@@ -312,7 +318,31 @@ export interface OrgLiveUsersTable {
   live: number;
 }
 
+/** API-key requests per org and calendar month, added in batches (migration 070, src/quota/). */
+export interface OrgUsageTable {
+  org_id: string;
+  month: string;
+  requests: ColumnType<string, number | string, number | string>;
+}
+
+/** Mails per org and hour, invitation resends per user and hour (migration 071, src/mail/caps.ts). */
+export interface MailCountsTable {
+  kind: 'org' | 'resend';
+  subject_id: string;
+  hour: ColumnType<Date, Date | string, Date | string>;
+  count: number;
+}
+
+/** When each org's job was last claimed (migration 073): the fair queue's turns. */
+export interface JobTurnsTable {
+  org_key: string;
+  claimed_at: Date;
+}
+
 export interface DB {
+  job_turns: JobTurnsTable;
+  org_usage: OrgUsageTable;
+  mail_counts: MailCountsTable;
   orgs: OrgsTable;
   org_live_users: OrgLiveUsersTable;
   users: UsersTable;

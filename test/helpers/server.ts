@@ -47,6 +47,12 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     PIXEL_RATE_LIMIT_BURST: '1000000',
     ANON_RATE_LIMIT_RPS: '1000000',
     ANON_RATE_LIMIT_BURST: '1000000',
+    ORG_RATE_LIMIT_RPS: '1000000',
+    ORG_RATE_LIMIT_BURST: '1000000',
+    PUBLIC_RATE_LIMIT_RPS: '1000000',
+    PUBLIC_RATE_LIMIT_BURST: '1000000',
+    ASSET_RATE_LIMIT_RPS: '1000000',
+    ASSET_RATE_LIMIT_BURST: '1000000',
     WEBHOOK_SECRET: 'whsec_test_secret',
     // 32 bytes of a test-only key (integrations seal their secrets with it).
     SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),

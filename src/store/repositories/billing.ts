@@ -28,6 +28,8 @@ export interface LockedOrg {
   position: FoldPosition;
   /** The billing state before the first event applied, or null while none has been. */
   base: OrgBilling | null;
+  /** A staff override of the seats (the seat cap uses it; events never change it). */
+  seatsOverride: number | null;
 }
 
 export interface EventRecord {
@@ -111,6 +113,7 @@ export const billingRepo = {
       },
       position: { at: org.billing_event_at, rank: org.billing_event_rank },
       base: baseFromJson(org.billing_base),
+      seatsOverride: org.seats_override,
     }));
   },
 

@@ -15,6 +15,7 @@ export interface NewJob {
   dedupeKey?: string | undefined;
 }
 
+const NIL = '00000000-0000-0000-0000-000000000000';
 const ms = (n: number) => sql`(${Math.max(0, Math.round(n))}::double precision * interval '1 millisecond')`;
 
 export const jobsRepo = {
@@ -64,27 +65,62 @@ export const jobsRepo = {
    * Claims up to `limit` jobs of the given kinds: queued ones that are due, and running ones whose
    * lease expired (their instance crashed or stalled). Rows another instance is claiming at the same
    * moment are skipped, not waited for. Each claim counts an attempt.
+   *
+   * Round-robin across orgs (DECISIONS wave 3, "Fair queue"): due jobs are ranked within their org
+   * (oldest first) and claimed by that rank first, and among equal ranks the org whose job was
+   * claimed longest ago (job_turns) goes first. So every org's next job goes before any org's
+   * one after it, and an org with an empty backlog waits for one worker slot at most, however long
+   * another org's backlog. Stage-wide jobs (no org) take turns as one org of their own.
    */
   async claim(db: Db, options: { kinds: string[]; limit: number; leaseMs: number }): Promise<{ token: string; rows: JobRow[] }> {
     const token = randomUUID();
     if (options.kinds.length === 0 || options.limit <= 0) return { token, rows: [] };
     const kinds = sql.join(options.kinds.map((k) => sql`${k}`));
+    const due = sql`(state = 'queued' and run_after <= now()) or (state = 'running' and lease_until < now())`;
+    // Ranked in a CTE (a window function may not share a query level with FOR UPDATE); the rows are
+    // then locked in turn order, skipping those another instance holds, and the orgs' turns noted.
     const result = await sql<JobRow>`
+      with due as (
+        select id, run_after, created_at, coalesce(org_id, ${NIL}::uuid) as org_key,
+          row_number() over (partition by coalesce(org_id, ${NIL}::uuid) order by run_after, created_at) as rank
+        from jobs
+        where kind in (${kinds}) and (${due})
+      ), picked as (
+        select j.id, due.org_key from jobs j
+        join due on due.id = j.id
+        left join job_turns t on t.org_key = due.org_key
+        order by due.rank, t.claimed_at nulls first, due.run_after, due.created_at
+        limit ${options.limit}
+        for update of j skip locked
+      ), turns as (
+        insert into job_turns (org_key, claimed_at)
+        select distinct org_key, now() from picked
+        on conflict (org_key) do update set claimed_at = excluded.claimed_at
+      )
       update jobs set
         state = 'running',
         attempts = attempts + 1,
         lease_token = ${token},
         lease_until = now() + ${ms(options.leaseMs)},
         started_at = coalesce(started_at, now())
-      where id in (
-        select id from jobs
-        where kind in (${kinds})
-          and ((state = 'queued' and run_after <= now()) or (state = 'running' and lease_until < now()))
-        order by run_after, created_at
-        limit ${options.limit}
-        for update skip locked)
+      where id in (select id from picked) and (${due})
       returning *`.execute(db);
     return { token, rows: result.rows };
+  },
+
+  /**
+   * Puts a running job back in the queue until `delayMs` from now, its attempt not counted: a job
+   * that may not run yet (its org's mail cap for this hour is reached), not one that failed.
+   */
+  async defer(db: Db, jobId: string, token: string, delayMs: number): Promise<boolean> {
+    const r = await db
+      .updateTable('jobs')
+      .set({ state: 'queued', run_after: sql`now() + ${ms(delayMs)}`, lease_until: null, lease_token: null, attempts: sql`greatest(attempts - 1, 0)`, dedupe_key: keyUnlessTwinQueued })
+      .where('id', '=', jobId)
+      .where('lease_token', '=', token)
+      .where('state', '=', 'running')
+      .executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
   },
 
   /** Extends a running job's lease; false when the claim is no longer ours. */

@@ -3,7 +3,7 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from '../db.ts';
 import type { DB } from '../schema.ts';
-import { seatsUsedColumn, type OrgWithUsage } from './orgs.ts';
+import { effective, seatsUsedColumn, type OrgWithUsage } from './orgs.ts';
 
 export type OrgSort = 'newest' | 'oldest' | 'name' | '-name';
 
@@ -90,6 +90,6 @@ export const orgSearchRepo = {
         query = query.orderBy(sql`lower(orgs.name)`, 'desc').orderBy('seq', 'desc');
         break;
     }
-    return query.limit(limit + 1).execute();
+    return (await query.limit(limit + 1).execute()).map(effective);
   },
 };

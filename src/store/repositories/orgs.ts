@@ -5,6 +5,21 @@ import { atVersion, type VersionCheck } from '../conditional.ts';
 
 export type OrgWithUsage = OrgRow & { seats_used: number };
 
+/**
+ * An org row with its effective seats and plan: a staff override where set, else what the payment
+ * events gave (billing reads and writes the events' values apart: src/store/repositories/billing.ts).
+ */
+export function effective<T extends OrgRow>(row: T): T {
+  return { ...row, seats: row.seats_override ?? row.seats, plan: row.plan_override ?? row.plan };
+}
+
+export interface StaffOverrides {
+  seats_override?: number | null;
+  plan_override?: string | null;
+  trial_ends_at?: Date | null;
+  quota_per_month?: number | null;
+}
+
 /** An org row's live users, read from the count the database keeps (migration 042), not counted. */
 export const seatsUsedColumn = sql<number>`coalesce((select l.live from org_live_users l where l.org_id = orgs.id), 0)`.as('seats_used');
 
@@ -14,11 +29,22 @@ export const orgsRepo = {
   },
 
   async find(db: Db, orgId: string): Promise<OrgWithUsage | undefined> {
-    return db
+    const row = await db
       .selectFrom('orgs')
       .selectAll('orgs')
       .select(seatsUsedColumn)
       .where('id', '=', orgId)
+      .executeTakeFirst();
+    return row && effective(row);
+  },
+
+  /** Sets staff overrides (a staff setting: no version check, though the version moves for caches and ETags). */
+  async setOverrides(db: Db, orgId: string, overrides: StaffOverrides): Promise<OrgRow | undefined> {
+    return db
+      .updateTable('orgs')
+      .set({ ...overrides, version: sql`version + 1`, updated_at: sql`now()` })
+      .where('id', '=', orgId)
+      .returningAll()
       .executeTakeFirst();
   },
 

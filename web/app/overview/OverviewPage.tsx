@@ -1,5 +1,5 @@
-// The org at a glance for admins and owners: plan and subscription, seats, the current period, and
-// 30 days of signature opens. (The payment banner above every page says when payment is due.)
+// The org at a glance for admins and owners: plan and subscription, seats, API requests against the
+// monthly quota, the current period, and 30 days of signature opens. (The payment banner above every page says when payment is due.)
 import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { ErrorMessage, Loading } from '../../shared/components/Status.tsx';
 import { OpensChart } from './OpensChart.tsx';
@@ -17,6 +17,23 @@ const STATUS_TEXT: Record<string, string> = {
 };
 
 const date = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleDateString(undefined, { year: 'numeric', month: 'long', day: 'numeric' }) : '—');
+
+/** API-key requests this month against the org's quota (plan-status; people using the apps do not count). */
+function QuotaStat({ quota }: { quota: { limit: number | null; used: number; resetsAt: string } }) {
+  const number = (n: number) => n.toLocaleString();
+  return (
+    <div className="stat">
+      <dt>API requests this month</dt>
+      <dd>
+        {quota.limit === null ? `${number(quota.used)} (no quota)` : `${number(quota.used)} of ${number(quota.limit)}`}
+        {quota.limit !== null ? (
+          <meter className="seats" min={0} max={Math.max(quota.limit, 1)} value={Math.min(quota.used, quota.limit)} aria-label="API requests this month" />
+        ) : null}
+        <small className="muted"> resets {date(quota.resetsAt)}</small>
+      </dd>
+    </div>
+  );
+}
 
 export default function OverviewPage() {
   const org = useOverviewOrg();
@@ -51,6 +68,7 @@ export default function OverviewPage() {
               <meter className="seats" min={0} max={Math.max(o.seats, 1)} value={Math.min(o.seatsUsed, o.seats)} aria-label="Seats used" />
             </dd>
           </div>
+          {plan.data ? <QuotaStat quota={plan.data.quota} /> : null}
           <div className="stat">
             <dt>{o.gracePeriodEndsAt ? 'Grace period ends' : 'Current period ends'}</dt>
             <dd>{date(o.gracePeriodEndsAt ?? o.currentPeriodEnd)}</dd>
