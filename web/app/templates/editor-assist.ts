@@ -6,7 +6,7 @@
 // exactly what left `</p></p>` and a stray `%}` in saved templates.
 import { Prec, StateEffect, StateField, type Extension, type Text } from '@codemirror/state';
 import { EditorView } from '@codemirror/view';
-import { linter, type Diagnostic } from '@codemirror/lint';
+import { linter, lintGutter, type Diagnostic } from '@codemirror/lint';
 import { Liquid } from 'liquidjs';
 
 /** Closers the editor inserted after the cursor, still untouched: [from, to) in the document. */
@@ -110,8 +110,14 @@ export function friendlyLiquid(message: string): string {
 
 /** The markers: after a pause in typing (a second), so nothing flashes while a tag is half-typed. */
 export function templateLint(mode: 'html' | 'text'): Extension {
-  return linter((view) => {
-    const source = view.state.doc.toString();
-    return [...liquidProblem(source, view.state.doc), ...(mode === 'html' ? unbalancedTags(source) : [])];
-  }, { delay: 1000 });
+  return [
+    linter(
+      (view) => {
+        const source = view.state.doc.toString();
+        return [...liquidProblem(source, view.state.doc), ...(mode === 'html' ? unbalancedTags(source) : [])];
+      },
+      { delay: 1000 },
+    ),
+    lintGutter(),
+  ];
 }
