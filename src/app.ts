@@ -17,6 +17,7 @@ import { apiKeyRoutes } from './api-keys/routes.ts';
 import { auditRoutes } from './audit/routes.ts';
 import { imageRoutes, publicImageRoutes } from './images/routes.ts';
 import { userImportRoutes } from './users/import-routes.ts';
+import { photoRoutes } from './users/photo-routes.ts';
 import { interactionRoutes } from './auth/idp/interactions.ts';
 import { handToProvider, logProviderErrors } from './auth/idp/hooks.ts';
 import { signInAttempts } from './auth/idp/attempts.ts';
@@ -239,6 +240,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(apiKeyRoutes({ guards, billing, apiKeys: deps.apiKeys }));
     await api.register(auditRoutes({ guards, audit: deps.audit }));
     await api.register(imageRoutes({ guards, billing, images: deps.images }));
+    await api.register(photoRoutes({ guards, billing, users: deps.users, images: deps.images }));
     await api.register(userImportRoutes({ guards, billing, userImport: deps.userImport }));
     await api.register(renderRoutes({ guards, billing, render: deps.render }));
     await api.register(opensRoutes({ guards, tracking: deps.tracking }));

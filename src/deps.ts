@@ -213,7 +213,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     });
     // Invitations are made by the people service (created below, with the sign-in), in the creating transaction.
     const users = createUserService({ db, invalidate, seatCheck: requireFreeSeat, passwords, invite: (tx, user) => people.inviteInTx(tx, user) });
-    const templates = createTemplateService({ db, compile: render.compile, invalidate });
+    const templates = createTemplateService({ db, compile: render.compile, invalidate, baseUrl: config.baseUrl });
     const opens = new OpenCounter((counts) => opensRepo.add(db, counts), logger);
     closers.unshift(() => opens.close());
 

@@ -243,7 +243,10 @@ describe('identity provider: authorization code + PKCE', () => {
     refused(await asMember.GET('/v1/orgs/{orgId}/audit', orgPath), 403);
     refused(await asMember.POST('/v1/orgs/{orgId}/api-keys', { ...orgPath, body: { name: 'x' } }), 403);
     const self = ok(await asMember.GET('/v1/orgs/{orgId}/users/{userId}', userPath(member.userId)));
-    const ownEdit = ok(await asMember.PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(member.userId), body: { version: self.version, title: 'Chief' } }), 200);
+    // Who edits what (wave 3): a member's own title is the admin's (not in the default selfServiceFields); their name is theirs.
+    const titleEdit = refused(await asMember.PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(member.userId), body: { version: self.version, title: 'Chief' } }), 403);
+    assert.equal(titleEdit.error.details?.field, 'title');
+    const ownEdit = ok(await asMember.PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(member.userId), body: { version: self.version, name: 'Chief' } }), 200);
     const roleEdit = refused(await asMember.PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(member.userId), body: { version: ownEdit.version, role: 'admin' } }), 403);
     assert.equal(roleEdit.error.details?.field, 'role');
     refused(await asMember.PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(adminU.userId), body: { version: 1, title: 'x' } }), 403);

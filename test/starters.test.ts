@@ -24,7 +24,12 @@ describe('starter templates', () => {
       assert.match(s.html, /<table/, `${s.starterId}: a table layout`);
       assert.doesNotMatch(s.html, /<style|class=/, `${s.starterId}: inline styles only`);
       assert.match(s.html, /\{\{ pixel_url \}\}/, `${s.starterId}: the pixel`);
-      const sparse = { user: { name: 'Bo', title: '', email: 'bo@example.test', phone: '', mobile: '', department: '' }, org: { name: 'Tiny' }, pixel_url: 'https://x.test/v1/p/1' };
+      const sparse = {
+        user: { name: 'Bo', title: '', email: 'bo@example.test', phone: '', mobile: '', department: '', pronouns: '', website: '', address: '', photo_url: '', social: {}, attributes: {} },
+        org: { name: 'Tiny', website: '', address: '', social: {}, logo_url: '' },
+        campaign: { banner: '', text: '' },
+        pixel_url: 'https://x.test/v1/p/1',
+      };
       const out = await renderSignature(parseSaved({ htmlPrepared: s.html, text: s.text }), sparse, 30_720);
       assert.doesNotMatch(out.html, /Phone:|Mobile:| · |\n\s*\n/, `${s.starterId}: no empty rows or lines`);
       assert.doesNotMatch(out.text, /\n\n|Phone/, `${s.starterId}: no empty lines`);

@@ -25,8 +25,8 @@ describe('orgs and users', () => {
     const res = await client.GET('/v1/orgs/{orgId}', orgPath());
     const body = ok(res, 200);
     assert.deepEqual(Object.keys(body).sort(), [
-      'createdAt', 'currentPeriodEnd', 'gracePeriodEndsAt', 'name', 'orgId', 'overSeatLimit', 'plan', 'priceVersion',
-      'seats', 'seatsUsed', 'subscriptionStatus', 'updatedAt', 'version',
+      'address', 'createdAt', 'currentPeriodEnd', 'fields', 'gracePeriodEndsAt', 'logoImageId', 'name', 'orgId', 'overSeatLimit', 'plan', 'priceVersion',
+      'seats', 'seatsUsed', 'selfServiceFields', 'social', 'subscriptionStatus', 'updatedAt', 'version', 'website',
     ]);
     assert.equal(body.subscriptionStatus, 'trialing');
     assert.equal(body.plan, 'trial');
@@ -127,7 +127,7 @@ describe('orgs and users', () => {
     const cases: [unknown, string][] = [
       [{ email: 'not-an-email' }, 'body.email'],
       [{ email: 'x@example.test', role: 'emperor' }, 'body.role'],
-      [{ email: 'x@example.test', shoeSize: 9 }, 'body'],
+      [{ email: 'x@example.test', shoeSize: 9 }, 'body.shoeSize'],
       [{}, 'body.email'],
     ];
     for (const [body, field] of cases) {

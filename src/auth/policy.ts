@@ -98,6 +98,7 @@ export function updateUser(
   actor: { role: EffectiveRole; userId?: string | undefined },
   target: { id: string; role: OrgRole },
   patch: { role?: OrgRole | undefined; email?: string | undefined; temporaryPassword?: string | undefined; [field: string]: unknown },
+  selfService?: SelfService,
 ): Decision {
   const self = actor.userId === target.id;
   const isAdmin = RANK[actor.role] >= RANK.admin;
@@ -106,6 +107,7 @@ export function updateUser(
     for (const field of ADMIN_ONLY_USER_FIELDS) {
       if (patch[field] !== undefined) return deny(`Only an admin may change ${field}.`, field);
     }
+    if (selfService) return selfServiceEdit(actor.role, selfService, patch);
     return { allowed: true, role: actor.role };
   }
   const touchesAdminFields = patch.role !== undefined || patch.email !== undefined || patch.temporaryPassword !== undefined;
@@ -121,6 +123,31 @@ export function updateUser(
     return deny('The owner may not lower their own role.', 'role');
   }
   return { allowed: true, role: actor.role };
+}
+
+/** What the org lets members change on themselves: named user fields and custom fields (by key). */
+export interface SelfService {
+  fields: readonly string[];
+  attributes: ReadonlySet<string>;
+}
+
+/**
+ * Who edits what (docs/api.md, "Who edits what"): a member changes only the fields of their own
+ * profile that the org's `selfServiceFields` name, and the custom fields marked `selfService`.
+ * Anything else, such as a title the directory keeps, is an admin's to change.
+ */
+function selfServiceEdit(role: EffectiveRole, allowed: SelfService, patch: Record<string, unknown>): Decision {
+  for (const [field, value] of Object.entries(patch)) {
+    if (value === undefined) continue;
+    if (field === 'attributes') {
+      for (const key of Object.keys(value as object)) {
+        if (!allowed.attributes.has(key)) return deny(`Only an admin may change the custom field ${key}.`, `attributes.${key}`);
+      }
+    } else if (!allowed.fields.includes(field)) {
+      return deny(`Only an admin may change ${field}: the organisation does not let members edit it (selfServiceFields).`, field);
+    }
+  }
+  return { allowed: true, role };
 }
 
 export function deleteUser(actor: { role: EffectiveRole; userId?: string | undefined }, target: { id: string; role: OrgRole }): Decision {

@@ -72,7 +72,7 @@ function toAppError(error: FastifyError, limits: { bodyLimitBytes: number }): Ap
   if (hasZodFastifySchemaValidationErrors(error)) {
     const where = error.validationContext ?? 'request';
     const issues = error.validation.map((v) => ({
-      field: fieldName(where, v.instancePath),
+      field: fieldName(where, v.instancePath, unknownKey(v)),
       message: v.message ?? 'is invalid',
     }));
     const first = issues[0];
@@ -121,8 +121,14 @@ function clientCode(status: number): ErrorCode {
   return known.find((c) => codeToStatus(c) === status) ?? 'BAD_REQUEST';
 }
 
-function fieldName(where: string, instancePath: string): string {
-  const path = instancePath.replace(/^\//, '').replaceAll('/', '.');
+/** An object's unknown field, which zod reports at the object: the field is named, not its parent. */
+function unknownKey(v: { keyword?: string; params?: Record<string, unknown> }): string | undefined {
+  const keys = v.keyword === 'unrecognized_keys' ? v.params?.keys : undefined;
+  return Array.isArray(keys) && typeof keys[0] === 'string' ? keys[0] : undefined;
+}
+
+function fieldName(where: string, instancePath: string, key?: string): string {
+  const path = [instancePath.replace(/^\//, '').replaceAll('/', '.'), key].filter(Boolean).join('.');
   const prefix = where === 'querystring' ? 'query' : where;
   return path ? `${prefix}.${path}` : prefix;
 }

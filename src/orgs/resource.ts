@@ -1,6 +1,8 @@
 // An org as the API answers it: the one place an orgs row (with its live user count) becomes the
 // resource. The staff view adds its billing fields to it (src/admin/resource.ts).
 import type { OrgWithUsage } from '../store/repositories/orgs.ts';
+import type { CustomField } from '../store/schema.ts';
+import type { SelfServiceField } from '../http/profile-schemas.ts';
 
 export interface Org {
   orgId: string;
@@ -13,6 +15,12 @@ export interface Org {
   overSeatLimit: boolean;
   currentPeriodEnd: string | null;
   gracePeriodEndsAt: string | null;
+  website: string;
+  address: string;
+  social: Record<string, string>;
+  logoImageId: string | null;
+  selfServiceFields: SelfServiceField[];
+  fields: CustomField[];
   version: number;
   createdAt: string;
   updatedAt: string;
@@ -30,6 +38,12 @@ export function toOrg(org: OrgWithUsage): Org {
     overSeatLimit: org.over_seat_limit,
     currentPeriodEnd: org.current_period_end?.toISOString() ?? null,
     gracePeriodEndsAt: org.grace_period_ends_at?.toISOString() ?? null,
+    website: org.website,
+    address: org.address,
+    social: org.social,
+    logoImageId: org.logo_image_id,
+    selfServiceFields: org.self_service_fields as SelfServiceField[],
+    fields: org.fields,
     version: org.version,
     createdAt: org.created_at.toISOString(),
     updatedAt: org.updated_at.toISOString(),

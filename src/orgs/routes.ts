@@ -3,7 +3,10 @@ import type { Guards } from '../auth/guard.ts';
 import type { BillingHooks } from '../billing/hooks.ts';
 import { writeContext } from '../auth/guard.ts';
 import { errorResponses, orgParams } from '../http/schemas.ts';
-import { versionCheck, withEtag } from '../http/concurrency.ts';
+import { etagOf, parseIfMatch, versionCheck, withEtag } from '../http/concurrency.ts';
+import { customFieldListSchema } from '../http/profile-schemas.ts';
+import { AppError } from '../errors.ts';
+import { MAX_VERSION } from '../store/conditional.ts';
 import type { OrgService } from './service.ts';
 import { orgPatchSchema, orgSchema } from './schemas.ts';
 
@@ -47,6 +50,52 @@ export function orgRoutes(deps: { guards: Guards; billing: BillingHooks; orgs: O
         const { version, ...patch } = request.body;
         const org = await orgs.update(writeContext(request), versionCheck(request, version), patch);
         return withEtag(reply, org);
+      },
+    );
+
+    app.get(
+      '/v1/orgs/:orgId/fields',
+      {
+        onRequest: guards.org('org.read'),
+        config: { etag: true },
+        schema: {
+          operationId: 'getCustomFields',
+          summary: "The org's custom fields, with an ETag",
+          tags: ['orgs'],
+          params: orgParams,
+          response: { 200: customFieldListSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
+        },
+      },
+      async (request, reply) => {
+        const { fields, version } = await orgs.fields(request.params.orgId);
+        reply.header('etag', etagOf(version));
+        return fields;
+      },
+    );
+
+    app.put(
+      '/v1/orgs/:orgId/fields',
+      {
+        onRequest: [guards.org('org.update'), billing.writeGate],
+        config: { etag: true },
+        schema: {
+          operationId: 'replaceCustomFields',
+          summary: "Replace the org's custom fields (admin)",
+          description:
+            'The whole list, in order. Send `If-Match` with the ETag you read: a stale one is 412; without it the last write wins. A field left out takes its values with it (users lose them).',
+          tags: ['orgs'],
+          params: orgParams,
+          body: customFieldListSchema,
+          response: { 200: customFieldListSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'PRECONDITION_FAILED', 'PAYMENT_REQUIRED') },
+        },
+      },
+      async (request, reply) => {
+        const header = request.headers['if-match'];
+        const ifMatch = parseIfMatch(typeof header === 'string' ? header : undefined);
+        if (ifMatch !== undefined && !(ifMatch <= MAX_VERSION)) throw new AppError('PRECONDITION_FAILED', 'If-Match does not match the current custom fields.');
+        const { fields, version } = await orgs.replaceFields(writeContext(request), request.body, ifMatch);
+        reply.header('etag', etagOf(version));
+        return fields;
       },
     );
   };

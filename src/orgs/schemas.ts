@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { nullableTimestamp, text, timestamp, uuid, versionField } from '../http/schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
+import { addressText, customFieldListSchema, optionalWebUrl, SELF_SERVICE_CHOICES, socialPatchSchema, socialSchema } from '../http/profile-schemas.ts';
+
+const selfServiceFields = z
+  .array(z.enum(SELF_SERVICE_CHOICES))
+  .max(SELF_SERVICE_CHOICES.length)
+  .refine((list) => new Set(list).size === list.length, { message: 'each field once' })
+  .describe('the user fields members may change on themselves (custom fields say so each, with `selfService`)');
 
 export const orgSchema = z
   .object({
@@ -14,6 +21,12 @@ export const orgSchema = z
     overSeatLimit: z.boolean(),
     currentPeriodEnd: nullableTimestamp,
     gracePeriodEndsAt: nullableTimestamp,
+    website: z.string(),
+    address: z.string().describe('lines separated by \\n'),
+    social: socialSchema,
+    logoImageId: uuid.nullable().describe('the logo (`{base_url}/v1/images/{logoImageId}`), or null'),
+    selfServiceFields,
+    fields: customFieldListSchema.describe('the custom fields (change them with PUT …/fields)'),
     version: z.number().int(),
     createdAt: timestamp,
     updatedAt: timestamp,
@@ -32,6 +45,12 @@ export const orgSchema = z
         overSeatLimit: false,
         currentPeriodEnd: '2026-02-05T09:30:00.000Z',
         gracePeriodEndsAt: null,
+        website: 'https://acme.example',
+        address: '1 Example Street\nLondon',
+        social: { linkedin: 'https://www.linkedin.com/company/acme' },
+        logoImageId: null,
+        selfServiceFields: ['name', 'pronouns', 'phone', 'mobile', 'photoImageId', 'social'],
+        fields: [{ key: 'booking_link', label: 'Booking link', type: 'url', selfService: true }],
         version: 3,
         createdAt: EXAMPLE.createdAt,
         updatedAt: EXAMPLE.updatedAt,
@@ -43,5 +62,10 @@ export const orgPatchSchema = z
   .strictObject({
     version: versionField,
     name: text().trim().min(1).max(200).optional(),
+    website: optionalWebUrl().optional(),
+    address: addressText().optional(),
+    social: socialPatchSchema.optional(),
+    logoImageId: uuid.nullable().optional().describe("one of the org's images, or null"),
+    selfServiceFields: selfServiceFields.optional(),
   })
-  .meta({ examples: [{ version: 3, name: 'Acme Group Ltd' }] });
+  .meta({ examples: [{ version: 3, name: 'Acme Group Ltd', website: 'https://acme.example', social: { x: null } }] });

@@ -15,6 +15,19 @@ import { templatesRepo } from '../store/repositories/templates.ts';
 import { DEFAULT_STARTER } from '../templates/starters.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import { toOrg, type Org } from './resource.ts';
+import { imagesRepo } from '../store/repositories/images.ts';
+import { AppError, badRequest } from '../errors.ts';
+import { mergeLinks, type SelfServiceField } from '../http/profile-schemas.ts';
+import type { CustomField } from '../store/schema.ts';
+
+export interface OrgPatch {
+  name?: string | undefined;
+  website?: string | undefined;
+  address?: string | undefined;
+  social?: Record<string, string | null | undefined> | undefined;
+  logoImageId?: string | null | undefined;
+  selfServiceFields?: SelfServiceField[] | undefined;
+}
 
 export interface CreatedOrg {
   orgId: string;
@@ -44,9 +57,20 @@ export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKey
     async read(orgId: string): Promise<Org> {
       return toOrg(await require(orgId));
     },
-    async update(ctx: WriteContext, check: VersionCheck, patch: { name?: string | undefined }): Promise<Org> {
+    async update(ctx: WriteContext, check: VersionCheck, patch: OrgPatch): Promise<Org> {
+      const { social, logoImageId, selfServiceFields, ...plain } = patch;
+      if (logoImageId && !(await imagesRepo.find(db, ctx.orgId, logoImageId))) {
+        throw badRequest("body.logoImageId: not one of the organisation's images (upload one with POST …/images).", { field: 'body.logoImageId' });
+      }
       await db.transaction().execute(async (tx) => {
-        const updated = await orgsRepo.update(tx, ctx.orgId, check, patch);
+        const current = social ? await orgsRepo.find(tx, ctx.orgId) : undefined;
+        const updated = await orgsRepo.update(tx, ctx.orgId, check, {
+          ...plain,
+          // Merged into the row the version check names: a concurrent change makes this a 409.
+          ...(social && current ? { social: JSON.stringify(mergeLinks(current.social, social)) } : {}),
+          ...(logoImageId !== undefined ? { logo_image_id: logoImageId } : {}),
+          ...(selfServiceFields ? { self_service_fields: JSON.stringify(selfServiceFields) } : {}),
+        });
         if (!updated) throw versionMismatch('Organisation', await orgsRepo.find(tx, ctx.orgId), check);
         await recordAudit(tx, ctx, { action: 'org.update', targetId: ctx.orgId, changes: changedFields(patch) });
       });
@@ -54,6 +78,34 @@ export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKey
       const org = await orgsRepo.find(db, ctx.orgId);
       if (!org) throw notFound('Organisation');
       return toOrg(org);
+    },
+
+    /** The custom fields and their version (the ETag of `…/fields`). */
+    async fields(orgId: string): Promise<{ fields: CustomField[]; version: number }> {
+      const org = await require(orgId);
+      return { fields: org.fields, version: org.fields_version };
+    },
+
+    /**
+     * Replaces the custom fields (`If-Match` naming their version, or last write wins). A field
+     * that goes takes its values with it: users keep no value of a field the org no longer has.
+     */
+    async replaceFields(ctx: WriteContext, fields: CustomField[], ifMatch: number | undefined): Promise<{ fields: CustomField[]; version: number }> {
+      const { row, users } = await db.transaction().execute(async (tx) => {
+        const before = await orgsRepo.find(tx, ctx.orgId);
+        if (!before) throw notFound('Organisation');
+        const row = await orgsRepo.replaceFields(tx, ctx.orgId, fields, ifMatch);
+        if (!row) {
+          throw new AppError('PRECONDITION_FAILED', 'If-Match does not match the current custom fields.', { details: { currentVersion: before.fields_version } });
+        }
+        const kept = new Set(fields.map((f) => f.key));
+        const users = await orgsRepo.dropAttributes(tx, ctx.orgId, before.fields.map((f) => f.key).filter((k) => !kept.has(k)));
+        await recordAudit(tx, ctx, { action: 'org.fields.update', targetId: ctx.orgId, changes: ['fields'] });
+        return { row, users };
+      });
+      caches.invalidate.orgChanged(ctx.orgId);
+      for (const userId of users) caches.invalidate.userChanged(ctx.orgId, userId);
+      return { fields: row.fields, version: row.fields_version };
     },
 
     async create(input: {

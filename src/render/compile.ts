@@ -4,20 +4,72 @@
 // thread's own CPU time, so the same template passes whether the machine is idle or busy.
 import type { Template } from 'liquidjs';
 import { AppError } from '../errors.ts';
-import { htmlLiquid, LIMITS, parseTemplate, renderTemplate, textLiquid, unknownVariables } from './liquid.ts';
+import { htmlLiquid, KNOWN_LIST, LIMITS, parseTemplate, renderTemplate, textLiquid, unknownVariables } from './liquid.ts';
 import { prepareTemplateHtml, renderWarnings, sanitizeRendered, TemplateRefused } from './email-html.ts';
 import { clientSupportWarnings } from './email-support.ts';
 
 /** CPU time a save (parse, inline, sanitize, trial render) may take, on top of the render limit. */
 export const COMPILE_CPU_MS = 1_000;
 
-export const SAMPLE_SCOPE = {
-  user: { name: 'Ada Lovelace', title: 'Engineer', email: 'ada@example.com', phone: '+44 20 7946 0000', mobile: '+44 7700 900000', department: 'Research' },
-  org: { name: 'Example Ltd' },
+/** What a template sees (docs/api.md, "Rendering and the pixel"): the person, their org, the pixel. */
+export interface Scope {
+  user: {
+    name: string;
+    title: string;
+    email: string;
+    phone: string;
+    mobile: string;
+    department: string;
+    pronouns: string;
+    website: string;
+    address: string;
+    /** `{base_url}/v1/images/{photoImageId}`, or "" without a photo. */
+    photo_url: string;
+    social: Record<string, string>;
+    attributes: Record<string, string>;
+  };
+  org: { name: string; website: string; address: string; social: Record<string, string>; logo_url: string };
+  /** An active campaign's banner for this person (the design's campaign block), or empty. */
+  campaign: { banner: string; text: string };
+  pixel_url: string;
+}
+
+/**
+ * The person a save renders once and a preview without a user shows: every field filled, so a
+ * design shows all its blocks and a template's every branch runs inside the limits.
+ */
+export const SAMPLE_SCOPE: Scope = {
+  user: {
+    name: 'Ada Lovelace',
+    title: 'Engineer',
+    email: 'ada@example.com',
+    phone: '+44 20 7946 0000',
+    mobile: '+44 7700 900000',
+    department: 'Research',
+    pronouns: 'she/her',
+    website: 'https://ada.example.com',
+    address: '12 St James\'s Square\nLondon SW1Y 4JH',
+    photo_url: 'https://example.com/v1/images/00000000-0000-4000-8000-000000000001',
+    social: {
+      linkedin: 'https://www.linkedin.com/in/ada',
+      x: 'https://x.com/ada',
+      facebook: 'https://www.facebook.com/ada',
+      instagram: 'https://www.instagram.com/ada',
+      youtube: 'https://www.youtube.com/@ada',
+      github: 'https://github.com/ada',
+    },
+    attributes: {},
+  },
+  org: {
+    name: 'Example Ltd',
+    website: 'https://example.com',
+    address: '1 Example Street\nLondon',
+    social: { linkedin: 'https://www.linkedin.com/company/example' },
+    logo_url: 'https://example.com/v1/images/00000000-0000-4000-8000-000000000002',
+  },
+  campaign: { banner: '', text: '' },
   pixel_url: 'https://example.com/v1/p/00000000-0000-4000-8000-000000000000',
 };
-
-export type Scope = typeof SAMPLE_SCOPE;
 
 export interface Parsed {
   html: Template[];
@@ -87,7 +139,7 @@ export async function compileTemplate(input: { html: string; text: string }): Pr
   renderTemplate(html, htmlLiquid, SAMPLE_SCOPE, 'html');
   renderTemplate(text, textLiquid, SAMPLE_SCOPE, 'text');
   const unknown = [...new Set([...unknownVariables(html, htmlLiquid), ...unknownVariables(text, textLiquid)])].sort();
-  const warnings = unknown.map((v) => `Unknown variable "${v}": it renders empty. Known: user.name, user.title, user.email, user.phone, user.mobile, user.department, org.name, pixel_url.`);
+  const warnings = unknown.map((v) => `Unknown variable "${v}": it renders empty. Known: ${KNOWN_LIST}.`);
   check();
   warnings.push(...clientSupportWarnings(htmlPrepared));
   check();

@@ -60,18 +60,37 @@ function engine(escape: boolean): Liquid {
 export const htmlLiquid = engine(true);
 export const textLiquid = engine(false);
 
+const SOCIAL = ['linkedin', 'x', 'facebook', 'instagram', 'youtube', 'github'];
+const USER_FIELDS = ['name', 'title', 'email', 'phone', 'mobile', 'department', 'pronouns', 'website', 'address', 'photo_url', 'social', 'attributes'];
+const ORG_FIELDS = ['name', 'website', 'address', 'social', 'logo_url'];
+
 export const KNOWN_VARIABLES = new Set([
   'user',
-  'user.name',
-  'user.title',
-  'user.email',
-  'user.phone',
-  'user.mobile',
-  'user.department',
+  ...USER_FIELDS.map((f) => `user.${f}`),
+  ...SOCIAL.map((n) => `user.social.${n}`),
   'org',
-  'org.name',
+  ...ORG_FIELDS.map((f) => `org.${f}`),
+  ...SOCIAL.map((n) => `org.social.${n}`),
+  'campaign',
+  'campaign.banner',
+  'campaign.text',
   'pixel_url',
 ]);
+
+/** The variables as a warning lists them: `<network>` and `<key>` stand for each network and custom field. */
+export const KNOWN_LIST = [
+  ...USER_FIELDS.filter((f) => f !== 'social' && f !== 'attributes').map((f) => `user.${f}`),
+  'user.social.<network>',
+  'user.attributes.<key>',
+  ...ORG_FIELDS.filter((f) => f !== 'social').map((f) => `org.${f}`),
+  'org.social.<network>',
+  'campaign.banner',
+  'campaign.text',
+  'pixel_url',
+].join(', ') + ` (networks: ${SOCIAL.join(', ')})`;
+
+/** A custom field's value: known whatever the key (the org's fields change without its templates). */
+const ATTRIBUTE = /^user\.attributes\.[a-z][a-z0-9_]{0,31}$/;
 
 /** Parses, or refuses with 400 naming the field, line and column. */
 export function parseTemplate(source: string, field: 'html' | 'text'): Template[] {
@@ -92,7 +111,7 @@ export function parseTemplate(source: string, field: 'html' | 'text'): Template[
 /** Variables the template reads that no signature provides (a warning, not an error). */
 export function unknownVariables(templates: Template[], liquid: Liquid): string[] {
   const used = liquid.globalFullVariablesSync(templates);
-  return [...new Set(used.filter((v) => !KNOWN_VARIABLES.has(v)))].sort();
+  return [...new Set(used.filter((v) => !KNOWN_VARIABLES.has(v) && !ATTRIBUTE.test(v)))].sort();
 }
 
 /**

@@ -12,6 +12,7 @@ import { usersRepo } from '../store/repositories/users.ts';
 import { templatesRepo } from '../store/repositories/templates.ts';
 import { AppError, notFound } from '../errors.ts';
 import type { OrgService } from '../orgs/service.ts';
+import type { OrgWithUsage } from '../store/repositories/orgs.ts';
 import type { Scope } from './compile.ts';
 import type { RenderPool } from './pool.ts';
 
@@ -68,10 +69,28 @@ export function createRenderService(deps: {
     return template;
   }
 
-  function scopeOf(user: UserRow, orgName: string): Scope {
+  const imageUrl = (imageId: string | null) => (imageId ? `${deps.baseUrl.replace(/\/$/, '')}/v1/images/${imageId}` : '');
+
+  // Everything here comes from the user row and the org row, whose versions key the output cache:
+  // a change of any field (a new photo, the org's links) is a new version and a new render.
+  function scopeOf(user: UserRow, org: OrgWithUsage): Scope {
     return {
-      user: { name: user.name, title: user.title, email: user.email, phone: user.phone, mobile: user.mobile, department: user.department },
-      org: { name: orgName },
+      user: {
+        name: user.name,
+        title: user.title,
+        email: user.email,
+        phone: user.phone,
+        mobile: user.mobile,
+        department: user.department,
+        pronouns: user.pronouns,
+        website: user.website,
+        address: user.address,
+        photo_url: imageUrl(user.photo_image_id),
+        social: user.social,
+        attributes: user.attributes,
+      },
+      org: { name: org.name, website: org.website, address: org.address, social: org.social, logo_url: imageUrl(org.logo_image_id) },
+      campaign: { banner: '', text: '' },
       pixel_url: `${deps.baseUrl}/v1/p/${user.id}`,
     };
   }
@@ -91,7 +110,7 @@ export function createRenderService(deps: {
             key: `${template.id}:${template.version}`,
             htmlPrepared: template.html_prepared,
             text: template.text,
-            scope: scopeOf(user, org.name),
+            scope: scopeOf(user, org),
             limitBytes: deps.renderLimitBytes,
           })
           .then((parts) => {
@@ -108,7 +127,7 @@ export function createRenderService(deps: {
     /** Renders an unsaved template for the editor (nothing cached). */
     async preview(orgId: string, userId: string, source: { html: string; text: string }): Promise<Rendered> {
       const [user, org] = await Promise.all([userOf(orgId, userId), deps.orgs.require(orgId)]);
-      const parts = await deps.pool.preview({ html: source.html, text: source.text, scope: scopeOf(user, org.name), limitBytes: deps.renderLimitBytes });
+      const parts = await deps.pool.preview({ html: source.html, text: source.text, scope: scopeOf(user, org), limitBytes: deps.renderLimitBytes });
       return { userId: user.id, templateId: null, ...parts };
     },
 

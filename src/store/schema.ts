@@ -26,6 +26,16 @@ export interface OrgsTable {
   seats_override: Generated<number | null>;
   plan_override: Generated<string | null>;
   trial_ends_at: NullableTimestamp;
+  /** What signatures show of the org (migration 110); `social` maps a network to its URL. */
+  website: Generated<string>;
+  address: Generated<string>;
+  social: JsonColumn<Record<string, string>>;
+  logo_image_id: Generated<string | null>;
+  /** The user fields members may change on themselves (src/users/policy: who edits what). */
+  self_service_fields: JsonColumn<string[]>;
+  /** The org's custom fields, and their version (the ETag of `…/fields`). */
+  fields: JsonColumn<CustomField[]>;
+  fields_version: Generated<number>;
   seq: Generated<string>;
   version: Generated<number>;
   created_at: CreatedAt;
@@ -63,9 +73,29 @@ export interface UsersTable {
   /** The directory that created or adopted the user (src/directory/), and the user's id there. */
   directory_source: Generated<DirectorySource | null>;
   directory_id: Generated<string | null>;
+  /** Migration 110: more of what a signature shows; `social` and `attributes` are JSON objects. */
+  pronouns: Generated<string>;
+  website: Generated<string>;
+  address: Generated<string>;
+  photo_image_id: Generated<string | null>;
+  social: JsonColumn<Record<string, string>>;
+  attributes: JsonColumn<Record<string, string>>;
+}
+
+/** A JSON column: read as the value, written as its JSON text (the driver passes a string through). */
+type JsonColumn<T> = ColumnType<T, string | undefined, string>;
+
+export type CustomFieldType = 'text' | 'url' | 'phone';
+/** One of an org's custom fields (`PUT /v1/orgs/{orgId}/fields`). */
+export interface CustomField {
+  key: string;
+  label: string;
+  type: CustomFieldType;
+  selfService: boolean;
 }
 
 export type UserStatus = 'invited' | 'active';
+export type TemplateSource = 'html' | 'design';
 
 export type DirectorySource = 'google' | 'microsoft';
 
@@ -140,6 +170,9 @@ export interface TemplatesTable {
   html: string;
   text: string;
   html_prepared: string;
+  /** The design document the html and text were compiled from (migration 110), kept as history when `source` is `html`. */
+  design: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
+  source: Generated<TemplateSource>;
   is_default: Generated<boolean>;
   version: Generated<number>;
   created_at: CreatedAt;

@@ -1,5 +1,6 @@
 // A template as the API answers it: the one place a templates row becomes the resource.
-import type { TemplateRow } from '../store/schema.ts';
+import type { TemplateRow, TemplateSource } from '../store/schema.ts';
+import type { Design } from '../designer/design.ts';
 
 export interface Template {
   templateId: string;
@@ -7,6 +8,9 @@ export interface Template {
   name: string;
   html: string;
   text: string;
+  /** `design`: html and text are compiled from `design`; `html`: written by hand (`design` is then history). */
+  source: TemplateSource;
+  design: Design | null;
   isDefault: boolean;
   version: number;
   createdAt: string;
@@ -23,6 +27,9 @@ export function toTemplate(t: TemplateRow): Template {
     name: t.name,
     html: t.html,
     text: t.text,
+    source: t.source,
+    // Stored only after the design schema accepted it.
+    design: t.design as Design | null,
     isDefault: t.is_default,
     version: t.version,
     createdAt: t.created_at.toISOString(),

@@ -7,7 +7,7 @@ import { versionCheck, withEtag } from '../http/concurrency.ts';
 import type { RenderService } from '../render/service.ts';
 import { renderedSchema } from '../render/schemas.ts';
 import type { TemplateService } from './service.ts';
-import { savedTemplateSchema, templateCreateSchema, templateParams, templatePatchSchema, templateSchema } from './schemas.ts';
+import { compileBodySchema, compiledSchema, savedTemplateSchema, templateCreateSchema, templateParams, templatePatchSchema, templateSchema } from './schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
 export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; templates: TemplateService; render: RenderService }): FastifyPluginAsyncZod {
@@ -39,6 +39,8 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
         schema: {
           operationId: 'createTemplate',
           summary: 'Create a template (admin)',
+          description:
+            'Send hand-written `html` (and `text`), or a `design` that the service compiles into them (docs/designer.md); not both. The answer carries `source` (`design` or `html`) and the save\'s `warnings`.',
           tags: ['templates'],
           params: orgParams,
           body: templateCreateSchema,
@@ -70,6 +72,24 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
       async (request) => render.preview(request.params.orgId, request.body.userId, request.body),
     );
 
+    app.post(
+      '/v1/orgs/:orgId/templates/compile',
+      {
+        onRequest: [guards.org('template.write'), billing.writeGate],
+        schema: {
+          operationId: 'compileDesign',
+          summary: "Compile a design into a template's html and text without saving (the designer's preview; admin)",
+          description:
+            "Answers what saving the design would store, and every warning the save would give (the compiler's: a missing or blurry image; the template checks': what a mail client will not show). Saves nothing, counts nothing. An unknown block type or field is 400 naming it.",
+          tags: ['templates'],
+          params: orgParams,
+          body: compileBodySchema,
+          response: { 200: compiledSchema, ...errorResponses('FORBIDDEN', 'PAYMENT_REQUIRED') },
+        },
+      },
+      async (request) => templates.compileDesign(request.params.orgId, request.body.design),
+    );
+
     app.get(
       '/v1/orgs/:orgId/templates/:templateId',
       {
@@ -95,7 +115,8 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
         schema: {
           operationId: 'updateTemplate',
           summary: 'Update a template (admin)',
-          description: 'Send `version`; a stale one is 409, a stale `If-Match` 412.',
+          description:
+            'Send `version`; a stale one is 409, a stale `If-Match` 412. `design` compiles into html and text and makes `source` `design`; `html` or `text` written by hand makes it `html` and keeps the last design as history.',
           tags: ['templates'],
           params: templateParams,
           body: templatePatchSchema,

@@ -7,24 +7,71 @@ import { notFound } from '../errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import { toTemplate, type SavedTemplate, type Template } from './resource.ts';
+import { AppError } from '../errors.ts';
+import type { Design } from '../designer/design.ts';
+import type { TemplateSource } from '../store/schema.ts';
+import { compileForOrg } from './design.ts';
 
 export interface TemplateInput {
   name: string;
-  html: string;
-  text: string;
+  /** Hand-written source; or `design`, compiled into both. */
+  html?: string | undefined;
+  text?: string | undefined;
+  design?: Design | undefined;
   isDefault?: boolean | undefined;
 }
 
 export type TemplatePatch = Partial<TemplateInput>;
+
+/** The source a save stores: compiled from a design, or as written. */
+interface Source {
+  html: string;
+  text: string;
+  source: TemplateSource;
+  /** The compiler's warnings (a missing or blurry image); the save adds its own. */
+  warnings: string[];
+}
 
 export function createTemplateService(deps: {
   db: Db;
   /** Checks and prepares the source (in the render worker pool); refuses with 400 naming the field. */
   compile: (input: { html: string; text: string }) => Promise<{ htmlPrepared: string; warnings: string[] }>;
   invalidate: Invalidate;
+  /** `{base_url}`: compiled designs link the hosted social icons and the org's images under it. */
+  baseUrl: string;
 }) {
   const { db, invalidate } = deps;
+
+  /**
+   * Checks and prepares the source through the template pipeline. For a design, what the pipeline
+   * refuses (Liquid in an html block) is named as the design's: the person never wrote that html.
+   */
+  async function prepare(source: Source): Promise<{ htmlPrepared: string; warnings: string[] }> {
+    try {
+      const { htmlPrepared, warnings } = await deps.compile({ html: source.html, text: source.text });
+      return { htmlPrepared, warnings: [...source.warnings, ...warnings] };
+    } catch (err) {
+      if (source.source !== 'design' || !(err instanceof AppError) || err.code !== 'BAD_REQUEST') throw err;
+      const message = err.message.replace(/^body\.(html|text): /, '');
+      throw new AppError('BAD_REQUEST', `body.design: the compiled design is refused (check its html blocks): ${message}`, {
+        details: { ...err.details, field: 'body.design' },
+      });
+    }
+  }
+
+  async function fromDesign(orgId: string, design: Design): Promise<Source> {
+    const compiled = await compileForOrg(db, orgId, design, deps.baseUrl);
+    return { html: compiled.html, text: compiled.text, source: 'design', warnings: compiled.warnings };
+  }
+
   return {
+    /** A design's html, text and warnings, without saving anything (the designer's preview). */
+    async compileDesign(orgId: string, design: Design): Promise<{ html: string; text: string; warnings: string[] }> {
+      const source = await fromDesign(orgId, design);
+      const { warnings } = await prepare(source);
+      return { html: source.html, text: source.text, warnings };
+    },
+
     async get(orgId: string, templateId: string): Promise<Template> {
       const template = await templatesRepo.find(db, orgId, templateId);
       if (!template) throw notFound('Template');
@@ -37,7 +84,10 @@ export function createTemplateService(deps: {
     },
 
     async create(ctx: WriteContext, input: TemplateInput): Promise<SavedTemplate> {
-      const { htmlPrepared, warnings } = await deps.compile(input);
+      const source = input.design
+        ? await fromDesign(ctx.orgId, input.design)
+        : { html: input.html ?? '', text: input.text ?? '', source: 'html' as const, warnings: [] };
+      const { htmlPrepared, warnings } = await prepare(source);
       const row = await db.transaction().execute(async (tx) => {
         if (input.isDefault !== false) await templatesRepo.lockDefault(tx, ctx.orgId);
         const isDefault = input.isDefault ?? !(await templatesRepo.findDefault(tx, ctx.orgId));
@@ -46,9 +96,11 @@ export function createTemplateService(deps: {
           id: randomUUID(),
           org_id: ctx.orgId,
           name: input.name,
-          html: input.html,
-          text: input.text,
+          html: source.html,
+          text: source.text,
           html_prepared: htmlPrepared,
+          design: input.design ? JSON.stringify(input.design) : null,
+          source: source.source,
           is_default: isDefault,
         });
         await recordAudit(tx, ctx, { action: 'template.create', targetId: row.id, changes: changedFields(input) });
@@ -60,13 +112,18 @@ export function createTemplateService(deps: {
 
     async update(ctx: WriteContext, templateId: string, check: VersionCheck, patch: TemplatePatch): Promise<SavedTemplate> {
       let compiled: { htmlPrepared: string; warnings: string[] } | undefined;
-      if (patch.html !== undefined || patch.text !== undefined) {
+      let source: Source | undefined;
+      if (patch.design !== undefined) {
+        source = await fromDesign(ctx.orgId, patch.design);
+      } else if (patch.html !== undefined || patch.text !== undefined) {
         const current = await templatesRepo.find(db, ctx.orgId, templateId);
         if (!current) throw notFound('Template');
-        compiled = await deps.compile({ html: patch.html ?? current.html, text: patch.text ?? current.text });
+        // A hand edit: the template is its html from now on; the last design stays as history.
+        source = { html: patch.html ?? current.html, text: patch.text ?? current.text, source: 'html', warnings: [] };
       }
+      if (source) compiled = await prepare(source);
       const row = await db.transaction().execute(async (tx) => {
-        const { isDefault, ...rest } = patch;
+        const { isDefault, design, html: _html, text: _text, ...rest } = patch;
         // Before the update (one default per org is a unique index); a failed update rolls it back.
         if (isDefault) {
           await templatesRepo.lockDefault(tx, ctx.orgId);
@@ -76,7 +133,8 @@ export function createTemplateService(deps: {
         // the other part is still that version's.
         const updated = await templatesRepo.update(tx, ctx.orgId, templateId, check, {
           ...rest,
-          ...(compiled ? { html_prepared: compiled.htmlPrepared } : {}),
+          ...(source && compiled ? { html: source.html, text: source.text, source: source.source, html_prepared: compiled.htmlPrepared } : {}),
+          ...(design ? { design: JSON.stringify(design) } : {}),
           ...(isDefault !== undefined ? { is_default: isDefault } : {}),
         });
         if (!updated) throw versionMismatch('Template', await templatesRepo.find(tx, ctx.orgId, templateId), check);

@@ -12,13 +12,13 @@ import type { OrgRole } from '../store/schema.ts';
 import type { UserPatch, UserService } from './service.ts';
 
 /** The columns of the CSV header (any order; only `email` is required). */
-export const IMPORT_COLUMNS = ['email', 'name', 'title', 'department', 'phone', 'mobile', 'role'] as const;
+export const IMPORT_COLUMNS = ['email', 'name', 'title', 'department', 'phone', 'mobile', 'role', 'pronouns', 'website', 'address'] as const;
 /** At most this many rows per import: each is its own transaction, and the answer lists them all. */
 export const IMPORT_MAX_ROWS = 1000;
 /** A CSV or JSON body of at most 1 MB (a thousand rows of long values fit). */
 export const IMPORT_MAX_BYTES = 1024 * 1024;
 
-const PROFILE = ['name', 'title', 'department', 'phone', 'mobile'] as const;
+const PROFILE = ['name', 'title', 'department', 'phone', 'mobile', 'pronouns', 'website', 'address'] as const;
 
 /** One row as the route validated it (users/schemas.ts, `importRowSchema`), or why it was refused. */
 export type ImportRow =
@@ -41,7 +41,7 @@ export function parseCsv(body: string): (Record<string, string> | AppError)[] {
     throw badRequest(`The CSV cannot be read: ${(err as Error).message}`, { field: 'body' });
   }
   const [header, ...rows] = records;
-  if (!header) throw badRequest('The CSV is empty: the first line must be the header (email,name,title,department,phone,mobile,role).', { field: 'body' });
+  if (!header) throw badRequest('The CSV is empty: the first line must be the header (email,name,title,department,phone,mobile,role; optional pronouns,website,address).', { field: 'body' });
   const columns = header.map((c) => c.toLowerCase());
   const unknown = columns.filter((c) => !(IMPORT_COLUMNS as readonly string[]).includes(c));
   if (unknown.length > 0 || !columns.includes('email') || new Set(columns).size !== columns.length) {
@@ -85,6 +85,9 @@ export function createUserImport(deps: { db: Db; users: UserService }) {
         department: profile.department ?? '',
         phone: profile.phone ?? '',
         mobile: profile.mobile ?? '',
+        pronouns: profile.pronouns ?? '',
+        website: profile.website ?? '',
+        address: profile.address ?? '',
       });
       return { status: 'created', userId: created.userId, error: null };
     }

@@ -12,6 +12,12 @@ export interface User {
   department: string;
   phone: string;
   mobile: string;
+  pronouns: string;
+  website: string;
+  address: string;
+  photoImageId: string | null;
+  social: Record<string, string>;
+  attributes: Record<string, string>;
   mfaEnabled: boolean;
   status: UserStatus;
   emailVerified: boolean;
@@ -33,6 +39,12 @@ export function toUser(u: UserRow, invitationUrl?: string | undefined): User {
     department: u.department,
     phone: u.phone,
     mobile: u.mobile,
+    pronouns: u.pronouns,
+    website: u.website,
+    address: u.address,
+    photoImageId: u.photo_image_id,
+    social: u.social,
+    attributes: u.attributes,
     mfaEnabled: u.mfa_enabled,
     status: u.status,
     emailVerified: u.email_verified,

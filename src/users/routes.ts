@@ -93,7 +93,7 @@ export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users:
           operationId: 'updateUser',
           summary: 'Update a user',
           description:
-            'Members may edit their own profile fields; `role` and `email` are admin-only. The owner may not lower their own role. Send `version`; a stale one is 409, a stale `If-Match` 412.',
+            'Members may edit only their own profile, and of it only the fields the org\'s `selfServiceFields` name and the custom fields marked `selfService` (403 otherwise; docs/api.md, "Profiles"). `social` and `attributes` merge: a key set to null is removed. `role` and `email` are admin-only. The owner may not lower their own role. Send `version`; a stale one is 409, a stale `If-Match` 412.',
           tags: ['users'],
           params: userParams,
           body: userPatchSchema,

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { listQuery, text, timestamp, uuid, versionField } from '../http/schemas.ts';
 import { USER_SORTS } from '../store/schema.ts';
 import { EXAMPLE } from '../http/examples.ts';
+import { addressText, CUSTOM_FIELD_KEY, optionalWebUrl, socialPatchSchema, socialSchema } from '../http/profile-schemas.ts';
 
 export const roleSchema = z.enum(['member', 'admin', 'owner']);
 
@@ -11,7 +12,19 @@ const profile = {
   department: text().trim().max(200),
   phone: text().trim().max(50),
   mobile: text().trim().max(50),
+  pronouns: text().trim().max(50),
+  website: optionalWebUrl(),
+  address: addressText(),
 };
+
+/** Custom field values by key (the org's `fields`); checked against the fields' types by the service. */
+const attributeKey = text().regex(CUSTOM_FIELD_KEY, 'must be a custom field key (^[a-z][a-z0-9_]{0,31}$)');
+const attributeValue = text().trim().max(500);
+export const attributesSchema = z.record(z.string(), z.string()).describe("values of the org's custom fields, by key").meta({ id: 'UserAttributes' });
+const attributesPatch = z
+  .record(attributeKey, z.union([attributeValue, z.null()]))
+  .describe('merged into the current values: a key set to null (or "") is removed; keys must be fields the org defined');
+const photoImageId = uuid.nullable().describe("an image of the org's (POST …/photo uploads one); null removes the photo");
 
 export const userSchema = z
   .object({
@@ -24,6 +37,12 @@ export const userSchema = z
     department: z.string(),
     phone: z.string(),
     mobile: z.string(),
+    pronouns: z.string(),
+    website: z.string(),
+    address: z.string().describe('lines separated by \\n'),
+    photoImageId: uuid.nullable().describe('the profile photo (`{base_url}/v1/images/{photoImageId}`), or null'),
+    social: socialSchema,
+    attributes: attributesSchema,
     mfaEnabled: z.boolean(),
     status: z.enum(['invited', 'active']).describe('`invited` until the user has a password (accepted the invitation, reset it, or was given one)'),
     emailVerified: z.boolean().describe('the user proved the address (an invitation or a reset by mail); false again when it changes'),
@@ -48,6 +67,12 @@ export const userSchema = z
         department: 'Research',
         phone: '+44 20 7946 0000',
         mobile: '',
+        pronouns: 'she/her',
+        website: 'https://ada.example',
+        address: '1 Example Street\nLondon',
+        photoImageId: null,
+        social: { linkedin: 'https://www.linkedin.com/in/ada' },
+        attributes: { booking_link: 'https://cal.example/ada' },
         mfaEnabled: false,
         status: 'active',
         emailVerified: true,
@@ -73,6 +98,11 @@ export const userCreateSchema = z
     department: profile.department.default(''),
     phone: profile.phone.default(''),
     mobile: profile.mobile.default(''),
+    pronouns: profile.pronouns.default(''),
+    website: profile.website.default(''),
+    address: profile.address.default(''),
+    social: socialPatchSchema.optional(),
+    attributes: attributesPatch.optional(),
   })
   .meta({ examples: [{ email: 'ada@acme.example', name: 'Ada Lovelace', title: 'Engineer', department: 'Research', phone: '+44 20 7946 0000' }] });
 
@@ -87,8 +117,14 @@ export const userPatchSchema = z
     department: profile.department.optional(),
     phone: profile.phone.optional(),
     mobile: profile.mobile.optional(),
+    pronouns: profile.pronouns.optional(),
+    website: profile.website.optional(),
+    address: profile.address.optional(),
+    photoImageId: photoImageId.optional(),
+    social: socialPatchSchema.optional(),
+    attributes: attributesPatch.optional(),
   })
-  .meta({ examples: [{ version: 1, title: 'Principal Engineer' }] });
+  .meta({ examples: [{ version: 1, title: 'Principal Engineer', pronouns: 'she/her', social: { x: null }, attributes: { booking_link: 'https://cal.example/ada' } }] });
 
 /** The users list's search and filters (docs/api.md, "Search and filters"); each narrows the others. */
 export const userListQuery = listQuery.extend({
@@ -113,6 +149,9 @@ export const importRowSchema = z.strictObject({
   department: z.preprocess(emptyIsAbsent, profile.department.optional()),
   phone: z.preprocess(emptyIsAbsent, profile.phone.optional()),
   mobile: z.preprocess(emptyIsAbsent, profile.mobile.optional()),
+  pronouns: z.preprocess(emptyIsAbsent, profile.pronouns.optional()),
+  website: z.preprocess(emptyIsAbsent, profile.website.optional()),
+  address: z.preprocess(emptyIsAbsent, profile.address.optional()),
 });
 
 export const userParams = z.object({ orgId: uuid, userId: uuid });

@@ -14,6 +14,30 @@ import { enforce, type Access } from '../auth/policy.ts';
 import { scryptHasher, type PasswordHasher } from '../auth/passwords.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import { toUser, type User } from './resource.ts';
+import { orgsRepo } from '../store/repositories/orgs.ts';
+import { imagesRepo } from '../store/repositories/images.ts';
+import { badRequest } from '../errors.ts';
+import { mergeLinks } from '../http/profile-schemas.ts';
+import { checkAttributes, mergeAttributes } from './attributes.ts';
+
+/** The org's rules for profiles: which fields members edit, which custom fields exist. */
+async function profileRules(db: Db, orgId: string) {
+  const org = await orgsRepo.find(db, orgId);
+  if (!org) throw notFound('Organisation');
+  const selfService: policy.SelfService = {
+    fields: org.self_service_fields,
+    attributes: new Set(org.fields.filter((f) => f.selfService).map((f) => f.key)),
+  };
+  return { fields: org.fields, selfService };
+}
+
+/** A photo must be one of the org's live images. */
+async function checkPhoto(db: Db, orgId: string, imageId: string | null | undefined): Promise<void> {
+  if (!imageId) return;
+  if (!(await imagesRepo.find(db, orgId, imageId))) {
+    throw badRequest('body.photoImageId: not one of the organisation\'s images (upload one with POST …/users/{userId}/photo).', { field: 'body.photoImageId' });
+  }
+}
 
 export interface UserProfile {
   name: string;
@@ -21,12 +45,29 @@ export interface UserProfile {
   department: string;
   phone: string;
   mobile: string;
+  pronouns?: string | undefined;
+  website?: string | undefined;
+  address?: string | undefined;
 }
+
+/** A change of links or custom values: merged, a key set to null (or "") removed. */
+type KeyedPatch = Record<string, string | null | undefined>;
 
 export type UserPatch = Partial<UserProfile> & {
   email?: string | undefined;
   role?: OrgRole | undefined;
   temporaryPassword?: string | undefined;
+  photoImageId?: string | null | undefined;
+  social?: KeyedPatch | undefined;
+  attributes?: Record<string, string | null> | undefined;
+};
+
+export type UserCreate = UserProfile & {
+  email: string;
+  role: OrgRole;
+  temporaryPassword?: string | undefined;
+  social?: KeyedPatch | undefined;
+  attributes?: Record<string, string | null> | undefined;
 };
 
 /** Runs before a user is created or restored, inside its transaction (the seat cap lives here). */
@@ -77,10 +118,11 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
     async create(
       access: Access,
       ctx: WriteContext,
-      { temporaryPassword, ...input }: UserProfile & { email: string; role: OrgRole; temporaryPassword?: string | undefined },
+      { temporaryPassword, social, attributes, ...input }: UserCreate,
     ): Promise<User> {
       const decision = policy.createUser(access, input.role);
       enforce(decision);
+      if (attributes) checkAttributes((await profileRules(db, ctx.orgId)).fields, attributes);
       const passwordHash = temporaryPassword ? await passwords.hash(temporaryPassword) : null;
       try {
         const created = await db.transaction().execute(async (tx) => {
@@ -93,12 +135,14 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
             password_must_change: temporaryPassword !== undefined,
             status: passwordHash ? 'active' : 'invited',
             ...input,
+            ...(social ? { social: JSON.stringify(mergeLinks({}, social)) } : {}),
+            ...(attributes ? { attributes: JSON.stringify(mergeAttributes({}, attributes)) } : {}),
           });
           const invitation = passwordHash || !deps.invite ? undefined : await deps.invite(tx, row);
           await recordAudit(tx, ctx, {
             action: 'user.create',
             targetId: row.id,
-            changes: changedFields({ ...input, password: temporaryPassword }),
+            changes: changedFields({ ...input, social, attributes, password: temporaryPassword }),
           });
           // The link is shown to the admin only when no mail carries it (no SMTP_URL).
           return toUser(row, invitation && !invitation.jobId ? invitation.url : undefined);
@@ -114,16 +158,23 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
     async update(access: Access, ctx: WriteContext, userId: string, check: VersionCheck, patch: UserPatch): Promise<User> {
       const target = await usersRepo.find(db, ctx.orgId, userId);
       if (!target) throw notFound('User');
-      const decision = policy.updateUser(access, target, patch);
+      const rules = await profileRules(db, ctx.orgId);
+      const decision = policy.updateUser(access, target, patch, rules.selfService);
       enforce(decision);
+      if (patch.attributes) checkAttributes(rules.fields, patch.attributes);
+      await checkPhoto(db, ctx.orgId, patch.photoImageId);
       try {
-        const { temporaryPassword, ...fields } = patch;
+        const { temporaryPassword, social, attributes, photoImageId, ...fields } = patch;
         const passwordHash = temporaryPassword ? await passwords.hash(temporaryPassword) : undefined;
         const user = await db.transaction().execute(async (tx) => {
           // Conditional on the version: the row the policy judged is the row that changes.
           const emailChanges = fields.email !== undefined && fields.email.toLowerCase() !== target.email.toLowerCase();
           const updated = await usersRepo.update(tx, ctx.orgId, userId, check, {
             ...fields,
+            // Merged into the row the version check names: a concurrent change makes this a 409.
+            ...(social ? { social: JSON.stringify(mergeLinks(target.social, social)) } : {}),
+            ...(attributes ? { attributes: JSON.stringify(mergeAttributes(target.attributes, attributes)) } : {}),
+            ...(photoImageId !== undefined ? { photo_image_id: photoImageId } : {}),
             // A new address is not proved until a link sent to it is used.
             ...(emailChanges ? { email_verified: false } : {}),
             ...(passwordHash ? { password_hash: passwordHash, password_must_change: true, failed_logins: 0, locked_until: null, status: 'active' as const } : {}),
@@ -136,7 +187,7 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
           await recordAudit(tx, ctx, {
             action: 'user.update',
             targetId: userId,
-            changes: changedFields({ ...fields, password: temporaryPassword }),
+            changes: changedFields({ ...fields, social, attributes, photoImageId, password: temporaryPassword }),
           });
           // A password set by an admin ends the user's sessions and refresh tokens.
           if (passwordHash) await oidcRepo.revokeAccount(tx, userId);
@@ -148,6 +199,21 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
         if (isEmailTaken(err)) throw emailTaken(patch.email ?? '');
         throw err;
       }
+    },
+
+    /** Refuses (403/404) before a photo is stored when the caller may not change this user's photo. */
+    async checkPhotoEdit(access: Access, orgId: string, userId: string): Promise<UserRow> {
+      const target = await usersRepo.find(db, orgId, userId);
+      if (!target) throw notFound('User');
+      const rules = await profileRules(db, orgId);
+      enforce(policy.updateUser(access, target, { photoImageId: null }, rules.selfService));
+      return target;
+    },
+
+    /** Sets (an uploaded image of the org's) or clears the photo; `If-Match`, when sent, must be current. */
+    async setPhoto(access: Access, ctx: WriteContext, userId: string, imageId: string | null, ifMatch: number | undefined): Promise<User> {
+      const target = await this.checkPhotoEdit(access, ctx.orgId, userId);
+      return this.update(access, ctx, userId, { version: target.version, ifMatch }, { photoImageId: imageId });
     },
 
     async remove(access: Access, ctx: WriteContext, userId: string): Promise<void> {

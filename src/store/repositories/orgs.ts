@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
-import type { OrgRow } from '../schema.ts';
+import type { CustomField, OrgRow, OrgsTable } from '../schema.ts';
+import type { Updateable } from 'kysely';
 import { atVersion, type VersionCheck } from '../conditional.ts';
 
 export type OrgWithUsage = OrgRow & { seats_used: number };
@@ -53,7 +54,7 @@ export const orgsRepo = {
     db: Db,
     orgId: string,
     check: VersionCheck,
-    patch: { name?: string | undefined },
+    patch: Pick<Updateable<OrgsTable>, 'name' | 'website' | 'address' | 'social' | 'logo_image_id' | 'self_service_fields'>,
   ): Promise<OrgRow | undefined> {
     return db
       .updateTable('orgs')
@@ -62,5 +63,31 @@ export const orgsRepo = {
       .where(atVersion(check))
       .returningAll()
       .executeTakeFirst();
+  },
+
+  /**
+   * Replaces the custom fields when `ifMatch` (their version) is current or absent: bumps their
+   * version and the org's (the org answers its fields, so its ETag moves too). Undefined: stale.
+   */
+  async replaceFields(db: Db, orgId: string, fields: CustomField[], ifMatch: number | undefined): Promise<OrgRow | undefined> {
+    let query = db
+      .updateTable('orgs')
+      .set({ fields: JSON.stringify(fields), fields_version: sql`fields_version + 1`, version: sql`version + 1`, updated_at: sql`now()` })
+      .where('id', '=', orgId);
+    if (ifMatch !== undefined) query = query.where('fields_version', '=', ifMatch);
+    return query.returningAll().executeTakeFirst();
+  },
+
+  /** Removes custom values of fields that no longer exist from the org's users (a new version each). */
+  async dropAttributes(db: Db, orgId: string, keys: string[]): Promise<string[]> {
+    if (keys.length === 0) return [];
+    const rows = await db
+      .updateTable('users')
+      .set({ attributes: sql`attributes - ${sql.val(keys)}::text[]`, version: sql`version + 1`, updated_at: sql`now()` })
+      .where('org_id', '=', orgId)
+      .where(sql<boolean>`attributes ?| ${sql.val(keys)}::text[]`)
+      .returning('id')
+      .execute();
+    return rows.map((r) => r.id);
   },
 };

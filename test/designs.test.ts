@@ -1,0 +1,141 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, type TestServer } from './helpers/server.ts';
+import { createOrg, createUser, type TestOrg } from './helpers/fixtures.ts';
+import { png } from './helpers/images.ts';
+import { compileDesign } from '../src/designer/compile.ts';
+import type { Design } from '../src/designer/design.ts';
+
+// Templates described as designs (DECISIONS wave 3, "Design"): saved compiled, `source` switching
+// between the design and hand-written html, the compile route for previews, and 400s naming the
+// design's field.
+const style: Design['style'] = { fontFamily: 'georgia', fontSize: 13, textColor: '#222222', accentColor: '#aa3300', linkColor: '#0055aa' };
+const DESIGN: Design = {
+  version: 1,
+  layout: 'stacked',
+  style,
+  blocks: [
+    { type: 'identity', show: ['name', 'pronouns', 'title'] },
+    { type: 'contact', show: ['email', 'phone', 'website'] },
+    { type: 'social', networks: ['linkedin', 'github'] },
+  ],
+};
+
+describe('templates with designs', () => {
+  let server: TestServer;
+  let org: TestOrg;
+  before(async () => {
+    server = await startServer();
+    org = await createOrg(server);
+  });
+  after(() => server.close());
+
+  const base = () => `/v1/orgs/${org.orgId}`;
+  const req = (method: string, path: string, body?: unknown) => server.request(method, `${base()}${path}`, { key: org.key, ...(body !== undefined ? { body } : {}) });
+  const baseUrl = () => server.deps.config.baseUrl.replace(/\/$/, '');
+  const uploadImage = async (width: number, height: number) => {
+    const res = await fetch(`${server.url}${base()}/images`, { method: 'POST', headers: { 'x-api-key': org.key, 'content-type': 'image/png' }, body: png(width, height) });
+    return ((await res.json()) as { imageId: string }).imageId;
+  };
+
+  test('POST with a design saves the compiled html and text, answers source "design" and the design; GET answers them; it renders per user', async () => {
+    const created = await req('POST', '/templates', { name: 'Designed', design: DESIGN, isDefault: false });
+    assert.equal(created.status, 201, created.text);
+    const expected = compileDesign(DESIGN, { baseUrl: baseUrl(), images: new Map() });
+    assert.equal(created.body.source, 'design');
+    assert.deepEqual(created.body.design, DESIGN);
+    assert.equal(created.body.html, expected.html);
+    assert.equal(created.body.text, expected.text);
+    assert.deepEqual(created.body.warnings, []);
+    const read = await req('GET', `/templates/${created.body.templateId}`);
+    assert.equal(read.body.source, 'design');
+    assert.deepEqual(read.body.design, DESIGN);
+    const listed = await req('GET', '/templates');
+    assert.ok(listed.body.items.some((t: { templateId: string; source: string }) => t.templateId === created.body.templateId && t.source === 'design'));
+    const user = await createUser(server, org, { name: 'Grace Hopper', pronouns: 'she/her', social: { github: 'https://github.com/grace' } });
+    const out = await req('POST', `/render/${user.userId}`, { templateId: created.body.templateId });
+    assert.equal(out.status, 200, out.text);
+    assert.match(out.body.html, /Grace Hopper/);
+    assert.match(out.body.html, /she\/her/);
+    assert.ok(out.body.html.includes(`${baseUrl()}/v1/social/github.png`), 'the hosted icon');
+    assert.ok(out.body.html.includes('https://github.com/grace'));
+    assert.doesNotMatch(out.body.html, /linkedin\.png/, 'a network without a link is left out');
+  });
+
+  test('a hand edit makes source "html" and keeps the design as history; PATCH {design} switches back', async () => {
+    const created = (await req('POST', '/templates', { name: 'Switch', design: DESIGN, isDefault: false })).body;
+    const hand = await req('PATCH', `/templates/${created.templateId}`, { version: created.version, html: '<p>{{ user.name }} by hand</p>' });
+    assert.equal(hand.status, 200, hand.text);
+    assert.equal(hand.body.source, 'html');
+    assert.equal(hand.body.html, '<p>{{ user.name }} by hand</p>');
+    assert.equal(hand.body.text, created.text, 'the text stays as it was');
+    assert.deepEqual(hand.body.design, DESIGN, 'the last design, as history');
+    const textOnly = await req('PATCH', `/templates/${created.templateId}`, { version: hand.body.version, name: 'Renamed' });
+    assert.equal(textOnly.body.source, 'html', 'a rename changes no source');
+    const compact: Design = { ...DESIGN, layout: 'compact' };
+    const back = await req('PATCH', `/templates/${created.templateId}`, { version: textOnly.body.version, design: compact });
+    assert.equal(back.status, 200, back.text);
+    assert.equal(back.body.source, 'design');
+    assert.deepEqual(back.body.design, compact);
+    assert.equal(back.body.html, compileDesign(compact, { baseUrl: baseUrl(), images: new Map() }).html);
+  });
+
+  test("logo and banner blocks use the org's live images; another org's or a missing image is a warning and no image", async () => {
+    const logo = await uploadImage(400, 100);
+    const design: Design = { ...DESIGN, blocks: [...DESIGN.blocks, { type: 'logo', imageId: logo, width: 120, link: 'https://acme.example' }, { type: 'banner', imageId: crypto.randomUUID(), alt: 'Launch' }] };
+    const created = await req('POST', '/templates', { name: 'Images', design, isDefault: false });
+    assert.equal(created.status, 201, created.text);
+    assert.ok(created.body.html.includes(`src="${baseUrl()}/v1/images/${logo}" width="120" height="30"`), created.body.html);
+    assert.equal(created.body.warnings.length, 1, JSON.stringify(created.body.warnings));
+    assert.match(created.body.warnings[0], /banner image .* not one of the organisation's images/);
+    const other = await createOrg(server);
+    const foreign = await fetch(`${server.url}/v1/orgs/${other.orgId}/images`, { method: 'POST', headers: { 'x-api-key': other.key, 'content-type': 'image/png' }, body: png(400, 100) });
+    const foreignId = ((await foreign.json()) as { imageId: string }).imageId;
+    const borrowed = await req('POST', '/templates/compile', { design: { ...DESIGN, blocks: [{ type: 'logo', imageId: foreignId, width: 100 }] } });
+    assert.equal(borrowed.status, 200);
+    assert.doesNotMatch(borrowed.body.html, new RegExp(foreignId));
+    assert.match(borrowed.body.warnings[0], /not one of the organisation's images/);
+  });
+
+  test('POST …/templates/compile answers html, text and every warning, and saves nothing', async () => {
+    const before = (await req('GET', '/templates?limit=200')).body.items.length;
+    const auditBefore = (await req('GET', '/audit?limit=200')).body.items.length;
+    const design: Design = { ...DESIGN, blocks: [...DESIGN.blocks, { type: 'html', html: '<div style="display:flex">{{ user.name }}</div>' }] };
+    const res = await req('POST', '/templates/compile', { design });
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(Object.keys(res.body).sort(), ['html', 'text', 'warnings']);
+    assert.equal(res.body.html, compileDesign(design, { baseUrl: baseUrl(), images: new Map() }).html);
+    assert.ok(res.body.warnings.some((w: string) => /flex/i.test(w)), `a client-support warning: ${JSON.stringify(res.body.warnings)}`);
+    assert.equal((await req('GET', '/templates?limit=200')).body.items.length, before, 'no template saved');
+    assert.equal((await req('GET', '/audit?limit=200')).body.items.length, auditBefore, 'nothing audited');
+  });
+
+  test('bad designs: 400 naming the field (unknown block type or field, a value out of range), both or neither source; nothing saved', async () => {
+    const before = (await req('GET', '/templates?limit=200')).body.items.length;
+    const cases: [unknown, string][] = [
+      [{ ...DESIGN, blocks: [{ type: 'marquee' }] }, 'body.design.blocks.0.type'],
+      [{ ...DESIGN, blocks: [{ type: 'divider', colour: 'red' }] }, 'body.design.blocks.0.colour'],
+      [{ ...DESIGN, blocks: [{ type: 'spacer', height: 2 }] }, 'body.design.blocks.0.height'],
+      [{ ...DESIGN, style: { ...style, textColor: 'red' } }, 'body.design.style.textColor'],
+      [{ ...DESIGN, shadow: true }, 'body.design.shadow'],
+      [{ ...DESIGN, blocks: [{ type: 'button', label: 'Go', link: 'javascript:alert(1)' }] }, 'body.design.blocks.0.link'],
+      [{ ...DESIGN, blocks: [{ type: 'html', html: '{% if %}' }] }, 'body.design'],
+    ];
+    for (const [design, field] of cases) {
+      for (const path of ['/templates', '/templates/compile']) {
+        const res = await req('POST', path, path === '/templates' ? { name: 'Bad', design } : { design });
+        assert.equal(res.status, 400, `${path} ${JSON.stringify(design)}: ${res.text}`);
+        assert.equal(res.body.error.details.field, field, `${path}: ${res.text}`);
+      }
+    }
+    const both = await req('POST', '/templates', { name: 'Both', design: DESIGN, html: '<p>x</p>' });
+    assert.equal(both.status, 400);
+    assert.equal(both.body.error.details.field, 'body.html');
+    const neither = await req('POST', '/templates', { name: 'Neither' });
+    assert.equal(neither.body.error.details.field, 'body.html');
+    const existing = (await req('POST', '/templates', { name: 'Patch', design: DESIGN, isDefault: false })).body;
+    const patchBoth = await req('PATCH', `/templates/${existing.templateId}`, { version: existing.version, design: DESIGN, text: 'x' });
+    assert.equal(patchBoth.body.error.details.field, 'body.text');
+    assert.equal((await req('GET', '/templates?limit=200')).body.items.length, before + 1, 'only the valid one saved');
+  });
+});
