@@ -115,34 +115,17 @@ export function usePreview(input: { userId: string | undefined; html: string; te
 }
 
 // ---- The designer (DECISIONS wave 3, "Signature designer and richer profiles") ----
-// `design`, `source`, the starters' `design` and `thumbnailUrl`, the org's custom `fields` and
-// `POST …/templates/compile` come with the profiles work on the service. Until the generated client
-// (client/schema.ts, from docs/openapi.json) carries them, these few calls name their shapes here.
-export type DesignedTemplate = Template & { design?: Design | null; source?: 'design' | 'html' };
+export type DesignedTemplate = Template;
+/** A starter; `design`, `description` and `thumbnailUrl` where the service gives them (the gallery). */
 export type DesignStarter = Starter & { description?: string; design?: Design; thumbnailUrl?: string };
-export interface CustomField {
-  key: string;
-  label: string;
-  type: 'text' | 'url' | 'phone';
-}
-export interface Compiled {
-  html: string;
-  text: string;
-  warnings: string[];
-}
-type Answer = Promise<{ data?: unknown; error?: unknown; response: Response }>;
-interface LooseApi {
-  POST(path: string, init: { params: { path: Record<string, string> }; body: unknown }): Answer;
-  PATCH(path: string, init: { params: { path: Record<string, string>; header: Record<string, string> }; body: unknown }): Answer;
-}
-const loose = (api: unknown) => api as LooseApi;
+export type CustomField = Schemas['CustomField'];
+export type Compiled = Schemas['CompiledDesign'];
 
 /** The org's custom fields, for the designer's field pickers (`fields` on the org resource). */
-export function useCustomFields(): CustomField[] {
-  const { orgId } = useOrg();
-  const org = useOrgResource(orgId).data as { fields?: CustomField[] } | undefined;
-  return org?.fields ?? [];
+export function useCustomFields(): readonly CustomField[] {
+  return useOrgResource(useOrg().orgId).data?.fields ?? NO_FIELDS;
 }
+const NO_FIELDS: readonly CustomField[] = [];
 
 export function useOrgName(): string {
   return useOrgResource(useOrg().orgId).data?.name ?? 'Example Ltd';
@@ -152,18 +135,18 @@ export function useDesignActions() {
   const { api, orgId } = useOrg();
   return {
     async createFromStarter(name: string, design: Design) {
-      const created = (await call(loose(api).POST('/v1/orgs/{orgId}/templates', { params: { path: { orgId } }, body: { name, design } }))) as DesignedTemplate;
+      const created = await call(api.POST('/v1/orgs/{orgId}/templates', { params: { path: { orgId } }, body: { name, design } }));
       await invalidate(['templates', orgId]);
       return created;
     },
     /** Saves the design (and name) against the version read; the answer's html and text are the compiled ones. */
     async save(base: Template, changes: { name?: string; design: Design }) {
-      const saved = (await call(
-        loose(api).PATCH('/v1/orgs/{orgId}/templates/{templateId}', {
+      const saved = await call(
+        api.PATCH('/v1/orgs/{orgId}/templates/{templateId}', {
           params: { path: { orgId, templateId: base.templateId }, header: { 'If-Match': `"${base.version}"` } },
           body: { version: base.version, ...changes },
         }),
-      )) as DesignedTemplate & { warnings: string[] };
+      );
       await invalidate(['templates', orgId]);
       return saved;
     },
@@ -196,7 +179,7 @@ export function useDesignPreview(design: Design, who: { userId: string } | { sam
     const timer = setTimeout(() => {
       void (async () => {
         try {
-          const compiled = (await call(loose(api).POST('/v1/orgs/{orgId}/templates/compile', { params: { path: { orgId } }, body: { design } }))) as Compiled;
+          const compiled = await call(api.POST('/v1/orgs/{orgId}/templates/compile', { params: { path: { orgId } }, body: { design } }));
           let rendered: PreviewState;
           if ('userId' in who) {
             rendered = await call(api.POST('/v1/orgs/{orgId}/templates/preview', { params: { path: { orgId } }, body: { userId: who.userId, html: compiled.html, text: compiled.text } }));

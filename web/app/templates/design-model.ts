@@ -1,9 +1,11 @@
-// The design document as the designer edits it. The types are the service's own (src/designer/
-// design.ts, imported as types only: nothing of zod reaches the browser); the lists below are
-// checked against them by the compiler (`satisfies`), so a change of the schema breaks this build.
-import type { Block, BlockType, Design } from '../../../src/designer/design.ts';
+// The design document as the designer edits it. The types are the OpenAPI document's (the service's
+// zod schema, src/designer/design.ts); the lists below are checked against them by the compiler
+// (`satisfies`), so a change of the schema breaks this build.
+import type { Schemas } from '../../shared/api/types.ts';
 
-export type { Block, BlockType, Design };
+export type Design = Schemas['Design'];
+export type Block = Design['blocks'][number];
+export type BlockType = Block['type'];
 export type DesignStyle = Design['style'];
 export type FontFamily = DesignStyle['fontFamily'];
 type Of<T extends BlockType> = Extract<Block, { type: T }>;
