@@ -10,8 +10,23 @@ import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrgWithoutTemplates as createOrg, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
 import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
 import { screenshot } from './helpers/screenshots.ts';
+import { STARTER_DESIGNS } from '../src/designer/starters.ts';
 
 const skip = browserUnavailable();
+
+/**
+ * A screenshot of the whole page with the preview in it: Chromium draws a sandboxed frame (its own
+ * process) blank in a full-page capture that resizes the view, so the view is made as tall as the
+ * page first, and the preview waited for again.
+ */
+async function tallScreenshot(page: Page, name: string, width: number, text: string) {
+  if (process.env.SCREENSHOTS !== '1') return;
+  const height = Number(await page.evaluate('document.documentElement.scrollHeight'));
+  await page.setViewportSize({ width, height });
+  await page.frameLocator('iframe[title="Signature preview"]').getByText(text).first().waitFor();
+  await screenshot(page, name);
+  await page.setViewportSize({ width, height: width > 600 ? 860 : 844 });
+}
 
 /** The blocks' types, in the order the list shows them. */
 const order = (page: Page) => page.getByRole('list', { name: 'Blocks, in order' }).locator('li').evaluateAll((items) => items.map((li) => (li as { getAttribute(name: string): string | null }).getAttribute('data-block')));
@@ -75,7 +90,7 @@ describe('the signature designer', { skip }, () => {
     await frame.locator('[style*="#d40000"]').first().waitFor({ state: 'attached' });
     await page.getByText('Unsaved changes').waitFor();
     assert.deepEqual(await seriousViolations(page), [], 'the designer');
-    await screenshot(page, 'designer');
+    await tallScreenshot(page, 'designer', 1280, 'Alex Morgan');
 
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved (version 2).').waitFor();
@@ -115,7 +130,7 @@ describe('the signature designer', { skip }, () => {
   });
 
   test('the designer at 390 px: one column, the preview below, nothing off screen', async () => {
-    const design = (await server.request('GET', `/v1/orgs/${org.orgId}/templates/starters`, { key: org.key })).body.items[2].design;
+    const design = STARTER_DESIGNS.find((s) => s.design.layout === 'side-by-side')!.design;
     const created = await server.request('POST', `/v1/orgs/${org.orgId}/templates`, { key: org.key, body: { name: 'On a phone', design } });
     assert.equal(created.status, 201, created.text);
     const { page, errors, context } = await openPage(browser, { viewport: { width: 390, height: 844 } });
@@ -125,7 +140,7 @@ describe('the signature designer', { skip }, () => {
     const wide = await page.evaluate(`[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > 391).map((e) => e.tagName + '.' + e.className).slice(0, 8)`);
     assert.deepEqual(wide, [], 'nothing runs off the right edge');
     assert.deepEqual(await seriousViolations(page), [], 'the designer at 390 px');
-    await screenshot(page, 'designer-phone');
+    await tallScreenshot(page, 'designer-phone', 390, 'Alex Morgan');
     assert.deepEqual(errors.filter((e) => !/status of 404/.test(e)), []);
     await context.close();
   });
