@@ -205,24 +205,25 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   // keyed by their address (request.ip: the socket's, or what a TRUST_PROXY proxy forwarded). On
   // the public routes the per-address bucket comes first, for the same reason.
   const { limiters } = deps;
-  const { rateLimit, pixelRateLimit, anonRateLimit, retryAfterS } = config;
+  const refusal = { retryAfterS: config.retryAfterS, delayMs: config.throttleRefusalDelayMs };
+  const { rateLimit, pixelRateLimit, anonRateLimit } = config;
   const byCaller = throttleByCaller({
     authenticated: inSequence(
-      throttleInOrder(retryAfterS, [
+      throttleInOrder(refusal, [
         { limiter: limiters.org, limit: config.orgRateLimit.burst, scope: 'org', bucketOf: orgBucket('org:') },
         { limiter: limiters.stage, limit: rateLimit.burst, scope: 'stage', bucketOf: () => 'stage' },
       ]),
-      quotaStep(deps.quota),
+      quotaStep(deps.quota, refusal),
     ),
-    anonymous: throttle(limiters.anon, { limit: anonRateLimit.burst, retryAfterS, scope: 'anonymous', bucketOf: (request) => `anon:${request.ip}` }),
+    anonymous: throttle(limiters.anon, { limit: anonRateLimit.burst, refusal, scope: 'anonymous', bucketOf: (request) => `anon:${request.ip}` }),
   });
   const address = { limiter: limiters.public, limit: config.publicRateLimit.burst, scope: 'address', bucketOf: (request: FastifyRequest) => `public:${request.ip}` } as const;
-  const byAddress = throttleInOrder(retryAfterS, [address]);
-  const pixelThrottle = throttleInOrder(retryAfterS, [address, { limiter: limiters.pixel, limit: pixelRateLimit.burst, scope: 'pixel', bucketOf: () => 'pixel' }]);
-  const assetThrottle = throttleInOrder(retryAfterS, [address, { limiter: limiters.asset, limit: config.assetRateLimit.burst, scope: 'asset', bucketOf: () => 'asset' }]);
+  const byAddress = throttleInOrder(refusal, [address]);
+  const pixelThrottle = throttleInOrder(refusal, [address, { limiter: limiters.pixel, limit: pixelRateLimit.burst, scope: 'pixel', bucketOf: () => 'pixel' }]);
+  const assetThrottle = throttleInOrder(refusal, [address, { limiter: limiters.asset, limit: config.assetRateLimit.burst, scope: 'asset', bucketOf: () => 'asset' }]);
   const addinThrottles = {
     byAddress,
-    byOrg: throttle(limiters.addin, { limit: config.addinRateLimit.burst, retryAfterS, scope: 'addin', bucketOf: (request) => `addin:${request.addinOrgId}` }),
+    byOrg: throttle(limiters.addin, { limit: config.addinRateLimit.burst, refusal, scope: 'addin', bucketOf: (request) => `addin:${request.addinOrgId}` }),
   };
 
   const { guards } = deps;
@@ -248,7 +249,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
     await api.register(microsoftRoutes({ guards, billing, microsoft: deps.microsoft }));
     await api.register(jobRoutes({ guards, jobs: deps.jobs }));
     await api.register(peopleRoutes({ guards, billing, people: deps.people }));
-    await api.register(starterRoutes({ guards }));
+    await api.register(starterRoutes({ guards, baseUrl: deps.config.baseUrl }));
     await api.register(signatureRoutes({ guards, billing, render: deps.render, users: deps.users }));
     await api.register(deploymentRoutes({ guards, deployments: deps.deployments }));
     await api.register(googleRoutes({ guards, billing, google: deps.google }));

@@ -71,7 +71,7 @@ describe('rendering richer profiles', () => {
     const [first, second] = res.body.warnings as string[];
     assert.match(first!, /Unknown variable "org\.logo"/);
     assert.match(second!, /Unknown variable "user\.pronoun"/);
-    for (const known of ['user.pronouns', 'user.photo_url', 'user.social.<network>', 'user.attributes.<key>', 'org.website', 'org.address', 'org.social.<network>', 'org.logo_url']) {
+    for (const known of ['user.pronouns', 'user.photo_url', 'user.social.linkedin', 'user.attributes.<key>', 'org.website', 'org.address', 'org.social.github', 'org.logo_url']) {
       assert.ok(first!.includes(known), `${known} in ${first}`);
     }
   });

@@ -139,6 +139,9 @@ describe('staff overrides: PATCH /v1/admin/orgs/{orgId}', () => {
       await deliver(server, event('customer.subscription.updated', subscription(org.orgId, { customer, quantity: 3, lookupKey: 'team' })));
       const seen = await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key });
       assert.deepEqual([seen.body.seats, seen.body.plan], [40, 'enterprise'], 'the event changed the events\' values only');
+      assert.equal(seen.body.overrides, undefined, 'the org\'s own callers see the effective values only');
+      const asStaff = await server.request('GET', `/v1/orgs/${org.orgId}`, { token });
+      assert.deepEqual(asStaff.body.overrides, { seatsOverride: 40, planOverride: 'enterprise', trialEndsAt: null, quotaPerMonth: null }, 'staff see the overrides');
       // The seat cap follows the effective seats: 3 users fit although the events give 3 seats and the owner has one.
       for (let i = 0; i < 3; i++) {
         const res = await server.request('POST', `/v1/orgs/${org.orgId}/users`, { key: org.key, body: { email: `u${i}-${org.orgId.slice(0, 6)}@example.test` } });

@@ -256,6 +256,26 @@ describe('wave 3: per-org buckets, public routes per address (DECISIONS, "No ten
     }
   });
 
+  test('THROTTLE_REFUSAL_DELAY_MS: a held-back 429 is still the whole answer (the bench measures what the delay buys)', async () => {
+    const server = await startServer(
+      { STAGE: stage(), REDIS_URL: '', ORG_RATE_LIMIT_RPS: '1', ORG_RATE_LIMIT_BURST: '1', THROTTLE_REFUSAL_DELAY_MS: '50' },
+      { clock: manualClock().now },
+    );
+    try {
+      const org = await createOrg(server);
+      assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).status, 200);
+      const refused = await Promise.all([1, 2, 3].map((i) => server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key, headers: { 'x-correlation-id': `held-${i}` } })));
+      for (const [i, res] of refused.entries()) {
+        assert.equal(res.status, 429);
+        assert.equal(res.headers.get('x-correlation-id'), `held-${i + 1}`);
+        assert.equal(res.headers.get('retry-after'), '30');
+        assert.deepEqual(res.body.error.details, { scope: 'org' });
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
   test('the stage bucket, shared by the orgs, answers scope stage past its tokens', async () => {
     const server = await startServer(
       { STAGE: stage(), REDIS_URL: '', RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '3', ORG_RATE_LIMIT_RPS: '1', ORG_RATE_LIMIT_BURST: '100' },

@@ -8,34 +8,73 @@ import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
 import { Browser, authorizeUrl, client, oidcClient, signIn, type OidcClient } from './helpers/browser.ts';
 import { deliver, event } from './helpers/payments.ts';
-import { compileTemplate, parseSaved, renderSignature } from '../src/render/compile.ts';
-import { STARTERS, DEFAULT_STARTER } from '../src/templates/starters.ts';
+import { compileTemplate, parseSaved, renderSignature, SAMPLE_SCOPE, type Scope } from '../src/render/compile.ts';
+import { starters, DEFAULT_STARTER } from '../src/templates/starters.ts';
+import { compileDesign } from '../src/designer/compile.ts';
+import { designSchema } from '../src/designer/design.ts';
 
 const DAY = 86_400_000;
 
+const BASE = 'https://sig.example';
+const STARTERS = starters(BASE);
+const EMPTY: Scope = {
+  user: { name: 'Bo', title: '', email: 'bo@example.test', phone: '', mobile: '', department: '', pronouns: '', website: '', address: '', photo_url: '', social: {}, attributes: {} },
+  org: { name: 'Tiny', website: '', address: '', social: {}, logo_url: '' },
+  campaign: { banner: '', text: '' },
+  pixel_url: 'https://x.test/v1/p/1',
+};
+
+/** The contract's email-safety rules (DECISIONS wave 3, "Compiled output is safe in every major client"). */
+function assertEmailSafe(html: string, what: string) {
+  assert.match(html, /^<table role="presentation"/, `${what}: a table layout`);
+  for (const [rule, pattern] of [
+    ['no <style> block', /<style/i],
+    ['no classes (inline styles only)', /\sclass=/i],
+    ['no SVG', /<svg|\.svg/i],
+    ['no flex or grid', /display:\s*(inline-)?(flex|grid)/i],
+    ['no position', /position:/i],
+    ['no float', /float:/i],
+    ['no background image', /background(-image)?:[^;"]*url\(/i],
+    ['no margin on images', /<img[^>]*style="[^"]*margin/i],
+  ] as const) {
+    assert.doesNotMatch(html, pattern, `${what}: ${rule}`);
+  }
+  const images = html.match(/<img\b[^>]*>/g) ?? [];
+  assert.ok(images.length > 0, `${what}: at least the pixel`);
+  for (const img of images) assert.match(img, /\swidth="\d+"[^>]*\sheight="\d+"/, `${what}: sized image ${img}`);
+}
+
 describe('starter templates', () => {
-  test('each starter is already in the form saving it gives, passes the checks without warnings, and leaves out empty fields', async () => {
-    assert.ok(STARTERS.length >= 3);
+  test('at least 8 starters, each a design compiled through the real save pipeline unchanged and without warnings, and email-safe', async () => {
+    assert.ok(STARTERS.length >= 8);
     assert.equal(new Set(STARTERS.map((s) => s.starterId)).size, STARTERS.length);
     for (const s of STARTERS) {
+      assert.deepEqual(designSchema.parse(s.design), s.design, `${s.starterId}: a valid design`);
+      assert.deepEqual(compileDesign(s.design, { baseUrl: BASE, images: new Map() }).warnings, [], `${s.starterId}: no compiler warning`);
       const compiled = await compileTemplate({ html: s.html, text: s.text });
       assert.equal(compiled.htmlPrepared, s.html, `${s.starterId}: html_prepared = html`);
       assert.deepEqual(compiled.warnings, [], s.starterId);
-      assert.match(s.html, /<table/, `${s.starterId}: a table layout`);
-      assert.doesNotMatch(s.html, /<style|class=/, `${s.starterId}: inline styles only`);
+      assertEmailSafe(s.html, s.starterId);
       assert.match(s.html, /\{\{ pixel_url \}\}/, `${s.starterId}: the pixel`);
-      const sparse = {
-        user: { name: 'Bo', title: '', email: 'bo@example.test', phone: '', mobile: '', department: '', pronouns: '', website: '', address: '', photo_url: '', social: {}, attributes: {} },
-        org: { name: 'Tiny', website: '', address: '', social: {}, logo_url: '' },
-        campaign: { banner: '', text: '' },
-        pixel_url: 'https://x.test/v1/p/1',
-      };
-      const out = await renderSignature(parseSaved({ htmlPrepared: s.html, text: s.text }), sparse, 30_720);
-      assert.doesNotMatch(out.html, /Phone:|Mobile:| · |\n\s*\n/, `${s.starterId}: no empty rows or lines`);
-      assert.doesNotMatch(out.text, /\n\n|Phone/, `${s.starterId}: no empty lines`);
-      assert.match(out.html, /Bo/);
-      assert.match(out.html, /Tiny/);
+      assert.equal(s.thumbnailUrl, `${BASE}/v1/starters/${s.starterId}/thumbnail.png`);
+      // Rendered for a person with every field and for one with almost none.
+      const parsed = parseSaved({ htmlPrepared: s.html, text: s.text });
+      const full = await renderSignature(parsed, SAMPLE_SCOPE, 30_720);
+      assert.match(full.html, /Ada Lovelace/);
+      assert.deepEqual(full.warnings, [], `${s.starterId}: renders within Gmail's limit`);
+      assertEmailSafe(full.html, `${s.starterId} rendered`);
+      const sparse = await renderSignature(parsed, EMPTY, 30_720);
+      assert.match(sparse.html, /Bo/);
+      assert.doesNotMatch(sparse.html, /href=""|src=""|\(\)/, `${s.starterId}: no empty link, image or pronouns`);
+      assert.doesNotMatch(sparse.text, /\n\n\n|^[A-Z]: *$/m, `${s.starterId}: no empty lines or labels`);
     }
+  });
+
+  test("a new org's template is Classic compiled, the same whatever the service's URL (the CLI creates orgs without one)", () => {
+    const classic = STARTERS.find((s) => s.starterId === 'classic')!;
+    assert.equal(DEFAULT_STARTER.html, classic.html);
+    assert.equal(DEFAULT_STARTER.text, classic.text);
+    assert.equal(compileDesign(DEFAULT_STARTER.design, { baseUrl: 'https://elsewhere.example', images: new Map() }).html, DEFAULT_STARTER.html);
   });
 });
 
@@ -60,9 +99,11 @@ describe('a first signature that works', () => {
     assert.equal(starter.isDefault, true);
     assert.equal(starter.name, DEFAULT_STARTER.name);
     assert.equal(starter.html, DEFAULT_STARTER.html);
+    assert.equal(starter.source, 'design');
+    assert.deepEqual(starter.design, DEFAULT_STARTER.design);
     const rendered = await server.request('POST', `/v1/orgs/${org.orgId}/render/${org.ownerUserId}`, { key: org.key });
     assert.equal(rendered.status, 200, rendered.text);
-    assert.match(rendered.body.html, /Fresh &amp; Co/);
+    assert.match(rendered.body.html, /mailto:owner-/);
     assert.match(rendered.body.html, new RegExp(`/v1/p/${org.ownerUserId}`));
     const audit = await server.request('GET', `/v1/orgs/${org.orgId}/audit?action=template.create`, { key: org.key });
     assert.equal(audit.body.items.length, 1);
@@ -71,9 +112,15 @@ describe('a first signature that works', () => {
   test('the gallery lists the starters, page by page', async () => {
     const all = await server.request('GET', `/v1/orgs/${org.orgId}/templates/starters`, { key: org.key });
     assert.equal(all.status, 200);
-    assert.deepEqual(all.body.items.map((s: { starterId: string }) => s.starterId), STARTERS.map((s) => s.starterId));
+    const served = starters(server.deps.config.baseUrl);
+    assert.deepEqual(all.body.items.map((s: { starterId: string }) => s.starterId), served.map((s) => s.starterId));
+    assert.ok(all.body.items.length >= 8);
     assert.equal(all.body.nextCursor, null);
-    assert.deepEqual(Object.keys(all.body.items[0]).sort(), ['html', 'name', 'starterId', 'text']);
+    assert.deepEqual(Object.keys(all.body.items[0]).sort(), ['description', 'design', 'html', 'name', 'starterId', 'text', 'thumbnailUrl']);
+    for (const [i, item] of all.body.items.entries()) {
+      assert.deepEqual(item, { ...served[i] }, 'each with its design, compiled html and text');
+      assert.equal(item.thumbnailUrl, `${server.deps.config.baseUrl.replace(/\/$/, '')}/v1/starters/${item.starterId}/thumbnail.png`);
+    }
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
@@ -83,14 +130,16 @@ describe('a first signature that works', () => {
       seen.push(pageRes.body.items[0].starterId);
       cursor = pageRes.body.nextCursor;
     } while (cursor);
-    assert.deepEqual(seen, STARTERS.map((s) => s.starterId));
+    assert.deepEqual(seen, served.map((s) => s.starterId));
     const bad = await server.request('GET', `/v1/orgs/${org.orgId}/templates/starters?cursor=nonsense`, { key: org.key });
     assert.equal(bad.status, 400);
     // One of them saved as a template of the org's own.
-    const compact = STARTERS.find((s) => s.starterId === 'compact')!;
-    const saved = await server.request('POST', `/v1/orgs/${org.orgId}/templates`, { key: org.key, body: { name: compact.name, html: compact.html, text: compact.text } });
-    assert.equal(saved.status, 201, saved.text);
-    assert.deepEqual(saved.body.warnings, []);
+    for (const s of served) {
+      const saved = await server.request('POST', `/v1/orgs/${org.orgId}/templates`, { key: org.key, body: { name: s.name, design: s.design, isDefault: false } });
+      assert.equal(saved.status, 201, saved.text);
+      assert.deepEqual(saved.body.warnings, [], s.starterId);
+      assert.equal(saved.body.html, s.html, `${s.starterId}: saved as the gallery shows it`);
+    }
   });
 
   test('from "an admin added me" to "I am signed in and read my signature", with no password typed for me', async () => {
@@ -114,7 +163,7 @@ describe('a first signature that works', () => {
     assert.match(mine.body.html, /Rear Admiral/);
     assert.match(mine.body.html, /\+1 555 0100/);
     assert.match(mine.body.html, new RegExp(`/v1/p/${added.body.userId}`));
-    assert.match(mine.body.text, /Grace Hopper\nRear Admiral\nFresh & Co\nPhone: \+1 555 0100\n/);
+    assert.match(mine.body.text, /^Grace Hopper\nRear Admiral\nT: \+1 555 0100\nE: first-/);
     assert.equal(mine.body.bytes, Buffer.byteLength(mine.body.html));
 
     // Not someone else's, as a member; an admin (and an API key) reads anyone's.

@@ -34,6 +34,10 @@ describe('the dashboard pages', { skip }, () => {
   });
 
   test('profile: the preview follows the typing, and saving changes the signature', async () => {
+    // Members change their title only where the org allows it (DECISIONS wave 3, "Who edits what").
+    const current = await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key });
+    const allowed = await server.request('PATCH', `/v1/orgs/${org.orgId}`, { key: org.key, body: { version: current.body.version, selfServiceFields: [...current.body.selfServiceFields, 'title'] } });
+    assert.equal(allowed.status, 200, allowed.text);
     const member = await userWithPassword(server, org, 'member');
     const { page, errors, context } = await openPage(browser);
     await signInThroughApp(page, `${server.url}/app/profile`, member);

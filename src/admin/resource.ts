@@ -1,6 +1,6 @@
 // What the staff API answers: an org with its billing fields and plan status, a staff member, a
 // staff audit entry. The one place their rows become resources.
-import { toOrg, type Org } from '../orgs/resource.ts';
+import { overridesOf, toOrg, type Org, type StaffOverridesView } from '../orgs/resource.ts';
 import { planFacts, planStatus, type BlockedBy } from '../billing/gate.ts';
 import type { OrgWithUsage } from '../store/repositories/orgs.ts';
 import type { StaffStatus } from '../store/repositories/staff.ts';
@@ -12,7 +12,7 @@ export interface AdminOrg extends Org {
   billingEventAt: string | null;
   planStatus: { writable: boolean; blockedBy: BlockedBy; seats: { limit: number; used: number } };
   /** Staff settings (PATCH /v1/admin/orgs/{orgId}); `seats` and `plan` above are the effective values. */
-  overrides: { seatsOverride: number | null; planOverride: string | null; trialEndsAt: string | null; quotaPerMonth: number | null };
+  overrides: StaffOverridesView;
 }
 
 /** `now` decides whether a grace period has ended. */
@@ -24,12 +24,7 @@ export function toAdminOrg(org: OrgWithUsage, now: Date): AdminOrg {
     providerSubscriptionId: org.provider_subscription_id,
     billingEventAt: org.billing_event_at?.toISOString() ?? null,
     planStatus: { writable: status.writable, blockedBy: status.blockedBy, seats: status.seats },
-    overrides: {
-      seatsOverride: org.seats_override,
-      planOverride: org.plan_override,
-      trialEndsAt: org.trial_ends_at?.toISOString() ?? null,
-      quotaPerMonth: org.quota_per_month,
-    },
+    overrides: overridesOf(org),
   };
 }
 

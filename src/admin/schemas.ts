@@ -2,7 +2,7 @@
 // member, a staff audit entry.
 import { z } from 'zod';
 import { nullableTimestamp, text, timestamp, uuid } from '../http/schemas.ts';
-import { orgSchema } from '../orgs/schemas.ts';
+import { orgSchema, staffOverridesSchema } from '../orgs/schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
 const orgExample = (z.globalRegistry.get(orgSchema)?.examples as Record<string, unknown>[] | undefined)?.[0] ?? {};
@@ -20,14 +20,7 @@ export const adminOrgSchema = orgSchema
       blockedBy: z.enum(['seats', 'grace_expired']).nullable(),
       seats: z.object({ limit: z.number().int(), used: z.number().int() }),
     }),
-    overrides: z
-      .object({
-        seatsOverride: z.number().int().nullable(),
-        planOverride: z.string().nullable(),
-        trialEndsAt: nullableTimestamp,
-        quotaPerMonth: z.number().int().nullable().describe('null: `QUOTA_REQUESTS_PER_MONTH`; 0: no quota'),
-      })
-      .describe('staff settings (`PATCH /v1/admin/orgs/{orgId}`); `seats` and `plan` above are the effective values'),
+    overrides: staffOverridesSchema.describe('staff settings (`PATCH /v1/admin/orgs/{orgId}`); `seats` and `plan` above are the effective values'),
   })
   .meta({
     id: 'AdminOrg',

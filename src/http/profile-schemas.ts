@@ -2,6 +2,9 @@
 // social networks, the org's custom fields and the user fields members may edit themselves.
 import { z } from 'zod';
 import { text } from './schemas.ts';
+import { CUSTOM_FIELD_KEY, MAX_CUSTOM_FIELDS, SELF_SERVICE_CHOICES } from '../lib/profile.ts';
+
+export { SELF_SERVICE_CHOICES, CUSTOM_FIELD_KEY };
 
 /** A page on the web: http or https, nothing a mail client would run (javascript:, data:). */
 export const webUrl = () =>
@@ -27,25 +30,6 @@ const linkChange = () => z.union([webUrl(), z.literal(''), z.null()]).optional()
 export const socialPatchSchema = z
   .strictObject({ linkedin: linkChange(), x: linkChange(), facebook: linkChange(), instagram: linkChange(), youtube: linkChange(), github: linkChange() })
   .describe('merged into the current links: a network set to null or "" loses its link; networks not named keep theirs');
-
-/** Applies a links patch (`null` or `""` removes) to the current links. */
-export function mergeLinks(current: Record<string, string>, patch: Record<string, string | null | undefined>): Record<string, string> {
-  const next = { ...current };
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === undefined) continue;
-    if (value === null || value === '') delete next[key];
-    else next[key] = value;
-  }
-  return next;
-}
-
-/** The user fields members may be allowed to change on themselves; the first six are the default. */
-export const SELF_SERVICE_CHOICES = ['name', 'pronouns', 'phone', 'mobile', 'photoImageId', 'social', 'title', 'department', 'website', 'address'] as const;
-export type SelfServiceField = (typeof SELF_SERVICE_CHOICES)[number];
-export const DEFAULT_SELF_SERVICE: readonly SelfServiceField[] = SELF_SERVICE_CHOICES.slice(0, 6);
-
-export const CUSTOM_FIELD_KEY = /^[a-z][a-z0-9_]{0,31}$/;
-export const MAX_CUSTOM_FIELDS = 50;
 
 export const customFieldSchema = z
   .strictObject({

@@ -39,7 +39,7 @@ const imageParams = z.object({ orgId: uuid, imageId: uuid });
 
 // The body is the image itself: a Buffer from the parsers below. A JSON body reaches the route as
 // an object, and this schema refuses it with a 400 naming the body.
-export const imageBody = z
+const imageBody = z
   .custom<Buffer>((v) => Buffer.isBuffer(v), { message: 'must be the image bytes, sent as image/png, image/jpeg or image/gif' })
   .meta({ type: 'string', format: 'binary' });
 

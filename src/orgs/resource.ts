@@ -2,7 +2,7 @@
 // resource. The staff view adds its billing fields to it (src/admin/resource.ts).
 import type { OrgWithUsage } from '../store/repositories/orgs.ts';
 import type { CustomField } from '../store/schema.ts';
-import type { SelfServiceField } from '../http/profile-schemas.ts';
+import type { SelfServiceField } from '../lib/profile.ts';
 
 export interface Org {
   orgId: string;
@@ -24,6 +24,24 @@ export interface Org {
   version: number;
   createdAt: string;
   updatedAt: string;
+  /** Shown to staff only: their settings behind the effective `seats` and `plan` (PATCH /v1/admin/orgs/{orgId}). */
+  overrides?: StaffOverridesView;
+}
+
+export interface StaffOverridesView {
+  seatsOverride: number | null;
+  planOverride: string | null;
+  trialEndsAt: string | null;
+  quotaPerMonth: number | null;
+}
+
+export function overridesOf(org: OrgWithUsage): StaffOverridesView {
+  return {
+    seatsOverride: org.seats_override,
+    planOverride: org.plan_override,
+    trialEndsAt: org.trial_ends_at?.toISOString() ?? null,
+    quotaPerMonth: org.quota_per_month,
+  };
 }
 
 export function toOrg(org: OrgWithUsage): Org {

@@ -5,8 +5,6 @@ import { writeContext } from '../auth/guard.ts';
 import { errorResponses, orgParams } from '../http/schemas.ts';
 import { etagOf, parseIfMatch, versionCheck, withEtag } from '../http/concurrency.ts';
 import { customFieldListSchema } from '../http/profile-schemas.ts';
-import { AppError } from '../errors.ts';
-import { MAX_VERSION } from '../store/conditional.ts';
 import type { OrgService } from './service.ts';
 import { orgPatchSchema, orgSchema } from './schemas.ts';
 
@@ -27,7 +25,7 @@ export function orgRoutes(deps: { guards: Guards; billing: BillingHooks; orgs: O
         },
       },
       async (request, reply) => {
-        return withEtag(reply, await orgs.read(request.params.orgId));
+        return withEtag(reply, await orgs.read(request.params.orgId, { staff: request.principal?.kind === 'staff' }));
       },
     );
 
@@ -92,7 +90,6 @@ export function orgRoutes(deps: { guards: Guards; billing: BillingHooks; orgs: O
       async (request, reply) => {
         const header = request.headers['if-match'];
         const ifMatch = parseIfMatch(typeof header === 'string' ? header : undefined);
-        if (ifMatch !== undefined && !(ifMatch <= MAX_VERSION)) throw new AppError('PRECONDITION_FAILED', 'If-Match does not match the current custom fields.');
         const { fields, version } = await orgs.replaceFields(writeContext(request), request.body, ifMatch);
         reply.header('etag', etagOf(version));
         return fields;

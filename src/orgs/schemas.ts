@@ -9,6 +9,14 @@ const selfServiceFields = z
   .refine((list) => new Set(list).size === list.length, { message: 'each field once' })
   .describe('the user fields members may change on themselves (custom fields say so each, with `selfService`)');
 
+/** Staff settings behind an org's effective seats and plan (PATCH /v1/admin/orgs/{orgId}). */
+export const staffOverridesSchema = z.object({
+  seatsOverride: z.number().int().nullable(),
+  planOverride: z.string().nullable(),
+  trialEndsAt: nullableTimestamp,
+  quotaPerMonth: z.number().int().nullable().describe('null: `QUOTA_REQUESTS_PER_MONTH`; 0: no quota'),
+});
+
 export const orgSchema = z
   .object({
     orgId: uuid,
@@ -30,6 +38,7 @@ export const orgSchema = z
     version: z.number().int(),
     createdAt: timestamp,
     updatedAt: timestamp,
+    overrides: staffOverridesSchema.optional().describe('to staff only: their settings behind the effective `seats` and `plan`'),
   })
   .meta({
     id: 'Org',

@@ -3,7 +3,7 @@ import type { Caches } from '../cache/namespaces.ts';
 import type { Db } from '../store/db.ts';
 import { orgsRepo, type OrgWithUsage } from '../store/repositories/orgs.ts';
 import { usersRepo } from '../store/repositories/users.ts';
-import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
+import { MAX_VERSION, versionMismatch, type VersionCheck } from '../store/conditional.ts';
 import { notFound } from '../errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
 import type { ApiKeyService } from '../api-keys/service.ts';
@@ -14,10 +14,10 @@ import { conflict } from '../errors.ts';
 import { templatesRepo } from '../store/repositories/templates.ts';
 import { DEFAULT_STARTER } from '../templates/starters.ts';
 import { isUniqueViolation } from '../store/errors.ts';
-import { toOrg, type Org } from './resource.ts';
+import { overridesOf, toOrg, type Org } from './resource.ts';
 import { imagesRepo } from '../store/repositories/images.ts';
 import { AppError, badRequest } from '../errors.ts';
-import { mergeLinks, type SelfServiceField } from '../http/profile-schemas.ts';
+import { mergeLinks, type SelfServiceField } from '../lib/profile.ts';
 import type { CustomField } from '../store/schema.ts';
 
 export interface OrgPatch {
@@ -54,8 +54,10 @@ export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKey
     get,
     require,
     /** The org as the API answers it. */
-    async read(orgId: string): Promise<Org> {
-      return toOrg(await require(orgId));
+    /** `staff`: with the staff overrides behind the effective seats and plan. */
+    async read(orgId: string, opts: { staff?: boolean } = {}): Promise<Org> {
+      const org = await require(orgId);
+      return opts.staff ? { ...toOrg(org), overrides: overridesOf(org) } : toOrg(org);
     },
     async update(ctx: WriteContext, check: VersionCheck, patch: OrgPatch): Promise<Org> {
       const { social, logoImageId, selfServiceFields, ...plain } = patch;
@@ -91,6 +93,8 @@ export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKey
      * that goes takes its values with it: users keep no value of a field the org no longer has.
      */
     async replaceFields(ctx: WriteContext, fields: CustomField[], ifMatch: number | undefined): Promise<{ fields: CustomField[]; version: number }> {
+      // An If-Match naming none of our versions (not a number, past PostgreSQL's integers) matches nothing.
+      if (ifMatch !== undefined && !(ifMatch <= MAX_VERSION)) throw new AppError('PRECONDITION_FAILED', 'If-Match does not match the current custom fields.');
       const { row, users } = await db.transaction().execute(async (tx) => {
         const before = await orgsRepo.find(tx, ctx.orgId);
         if (!before) throw notFound('Organisation');
@@ -147,9 +151,11 @@ export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKey
           html: DEFAULT_STARTER.html,
           text: DEFAULT_STARTER.text,
           html_prepared: DEFAULT_STARTER.html,
+          design: JSON.stringify(DEFAULT_STARTER.design),
+          source: 'design',
           is_default: true,
         });
-        await recordAudit(tx, ctx, { action: 'template.create', targetId: template.id, changes: ['html', 'isDefault', 'name', 'text'] });
+        await recordAudit(tx, ctx, { action: 'template.create', targetId: template.id, changes: ['design', 'html', 'isDefault', 'name', 'text'] });
         const { keyId, key } = await deps.apiKeys.mint(
           { orgId, correlationId: input.correlationId, principal: { kind: 'user', userId: ownerUserId, orgId, role } },
           { name: 'first key' },

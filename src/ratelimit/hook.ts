@@ -15,14 +15,28 @@ export type Throttle = (request: FastifyRequest, reply: FastifyReply, done: Hook
 /** Which limit refused a request: `error.details.scope` of its 429. */
 export type ThrottleScope = 'stage' | 'org' | 'anonymous' | 'quota' | 'mail' | 'address' | 'pixel' | 'asset' | 'click' | 'addin';
 
+/** How a throttle refuses: the `Retry-After` it sends, and how long it holds the 429 back. */
+export interface Refusal {
+  retryAfterS: number;
+  /**
+   * THROTTLE_REFUSAL_DELAY_MS: the 429 goes out this much later. A client past its bucket that
+   * retries at once (as a flood does, on kept-alive connections) then sends a request per delay
+   * and connection instead of as many as the event loop can refuse, which would slow everyone.
+   */
+  delayMs: number;
+}
+
 /** Answers the 429 of spec section 8 with the refusing limit's scope. */
-export function tooManyRequests(request: FastifyRequest, reply: FastifyReply, scope: ThrottleScope, retryAfterS: number): void {
-  reply
-    .code(429)
-    .header('retry-after', retryAfterS)
-    .header(CORRELATION_HEADER, request.id)
-    .type('application/json')
-    .send({ error: { code: 'TOO_MANY_REQUESTS', message: `Rate limit exceeded: retry in ${retryAfterS} seconds.`, details: { scope } } });
+export function tooManyRequests(request: FastifyRequest, reply: FastifyReply, scope: ThrottleScope, refusal: Refusal): void {
+  const send = () =>
+    reply
+      .code(429)
+      .header('retry-after', refusal.retryAfterS)
+      .header(CORRELATION_HEADER, request.id)
+      .type('application/json')
+      .send({ error: { code: 'TOO_MANY_REQUESTS', message: `Rate limit exceeded: retry in ${refusal.retryAfterS} seconds.`, details: { scope } } });
+  if (refusal.delayMs > 0) setTimeout(send, refusal.delayMs);
+  else send();
 }
 
 /** A bucket a throttle takes from: `bucketOf` names it for a request, or skips it (undefined). */
@@ -39,7 +53,7 @@ export interface ThrottleStep {
  * scope): a refused request takes nothing from the buckets after it. On Redis the buckets are taken
  * in one round trip. The `X-RateLimit-*` headers are those of the last bucket taken.
  */
-export function throttleInOrder(retryAfterS: number, steps: ThrottleStep[]): Throttle {
+export function throttleInOrder(refusal: Refusal, steps: ThrottleStep[]): Throttle {
   const shared = steps.every((s) => s.limiter instanceof RedisRateLimiter && s.limiter.redis === (steps[0]!.limiter as RedisRateLimiter).redis);
   // A callback hook, and no promise when the buckets answer at once (in memory): this runs on
   // every throttled request.
@@ -58,7 +72,7 @@ export function throttleInOrder(retryAfterS: number, steps: ThrottleStep[]): Thr
       reply.header('x-ratelimit-limit', step.limit);
       reply.header('x-ratelimit-remaining', remaining);
       if (refusedAt === -1) return done();
-      tooManyRequests(request, reply, step.scope, retryAfterS);
+      tooManyRequests(request, reply, step.scope, refusal);
     };
     const decision = shared ? RedisRateLimiter.takeInOrder(buckets) : takeOneByOne(buckets);
     if (decision instanceof Promise) decision.then(answer, done);
@@ -69,9 +83,9 @@ export function throttleInOrder(retryAfterS: number, steps: ThrottleStep[]): Thr
 /** Takes a token from the bucket `bucketOf` names for the request; 429 when there is none. */
 export function throttle(
   limiter: RateLimiter,
-  opts: { limit: number; retryAfterS: number; scope: ThrottleScope; bucketOf: (request: FastifyRequest) => string },
+  opts: { limit: number; refusal: Refusal; scope: ThrottleScope; bucketOf: (request: FastifyRequest) => string },
 ): Throttle {
-  return throttleInOrder(opts.retryAfterS, [{ limiter, limit: opts.limit, scope: opts.scope, bucketOf: opts.bucketOf }]);
+  return throttleInOrder(opts.refusal, [{ limiter, limit: opts.limit, scope: opts.scope, bucketOf: opts.bucketOf }]);
 }
 
 /** Buckets of different limiters, one take after the other (synchronous while they answer at once). */

@@ -77,17 +77,17 @@ export const KNOWN_VARIABLES = new Set([
   'pixel_url',
 ]);
 
-/** The variables as a warning lists them: `<network>` and `<key>` stand for each network and custom field. */
+/** The variables as a warning lists them: `<key>` stands for each of the org's custom fields. */
 export const KNOWN_LIST = [
   ...USER_FIELDS.filter((f) => f !== 'social' && f !== 'attributes').map((f) => `user.${f}`),
-  'user.social.<network>',
+  ...SOCIAL.map((n) => `user.social.${n}`),
   'user.attributes.<key>',
   ...ORG_FIELDS.filter((f) => f !== 'social').map((f) => `org.${f}`),
-  'org.social.<network>',
+  ...SOCIAL.map((n) => `org.social.${n}`),
   'campaign.banner',
   'campaign.text',
   'pixel_url',
-].join(', ') + ` (networks: ${SOCIAL.join(', ')})`;
+].join(', ');
 
 /** A custom field's value: known whatever the key (the org's fields change without its templates). */
 const ATTRIBUTE = /^user\.attributes\.[a-z][a-z0-9_]{0,31}$/;

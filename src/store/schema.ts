@@ -20,12 +20,6 @@ export interface OrgsTable {
   billing_event_at: NullableTimestamp;
   billing_event_rank: number | null;
   billing_base: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>;
-  /** A staff setting: the org's own monthly quota (migration 070); null: the default. */
-  quota_per_month: Generated<number | null>;
-  /** Staff overrides (migration 072): the effective seats and plan where set; a trial end that keeps the org writable. */
-  seats_override: Generated<number | null>;
-  plan_override: Generated<string | null>;
-  trial_ends_at: NullableTimestamp;
   /** What signatures show of the org (migration 110); `social` maps a network to its URL. */
   website: Generated<string>;
   address: Generated<string>;
@@ -36,6 +30,12 @@ export interface OrgsTable {
   /** The org's custom fields, and their version (the ETag of `…/fields`). */
   fields: JsonColumn<CustomField[]>;
   fields_version: Generated<number>;
+  /** A staff setting: the org's own monthly quota (migration 070); null: the default. */
+  quota_per_month: Generated<number | null>;
+  /** Staff overrides (migration 072): the effective seats and plan where set; a trial end that keeps the org writable. */
+  seats_override: Generated<number | null>;
+  plan_override: Generated<string | null>;
+  trial_ends_at: NullableTimestamp;
   seq: Generated<string>;
   version: Generated<number>;
   created_at: CreatedAt;

@@ -2,7 +2,7 @@
 // The request schema has checked the keys' shape and the values' length; the org's field list is
 // known only here, where the service has read the org.
 import { badRequest } from '../errors.ts';
-import { mergeLinks } from '../http/profile-schemas.ts';
+import { mergeLinks } from '../lib/profile.ts';
 import type { CustomField } from '../store/schema.ts';
 
 const PHONE = /^[+0-9 ()./-]{1,50}$/;

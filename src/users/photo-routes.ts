@@ -7,10 +7,15 @@ import type { BillingHooks } from '../billing/hooks.ts';
 import { badRequest } from '../errors.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { parseIfMatch, withEtag } from '../http/concurrency.ts';
-import { imageBody } from '../images/routes.ts';
+import { z } from 'zod';
 import { IMAGE_MAX_BYTES, IMAGE_TYPES, type ImageService } from '../images/service.ts';
 import type { UserService } from './service.ts';
 import { userParams, userSchema } from './schemas.ts';
+
+// The body is the image itself: a Buffer from the parser below (as for POST …/images).
+const imageBody = z
+  .custom<Buffer>((v) => Buffer.isBuffer(v), { message: 'must be the image bytes, sent as image/png, image/jpeg or image/gif' })
+  .meta({ type: 'string', format: 'binary' });
 
 export function photoRoutes(deps: { guards: Guards; billing: BillingHooks; users: UserService; images: ImageService }): FastifyPluginAsyncZod {
   const { guards, billing, users, images } = deps;

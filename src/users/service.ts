@@ -17,7 +17,7 @@ import { toUser, type User } from './resource.ts';
 import { orgsRepo } from '../store/repositories/orgs.ts';
 import { imagesRepo } from '../store/repositories/images.ts';
 import { badRequest } from '../errors.ts';
-import { mergeLinks } from '../http/profile-schemas.ts';
+import { mergeLinks } from '../lib/profile.ts';
 import { checkAttributes, mergeAttributes } from './attributes.ts';
 
 /** The org's rules for profiles: which fields members edit, which custom fields exist. */

@@ -53,6 +53,8 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     PUBLIC_RATE_LIMIT_BURST: '1000000',
     ASSET_RATE_LIMIT_RPS: '1000000',
     ASSET_RATE_LIMIT_BURST: '1000000',
+    // 429s at once: tests count them one after the other.
+    THROTTLE_REFUSAL_DELAY_MS: '0',
     WEBHOOK_SECRET: 'whsec_test_secret',
     // 32 bytes of a test-only key (integrations seal their secrets with it).
     SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
