@@ -28,6 +28,7 @@ import { billingRoutes } from './billing/routes.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
 import { renderRoutes } from './render/routes.ts';
 import { opensRoutes, pixelRoutes } from './tracking/routes.ts';
+import { pictureRoutes } from './designer/picture-routes.ts';
 import { deploymentRoutes } from './deployments/routes.ts';
 import { googleRoutes } from './google/routes.ts';
 import { inSequence, orgBucket, throttle, throttleByCaller, throttleInOrder } from './ratelimit/hook.ts';
@@ -281,6 +282,7 @@ export async function buildApp(deps: Deps): Promise<FastifyInstance> {
   );
   // Images are fetched by mail clients, without credentials: outside the authenticated scope.
   await app.register(publicImageRoutes({ throttle: assetThrottle, images: deps.images }));
+  await app.register(pictureRoutes({ throttle: assetThrottle }));
   await app.register(pixelRoutes({ throttle: pixelThrottle, tracking: deps.tracking }));
   await app.register(addinRoutes({ throttles: addinThrottles, outlook: deps.outlook, baseUrl: config.baseUrl, fetchTimeoutMs: config.addinFetchTimeoutMs }));
   await app.register(

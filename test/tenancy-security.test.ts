@@ -89,7 +89,7 @@ export const ADMIN_ROUTES: Omit<RouteCase, 'minRole'>[] = [
 
 // Routes without a token, each with its own proof of origin (or none by design).
 // The add-in's signature route takes the org's add-in key (test/outlook-addin.test.ts has its cases).
-const PUBLIC_ROUTES = ['GET /v1/images/{imageId}', 'GET /v1/p/{userId}', 'POST /v1/webhooks/payment-provider', 'GET /v1/addin/signature'];
+const PUBLIC_ROUTES = ['GET /v1/images/{imageId}', 'GET /v1/p/{userId}', 'POST /v1/webhooks/payment-provider', 'GET /v1/addin/signature', 'GET /v1/social/{file}', 'GET /v1/starters/{starterId}/thumbnail.png'];
 
 describe('security cases on every org route', () => {
   let server: TestServer;
