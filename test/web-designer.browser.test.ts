@@ -7,6 +7,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { startServer, type TestServer } from './helpers/server.ts';
+import { waitFor } from './helpers/wait.ts';
 import { createOrgWithoutTemplates as createOrg, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
 import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
 import { screenshot } from './helpers/screenshots.ts';
@@ -77,12 +78,12 @@ describe('the signature designer', { skip }, () => {
     await frame.locator('img[alt="GitHub"]').waitFor({ state: 'attached' });
 
     // Reorder with the keyboard: the social block's handle, Space, Arrow up twice, Space.
-    await page.getByRole('button', { name: 'Move Social links, block 4' }).focus();
+    await page.getByRole('button', { name: 'Move Social links, block 4', exact: true }).focus();
     await page.keyboard.press('Space');
     await page.keyboard.press('ArrowUp');
     await page.keyboard.press('ArrowUp');
     await page.keyboard.press('Space');
-    await page.waitForFunction(`document.querySelectorAll('[data-block]')[1]?.getAttribute('data-block') === 'social'`);
+    await waitFor(async () => (await order(page))[1] === 'social', 'the social block moved up two places');
     assert.deepEqual(await order(page), ['identity', 'social', 'divider', 'contact']);
 
     // The accent colour: the preview's rule and labels take it.
