@@ -2,6 +2,7 @@
 // control changes the design at once; the preview follows after a pause.
 import { useId, type ReactNode } from 'react';
 import { SelectField, TextField } from '../../shared/components/Field.tsx';
+import { designBound } from '../../shared/api/field-limits.ts';
 import { BLOCK_LABELS, CONTACT_FIELDS, FONTS, IDENTITY_FIELDS, LAYOUTS, NETWORKS, type Block, type Design, type DesignStyle } from './design-model.ts';
 import type { CustomField } from './api.ts';
 
@@ -35,7 +36,9 @@ function Choices<T extends string>({ legend, options, value, onChange }: { legen
   );
 }
 
-function NumberField({ label, value, min, max, onChange }: { label: string; value: number; min: number; max: number; onChange: (n: number) => void }) {
+/** A number within the design schema's bounds for `part`.`field` (the OpenAPI document's, not copies). */
+function NumberField({ label, value, part, field, onChange }: { label: string; value: number; part: string; field: string; onChange: (n: number) => void }) {
+  const { minimum: min = 0, maximum: max = Number.MAX_SAFE_INTEGER } = designBound(part, field);
   return <TextField label={label} type="number" min={min} max={max} value={value} onChange={(e) => onChange(Math.min(max, Math.max(min, Number(e.target.value) || min)))} hint={`${min} to ${max}`} />;
 }
 
@@ -95,7 +98,7 @@ export function BlockSettings({ block, images, custom, onChange }: { block: Bloc
             <option value="circle">Circle</option>
             <option value="square">Square</option>
           </SelectField>
-          <NumberField label="Size (px)" value={block.size} min={48} max={120} onChange={(size) => onChange({ ...block, size })} />
+          <NumberField label="Size (px)" value={block.size} part="photo" field="size" onChange={(size) => onChange({ ...block, size })} />
         </>
       );
       break;
@@ -103,7 +106,7 @@ export function BlockSettings({ block, images, custom, onChange }: { block: Bloc
       body = (
         <>
           <ImageChoice value={block.imageId} images={images} onChange={(imageId) => onChange({ ...block, imageId })} />
-          <NumberField label="Width (px)" value={block.width} min={16} max={300} onChange={(width) => onChange({ ...block, width })} />
+          <NumberField label="Width (px)" value={block.width} part="logo" field="width" onChange={(width) => onChange({ ...block, width })} />
           <TextField label="Link (optional)" type="url" value={block.link ?? ''} onChange={(e) => onChange(withLink(block, e.target.value))} />
         </>
       );
@@ -112,7 +115,7 @@ export function BlockSettings({ block, images, custom, onChange }: { block: Bloc
       body = (
         <>
           <ImageChoice value={block.imageId} images={images} onChange={(imageId) => onChange({ ...block, imageId })} />
-          <TextField label="Text for those who do not see images" value={block.alt} maxLength={200} onChange={(e) => onChange({ ...block, alt: e.target.value })} />
+          <TextField label="Text for those who do not see images" value={block.alt} maxLength={designBound('banner', 'alt').maxLength} onChange={(e) => onChange({ ...block, alt: e.target.value })} />
           <TextField label="Link (optional)" type="url" value={block.link ?? ''} onChange={(e) => onChange(withLink(block, e.target.value))} />
         </>
       );
@@ -121,17 +124,17 @@ export function BlockSettings({ block, images, custom, onChange }: { block: Bloc
       body = (
         <div className="field">
           <label htmlFor={textareaId}>Text</label>
-          <textarea id={textareaId} rows={4} maxLength={2000} value={block.text} onChange={(e) => onChange({ ...block, text: e.target.value })} />
+          <textarea id={textareaId} rows={4} maxLength={designBound('disclaimer', 'text').maxLength} value={block.text} onChange={(e) => onChange({ ...block, text: e.target.value })} />
         </div>
       );
       break;
     case 'spacer':
-      body = <NumberField label="Height (px)" value={block.height} min={4} max={48} onChange={(height) => onChange({ ...block, height })} />;
+      body = <NumberField label="Height (px)" value={block.height} part="spacer" field="height" onChange={(height) => onChange({ ...block, height })} />;
       break;
     case 'button':
       body = (
         <>
-          <TextField label="Label" value={block.label} maxLength={60} onChange={(e) => onChange({ ...block, label: e.target.value })} />
+          <TextField label="Label" value={block.label} maxLength={designBound('button', 'label').maxLength} onChange={(e) => onChange({ ...block, label: e.target.value })} />
           <TextField label="Link" type="url" value={block.link} onChange={(e) => onChange({ ...block, link: e.target.value })} />
         </>
       );
@@ -200,7 +203,7 @@ export function StyleControls({ design, onChange }: { design: Design; onChange: 
             </option>
           ))}
         </SelectField>
-        <NumberField label="Font size (px)" value={design.style.fontSize} min={11} max={16} onChange={(fontSize) => set({ fontSize })} />
+        <NumberField label="Font size (px)" value={design.style.fontSize} part="style" field="fontSize" onChange={(fontSize) => set({ fontSize })} />
         <ColourField label="Text colour" value={design.style.textColor} onChange={(textColor) => set({ textColor })} />
         <ColourField label="Accent colour" value={design.style.accentColor} onChange={(accentColor) => set({ accentColor })} />
         <ColourField label="Link colour" value={design.style.linkColor} onChange={(linkColor) => set({ linkColor })} />

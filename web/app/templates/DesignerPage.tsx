@@ -10,7 +10,7 @@ import { SelectField, TextField } from '../../shared/components/Field.tsx';
 import { ErrorMessage } from '../../shared/components/Status.tsx';
 import { LeaveGuard } from '../../shared/components/LeaveGuard.tsx';
 import { useMutation } from '../../shared/api/query.ts';
-import { maxLengthOf } from '../../shared/api/field-limits.ts';
+import { designBound, maxLengthOf } from '../../shared/api/field-limits.ts';
 import { useLimits } from '../../shared/app-context.tsx';
 import { notices } from '../../shared/notices.ts';
 import { BlockList, type Item } from './BlockList.tsx';
@@ -97,7 +97,7 @@ export default function DesignerPage({ initial, design, onEditHtml }: { initial:
                   </option>
                 ))}
               </SelectField>
-              <Button onClick={add} disabled={needsImage || items.length >= 30}>
+              <Button onClick={add} disabled={needsImage || items.length >= (designBound('design', 'blocks').maxItems ?? Infinity)}>
                 Add block
               </Button>
             </div>

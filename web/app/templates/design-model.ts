@@ -124,7 +124,8 @@ export function blockSummary(block: Block): string {
 
 /** A person with every field filled, so no conditional line of a design stays hidden in the preview. */
 export function samplePerson(customFields: readonly { key: string; label: string }[], orgName: string) {
-  const photo = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="240" height="240"><rect width="240" height="240" fill="#8aa4c8"/><text x="120" y="150" font-size="96" text-anchor="middle" fill="#fff" font-family="Arial">AM</text></svg>')}`;
+  // One pixel of a soft blue, drawn at the photo block's size: a stand-in face.
+  const photo = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGPoWnICAAOyAfccvbJ/AAAAAElFTkSuQmCC';
   const social = Object.fromEntries(NETWORKS.map(([n]) => [n, `https://${n === 'x' ? 'x' : n}.com/alexmorgan`]));
   return {
     user: {
