@@ -78,10 +78,15 @@ describe('the signature designer', { skip }, () => {
     await frame.locator('img[alt="GitHub"]').waitFor({ state: 'attached' });
 
     // Reorder with the keyboard: the social block's handle, Space, Arrow up twice, Space.
-    await page.getByRole('button', { name: 'Move Social links, block 4', exact: true }).focus();
+    // Each step waits for the handle to be picked up, then for what dnd-kit announces (its live region).
+    const handle = page.getByRole('button', { name: 'Move Social links, block 4', exact: true });
+    await handle.focus();
     await page.keyboard.press('Space');
+    await page.locator('[aria-label="Move Social links, block 4"][aria-pressed="true"]').waitFor();
     await page.keyboard.press('ArrowUp');
+    await page.getByText('Social links is over position 3.').waitFor({ state: 'attached' });
     await page.keyboard.press('ArrowUp');
+    await page.getByText('Social links is over position 2.').waitFor({ state: 'attached' });
     await page.keyboard.press('Space');
     await waitFor(async () => (await order(page))[1] === 'social', 'the social block moved up two places');
     assert.deepEqual(await order(page), ['identity', 'social', 'divider', 'contact']);
