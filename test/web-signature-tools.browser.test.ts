@@ -30,8 +30,14 @@ describe('signature tools: the HTML editor, a user’s signature, the overview',
   test('the HTML editor: typing closing tags and Liquid never duplicates them; lint marks the line; leaving unsaved asks', async () => {
     const template = await createTemplate(server, org, { name: 'Typed', html: '<p>Start</p>', isDefault: true });
     const { page, errors, context } = await openPage(browser);
+    const warnings: string[] = [];
+    page.on('console', (msg) => {
+      if (msg.type() === 'warning') warnings.push(msg.text());
+    });
     await signInThroughApp(page, `${server.url}/app/templates/${template.templateId}`, owner);
     await page.getByRole('heading', { level: 1, name: 'Template: Typed' }).waitFor();
+    // A deep link loads its page lazily: the router has a fallback to show meanwhile, so no warning.
+    assert.deepEqual(warnings.filter((w) => /HydrateFallback/.test(w)), []);
     const box = page.getByRole('textbox', { name: 'HTML signature (Liquid)' });
     await box.click();
     await page.keyboard.press('Control+End');
@@ -123,5 +129,32 @@ describe('signature tools: the HTML editor, a user’s signature, the overview',
     assert.deepEqual(await seriousViolations(page), []);
     assert.deepEqual(errors, []);
     await context.close();
+  });
+
+  test('every seat used: a member is not told on every page; the owner, with no BILLING_URL, is not told to ask the owner', async () => {
+    const full = await createOrg(server, { name: 'Full House', seats: 2 });
+    await createTemplate(server, full, { isDefault: true });
+    const boss = await userWithPassword(server, full, 'owner');
+    const member = await userWithPassword(server, full, 'member');
+    const status = (await server.request('GET', `/v1/orgs/${full.orgId}/plan-status`, { key: full.key })).body;
+    assert.equal(status.blockedBy, 'seats');
+
+    const asMember = await openPage(browser);
+    await signInThroughApp(asMember.page, `${server.url}/app/signature`, member);
+    await asMember.page.getByRole('heading', { level: 1, name: 'My signature' }).waitFor();
+    await asMember.page.getByRole('button', { name: 'Copy signature' }).waitFor();
+    assert.equal(await asMember.page.getByText('All seats are used').count(), 0, 'no seats banner for a member');
+    assert.deepEqual(asMember.errors, []);
+    await asMember.context.close();
+
+    const asOwner = await openPage(browser);
+    await signInThroughApp(asOwner.page, `${server.url}/app/overview`, boss);
+    const banner = asOwner.page.getByRole('region', { name: /All seats are used \(2 of 2\)/ });
+    await banner.waitFor();
+    assert.doesNotMatch(await banner.innerText(), /Ask your organisation/);
+    await banner.getByText('Update the subscription where your organisation pays').waitFor();
+    assert.deepEqual(await seriousViolations(asOwner.page), []);
+    assert.deepEqual(asOwner.errors, []);
+    await asOwner.context.close();
   });
 });
