@@ -56,6 +56,11 @@ describe('signature tools: the HTML editor, a user’s signature, the overview',
     await page.keyboard.insertText('{% if user.phone %}');
     const markers = page.locator('.cm-gutter-lint .cm-lint-marker-error');
     await markers.first().waitFor();
+    // The service refuses the unclosed {% if %} too: said calmly (a status, not an alert), with its line.
+    const calm = page.getByRole('status').filter({ hasText: 'is never closed' });
+    await calm.waitFor();
+    assert.match(await calm.innerText(), /\{% if user\.phone %\} is never closed.*\(line 5\)/);
+    assert.equal(await page.getByRole('alert').count(), 0, 'no alert for a template being typed');
     await page.locator('.cm-lintRange-error').first().hover();
     await page.getByText('<table> is never closed: add </table>.').waitFor();
     assert.equal(await page.locator('.cm-lintRange-error').count() >= 2, true, 'the table and the if are both marked');

@@ -5,6 +5,7 @@ import { useState } from 'react';
 import { Loading } from '../../shared/components/Status.tsx';
 import { ErrorMessage } from '../../shared/components/Status.tsx';
 import { SizeMeter } from './Preview.tsx';
+import { useSettled } from '../../shared/use-settled.ts';
 import { PreviewUserPicker } from './PreviewUserPicker.tsx';
 import type { DesignPreview } from './api.ts';
 
@@ -26,6 +27,8 @@ export function DesignPreviewPanel({
   saveWarnings: readonly string[];
 }) {
   const [view, setView] = useState<View>('desktop');
+  // A refusal (a custom HTML block's half-typed Liquid) shows once editing pauses, not at each key.
+  const error = useSettled(preview.error, 1200);
   const r = preview.rendered;
   const warnings = [...new Set([...(preview.compiled?.warnings ?? []), ...(r?.warnings ?? []), ...saveWarnings])];
   const doc = r ? `<!doctype html><meta charset="utf-8"><style>body{margin:12px;font-family:Arial,sans-serif;background:#fff}${view === 'dark' ? DARK : ''}</style><body>${r.html}` : '';
@@ -53,7 +56,7 @@ export function DesignPreviewPanel({
         </label>
         {userId !== undefined ? <PreviewUserPicker value={userId || undefined} onChange={(id) => onUser(id)} /> : null}
       </fieldset>
-      <ErrorMessage error={preview.error} />
+      <ErrorMessage error={error} />
       <div className={`preview__stage preview__stage--${view === 'phone' ? 'phone' : 'desktop'}`}>
         <iframe title="Signature preview" sandbox="" srcDoc={doc} className="preview__frame" data-view={view} />
         {preview.busy || !r ? (

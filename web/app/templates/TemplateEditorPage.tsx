@@ -20,6 +20,8 @@ import { PreviewFrame, SizeMeter } from './Preview.tsx';
 import { PreviewUserPicker } from './PreviewUserPicker.tsx';
 import { ImagePicker } from './ImagePicker.tsx';
 import { ALL_FIELDS } from './merge-fields.ts';
+import { friendlyLiquid } from './liquid-words.ts';
+import { useSettled } from '../../shared/use-settled.ts';
 import { usePreview, useTemplate, useTemplateActions, type DesignedTemplate, type Template, type TemplateChanges } from './api.ts';
 
 // The designer is its own chunk: dnd-kit and the block editors load only when a design is opened.
@@ -143,6 +145,11 @@ function Editor({ initial }: { initial: Template }) {
       : preview.preview
         ? { bytes: preview.preview.bytes, limit: limits.renderBytes }
         : undefined;
+  // A template the service cannot parse (400, with its line) is said calmly once typing pauses;
+  // the preview keeps showing the last version that rendered, and the editor marks the line.
+  const settledError = useSettled(preview.error, 1200);
+  const liquidError = settledError instanceof ApiError && settledError.status === 400 ? settledError : undefined;
+  const liquidLine = typeof liquidError?.details?.line === 'number' ? liquidError.details.line : undefined;
   const allWarnings = [...new Set([...(preview.preview?.warnings ?? []), ...warnings])];
 
   return (
@@ -215,7 +222,14 @@ function Editor({ initial }: { initial: Template }) {
         </div>
         <div className="template-editor__preview">
           <PreviewUserPicker value={previewUser} onChange={setPreviewUser} />
-          <ErrorMessage error={preview.error} />
+          {liquidError ? (
+            <p className="calm-note" role="status">
+              {friendlyLiquid(liquidError.message)}
+              {liquidLine ? ` (line ${liquidLine})` : ''} The preview shows the last version that rendered.
+            </p>
+          ) : preview.error instanceof ApiError && preview.error.status === 400 ? null : (
+            <ErrorMessage error={preview.error} />
+          )}
           <PreviewFrame preview={preview.preview} busy={preview.busy} />
           {size ? <SizeMeter bytes={size.bytes} limit={size.limit} /> : null}
           <section aria-labelledby="warnings-heading" className="warnings">

@@ -8,6 +8,7 @@ import { Prec, StateEffect, StateField, type Extension, type Text } from '@codem
 import { EditorView } from '@codemirror/view';
 import { linter, lintGutter, type Diagnostic } from '@codemirror/lint';
 import { Liquid } from 'liquidjs';
+import { friendlyLiquid } from './liquid-words.ts';
 
 /** Closers the editor inserted after the cursor, still untouched: [from, to) in the document. */
 const pending = StateField.define<readonly { from: number; to: number }[]>({
@@ -97,15 +98,6 @@ export function liquidProblem(source: string, doc: Text): Diagnostic[] {
     const end = Math.min(doc.lineAt(pos).to, doc.length);
     return [{ from: pos, to: Math.max(end, pos), severity: 'error', message: friendlyLiquid(e.message ?? 'Liquid cannot read this.') }];
   }
-}
-
-export function friendlyLiquid(message: string): string {
-  const text = message.replace(/,\s*line:\d+,\s*col:\d+/g, '').replace(/\s+/g, ' ').trim();
-  const notClosed = /tag (\{%.*?%\}) not closed/.exec(text);
-  if (notClosed) return `Liquid: ${notClosed[1]} is never closed (add its end tag, such as {% endif %}).`;
-  const output = /output (\{\{.*?)( not closed|$)/.exec(text);
-  if (output && /not closed/.test(text)) return `Liquid: ${output[1]} is missing its closing }}.`;
-  return `Liquid: ${text}`;
 }
 
 /** The markers: after a pause in typing (a second), so nothing flashes while a tag is half-typed. */
