@@ -135,14 +135,22 @@ describe('the signature designer', { skip }, () => {
     await context.close();
   });
 
-  test('the designer at 390 px: one column, the preview below, nothing off screen', async () => {
+  test('the designer at 390 px: one column, the preview below, nothing off screen; the org’s custom fields in the field picker', async () => {
     const design = STARTER_DESIGNS.find((s) => s.design.layout === 'side-by-side')!.design;
     const created = await server.request('POST', `/v1/orgs/${org.orgId}/templates`, { key: org.key, body: { name: 'On a phone', design } });
     assert.equal(created.status, 201, created.text);
+    const fields = await server.request('PUT', `/v1/orgs/${org.orgId}/fields`, { key: org.key, body: [{ key: 'booking_link', label: 'Booking link', type: 'url', selfService: false }] });
+    assert.equal(fields.status, 200, fields.text);
     const { page, errors, context } = await openPage(browser, { viewport: { width: 390, height: 844 } });
     await signInThroughApp(page, `${server.url}/app/templates/${created.body.templateId}`, owner);
     await page.getByRole('heading', { level: 1, name: 'Design: On a phone' }).waitFor();
     await page.frameLocator('iframe[title="Signature preview"]').getByText('Alex Morgan').waitFor();
+    // The field picker of a custom HTML block lists the org's custom fields.
+    await page.getByLabel('Block to add').selectOption({ label: 'Custom HTML' });
+    await page.getByRole('button', { name: 'Add block' }).click();
+    await page.getByRole('group', { name: 'Insert a field' }).getByRole('button', { name: 'Booking link' }).click();
+    assert.match(await page.getByLabel('HTML (Liquid)').inputValue(), /\{\{ user\.attributes\.booking_link \}\}$/);
+    await page.frameLocator('iframe[title="Signature preview"]').getByText('Sample booking link').waitFor();
     const wide = await page.evaluate(`[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > 391).map((e) => e.tagName + '.' + e.className).slice(0, 8)`);
     assert.deepEqual(wide, [], 'nothing runs off the right edge');
     assert.deepEqual(await seriousViolations(page), [], 'the designer at 390 px');
