@@ -130,6 +130,11 @@ describe('the signature designer', { skip }, () => {
     await page.getByText('Saved (version 3).').waitFor();
     await page.getByRole('button', { name: 'Edit as HTML' }).click();
     await page.getByRole('textbox', { name: 'HTML signature (Liquid)' }).waitFor();
+    // And back: the design is compiled again (PATCH {design}), the designer opens on it.
+    await page.getByRole('button', { name: 'Back to the designer' }).click();
+    await page.getByRole('dialog', { name: 'Back to the designer?' }).getByRole('button', { name: 'Use the design' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Design: Designed' }).waitFor();
+    assert.equal(await page.getByLabel('Font size (px)').inputValue(), '15');
     // Icons are served by the coordinator's public route; a 404 for one while it is absent is not this page's.
     assert.deepEqual(errors.filter((e) => !/status of 404/.test(e)), []);
     await context.close();

@@ -22,7 +22,7 @@ import { ImagePicker } from './ImagePicker.tsx';
 import { ALL_FIELDS } from './merge-fields.ts';
 import { friendlyLiquid } from './liquid-words.ts';
 import { useSettled } from '../../shared/use-settled.ts';
-import { usePreview, useTemplate, useTemplateActions, type DesignedTemplate, type Template, type TemplateChanges } from './api.ts';
+import { useDesignActions, usePreview, useTemplate, useTemplateActions, type DesignedTemplate, type Template, type TemplateChanges } from './api.ts';
 
 // The designer is its own chunk: dnd-kit and the block editors load only when a design is opened.
 const DesignerPage = lazy(() => import('./DesignerPage.tsx'));
@@ -49,14 +49,25 @@ export default function TemplateEditorPage() {
 /** A template made from a design opens in the designer, one written by hand in the code editor. */
 function Chooser({ initial }: { initial: DesignedTemplate }) {
   const [mode, setMode] = useState<'design' | 'html'>(initial.design && initial.source !== 'html' ? 'design' : 'html');
-  if (mode === 'design' && initial.design) {
+  // The newest version known: the query's (refreshed after every save) or a switch's own answer.
+  const [switched, setSwitched] = useState<Template | null>(null);
+  const current = switched && switched.version > initial.version ? switched : initial;
+  if (mode === 'design' && current.design) {
     return (
       <Suspense fallback={<Loading label="Loading the designer…" />}>
-        <DesignerPage initial={initial} design={initial.design} onEditHtml={() => setMode('html')} />
+        <DesignerPage initial={current} design={current.design} onEditHtml={() => setMode('html')} />
       </Suspense>
     );
   }
-  return <Editor initial={initial} />;
+  return (
+    <Editor
+      initial={current}
+      onBackToDesign={(saved) => {
+        setSwitched(saved);
+        setMode('design');
+      }}
+    />
+  );
 }
 
 interface Draft {
@@ -68,9 +79,10 @@ interface Draft {
 /** A save that lost a race: 409 (the body's version) or 412 (If-Match), with the current version. */
 const isConflict = (err: unknown): err is ApiError => err instanceof ApiError && (err.status === 409 || err.status === 412);
 
-function Editor({ initial }: { initial: Template }) {
+function Editor({ initial, onBackToDesign }: { initial: Template; onBackToDesign: (saved: Template) => void }) {
   const { me } = useOrg();
   const actions = useTemplateActions();
+  const designs = useDesignActions();
   const limits = useLimits();
   const navigate = useNavigate();
   // What the server last gave us (the base of the next save) and what the admin is typing.
@@ -98,6 +110,15 @@ function Editor({ initial }: { initial: Template }) {
   const makeDefault = useMutation(async () => {
     await write({ isDefault: true });
     notices.show({ kind: 'success', text: 'This is now the default template.' });
+  });
+  const [confirmDesign, setConfirmDesign] = useState(false);
+  // Back to the designer: its last design is compiled again (`PATCH {design}`), replacing hand edits.
+  const backToDesign = useMutation(async () => {
+    if (!base.design) return;
+    const saved = await designs.save(base, { design: base.design });
+    setConfirmDesign(false);
+    notices.show({ kind: 'success', text: 'Back to the designer: the template is its design again.' });
+    onBackToDesign(saved);
   });
   const remove = useMutation(async () => {
     await actions.remove(base);
@@ -165,6 +186,11 @@ function Editor({ initial }: { initial: Template }) {
                 Set as default
               </Button>
             )}
+            {base.design ? (
+              <Button onClick={() => setConfirmDesign(true)} disabled={dirty} title={dirty ? 'Save or undo your changes first' : 'Edit this template in the designer again'}>
+                Back to the designer
+              </Button>
+            ) : null}
             <Button variant="danger" onClick={() => setConfirmDelete(true)}>
               Delete
             </Button>
@@ -256,6 +282,17 @@ function Editor({ initial }: { initial: Template }) {
           htmlEditor.current?.insert(tag);
         }}
       />
+      <ConfirmDialog
+        title="Back to the designer?"
+        open={confirmDesign}
+        confirmLabel="Use the design"
+        pending={backToDesign.pending}
+        onCancel={() => setConfirmDesign(false)}
+        onConfirm={() => void backToDesign.run()}
+      >
+        <p>The template becomes its last design again, compiled afresh: changes made here in the HTML are replaced.</p>
+        <ErrorMessage error={backToDesign.error} />
+      </ConfirmDialog>
       <LeaveGuard dirty={dirty && !remove.pending} what="your changes to this template" />
       <ConfirmDialog
         title="Delete this template?"
