@@ -6,7 +6,7 @@ import { buildApp } from './app.ts';
 import { DatabaseUnavailableError } from './store/errors.ts';
 import { DataDirInUseError } from './store/data-dir-lock.ts';
 import { postgresDescription } from './store/postgres.ts';
-import { findSecretsKey, generatedKeyAdvice } from './secrets/key-file.ts';
+import { findSecretsKey, generatedKeyAdvice } from './secrets/module.ts';
 
 /** A start-up failure whose message says it all (no stack trace helps the operator). */
 class StartupError extends Error {}

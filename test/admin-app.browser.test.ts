@@ -12,7 +12,7 @@ import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, createUser, staffAccount, userWithPassword } from './helpers/fixtures.ts';
 import { deliver, event, staffToken, subscription } from './helpers/payments.ts';
 import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type TestPage, type SharedBrowser } from './helpers/chromium.ts';
-import { totpCode } from '../src/auth/totp.ts';
+import { totpCode } from '../src/idp/totp.ts';
 import { startSmtp, type TestSmtp } from './helpers/smtp.ts';
 import { screenshot } from './helpers/screenshots.ts';
 

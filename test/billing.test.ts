@@ -5,7 +5,7 @@ import { createOrg, createUser, staffAccount, userInput, type TestOrg } from './
 import { deliver, event, signedHeader, subscription } from './helpers/payments.ts';
 import { oidcClient, signIn } from './helpers/browser.ts';
 import { accountsRepo } from '../src/store/repositories/accounts.ts';
-import { totpCode } from '../src/auth/totp.ts';
+import { totpCode } from '../src/idp/totp.ts';
 import { api, ok, refused } from './helpers/api.ts';
 
 const DAY = 86_400_000;

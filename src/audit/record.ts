@@ -2,7 +2,7 @@
 // (docs/guide.md, "Audit trail"), carrying the request's correlation id and the changed field names.
 import type { Db } from '../store/db.ts';
 import { auditRepo } from '../store/repositories/audit.ts';
-import { actorOf, type Principal } from '../auth/principal.ts';
+import { actorOf, type Principal } from '../kernel/principal.ts';
 import type { ActorType } from '../store/schema.ts';
 
 /** What a write knows about the request that asked for it. */

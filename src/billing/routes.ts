@@ -1,10 +1,10 @@
 import type { QuotaCounter } from '../quota/counter.ts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { staffContext, type Guards } from '../auth/guard.ts';
-import { errorResponses, listQuery, nullableTimestamp, orgParams, page, text, timestamp, uuid } from '../http/schemas.ts';
-import { notFound } from '../errors.ts';
-import type { OrgService } from '../orgs/service.ts';
+import { staffContext, type Guards } from '../http/guard.ts';
+import { errorResponses, listQuery, nullableTimestamp, orgParams, page, text, timestamp, uuid, type ZodApp } from '../http/schemas.ts';
+import { notFound } from '../kernel/errors.ts';
+import type { OrgService } from '../orgs/module.ts';
 import type { BillingService } from './service.ts';
 import { planFacts, planStatus } from './gate.ts';
 import { EXAMPLE } from '../http/examples.ts';
@@ -88,7 +88,8 @@ const eventDetailSchema = eventSchema
 
 export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing: BillingService; quota: QuotaCounter; clock: () => Date }): FastifyPluginAsyncZod {
   const { guards } = deps;
-  return async (app) => {
+  /** An org's plan status. */
+  const planStatusRoute = (app: ZodApp): void => {
     app.get(
       '/v1/orgs/:orgId/plan-status',
       {
@@ -106,7 +107,10 @@ export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing:
         return { ...planStatus(planFacts(org), deps.clock()), quota: { ...quota, resetsAt: quota.resetsAt.toISOString() } };
       },
     );
+  };
 
+  /** The payment provider's events, for staff: list, read, replay. */
+  const eventRoutes = (app: ZodApp): void => {
     app.get(
       '/v1/admin/webhook-events',
       {
@@ -185,5 +189,10 @@ export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing:
         return result;
       },
     );
+  };
+
+  return async (app) => {
+    planStatusRoute(app);
+    eventRoutes(app);
   };
 }

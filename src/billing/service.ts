@@ -18,7 +18,7 @@ import { parseEvent, storable, type ProviderEvent } from './event.ts';
 import { HANDLED_EVENTS } from './state-machine.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import { every } from '../lib/every.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../kernel/errors.ts';
 import { toWebhookEvent, toWebhookEventDetail, type WebhookEvent, type WebhookEventDetail } from './resource.ts';
 
 export type IntakeResult = 'processed' | 'pending' | 'duplicate' | 'failed';

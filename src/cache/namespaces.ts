@@ -16,8 +16,8 @@ import { LRUCache } from 'lru-cache';
 import { entryBound } from '../lib/lru.ts';
 import type { OrgWithUsage } from '../store/repositories/orgs.ts';
 import type { TemplateRow, UserRow } from '../store/schema.ts';
-import type { Principal } from '../auth/principal.ts';
-import type { Rendered } from '../render/service.ts';
+import type { Principal } from '../kernel/principal.ts';
+import type { Rendered } from '../kernel/rendered.ts';
 import { ReadCache } from './read-cache.ts';
 
 /** What an API key's hash resolves to; `revoked` is cached too, so a revoked key costs no query. */

@@ -3,10 +3,10 @@
 // output streams and environment as arguments, so the tests run commands in their own process.
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError, type Config } from '../config.ts';
-import { findSecretsKey } from '../secrets/key-file.ts';
+import { findSecretsKey } from '../secrets/module.ts';
 import { migrate } from '../store/migrate.ts';
 import { UsageError } from './errors.ts';
-import type { PasswordHasher } from '../auth/passwords.ts';
+import type { PasswordHasher } from '../lib/passwords.ts';
 import { commandLogger, withDatabase, type CommandContext } from './context.ts';
 import { eventsReplay, orgCreate } from './org-commands.ts';
 import { keysRotate, staffCreate } from './identity-commands.ts';

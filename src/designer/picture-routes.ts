@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
 import type { Throttle } from '../ratelimit/hook.ts';
 import { SOCIAL_NETWORKS } from './design.ts';

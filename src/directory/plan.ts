@@ -142,7 +142,16 @@ export function planDirectory(input: {
   if (input.complete !== false) for (const user of linked.values()) if (!matched.has(user.id)) remove(user);
 
   // Deletions free seats before creations take them.
-  let free = input.seats.limit - (input.seats.used - deletes.length);
+  const created = withinSeats(creates, input.seats.limit - (input.seats.used - deletes.length), skips);
+  const changes = [...deletes, ...updates, ...created, ...skips];
+  return {
+    changes,
+    counts: { created: created.length, updated: updates.length, deleted: deletes.length, skipped: skips.length },
+  };
+}
+
+/** The creations that fit in `free` seats, in the directory's order; the rest are skipped for the seat limit. */
+function withinSeats(creates: DirectoryUser[], free: number, skips: PlannedChange[]): PlannedChange[] {
   const created: PlannedChange[] = [];
   for (const entry of creates) {
     if (free > 0) {
@@ -152,10 +161,5 @@ export function planDirectory(input: {
       skips.push({ action: 'skip', email: entry.email, userId: null, reason: 'seat_limit' });
     }
   }
-  const changes = [...deletes, ...updates, ...created, ...skips];
-  return {
-    changes,
-    counts: { created: created.length, updated: updates.length, deleted: deletes.length, skipped: skips.length },
-  };
+  return created;
 }
-

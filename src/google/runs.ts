@@ -5,18 +5,18 @@
 import type { Db } from '../store/db.ts';
 import { googleRepo } from '../store/repositories/google.ts';
 import { deploymentsRepo } from '../store/repositories/deployments.ts';
-import type { SecretBox } from '../secrets/secret-box.ts';
-import type { RenderService } from '../render/service.ts';
-import type { OrgService } from '../orgs/service.ts';
-import { graceExpired, planFacts } from '../billing/gate.ts';
+import type { SecretBox } from '../secrets/module.ts';
+import type { RenderService } from '../render/module.ts';
+import type { OrgService } from '../orgs/module.ts';
+import { graceExpired, planFacts } from '../billing/module.ts';
 import type { GoogleClient } from './client.ts';
 import type { GoogleMetrics, PushOutcome } from './metrics.ts';
 import { credentialsOf } from './credentials.ts';
 import type { GoogleLease } from './lease.ts';
 import { gmailTarget } from './gmail-target.ts';
-import { deploymentWrite, prepareSignature, type DeploymentOutcome } from '../deployments/target.ts';
-import type { DeploymentSkipReason } from '../deployments/service.ts';
-import { failureMessage } from '../directory/errors.ts';
+import { deploymentWrite, prepareSignature, type DeploymentOutcome } from '../deployments/module.ts';
+import type { DeploymentSkipReason } from '../deployments/module.ts';
+import { failureMessage } from '../directory/module.ts';
 
 export interface RunContext {
   signal?: AbortSignal | undefined;

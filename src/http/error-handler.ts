@@ -1,7 +1,7 @@
 // The one place that turns any failure into the error envelope (docs/guide.md, "Errors").
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError, codeToStatus, scrub, type ErrorCode, type ErrorDetails } from '../errors.ts';
+import { AppError, codeToStatus, scrub, type ErrorCode, type ErrorDetails } from '../kernel/errors.ts';
 import { CORRELATION_HEADER } from './correlation.ts';
 import { DatabaseUnavailableError } from '../store/errors.ts';
 import { VersionConflict } from '../store/conditional.ts';

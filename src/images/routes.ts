@@ -2,10 +2,9 @@
 // public `GET /v1/images/{imageId}` that mail clients fetch (outside the authenticated scope).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { writeContext, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
+import { writeContext, type Guards, type BillingHooks } from '../http/guard.ts';
 import { errorEnvelope, errorResponses, listQuery, orgParams, page, timestamp, uuid } from '../http/schemas.ts';
-import { badRequest } from '../errors.ts';
+import { badRequest } from '../kernel/errors.ts';
 import { IMAGE_MAX_BYTES, IMAGE_TYPES, type ImageService } from './service.ts';
 import { EXAMPLE } from '../http/examples.ts';
 import type { Throttle } from '../ratelimit/hook.ts';

@@ -4,7 +4,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.ts';
 import { imagesRepo, type ImageMeta } from '../store/repositories/images.ts';
 import { decodeCursor, toPage, type Page, type PageRequest } from '../store/pagination.ts';
-import { AppError, badRequest, notFound } from '../errors.ts';
+import { AppError, badRequest, notFound } from '../kernel/errors.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
 import type { ImageContentType } from '../store/schema.ts';
 import { readImageInfo, sniffType } from './dimensions.ts';

@@ -5,12 +5,11 @@ import { readFileSync } from 'node:fs';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { writeContext, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
-import { errorResponses, isoOrNull, nullableTimestamp, orgParams, text } from '../http/schemas.ts';
+import { writeContext, type Guards, type BillingHooks } from '../http/guard.ts';
+import { errorResponses, isoOrNull, nullableTimestamp, orgParams, text, type ZodApp } from '../http/schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
 import type { Throttle } from '../ratelimit/hook.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import { ADDIN_KEY_PATTERN } from './addin-key.ts';
 import { addinUrls, ICON_SIZES } from './manifest.ts';
 import type { OutlookService } from './service.ts';
@@ -139,7 +138,8 @@ export function addinRoutes(deps: {
     );
   const htmlAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
-  return async (app) => {
+  /** The signature the add-in asks for, with its own CORS policy. */
+  const signature = (app: ZodApp): void => {
     app.get(
       '/v1/addin/signature',
       {
@@ -193,7 +193,10 @@ export function addinRoutes(deps: {
       },
     );
     app.options('/v1/addin/signature', { schema: { hide: true }, config: { cors: false } }, async (_request, reply) => reply.headers(CORS).code(204).send());
+  };
 
+  /** The add-in's files, which Outlook fetches without credentials. */
+  const assets = (app: ZodApp): void => {
     app.get(
       '/addin/runtime.js',
       {
@@ -265,6 +268,11 @@ export function addinRoutes(deps: {
       },
       async () => ({ allowed: [addinUrls(baseUrl).runtimeJs] }),
     );
+  };
+
+  return async (app) => {
+    signature(app);
+    assets(app);
   };
 }
 

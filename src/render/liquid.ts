@@ -4,7 +4,7 @@
 // else. Templates are parsed and rendered only in the render worker (worker.ts), where the render
 // limit counts the thread's CPU time rather than the wall clock.
 import { Liquid, Tag, type FS, type Template } from 'liquidjs';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 
 // The one wording of the refusal: parseTemplate recognises it to leave out the syntax-error prefix.
 const NO_FILES = 'templates cannot include files';

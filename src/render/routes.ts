@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
+import type { Guards, BillingHooks } from '../http/guard.ts';
 import { errorResponses, uuid } from '../http/schemas.ts';
 import type { RenderService } from './service.ts';
 import { renderedSchema } from './schemas.ts';

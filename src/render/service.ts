@@ -10,20 +10,14 @@ import type { Db } from '../store/db.ts';
 import type { TemplateRow, UserRow } from '../store/schema.ts';
 import { usersRepo } from '../store/repositories/users.ts';
 import { templatesRepo } from '../store/repositories/templates.ts';
-import { AppError, notFound } from '../errors.ts';
-import type { OrgService } from '../orgs/service.ts';
+import { AppError, notFound } from '../kernel/errors.ts';
+import type { OrgService } from '../orgs/module.ts';
 import type { OrgWithUsage } from '../store/repositories/orgs.ts';
 import type { Scope } from './compile.ts';
 import type { RenderPool } from './pool.ts';
+import type { Rendered } from '../kernel/rendered.ts';
 
-export interface Rendered {
-  userId: string;
-  templateId: string | null;
-  html: string;
-  text: string;
-  bytes: number;
-  warnings: string[];
-}
+export type { Rendered };
 
 export function createRenderService(deps: {
   db: Db;

@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { accessOf, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
-import { enforce, readSignature } from '../auth/policy.ts';
+import { accessOf, type Guards, type BillingHooks } from '../http/guard.ts';
+import { enforce, readSignature } from '../kernel/policy.ts';
 import { errorResponses, uuid } from '../http/schemas.ts';
 import type { RenderService } from './service.ts';
-import type { UserService } from '../users/service.ts';
+import type { UserService } from '../users/module.ts';
 
 const signatureSchema = z
   .object({

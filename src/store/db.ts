@@ -4,6 +4,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Kysely, sql } from 'kysely';
 import type { DB } from './schema.ts';
+import type { Database, Db, PoolStats } from './database.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { openPostgres, type PostgresTimeouts } from './postgres.ts';
@@ -13,35 +14,7 @@ import type { PGlite as PGliteType } from '@electric-sql/pglite';
 
 export type { PostgresTimeouts };
 
-export type Db = Kysely<DB>;
-
-/** A connection pool's use at one moment (the metrics report it). */
-export interface PoolStats {
-  /** Connections open. */
-  total: number;
-  /** Connections open and not lent to a query or transaction. */
-  idle: number;
-  /** Callers waiting for a connection. */
-  waiting: number;
-  /** The most connections the pool opens. */
-  max: number;
-}
-
-export interface Database {
-  readonly db: Db;
-  readonly kind: 'embedded' | 'postgres';
-  /** Where the data lives, for the start-up log (no password). */
-  readonly description: string;
-  /** Runs a multi-statement SQL script (migrations). */
-  execScript(script: string): Promise<void>;
-  /** Runs `work` where statements have no time limit (migrations); the same db when embedded. */
-  unbounded<T>(work: (db: Db) => Promise<T>): Promise<T>;
-  /** Throws when the database does not answer within timeoutMs. */
-  ping(timeoutMs: number): Promise<void>;
-  /** The connection pool's use now (for the metrics). */
-  poolStats(): PoolStats;
-  close(): Promise<void>;
-}
+export type { Database, Db, PoolStats };
 
 // int8 (bigint, counts, identity columns) comes back as a string from both drivers, so no value
 // silently loses precision and both stores behave the same.

@@ -1,9 +1,19 @@
 // Row types of the tables, as Kysely sees them. Kept by hand beside the SQL migrations.
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ActorType, OrgRole } from '../kernel/principal.ts';
 
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+import type { CreatedAt, NullableTimestamp, Timestamp } from './columns.ts';
+import type {
+  DeploymentsTable,
+  DirectoryRunsTable,
+  DirectorySource,
+  GoogleIntegrationsTable,
+  MicrosoftIntegrationsTable,
+  OutlookAddinsTable,
+} from './schema-integrations.ts';
+
+// The tables of the integrations (directories, deployments, the Outlook add-in) are in schema-integrations.ts.
+export type * from './schema-integrations.ts';
 
 export interface OrgsTable {
   id: string;
@@ -42,7 +52,7 @@ export interface OrgsTable {
   updated_at: Timestamp;
 }
 
-export type OrgRole = 'member' | 'admin' | 'owner';
+export type { ActorType, OrgRole };
 
 export interface UsersTable {
   id: string;
@@ -97,7 +107,6 @@ export interface CustomField {
 export type UserStatus = 'invited' | 'active';
 export type TemplateSource = 'html' | 'design';
 
-export type DirectorySource = 'google' | 'microsoft';
 
 export interface StaffTable {
   id: string;
@@ -192,8 +201,6 @@ export interface ApiKeysTable {
   revoked_at: NullableTimestamp;
 }
 
-export type ActorType = 'user' | 'apiKey' | 'staff' | 'paymentProvider' | 'system';
-
 export interface AuditEntriesTable {
   id: Generated<string>;
   /** Null for a staff action that concerns no org. */
@@ -205,16 +212,6 @@ export interface AuditEntriesTable {
   target_id: string | null;
   correlation_id: string | null;
   changes: ColumnType<string[], string[] | undefined, never>;
-}
-
-export interface OutlookAddinsTable {
-  org_id: string;
-  key_hash: string;
-  key_sealed: string;
-  key_version: Generated<number>;
-  created_at: CreatedAt;
-  rotated_at: Timestamp;
-  last_fetch_at: NullableTimestamp;
 }
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed';
@@ -269,75 +266,6 @@ export interface ImagesTable {
   data: Uint8Array;
   created_at: CreatedAt;
   deleted_at: NullableTimestamp;
-}
-
-export interface DirectoryRunsTable {
-  id: string;
-  seq: Generated<string>;
-  org_id: string;
-  source: DirectorySource;
-  created: Generated<number>;
-  updated: Generated<number>;
-  deleted: Generated<number>;
-  skipped: Generated<number>;
-  changes: ColumnType<unknown[], string | undefined, string>;
-  started_at: CreatedAt;
-  finished_at: NullableTimestamp;
-}
-
-export type DeploymentTarget = 'gmail' | 'outlook';
-export type DeploymentState = 'pending' | 'deployed' | 'failed' | 'skipped';
-
-export interface DeploymentsTable {
-  org_id: string;
-  user_id: string;
-  target: DeploymentTarget;
-  seq: Generated<string>;
-  state: DeploymentState;
-  reason: string | null;
-  error: string | null;
-  content_hash: string | null;
-  deployed_at: NullableTimestamp;
-  updated_at: Timestamp;
-}
-
-export interface MicrosoftIntegrationsTable {
-  org_id: string;
-  tenant_id: string;
-  client_id: string;
-  sealed_secret: string;
-  last_sync_at: NullableTimestamp;
-  last_error: string | null;
-  last_error_at: NullableTimestamp;
-  next_sync_at: Timestamp;
-  version: Generated<number>;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-}
-
-export interface GoogleIntegrationsTable {
-  org_id: string;
-  client_email: string;
-  client_id: string;
-  private_key_id: string;
-  project_id: string;
-  sealed_private_key: string;
-  admin_email: string;
-  sync_users: boolean;
-  push_signatures: boolean;
-  last_sync_at: NullableTimestamp;
-  last_push_at: NullableTimestamp;
-  last_error: string | null;
-  last_error_at: NullableTimestamp;
-  next_sync_at: Timestamp;
-  changes_seen_at: Timestamp;
-  sync_lease_until: NullableTimestamp;
-  sync_lease_token: string | null;
-  push_lease_until: NullableTimestamp;
-  push_lease_token: string | null;
-  version: Generated<number>;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
 }
 
 export interface SchemaMigrationsTable {

@@ -1,10 +1,9 @@
 // `POST /v1/orgs/{orgId}/users/import`: a CSV file (text/csv) or a JSON array of the same fields.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { accessOf, writeContext, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
+import { accessOf, writeContext, type Guards, type BillingHooks } from '../http/guard.ts';
 import { errorResponses, orgParams, uuid } from '../http/schemas.ts';
-import { AppError, ERROR_CODES, badRequest } from '../errors.ts';
+import { AppError, ERROR_CODES, badRequest } from '../kernel/errors.ts';
 import { IMPORT_COLUMNS, IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, parseCsv, tooManyRows, type ImportRow, type UserImport } from './import.ts';
 import { importRowSchema } from './schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';

@@ -3,8 +3,8 @@
 // single create or update (validation, role rules, the seat cap, invitations, audit) and a refused
 // row changes nothing while the others go on.
 import { parse } from 'csv-parse/sync';
-import { AppError, badRequest, scrub, type ErrorCode } from '../errors.ts';
-import type { Access } from '../auth/policy.ts';
+import { AppError, badRequest, scrub, type ErrorCode } from '../kernel/errors.ts';
+import type { Access } from '../kernel/policy.ts';
 import type { WriteContext } from '../audit/record.ts';
 import { recordAudit } from '../audit/record.ts';
 import type { Db } from '../store/db.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listQuery, text, timestamp, uuid, versionField } from '../http/schemas.ts';
+import { listQuery, text, timestamp, userParams, uuid, versionField } from '../http/schemas.ts';
 import { USER_SORTS } from '../store/schema.ts';
 import { EXAMPLE } from '../http/examples.ts';
 import { addressText, CUSTOM_FIELD_KEY, optionalWebUrl, socialPatchSchema, socialSchema } from '../http/profile-schemas.ts';
@@ -154,4 +154,4 @@ export const importRowSchema = z.strictObject({
   address: z.preprocess(emptyIsAbsent, profile.address.optional()),
 });
 
-export const userParams = z.object({ orgId: uuid, userId: uuid });
+export { userParams };

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
-import { isUuid } from '../../lib/uuid.ts';
+import { isUuid } from '../../kernel/ids.ts';
 import type { WebhookEventRow } from '../schema.ts';
 
 /** The billing columns of an org, as the payment provider's events set them. */

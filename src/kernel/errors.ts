@@ -1,6 +1,6 @@
 // One error model for the whole service (docs/guide.md, "Errors"): a closed set of codes, a total mapping to
 // HTTP status, and an AppError that keeps what the client sees apart from what goes to the log.
-import { UUIDS_IN_TEXT } from './lib/uuid.ts';
+import { UUIDS_IN_TEXT } from './ids.ts';
 
 export const ERROR_CODES = [
   'BAD_REQUEST',

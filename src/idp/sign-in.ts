@@ -8,12 +8,12 @@
 // Enumeration: every path through `password` costs one password hash per candidate account, or
 // one of a dummy hash when there is none, so a locked or unknown account answers as slowly as a
 // wrong password.
-import type { Db } from '../../store/db.ts';
-import { accountsRepo, type Account, type AccountKind } from '../../store/repositories/accounts.ts';
-import { oidcRepo } from '../../store/repositories/oidc.ts';
-import { MIN_PASSWORD_LENGTH, scryptHasher, type PasswordHasher } from '../passwords.ts';
-import { checkTotp, newTotpSecret, otpauthUri } from '../totp.ts';
-import type { Invalidate } from '../../cache/namespaces.ts';
+import type { Db } from '../store/db.ts';
+import { accountsRepo, type Account, type AccountKind } from '../store/repositories/accounts.ts';
+import { oidcRepo } from '../store/repositories/oidc.ts';
+import { MIN_PASSWORD_LENGTH, scryptHasher, type PasswordHasher } from '../lib/passwords.ts';
+import { checkTotp, newTotpSecret, otpauthUri } from './totp.ts';
+import type { Invalidate } from '../cache/namespaces.ts';
 
 export const LOCK_AFTER_FAILURES = 5;
 export const LOCK_MINUTES = 15;

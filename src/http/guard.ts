@@ -6,11 +6,10 @@
 // parsing and validation, so an anonymous or foreign caller learns nothing about what a valid
 // request would look like.
 import type { FastifyRequest, onRequestAsyncHookHandler, onRequestHookHandler } from 'fastify';
-import { AppError, forbidden, unauthorized } from '../errors.ts';
-import type { Authenticate } from './authenticate.ts';
-import { authorize, enforce, type Access, type Action } from './policy.ts';
-import type { Principal } from './principal.ts';
-import { GUARD, type GuardKind } from '../http/openapi.ts';
+import { AppError, forbidden, unauthorized } from '../kernel/errors.ts';
+import { authorize, enforce, type Access, type Action } from '../kernel/policy.ts';
+import type { Authenticate, Principal } from '../kernel/principal.ts';
+import { GUARD, type GuardKind } from './openapi.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -99,4 +98,19 @@ export function staffContext(request: FastifyRequest): { staffId: string; correl
   const principal = request.principal;
   if (principal?.kind !== 'staff') throw new Error('route has no staff guard');
   return { staffId: principal.userId, correlationId: request.id };
+}
+
+/**
+ * The billing gate's hooks, which a write route lists after its guard (billing/hooks.ts makes
+ * them): declared here, with the guards, so that routes of every capability can name them.
+ */
+export interface BillingHooks {
+  /** 402 PAYMENT_REQUIRED for a write of an org whose grace period has ended; after `guards.org`. */
+  writeGate: onRequestAsyncHookHandler;
+}
+
+/** What the routes of the authenticated scope are given: the guards, and the billing gate for writes (app.ts). */
+export interface RouteKit {
+  guards: Guards;
+  billing: BillingHooks;
 }

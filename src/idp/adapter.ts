@@ -1,8 +1,8 @@
 // oidc-provider's storage adapter over our database (see the library's example/my_adapter.js).
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
-import type { Db } from '../../store/db.ts';
-import { oidcRepo } from '../../store/repositories/oidc.ts';
-import { isStorable } from '../../lib/text.ts';
+import type { Db } from '../store/db.ts';
+import { oidcRepo } from '../store/repositories/oidc.ts';
+import { isStorable } from '../lib/text.ts';
 
 /**
  * Text the database can hold: PostgreSQL's text and jsonb refuse NUL characters and unpaired

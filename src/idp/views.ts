@@ -1,7 +1,7 @@
 // The sign-in pages: small, server-rendered, usable without JavaScript, labelled for screen readers.
 import { createHash } from 'node:crypto';
 
-import { escapeHtml as escape } from '../../lib/html.ts';
+import { escapeHtml as escape } from '../lib/html.ts';
 
 const STYLE = `
 body{font:16px/1.5 system-ui,sans-serif;background:#f4f5f7;color:#1d2330;margin:0;display:flex;min-height:100vh;align-items:center;justify-content:center}

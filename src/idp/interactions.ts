@@ -14,8 +14,8 @@ import { handToProvider, pinOrigin } from './hooks.ts';
 import { codeStep, newPasswordStep, nextStep, passwordStep, type Pending, type StepOutcome } from './steps.ts';
 import { crossSitePage, enrolPage, errorPage, newPasswordPage, otpPage, signInPage } from './views.ts';
 import type { TakeAttempt } from './attempts.ts';
-import { MIN_PASSWORD_LENGTH } from '../passwords.ts';
-import { refuseCrossSitePosts } from '../../http/cross-site.ts';
+import { MIN_PASSWORD_LENGTH } from '../lib/passwords.ts';
+import { refuseCrossSitePosts } from '../http/cross-site.ts';
 
 type Details = Awaited<ReturnType<Provider['interactionDetails']>>;
 type UidRequest = FastifyRequest<{ Params: { uid: string }; Body: Record<string, unknown> | undefined }>;

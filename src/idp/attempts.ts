@@ -4,7 +4,7 @@
 // buckets are the shared rate-limit module's (src/ratelimit), so with REDIS_URL every instance
 // counts against the same ones.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { RateLimiter } from '../../ratelimit/interface.ts';
+import type { RateLimiter } from '../ratelimit/interface.ts';
 
 export type AttemptBucket = 'signin' | 'authorize' | 'forgot';
 

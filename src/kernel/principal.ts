@@ -1,5 +1,11 @@
 // Who is calling. Authentication produces one of these; the policy decides what it may do.
-import type { ActorType, OrgRole } from '../store/schema.ts';
+import type { IncomingHttpHeaders } from 'node:http';
+
+/** A user's role in an org (the `users.role` column). */
+export type OrgRole = 'member' | 'admin' | 'owner';
+
+/** Who an audit entry names as its actor (the `audit_entries.actor_type` column). */
+export type ActorType = 'user' | 'apiKey' | 'staff' | 'paymentProvider' | 'system';
 
 export type Principal =
   | { kind: 'apiKey'; keyId: string; orgId: string }
@@ -16,3 +22,6 @@ export function actorOf(principal: Principal): { type: ActorType; id: string } {
       return { type: 'staff', id: principal.userId };
   }
 }
+
+/** Turns a request's credentials into a Principal, or refuses with 401 (auth/authenticate.ts makes one). */
+export type Authenticate = (headers: IncomingHttpHeaders) => Promise<Principal>;

@@ -1,9 +1,9 @@
 // The identity provider's expired sessions, codes and tokens stay in the database until purged:
 // oidc-provider asks its adapter for a row by id and ignores an expired one, but never deletes it.
-import type { Db } from '../../store/db.ts';
-import type { Logger } from '../../log.ts';
-import { oidcRepo } from '../../store/repositories/oidc.ts';
-import { every } from '../../lib/every.ts';
+import type { Db } from '../store/db.ts';
+import type { Logger } from '../log.ts';
+import { oidcRepo } from '../store/repositories/oidc.ts';
+import { every } from '../lib/every.ts';
 
 const PURGE_EVERY_MS = 600_000;
 

@@ -2,7 +2,7 @@
 // TOTP code) as small functions: the form and the state of the interaction in, an outcome out. They
 // decide; the pages (interactions.ts) read the interaction, call them, and show what they answer.
 // The checks themselves (hashes, codes, writes) are the sign-in service's (sign-in.ts), passed in.
-import { isStorable } from '../../lib/text.ts';
+import { isStorable } from '../lib/text.ts';
 
 export type PendingStep = 'otp' | 'enrol' | 'new-password';
 

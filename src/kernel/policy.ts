@@ -2,9 +2,8 @@
 // "People and roles" and "Credentials").
 // Pure functions return decisions; `enforce` turns a refusal into the 403 error, for the guards
 // and the services that judge a decision against the row they are about to change.
-import { forbidden } from '../errors.ts';
-import type { OrgRole } from '../store/schema.ts';
-import type { Principal } from './principal.ts';
+import { forbidden } from './errors.ts';
+import type { OrgRole, Principal } from './principal.ts';
 
 /** The role a caller acts with inside an org: API keys act as `admin` (docs/guide.md, "Credentials"); staff as super-admin. */
 export type EffectiveRole = OrgRole | 'super-admin';

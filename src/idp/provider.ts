@@ -2,9 +2,9 @@
 // (docs/identity.md): two public clients with PKCE S256, Cognito's route names, ID tokens with the
 // tenancy claims, a refresh token on every code exchange, lifetimes from config.
 import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import type { Config } from '../../config.ts';
-import type { Db } from '../../store/db.ts';
-import { accountsRepo } from '../../store/repositories/accounts.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../store/db.ts';
+import { accountsRepo } from '../store/repositories/accounts.ts';
 import { adapterFor } from './adapter.ts';
 import type { KeyMaterial } from './keys.ts';
 import { clientCallbacks, errorPage, logoutPage, pageHeaders, signedOutPage } from './views.ts';
@@ -84,55 +84,8 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
   const authPath = new URL(config.authUrl).pathname.replace(/\/$/, '');
   const configuration: Configuration = {
     adapter: adapterFor(db, deps.clock),
-    clients: [
-      {
-        client_id: ids.app,
-        client_name: 'Signature Service',
-        application_type: applicationType([config.appUrl, ...config.extensionCallbackUrls]),
-        scope: USER_SCOPES.join(' '),
-        require_auth_time: true,
-        token_endpoint_auth_method: 'none',
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        redirect_uris: [config.appUrl, ...config.extensionCallbackUrls],
-        post_logout_redirect_uris: [config.appUrl, ...config.extensionCallbackUrls],
-      },
-      {
-        client_id: ids.admin,
-        client_name: 'Signature Service staff',
-        application_type: applicationType([config.adminUrl]),
-        scope: SCOPES.join(' '),
-        require_auth_time: true,
-        token_endpoint_auth_method: 'none',
-        grant_types: ['authorization_code', 'refresh_token'],
-        response_types: ['code'],
-        redirect_uris: [config.adminUrl],
-        post_logout_redirect_uris: [config.adminUrl],
-      },
-    ],
-    findAccount: async (_ctx, sub) => {
-      const account = await accountsRepo.byId(db, sub);
-      if (!account) return undefined;
-      return {
-        accountId: sub,
-        claims: async (use) => ({
-          sub,
-          email: account.email,
-          email_verified: account.emailVerified,
-          name: account.name,
-          // Tenancy claims only on the ID token (docs/identity.md).
-          ...(use === 'id_token'
-            ? {
-                'custom:role': account.role,
-                ...(account.orgId ? { 'custom:orgId': account.orgId } : {}),
-                // Cognito's username is the user's id here (what `sub` holds).
-                'cognito:username': sub,
-                token_use: 'id',
-              }
-            : {}),
-        }),
-      };
-    },
+    clients: clientsOf(config, ids),
+    findAccount: accountFinder(db),
     claims: {
       openid: ['sub', 'amr', 'custom:orgId', 'custom:role', 'cognito:username', 'token_use'],
       [STAFF_SCOPE]: [],
@@ -212,4 +165,61 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
   const provider = new Provider(config.authUrl, configuration);
   provider.proxy = true;
   return provider;
+}
+
+/** The two web apps, public clients with PKCE: the dashboard (and the extensions' callbacks) and the staff app. */
+function clientsOf(config: Config, ids: ReturnType<typeof clientIds>): NonNullable<Configuration['clients']> {
+  return [
+    {
+      client_id: ids.app,
+      client_name: 'Signature Service',
+      application_type: applicationType([config.appUrl, ...config.extensionCallbackUrls]),
+      scope: USER_SCOPES.join(' '),
+      require_auth_time: true,
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      redirect_uris: [config.appUrl, ...config.extensionCallbackUrls],
+      post_logout_redirect_uris: [config.appUrl, ...config.extensionCallbackUrls],
+    },
+    {
+      client_id: ids.admin,
+      client_name: 'Signature Service staff',
+      application_type: applicationType([config.adminUrl]),
+      scope: SCOPES.join(' '),
+      require_auth_time: true,
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      redirect_uris: [config.adminUrl],
+      post_logout_redirect_uris: [config.adminUrl],
+    },
+  ];
+}
+
+/** An account's claims, read from the database at each use. */
+function accountFinder(db: Db): NonNullable<Configuration['findAccount']> {
+  return async (_ctx, sub) => {
+    const account = await accountsRepo.byId(db, sub);
+    if (!account) return undefined;
+    return {
+      accountId: sub,
+      claims: async (use) => ({
+        sub,
+        email: account.email,
+        email_verified: account.emailVerified,
+        name: account.name,
+        // Tenancy claims only on the ID token (docs/identity.md).
+        ...(use === 'id_token'
+          ? {
+              'custom:role': account.role,
+              ...(account.orgId ? { 'custom:orgId': account.orgId } : {}),
+              // Cognito's username is the user's id here (what `sub` holds).
+              'cognito:username': sub,
+              token_use: 'id',
+            }
+          : {}),
+      }),
+    };
+  };
 }

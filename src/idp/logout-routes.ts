@@ -9,7 +9,7 @@ import type { SignIn } from './sign-in.ts';
 import { handToProvider, pinOrigin } from './hooks.ts';
 import { fieldProblem } from './steps.ts';
 import { crossSitePage, errorPage, signedOutPage } from './views.ts';
-import { refuseCrossSitePosts } from '../../http/cross-site.ts';
+import { refuseCrossSitePosts } from '../http/cross-site.ts';
 
 export function logoutRoutes(deps: {
   provider: Provider;

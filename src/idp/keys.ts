@@ -3,8 +3,8 @@
 // stays published (JWKS) until every ID token it signed has expired.
 import { randomBytes, randomUUID } from 'node:crypto';
 import { exportJWK, generateKeyPair, type JWK } from 'jose';
-import type { Db } from '../../store/db.ts';
-import { idpKeysRepo } from '../../store/repositories/idp-keys.ts';
+import type { Db } from '../store/db.ts';
+import { idpKeysRepo } from '../store/repositories/idp-keys.ts';
 
 export const SIGNING_ALG = 'RS256';
 

@@ -6,9 +6,9 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type Provider from 'oidc-provider';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { CORRELATION_HEADER } from '../../http/correlation.ts';
-import { redactUrl } from '../../http/request-log.ts';
-import type { Logger } from '../../log.ts';
+import { CORRELATION_HEADER } from '../http/correlation.ts';
+import { redactUrl } from '../http/request-log.ts';
+import type { Logger } from '../log.ts';
 
 /**
  * The provider builds its endpoints (discovery, redirects) from the request's host and scheme,
