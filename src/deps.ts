@@ -46,6 +46,7 @@ import { googleModule, type GoogleRuns, type GoogleService, type GoogleTuning } 
 import { adminModule, type OrgAdminService, type StaffAdminService } from './admin/module.ts';
 import { webhooksModule } from './webhooks/module.ts';
 import { designerModule } from './designer/module.ts';
+import { scimModule, type ScimService } from './scim/module.ts';
 import { webAppsModule } from './web-apps/module.ts';
 import type { HealthCheck } from './health/module.ts';
 
@@ -85,6 +86,8 @@ export interface Deps {
   staffAdmin: StaffAdminService;
   secrets: SecretBox;
   directory: DirectoryService;
+  /** SCIM 2.0 provisioning (src/scim/): tokens, and the users and groups Okta or Entra ID push. */
+  scim: ScimService;
   deployments: DeploymentService;
   google: GoogleService;
   googleRuns: GoogleRuns;
@@ -158,6 +161,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
     const google = add(googleModule(core, { secrets, directory, render, orgs }, overrides.google));
     const connectors = [google.connector, microsoft.connector];
     add(directorySyncModule(core, { directory, connectors, schedules: [google.schedule] }, { tickMs: overrides.google?.schedulerTickMs }));
+    const scim = add(scimModule(core));
     const admin = add(adminModule(core, { orgs, mail }));
     add(webhooksModule(core, { billing }));
     const limits = { templateSourceChars: TEMPLATE_SOURCE_MAX, imageBytes: IMAGE_MAX_BYTES, imageSidePx: IMAGE_MAX_SIDE, passwordMinChars: MIN_PASSWORD_LENGTH };
@@ -186,6 +190,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       images: images.service,
       secrets: secrets.service,
       directory: directory.service,
+      scim: scim.service,
       deployments: deployments.service,
       google: google.service,
       googleRuns: google.runs,

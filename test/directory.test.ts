@@ -32,7 +32,7 @@ describe('directory: applying a directory to an org', () => {
   const listUsers = async (org: TestOrg) => {
     const res = await server.request('GET', `/v1/orgs/${org.orgId}/users?limit=200`, { key: org.key });
     assert.equal(res.status, 200);
-    return res.body.items as { userId: string; email: string; name: string; title: string; role: string }[];
+    return res.body.items as { userId: string; email: string; name: string; title: string; role: string; status: string }[];
   };
 
   test('a dry run answers the counts and changes nothing; the real run makes exactly those changes, audited and recorded', async () => {
@@ -77,18 +77,23 @@ describe('directory: applying a directory to an org', () => {
     assert.deepEqual([again.created, again.updated, again.deleted, again.skipped], [0, 0, 0, 0]);
   });
 
-  test('a change in the directory reaches the user; suspended and removed users are soft-deleted; API users are left alone', async () => {
+  test('a change in the directory reaches the user; suspended users are suspended, removed ones soft-deleted; API users are left alone', async () => {
     const org = await createOrg(server, { seats: 50 });
     const domain = `${randomUUID().slice(0, 8)}.test`;
     const apiUser = await createUser(server, org, { email: `api-only@${domain}` });
     await apply(org, [1, 2, 3].map((n) => dirUser(domain, n)));
     const r = await apply(org, [dirUser(domain, 1, { title: 'CTO', name: 'Grace' }), dirUser(domain, 2, { active: false })]);
-    assert.deepEqual([r.created, r.updated, r.deleted, r.skipped], [0, 1, 2, 0]);
+    assert.deepEqual([r.created, r.updated, r.deleted, r.skipped], [0, 2, 1, 0]);
     const users = await listUsers(org);
     const u1 = users.find((u) => u.email === `user1@${domain}`);
     assert.equal(u1?.title, 'CTO');
     assert.equal(u1?.name, 'Grace');
-    assert.ok(!users.some((u) => u.email === `user2@${domain}` || u.email === `user3@${domain}`), 'suspended and gone users are deleted');
+    assert.equal(users.find((u) => u.email === `user2@${domain}`)?.status, 'suspended', 'a suspended account suspends its user');
+    assert.ok(!users.some((u) => u.email === `user3@${domain}`), 'gone users are deleted');
+    // Active again in the directory: restored.
+    const back = await apply(org, [dirUser(domain, 1, { title: 'CTO', name: 'Grace' }), dirUser(domain, 2)]);
+    assert.deepEqual(back.changes.map((c) => [c.email, c.fields]), [[`user2@${domain}`, ['status']]]);
+    assert.equal((await listUsers(org)).find((u) => u.email === `user2@${domain}`)?.status, 'invited');
     assert.ok(users.some((u) => u.userId === apiUser.userId), 'a user the directory did not create stays');
     // The read path sees the change at once (caches forgotten).
     const one = await server.request('GET', `/v1/orgs/${org.orgId}/users/${u1!.userId}`, { key: org.key });
@@ -141,7 +146,13 @@ describe('directory: applying a directory to an org', () => {
   const liveCounts = async (orgId: string) => {
     const db = server.deps.database.db;
     const kept = await db.selectFrom('org_live_users').select('live').where('org_id', '=', orgId).executeTakeFirst();
-    const counted = await db.selectFrom('users').select((eb) => eb.fn.countAll<string>().as('n')).where('org_id', '=', orgId).where('deleted_at', 'is', null).executeTakeFirstOrThrow();
+    const counted = await db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('org_id', '=', orgId)
+      .where('deleted_at', 'is', null)
+      .where('status', '<>', 'suspended')
+      .executeTakeFirstOrThrow();
     return { kept: kept?.live ?? 0, counted: Number(counted.n) };
   };
 
@@ -201,14 +212,17 @@ describe('directory: applying a directory to an org', () => {
     ];
     const dry = await apply(org, directory, true);
     const r = await apply(org, directory);
-    assert.deepEqual([r.created, r.updated, r.deleted, r.skipped], [100, 50, 100, 50]);
-    assert.deepEqual([dry.created, dry.updated, dry.deleted, dry.skipped], [100, 50, 100, 50], 'the dry run planned the same');
+    assert.deepEqual([r.created, r.updated, r.deleted, r.skipped], [100, 150, 0, 50]);
+    assert.deepEqual([dry.created, dry.updated, dry.deleted, dry.skipped], [100, 150, 0, 50], 'the dry run planned the same');
     const skipped = r.changes.filter((c) => c.action === 'skip');
     assert.ok(skipped.every((c) => c.reason === 'seat_limit'));
     assert.deepEqual(skipped.map((c) => c.email), Array.from({ length: 50 }, (_, i) => `user${n + 101 + i}@${domain}`), 'the first entries take the free seats');
     assert.deepEqual(
       r.changes.filter((c) => c.action === 'update').map((c) => [c.email, c.fields]),
-      Array.from({ length: 50 }, (_, i) => [`user${101 + i}@${domain}`, ['title']]),
+      [
+        ...Array.from({ length: 100 }, (_, i) => [`user${1 + i}@${domain}`, ['status']]),
+        ...Array.from({ length: 50 }, (_, i) => [`user${101 + i}@${domain}`, ['title']]),
+      ],
     );
     assert.deepEqual(await liveCounts(org.orgId), { kept: 5_000, counted: 5_000 });
 

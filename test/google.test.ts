@@ -174,7 +174,7 @@ describe('Google Workspace', () => {
     assert.equal(patchesTo(ws.domain).length, 300, 'nothing changed, nothing sent');
   });
 
-  test('a change in the directory reaches the user and their signature; a suspended user is soft-deleted; a dry run changes nothing', async () => {
+  test('a change in the directory reaches the user and their signature; a suspended user is suspended and skipped by pushes; a dry run changes nothing', async () => {
     const org = await createOrg(server, { seats: 50 });
     await createTemplate(server, org, { html: '<p>{{ user.name }} — {{ user.title }}</p>' });
     const ws = workspace(fake, 5);
@@ -186,18 +186,19 @@ describe('Google Workspace', () => {
     user3.suspended = true;
     const dry = await server.request('POST', `${base(org)}/sync?dryRun=true`, { key: org.key });
     assert.equal(dry.status, 200);
-    assert.deepEqual([dry.body.created, dry.body.updated, dry.body.deleted, dry.body.skipped], [0, 1, 1, 0]);
+    assert.deepEqual([dry.body.created, dry.body.updated, dry.body.deleted, dry.body.skipped], [0, 2, 0, 0]);
     const listed = await server.request('GET', `/v1/orgs/${org.orgId}/users?limit=200`, { key: org.key });
-    assert.ok(listed.body.items.some((u: { email: string }) => u.email === user3.primaryEmail), 'the dry run deleted nobody');
+    assert.notEqual(listed.body.items.find((u: { email: string }) => u.email === user3.primaryEmail).status, 'suspended', 'the dry run suspended nobody');
 
     const sync = await server.request('POST', `${base(org)}/sync`, { key: org.key });
     assert.equal(sync.status, 202);
     assert.equal((await waitForJob(server, org, sync.body.jobId)).state, 'succeeded');
     const after = await server.request('GET', `/v1/orgs/${org.orgId}/users?limit=200`, { key: org.key });
     assert.equal(after.body.items.find((u: { email: string }) => u.email === user2.primaryEmail).title, 'Head of Sales');
-    assert.ok(!after.body.items.some((u: { email: string }) => u.email === user3.primaryEmail), 'suspended → soft-deleted');
-    // The changed user's signature follows, pushed by the sync.
+    assert.equal(after.body.items.find((u: { email: string }) => u.email === user3.primaryEmail).status, 'suspended', 'suspended in Google → suspended');
+    // The changed user's signature follows, pushed by the sync; the suspended one is skipped.
     await waitFor(() => fake.users.get(user2.primaryEmail)!.signature === '<p>User 2 — Head of Sales</p>', "the new title in Gmail");
+    await waitFor(async () => (await deployments(org, '&state=skipped')).some((d) => d.email === user3.primaryEmail && d.reason === 'suspended'), 'the suspended user skipped');
     assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
   });
 

@@ -47,7 +47,7 @@ describe('Microsoft Entra directory sync', () => {
   const jobOf = (org: TestOrg, jobId: string) => server.request('GET', `/v1/orgs/${org.orgId}/jobs/${jobId}`, { key: org.key }).then((r) => r.body);
   const finished = (org: TestOrg, jobId: string) => until(() => jobOf(org, jobId), (j) => j.state === 'succeeded' || j.state === 'failed', `job ${jobId} ends`);
   const usersOf = async (org: TestOrg) =>
-    (await server.request('GET', `/v1/orgs/${org.orgId}/users?limit=200`, { key: org.key })).body.items as { userId: string; email: string; name: string; title: string; department: string; phone: string; mobile: string; role: string }[];
+    (await server.request('GET', `/v1/orgs/${org.orgId}/users?limit=200`, { key: org.key })).body.items as { userId: string; email: string; name: string; title: string; department: string; phone: string; mobile: string; role: string; status: string }[];
 
   test('connecting stores the secret sealed, answers no secret, and the first sync maps every page of users', async () => {
     const people = [
@@ -98,7 +98,7 @@ describe('Microsoft Entra directory sync', () => {
 
     const dry = await server.request('POST', `/v1/orgs/${org.orgId}/integrations/microsoft/sync?dryRun=true`, { key: org.key });
     assert.equal(dry.status, 200, dry.text);
-    assert.deepEqual({ created: dry.body.created, updated: dry.body.updated, deleted: dry.body.deleted, skipped: dry.body.skipped }, { created: 1, updated: 1, deleted: 2, skipped: 0 });
+    assert.deepEqual({ created: dry.body.created, updated: dry.body.updated, deleted: dry.body.deleted, skipped: dry.body.skipped }, { created: 1, updated: 2, deleted: 1, skipped: 0 });
     assert.deepEqual(await usersOf(org), before, 'a dry run changes nothing');
 
     const started = await server.request('POST', `/v1/orgs/${org.orgId}/integrations/microsoft/sync`, { key: org.key });
@@ -107,7 +107,8 @@ describe('Microsoft Entra directory sync', () => {
     assert.equal((await finished(org, started.body.jobId)).state, 'succeeded');
     const emails = new Set((await usersOf(org)).map((u) => u.email.toLowerCase()));
     assert.ok(emails.has(newcomer.mail!.toLowerCase()));
-    assert.ok(!emails.has(people[1]!.mail!.toLowerCase()), 'disabled: soft-deleted');
+    const disabled = (await usersOf(org)).find((u) => u.email.toLowerCase() === people[1]!.mail!.toLowerCase());
+    assert.equal(disabled?.status, 'suspended', 'accountEnabled false: suspended');
     assert.ok(!emails.has(people[2]!.mail!.toLowerCase()), 'gone from the directory: soft-deleted');
     assert.equal((await usersOf(org)).find((u) => u.email.toLowerCase() === people[3]!.mail!.toLowerCase())?.title, 'Director');
   });

@@ -67,6 +67,10 @@ export const ORG_ROUTES: RouteCase[] = [
   { method: 'DELETE', route: '/v1/orgs/{orgId}/integrations/google', minRole: 'admin' },
   { method: 'POST', route: '/v1/orgs/{orgId}/integrations/google/test', minRole: 'admin' },
   { method: 'POST', route: '/v1/orgs/{orgId}/integrations/google/sync', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/integrations/scim', minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/integrations/scim', minRole: 'admin' },
+  { method: 'DELETE', route: '/v1/orgs/{orgId}/integrations/scim', minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/groups', minRole: 'member' },
   { method: 'POST', route: '/v1/orgs/{orgId}/integrations/google/push', minRole: 'admin' },
 ];
 

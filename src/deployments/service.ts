@@ -8,7 +8,7 @@ import type { DeploymentTarget } from '../store/schema.ts';
 import { toDeployment, type Deployment } from './resource.ts';
 
 /** Why a deployment was skipped (docs/google-workspace.md, "On ours"). */
-export const SKIP_REASONS = ['unchanged', 'payment_required', 'too_long', 'not_in_directory'] as const;
+export const SKIP_REASONS = ['unchanged', 'payment_required', 'too_long', 'not_in_directory', 'suspended'] as const;
 export type DeploymentSkipReason = (typeof SKIP_REASONS)[number];
 
 export function createDeploymentService(deps: { db: Db }) {

@@ -24,16 +24,18 @@ const local = (n: number, over: Partial<LocalUser> = {}): LocalUser => ({
   role: 'member',
   directory_source: 'google',
   directory_id: `g${n}`,
+  status: 'active',
   ...over,
 });
-const plan = (directory: DirectoryUser[], users: LocalUser[], opts: { taken?: string[]; seats?: number; complete?: boolean } = {}) =>
+const plan = (directory: DirectoryUser[], users: LocalUser[], opts: { taken?: string[]; seats?: number; complete?: boolean; scimEnabled?: boolean } = {}) =>
   planDirectory({
     source: 'google',
     directory,
     local: users,
     takenElsewhere: new Set(opts.taken ?? []),
-    seats: { limit: opts.seats ?? 100, used: users.length },
+    seats: { limit: opts.seats ?? 100, used: users.filter((u) => u.status !== 'suspended').length },
     ...(opts.complete === undefined ? {} : { complete: opts.complete }),
+    ...(opts.scimEnabled === undefined ? {} : { scimEnabled: opts.scimEnabled }),
   });
 
 test('creates new users, updates changed ones, leaves unchanged ones alone', () => {
@@ -43,12 +45,36 @@ test('creates new users, updates changed ones, leaves unchanged ones alone', () 
   assert.deepEqual(update && update.action === 'update' && update.fields, ['title']);
 });
 
-test('suspended and gone linked users are deleted; users it did not link are never touched', () => {
+test('suspended entries suspend their user; gone linked users are deleted; users it did not link are never touched', () => {
   const mine = [local(1), local(2)];
   const apiUser = local(9, { directory_source: null, directory_id: null, email: 'api@corp.test' });
   const p = plan([entry(1, { active: false })], [...mine, apiUser]);
-  assert.deepEqual(p.counts, { created: 0, updated: 0, deleted: 2, skipped: 0 });
-  assert.ok(p.changes.every((c) => c.action !== 'delete' || c.userId !== 'id9'));
+  assert.deepEqual(p.counts, { created: 0, updated: 1, deleted: 1, skipped: 0 });
+  assert.deepEqual(
+    p.changes.map((c) => [c.action, 'userId' in c ? c.userId : null, c.action === 'update' ? c.fields : null]),
+    [
+      ['delete', 'id2', null],
+      ['update', 'id1', ['status']],
+    ],
+  );
+  // Already suspended: nothing to do.
+  assert.deepEqual(plan([entry(1, { active: false }), entry(2)], [local(1, { status: 'suspended' }), local(2)]).counts, { created: 0, updated: 0, deleted: 0, skipped: 0 });
+});
+
+test('an active entry restores its suspended user, taking a seat; past the cap it is skipped seat_limit', () => {
+  const users = [local(1, { status: 'suspended' }), local(2)];
+  const p = plan([entry(1), entry(2)], users);
+  assert.deepEqual(p.changes.map((c) => c.action === 'update' && [c.userId, c.fields]), [['id1', ['status']]]);
+  const full = plan([entry(1), entry(2)], users, { seats: 1 });
+  assert.deepEqual(full.changes.map((c) => c.action === 'skip' && [c.userId, c.reason]), [['id1', 'seat_limit']]);
+});
+
+test('while SCIM is enabled a sync skips the users SCIM linked (reason scim); once disabled it may adopt them', () => {
+  const scimUser = local(7, { directory_source: 'scim', directory_id: 'okta-7' });
+  const on = plan([entry(7, { title: 'New' })], [scimUser], { scimEnabled: true });
+  assert.deepEqual(on.changes.map((c) => c.action === 'skip' && [c.userId, c.reason]), [['id7', 'scim']]);
+  const off = plan([entry(7, { title: 'New' })], [scimUser], { scimEnabled: false });
+  assert.ok(off.changes[0]!.action === 'update' && off.changes[0]!.fields.includes('directory'));
 });
 
 test('a user created through the API is adopted when the directory has their address (case-insensitive)', () => {
@@ -58,7 +84,7 @@ test('a user created through the API is adopted when the directory has their add
   assert.ok(c.action === 'update' && c.userId === 'id9' && c.fields.includes('directory'));
 });
 
-test('the owner is never deleted by a sync', () => {
+test('the owner is never suspended or deleted by a sync', () => {
   const p = plan([entry(1, { active: false })], [local(1, { role: 'owner' })]);
   assert.deepEqual(p.counts, { created: 0, updated: 0, deleted: 0, skipped: 1 });
   assert.equal(p.changes[0]!.action === 'skip' && p.changes[0]!.reason, 'owner_kept');
@@ -66,8 +92,8 @@ test('the owner is never deleted by a sync', () => {
 
 test('past the seat cap new users are skipped with that reason; deletions free seats first', () => {
   const p = plan([entry(1, { active: false }), entry(2), entry(3), entry(4)], [local(1), local(9, { directory_source: null })], { seats: 3 });
-  // 2 used, 1 deleted → 2 free seats for 3 new users.
-  assert.deepEqual(p.counts, { created: 2, updated: 0, deleted: 1, skipped: 1 });
+  // 2 used, 1 suspended → 2 free seats for 3 new users.
+  assert.deepEqual(p.counts, { created: 2, updated: 1, deleted: 0, skipped: 1 });
   assert.ok(p.changes.some((c) => c.action === 'skip' && c.reason === 'seat_limit' && c.email === 'u4@corp.test'));
 });
 
@@ -92,7 +118,7 @@ test('an address change in the directory follows the user by id; into an address
 test('users pushed a few at a time (not the complete directory): the others it linked stay; the same seat cap and reasons apply', () => {
   const mine = [local(1), local(2), local(3)];
   const pushed = plan([entry(2, { title: 'CTO' }), entry(3, { active: false }), entry(4), entry(5)], mine, { complete: false, seats: 3 });
-  assert.deepEqual(pushed.counts, { created: 1, updated: 1, deleted: 1, skipped: 1 });
+  assert.deepEqual(pushed.counts, { created: 1, updated: 2, deleted: 0, skipped: 1 });
   assert.ok(!pushed.changes.some((c) => c.action === 'delete' && c.userId === 'id1'), 'a user not in the push stays');
   assert.deepEqual(
     pushed.changes.filter((c) => c.action === 'skip').map((c) => c.action === 'skip' && [c.email, c.reason]),

@@ -8,17 +8,20 @@
 //   nor matches by address are never touched.
 // - New, active entries are created as members; past the seat cap, or when another org has the
 //   address, they are skipped with that reason and the rest goes on.
-// - Suspended entries, and linked users gone from the directory, are soft-deleted; the org's owner
-//   never is (skipped `owner_kept`), so a directory cannot lock an org out. A directory that pushes
-//   some of its users (SCIM) says its list is not complete: none is gone for not being in it.
-import type { DirectorySource, OrgRole } from '../store/schema.ts';
+// - Suspended (disabled) entries suspend their user (src/users/status.ts: an update of `status`);
+//   an active entry restores a suspended user, taking a seat again. Linked users gone from the
+//   directory are soft-deleted. The org's owner is never suspended or deleted (skipped
+//   `owner_kept`), so a directory cannot lock an org out. A directory that pushes some of its users
+//   (SCIM) says its list is not complete: none is gone for not being in it.
+// - While SCIM is enabled it owns the users it created: a sync skips them (`scim`, docs/scim.md).
+import type { DirectorySource, OrgRole, UserStatus } from '../store/schema.ts';
 import type { DirectoryProfile } from '../store/repositories/directory.ts';
 
 /** One user as a directory describes them, already mapped to our fields. */
 export interface DirectoryUser extends DirectoryProfile {
   /** The directory's own id of the user (Google's `id`, Entra's `id`). */
   externalId: string;
-  /** False for a suspended (Google) or disabled (Entra) account: it is soft-deleted. */
+  /** False for a suspended (Google) or disabled (Entra) account: its user is suspended. */
   active: boolean;
 }
 
@@ -31,6 +34,7 @@ export interface LocalUser extends DirectoryProfile {
   role: OrgRole;
   directory_source: DirectorySource | null;
   directory_id: string | null;
+  status: UserStatus;
 }
 
 export type SkipReason =
@@ -44,8 +48,10 @@ export type SkipReason =
   | 'duplicate'
   /** The user with this address was linked by another directory. */
   | 'other_directory'
-  /** The org's owner is never deleted by a sync. */
-  | 'owner_kept';
+  /** The org's owner is never suspended or deleted by a sync. */
+  | 'owner_kept'
+  /** SCIM is enabled and created (or adopted) the user: it, not this directory, keeps them. */
+  | 'scim';
 
 export type PlannedChange =
   | { action: 'create'; entry: DirectoryUser }
@@ -72,6 +78,8 @@ export function planDirectory(input: {
    * users it linked and no longer lists are gone. False for users pushed a few at a time (SCIM).
    */
   complete?: boolean;
+  /** Whether SCIM is enabled for the org: then the users SCIM linked are its own. */
+  scimEnabled?: boolean;
 }): Plan {
   const { source } = input;
   const linked = new Map<string, LocalUser>();
@@ -87,10 +95,14 @@ export function planDirectory(input: {
   const seen = new Set<string>();
   const listed = new Set(input.directory.filter((e) => e.active).map((e) => e.externalId));
   const matched = new Set<string>();
-  const remove = (user: LocalUser) =>
-    user.role === 'owner'
-      ? skips.push({ action: 'skip', email: user.email, userId: user.id, reason: 'owner_kept' })
-      : deletes.push({ action: 'delete', userId: user.id, email: user.email });
+  // Deletions and suspensions of seat holders free seats; restores take them as creations do.
+  let freed = 0;
+  const remove = (user: LocalUser) => {
+    if (user.role === 'owner') return skips.push({ action: 'skip', email: user.email, userId: user.id, reason: 'owner_kept' });
+    if (user.status !== 'suspended') freed++;
+    return deletes.push({ action: 'delete', userId: user.id, email: user.email });
+  };
+  const restores: PlannedChange[] = [];
 
   for (const entry of input.directory) {
     const email = lower(entry.email);
@@ -99,22 +111,20 @@ export function planDirectory(input: {
       continue;
     }
     seen.add(email);
-    let user = linked.get(entry.externalId);
-    if (!user) {
-      const candidate = byEmail.get(email);
-      if (candidate && candidate.directory_source !== null && candidate.directory_source !== source) {
-        skips.push({ action: 'skip', email: entry.email, userId: candidate.id, reason: 'other_directory' });
-        continue;
-      }
-      // A user linked to another id of this directory keeps it (the directory reuses addresses
-      // only after deleting the old account, which the gone-user rule handles).
-      if (candidate && !(candidate.directory_source === source && candidate.directory_id !== entry.externalId && listed.has(candidate.directory_id ?? ''))) {
-        user = candidate;
-      }
+    const found = localUserOf(entry, { source, linked, candidate: byEmail.get(email), listed, scimEnabled: input.scimEnabled === true });
+    if (found.skip) {
+      skips.push(found.skip);
+      continue;
     }
+    const { user } = found;
     if (user) matched.add(user.id);
     if (!entry.active) {
-      if (user) remove(user);
+      if (!user || user.status === 'suspended') continue;
+      if (user.role === 'owner') skips.push({ action: 'skip', email: user.email, userId: user.id, reason: 'owner_kept' });
+      else {
+        updates.push({ action: 'update', userId: user.id, entry, fields: ['status'] });
+        freed++;
+      }
       continue;
     }
     if (!user) {
@@ -137,12 +147,14 @@ export function planDirectory(input: {
     }
     const adopting = user.directory_source !== source || user.directory_id !== entry.externalId;
     if (adopting) fields.push('directory');
-    if (fields.length > 0) updates.push({ action: 'update', userId: user.id, entry, fields });
+    if (user.status === 'suspended') restores.push({ action: 'update', userId: user.id, entry, fields: [...fields, 'status'] });
+    else if (fields.length > 0) updates.push({ action: 'update', userId: user.id, entry, fields });
   }
   if (input.complete !== false) for (const user of linked.values()) if (!matched.has(user.id)) remove(user);
 
-  // Deletions free seats before creations take them.
-  const created = withinSeats(creates, input.seats.limit - (input.seats.used - deletes.length), skips);
+  // Deletions and suspensions free seats before restores and creations take them.
+  const { restored, created } = withinSeats(restores, creates, input.seats.limit - (input.seats.used - freed), skips);
+  updates.push(...restored);
   const changes = [...deletes, ...updates, ...created, ...skips];
   return {
     changes,
@@ -150,8 +162,20 @@ export function planDirectory(input: {
   };
 }
 
-/** The creations that fit in `free` seats, in the directory's order; the rest are skipped for the seat limit. */
-function withinSeats(creates: DirectoryUser[], free: number, skips: PlannedChange[]): PlannedChange[] {
+/**
+ * The restores, then the creations, that fit in `free` seats, in the directory's order; the rest
+ * are skipped for the seat limit.
+ */
+function withinSeats(restores: PlannedChange[], creates: DirectoryUser[], free: number, skips: PlannedChange[]): { restored: PlannedChange[]; created: PlannedChange[] } {
+  const restored: PlannedChange[] = [];
+  for (const change of restores) {
+    if (free > 0) {
+      restored.push(change);
+      free--;
+    } else if (change.action === 'update') {
+      skips.push({ action: 'skip', email: change.entry.email, userId: change.userId, reason: 'seat_limit' });
+    }
+  }
   const created: PlannedChange[] = [];
   for (const entry of creates) {
     if (free > 0) {
@@ -161,5 +185,30 @@ function withinSeats(creates: DirectoryUser[], free: number, skips: PlannedChang
       skips.push({ action: 'skip', email: entry.email, userId: null, reason: 'seat_limit' });
     }
   }
-  return created;
+  return { restored, created };
+}
+
+/**
+ * The local user a directory entry is: the one linked to its id, else the one with its address,
+ * unless another directory (or SCIM, while enabled) owns that one.
+ */
+function localUserOf(
+  entry: DirectoryUser,
+  ctx: { source: DirectorySource; linked: Map<string, LocalUser>; candidate: LocalUser | undefined; listed: Set<string>; scimEnabled: boolean },
+): { user: LocalUser | undefined; skip?: undefined } | { user?: undefined; skip: PlannedChange } {
+  const user = ctx.linked.get(entry.externalId);
+  if (user) return { user };
+  const { candidate, source } = ctx;
+  if (!candidate) return { user: undefined };
+  if (candidate.directory_source === 'scim' && source !== 'scim' && ctx.scimEnabled) {
+    return { skip: { action: 'skip', email: entry.email, userId: candidate.id, reason: 'scim' } };
+  }
+  // SCIM's users are free to adopt once SCIM is turned off.
+  if (candidate.directory_source !== null && candidate.directory_source !== source && candidate.directory_source !== 'scim') {
+    return { skip: { action: 'skip', email: entry.email, userId: candidate.id, reason: 'other_directory' } };
+  }
+  // A user linked to another id of this directory keeps it (the directory reuses addresses only
+  // after deleting the old account, which the gone-user rule handles).
+  const linkedElsewhere = candidate.directory_source === source && candidate.directory_id !== entry.externalId && ctx.listed.has(candidate.directory_id ?? '');
+  return { user: linkedElsewhere ? undefined : candidate };
 }

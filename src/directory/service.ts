@@ -12,6 +12,7 @@ import { directoryRepo } from '../store/repositories/directory.ts';
 import { usersRepo } from '../store/repositories/users.ts';
 import { oidcRepo } from '../store/repositories/oidc.ts';
 import { orgsRepo } from '../store/repositories/orgs.ts';
+import { scimRepo } from '../store/repositories/scim.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import type { DirectorySource } from '../store/schema.ts';
 import { AppError } from '../kernel/errors.ts';
@@ -65,7 +66,9 @@ export function createDirectoryService(deps: { db: Db; invalidate: Invalidate; s
     const org = await orgsRepo.find(db, orgId);
     if (!org) throw new AppError('NOT_FOUND', 'Organisation not found.');
     const takenElsewhere = await directoryRepo.emailsInOtherOrgs(db, orgId, directory.map((e) => e.email.trim().toLowerCase()));
-    return planDirectory({ source, directory, local, takenElsewhere, seats: { limit: org.seats, used: local.length }, complete });
+    const scimEnabled = source !== 'scim' && (await scimRepo.findToken(db, orgId)) !== undefined;
+    const used = local.filter((u) => u.status !== 'suspended').length;
+    return planDirectory({ source, directory, local, takenElsewhere, seats: { limit: org.seats, used }, complete, scimEnabled });
   }
 
   return {
@@ -117,10 +120,15 @@ export function createDirectoryService(deps: { db: Db; invalidate: Invalidate; s
           case 'update': {
             const { entry, userId, fields } = change;
             const profile = profileOf(entry);
-            const patch = Object.fromEntries(fields.filter((f) => f !== 'directory').map((f) => [f, profile[f as keyof typeof profile]]));
+            const patch = Object.fromEntries(fields.filter((f) => f !== 'directory' && f !== 'status').map((f) => [f, profile[f as keyof typeof profile]]));
+            const status = fields.includes('status');
             try {
               const updated = await db.transaction().execute(async (tx) => {
-                const row = await directoryRepo.updateUser(tx, orgId, userId, { ...patch, source, externalId: entry.externalId });
+                // Restoring a suspended user takes a seat again (the plan counted; this is the locked check).
+                if (status && entry.active) await seatCheck(tx, orgId);
+                const row = await directoryRepo.updateUser(tx, orgId, userId, { ...patch, source, externalId: entry.externalId, ...(status ? { active: entry.active } : {}) });
+                // A suspension ends the user's sessions and refresh tokens.
+                if (row && status && !entry.active) await oidcRepo.revokeAccount(tx, userId);
                 if (row) await recordAudit(tx, ctx, { action: 'user.update', targetId: userId, changes: [...fields].sort() });
                 return row;
               });
@@ -128,6 +136,7 @@ export function createDirectoryService(deps: { db: Db; invalidate: Invalidate; s
               invalidate.userChanged(orgId, userId);
               return { action: 'update', userId, email: updated.email, fields: [...fields].sort() };
             } catch (err) {
+              if (err instanceof AppError && err.code === 'PAYMENT_REQUIRED') return skipped(entry.email, userId, 'seat_limit');
               if (isUniqueViolation(err)) return skipped(entry.email, userId, await whoHas(entry.email));
               throw err;
             }

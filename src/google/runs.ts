@@ -80,12 +80,14 @@ export function createGoogleRuns(deps: {
       const record = (userId: string, outcome: DeploymentOutcome) => deploymentsRepo.record(db, deploymentWrite(gmail.name, orgId, userId, outcome, deps.clock()));
       const blocked = graceExpired(planFacts(org), deps.clock());
 
-      const one = async (target: { id: string; email: string }) => {
+      const one = async (target: { id: string; email: string; status: string }) => {
         const was = current.get(target.id);
         const skip = async (reason: DeploymentSkipReason) => {
           count('skipped');
           if (was?.state !== 'skipped' || was.reason !== reason) await record(target.id, { state: 'skipped', reason });
         };
+        // A suspended user's mailbox keeps what it has; nothing new is rendered or sent for them.
+        if (target.status === 'suspended') return skip('suspended');
         const prepared = await prepareSignature(gmail, (o, u) => deps.render.render(o, u), { orgId, userId: target.id, blocked });
         if (prepared.state === 'skipped') return skip(prepared.reason);
         if (was?.contentHash === prepared.signature.contentHash) {

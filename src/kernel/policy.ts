@@ -91,7 +91,7 @@ export function roleIn(principal: Principal, orgId: string): EffectiveRole | und
 }
 
 /** Fields only an admin (or above) may change on a user (docs/guide.md, "People and roles": `role`, `email`). */
-export const ADMIN_ONLY_USER_FIELDS = ['role', 'email', 'temporaryPassword'] as const;
+export const ADMIN_ONLY_USER_FIELDS = ['role', 'email', 'temporaryPassword', 'status'] as const;
 
 export function updateUser(
   actor: { role: EffectiveRole; userId?: string | undefined },
@@ -120,6 +120,10 @@ export function updateUser(
   }
   if (self && target.role === 'owner' && patch.role !== undefined && patch.role !== 'owner') {
     return deny('The owner may not lower their own role.', 'role');
+  }
+  // Suspending an owner would lock the org out (a directory never does it either); no one suspends themselves.
+  if (patch.status === 'suspended' && (target.role === 'owner' || self)) {
+    return deny(self ? 'You may not suspend yourself.' : 'The owner may not be suspended.', 'status');
   }
   return { allowed: true, role: actor.role };
 }

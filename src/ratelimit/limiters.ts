@@ -25,6 +25,8 @@ export interface Limiters {
   addin: RateLimiter;
   /** Per client address: sign-in attempts (SIGNIN_ATTEMPTS_PER_MINUTE, src/auth/idp/). */
   signIn: RateLimiter;
+  /** One bucket per org, of SCIM requests with a valid token (src/scim/routes.ts: not the org's nor the quota). */
+  scim: RateLimiter;
 }
 
 export function createLimiters(config: Config, redis: Redis | undefined, logger: Logger, now: () => number): Limiters {
@@ -42,5 +44,8 @@ export function createLimiters(config: Config, redis: Redis | undefined, logger:
     click: make(config.clickRateLimit),
     addin: make(config.addinRateLimit),
     signIn: make({ rps: config.signInAttemptsPerMinute / 60, burst: config.signInAttemptsPerMinute }),
+    // Entra sends about 4 requests at once, Okta near 10 a second: 50 a second with a burst of 200
+    // never slows either, and keeps one org's provisioning from crowding the others.
+    scim: make({ rps: 50, burst: 200 }),
   };
 }

@@ -3,7 +3,7 @@
 import type { ColumnType, Generated } from 'kysely';
 import type { CreatedAt, NullableTimestamp, Timestamp } from './columns.ts';
 
-export type DirectorySource = 'google' | 'microsoft';
+export type DirectorySource = 'google' | 'microsoft' | 'scim';
 
 export interface OutlookAddinsTable {
   org_id: string;

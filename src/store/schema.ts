@@ -104,7 +104,8 @@ export interface CustomField {
   selfService: boolean;
 }
 
-export type UserStatus = 'invited' | 'active';
+/** `suspended`: kept, but no sign-in, no seat, no signature (SCIM `active: false`, a directory, an admin). */
+export type UserStatus = 'invited' | 'active' | 'suspended';
 export type TemplateSource = 'html' | 'design';
 
 
@@ -279,6 +280,30 @@ export interface OrgLiveUsersTable {
   live: number;
 }
 
+export interface ScimTokensTable {
+  org_id: string;
+  token_hash: string;
+  created_at: Timestamp;
+  last_request_at: NullableTimestamp;
+}
+
+export interface ScimGroupsTable {
+  id: string;
+  seq: Generated<string>;
+  org_id: string;
+  display_name: string;
+  external_id: string | null;
+  version: Generated<number>;
+  created_at: CreatedAt;
+  updated_at: Timestamp;
+}
+
+export interface ScimGroupMembersTable {
+  group_id: string;
+  user_id: string;
+  org_id: string;
+}
+
 /** API-key requests per org and calendar month, added in batches (migration 070, src/quota/). */
 export interface OrgUsageTable {
   org_id: string;
@@ -324,6 +349,9 @@ export interface DB {
   directory_runs: DirectoryRunsTable;
   deployments: DeploymentsTable;
   google_integrations: GoogleIntegrationsTable;
+  scim_tokens: ScimTokensTable;
+  scim_groups: ScimGroupsTable;
+  scim_group_members: ScimGroupMembersTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;
@@ -343,6 +371,7 @@ export type DirectoryRunRow = Selectable<DirectoryRunsTable>;
 export type DeploymentRow = Selectable<DeploymentsTable>;
 export type MicrosoftIntegrationRow = Selectable<MicrosoftIntegrationsTable>;
 export type GoogleIntegrationRow = Selectable<GoogleIntegrationsTable>;
+export type ScimGroupRow = Selectable<ScimGroupsTable>;
 
 /** The users list's orders: `created` (oldest first, the default) or a column, `-` for descending. */
 export const USER_SORTS = ['created', 'name', '-name', 'role', '-role', 'department', '-department', 'status', '-status'] as const;

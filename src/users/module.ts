@@ -14,6 +14,7 @@ import { photoRoutes } from './photo-routes.ts';
 import type { ImageService } from '../images/module.ts';
 
 export { type SeatCheck } from './service.ts';
+export { statusChange } from './status.ts';
 
 export type { MfaService, UserImport, UserService };
 

@@ -44,7 +44,11 @@ export const userSchema = z
     social: socialSchema,
     attributes: attributesSchema,
     mfaEnabled: z.boolean(),
-    status: z.enum(['invited', 'active']).describe('`invited` until the user has a password (accepted the invitation, reset it, or was given one)'),
+    status: z
+      .enum(['invited', 'active', 'suspended'])
+      .describe(
+        '`invited` until the user has a password (accepted the invitation, reset it, or was given one); `suspended`: kept, but no sign-in, no seat and no signature (an admin, SCIM `active: false` or a directory set it)',
+      ),
     emailVerified: z.boolean().describe('the user proved the address (an invitation or a reset by mail); false again when it changes'),
     invitationUrl: z
       .string()
@@ -123,6 +127,10 @@ export const userPatchSchema = z
     photoImageId: photoImageId.optional(),
     social: socialPatchSchema.optional(),
     attributes: attributesPatch.optional(),
+    status: z
+      .enum(['active', 'suspended'])
+      .optional()
+      .describe('admin-only: `suspended` ends the sessions and frees the seat; `active` restores (402 when every seat is taken)'),
   })
   .meta({ examples: [{ version: 1, title: 'Principal Engineer', pronouns: 'she/her', social: { x: null }, attributes: { booking_link: 'https://cal.example/ada' } }] });
 
@@ -131,7 +139,8 @@ export const userListQuery = listQuery.extend({
   q: text().trim().max(200).optional().describe('a part of the name or the email, case-insensitive (empty: no search)'),
   role: roleSchema.optional(),
   department: text().trim().max(200).optional().describe('this department exactly, case-insensitive (empty: users without one)'),
-  status: z.enum(['invited', 'active']).optional().describe('invited: has not chosen a password yet'),
+  status: z.enum(['invited', 'active', 'suspended']).optional().describe('invited: has not chosen a password yet; suspended: no sign-in, seat or signature'),
+  group: uuid.optional().describe('members of this group only (a `groupId` of GET /v1/orgs/{orgId}/groups)'),
   sort: z
     .enum(USER_SORTS)
     .default('created')

@@ -14,6 +14,7 @@ import { enforce, type Access } from '../kernel/policy.ts';
 import { scryptHasher, type PasswordHasher } from '../lib/passwords.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import { toUser, type User } from './resource.ts';
+import { statusChange } from './status.ts';
 import { orgsRepo } from '../store/repositories/orgs.ts';
 import { imagesRepo } from '../store/repositories/images.ts';
 import { badRequest } from '../kernel/errors.ts';
@@ -55,6 +56,7 @@ type KeyedPatch = Record<string, string | null | undefined>;
 
 export type UserPatch = Partial<UserProfile> & {
   email?: string | undefined;
+  status?: 'active' | 'suspended' | undefined;
   role?: OrgRole | undefined;
   temporaryPassword?: string | undefined;
   photoImageId?: string | null | undefined;
@@ -164,9 +166,14 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
       if (patch.attributes) checkAttributes(rules.fields, patch.attributes);
       await checkPhoto(db, ctx.orgId, patch.photoImageId);
       try {
-        const { temporaryPassword, social, attributes, photoImageId, ...fields } = patch;
+        const { temporaryPassword, status, social, attributes, photoImageId, ...fields } = patch;
         const passwordHash = temporaryPassword ? await passwords.hash(temporaryPassword) : undefined;
+        // A password given to a suspended user leaves them suspended; restoring is asked for apart.
+        const change = status ? statusChange({ ...target, password_hash: passwordHash ?? target.password_hash }, status) : undefined;
+        const nextStatus = change?.status ?? (passwordHash && target.status !== 'suspended' ? ('active' as const) : undefined);
         const user = await db.transaction().execute(async (tx) => {
+          // Restoring takes a seat again: past the cap it is 402 and nothing changes.
+          if (change?.restores) await deps.seatCheck?.(tx, ctx.orgId);
           // Conditional on the version: the row the policy judged is the row that changes.
           const emailChanges = fields.email !== undefined && fields.email.toLowerCase() !== target.email.toLowerCase();
           const updated = await usersRepo.update(tx, ctx.orgId, userId, check, {
@@ -177,7 +184,8 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
             ...(photoImageId !== undefined ? { photo_image_id: photoImageId } : {}),
             // A new address is not proved until a link sent to it is used.
             ...(emailChanges ? { email_verified: false } : {}),
-            ...(passwordHash ? { password_hash: passwordHash, password_must_change: true, failed_logins: 0, locked_until: null, status: 'active' as const } : {}),
+            ...(passwordHash ? { password_hash: passwordHash, password_must_change: true, failed_logins: 0, locked_until: null } : {}),
+            ...(nextStatus ? { status: nextStatus } : {}),
           });
           if (!updated) throw versionMismatch('User', await usersRepo.find(tx, ctx.orgId, userId), check);
           // An invited user whose address changed is invited again, at the new address (the old link dies).
@@ -187,10 +195,10 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
           await recordAudit(tx, ctx, {
             action: 'user.update',
             targetId: userId,
-            changes: changedFields({ ...fields, social, attributes, photoImageId, password: temporaryPassword }),
+            changes: changedFields({ ...fields, social, attributes, photoImageId, password: temporaryPassword, status: change?.status }),
           });
-          // A password set by an admin ends the user's sessions and refresh tokens.
-          if (passwordHash) await oidcRepo.revokeAccount(tx, userId);
+          // A password set by an admin, or a suspension, ends the user's sessions and refresh tokens.
+          if (passwordHash || change?.suspends) await oidcRepo.revokeAccount(tx, userId);
           return updated;
         });
         invalidate.userChanged(ctx.orgId, userId);

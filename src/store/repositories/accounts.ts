@@ -21,8 +21,8 @@ export interface Account {
   lockedUntil: Date | null;
   /** The account proved its address (an invitation accepted, a reset by mail); false again when it changes. */
   emailVerified: boolean;
-  /** Users: `invited` until they have a password. Staff: always `active`. */
-  status: 'invited' | 'active';
+  /** Users: `invited` until they have a password (suspended users are never found). Staff: always `active`. */
+  status: 'invited' | 'active' | 'suspended';
 }
 
 const table = (kind: AccountKind) => (kind === 'user' ? 'users' : 'staff') as 'users';
@@ -59,19 +59,23 @@ function fromStaff(r: Record<string, any>): Account {
 }
 
 export const accountsRepo = {
+  // A suspended user (src/users/status.ts) is no account: not found, they cannot sign in, reset a
+  // password or accept an invitation, and their sessions, refresh and ID tokens find no one.
   async byEmail(db: Db, kind: AccountKind, email: string): Promise<Account[]> {
-    const rows = await db
-      .selectFrom(table(kind))
-      .selectAll()
-      .where(sql`lower(email)`, '=', email.toLowerCase())
-      .where('deleted_at', 'is', null)
-      .orderBy('created_at')
-      .execute();
+    let query = db.selectFrom(table(kind)).selectAll().where(sql`lower(email)`, '=', email.toLowerCase()).where('deleted_at', 'is', null);
+    if (kind === 'user') query = query.where('status', '<>', 'suspended');
+    const rows = await query.orderBy('created_at').execute();
     return rows.map(kind === 'user' ? fromUser : fromStaff);
   },
 
   async byId(db: Db, id: string): Promise<Account | undefined> {
-    const user = await db.selectFrom('users').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
+    const user = await db
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', id)
+      .where('deleted_at', 'is', null)
+      .where('status', '<>', 'suspended')
+      .executeTakeFirst();
     if (user) return fromUser(user);
     const staff = await db.selectFrom('staff').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
     return staff ? fromStaff(staff) : undefined;

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
-import type { DirectoryRunRow, DirectorySource, OrgRole, UserRow } from '../schema.ts';
+import type { DirectoryRunRow, DirectorySource, OrgRole, UserRow, UserStatus } from '../schema.ts';
 
 /** The profile fields a directory sets on a user (directory/plan.ts builds its users on them). */
 export interface DirectoryProfile {
@@ -12,7 +12,7 @@ export interface DirectoryProfile {
   mobile: string;
 }
 
-const LOCAL_COLUMNS = ['id', 'email', 'name', 'title', 'department', 'phone', 'mobile', 'role', 'directory_source', 'directory_id'] as const;
+const LOCAL_COLUMNS = ['id', 'email', 'name', 'title', 'department', 'phone', 'mobile', 'role', 'directory_source', 'directory_id', 'status'] as const;
 
 // The users a directory sync reads and writes, and the record of each run. Every function takes the
 // org id and filters by it.
@@ -64,17 +64,24 @@ export const directoryRepo = {
       .executeTakeFirstOrThrow();
   },
 
-  /** Sets the profile and the link of a live user (no version check: the directory is the authority for these fields). */
+  /**
+   * Sets the profile and the link of a live user (no version check: the directory is the authority
+   * for these fields); `active` suspends (false) or restores (true) them (src/users/status.ts).
+   */
   async updateUser(
     db: Db,
     orgId: string,
     userId: string,
-    patch: Partial<DirectoryProfile> & { source: DirectorySource; externalId: string },
+    patch: Partial<DirectoryProfile> & { source: DirectorySource; externalId: string; active?: boolean | undefined },
   ): Promise<UserRow | undefined> {
-    const { source, externalId, ...profile } = patch;
+    const { source, externalId, active, ...profile } = patch;
+    const status =
+      active === undefined
+        ? {}
+        : { status: active ? sql<UserStatus>`(case when status <> 'suspended' then status when password_hash is null then 'invited' else 'active' end)` : sql<UserStatus>`'suspended'` };
     return db
       .updateTable('users')
-      .set({ ...profile, directory_source: source, directory_id: externalId, version: sql`version + 1`, updated_at: sql`now()` })
+      .set({ ...profile, ...status, directory_source: source, directory_id: externalId, version: sql`version + 1`, updated_at: sql`now()` })
       .where('org_id', '=', orgId)
       .where('id', '=', userId)
       .where('deleted_at', 'is', null)

@@ -149,7 +149,7 @@ export const googleRepo = {
 
   /** Live users of the org to push (all, or those named), in a stable order. */
   async pushTargets(db: Db, orgId: string, userIds: string[] | undefined) {
-    let query = db.selectFrom('users').select(['id', 'email']).where('org_id', '=', orgId).where('deleted_at', 'is', null);
+    let query = db.selectFrom('users').select(['id', 'email', 'status']).where('org_id', '=', orgId).where('deleted_at', 'is', null);
     if (userIds) query = query.where('id', 'in', userIds.length ? userIds : ['00000000-0000-0000-0000-000000000000']);
     return query.orderBy('seq').execute();
   },

@@ -50,6 +50,8 @@ export const outlookRepo = {
       .where('org_id', '=', orgId)
       .where(sql<string>`lower(email)`, '=', email.toLowerCase())
       .where('deleted_at', 'is', null)
+      // A suspended user gets no signature: the same 404 as an unknown sender.
+      .where('status', '<>', 'suspended')
       .executeTakeFirst();
   },
 

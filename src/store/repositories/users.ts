@@ -6,7 +6,9 @@ export interface UserFilter {
   q?: string | undefined;
   role?: OrgRole | undefined;
   department?: string | undefined;
-  status?: 'invited' | 'active' | undefined;
+  status?: 'invited' | 'active' | 'suspended' | undefined;
+  /** Members of this group (scim_groups) only. */
+  group?: string | undefined;
 }
 
 
@@ -72,6 +74,10 @@ export const usersRepo = {
     if (filter.department !== undefined) query = query.where(sql`lower(department)`, '=', filter.department.toLowerCase());
     // Invited: the user has not chosen a password yet (an invitation or a reset sets one).
     if (filter.status) query = query.where('status', '=', filter.status);
+    if (filter.group) {
+      const group = filter.group;
+      query = query.where('id', 'in', (eb) => eb.selectFrom('scim_group_members').select('user_id').where('org_id', '=', orgId).where('group_id', '=', group));
+    }
     if (!column) {
       if (after !== undefined) query = query.where('seq', '>', after.seq);
       return query.orderBy('seq').limit(limit + 1).execute();

@@ -21,8 +21,7 @@ export function OrgUsers({ orgId }: { orgId: string }) {
             <StatusPill status={u.role} />
           </td>
           <td>
-            {/* `suspended` arrives with SCIM and directory sync (DECISIONS wave 3); shown as it comes. */}
-            <StatusPill status={u.status as string} />
+            <StatusPill status={u.status === 'suspended' ? 'disabled' : u.status} label={u.status} />
           </td>
           <td>{u.mfaEnabled ? 'on' : 'off'}</td>
           <td>{day(u.createdAt)}</td>

@@ -12,7 +12,7 @@ import { useMutation } from '../../shared/api/query.ts';
 import { useOrg } from '../../shared/app-context.tsx';
 import { notices } from '../../shared/notices.ts';
 import type { User } from '../../shared/api/types.ts';
-import { NO_FILTERS, useUserActions, useUsers, type UserFilters } from './api.ts';
+import { NO_FILTERS, useGroups, useUserActions, useUsers, type UserFilters } from './api.ts';
 import { deleteLocked } from './role-rules.ts';
 import { UserDialog } from './UserDialog.tsx';
 import { ImportDialog } from './ImportDialog.tsx';
@@ -39,6 +39,7 @@ export default function UsersPage() {
     pager.reset();
   };
   const filtered = Object.values(filters).some((v) => v !== '');
+  const groups = useGroups().data?.items ?? [];
 
   return (
     <section className="page">
@@ -53,7 +54,7 @@ export default function UsersPage() {
           </>
         }
       >
-        Everyone whose signature the organisation manages. Each person takes a seat, invited or not.
+        Everyone whose signature the organisation manages. Each person takes a seat, invited or not; a suspended person does not (and cannot sign in).
       </PageHeader>
 
       <form className="toolbar" role="search" aria-label="Find users" onSubmit={(e) => e.preventDefault()}>
@@ -69,7 +70,18 @@ export default function UsersPage() {
           <option value="">Everyone</option>
           <option value="invited">Invited</option>
           <option value="active">Active</option>
+          <option value="suspended">Suspended</option>
         </SelectField>
+        {groups.length > 0 ? (
+          <SelectField label="Group" value={filters.group} onChange={(e) => setFilter('group', e.target.value)}>
+            <option value="">All groups</option>
+            {groups.map((g) => (
+              <option key={g.groupId} value={g.groupId}>
+                {g.displayName} ({g.memberCount})
+              </option>
+            ))}
+          </SelectField>
+        ) : null}
         {filtered ? (
           <Button
             onClick={() => {
@@ -131,6 +143,11 @@ function UserRow({ user, onSignature, onEdit, onDelete }: { user: User; onSignat
     if (answer.invitationUrl) setLink(answer.invitationUrl);
     else notices.show({ kind: 'success', text: `A new invitation was sent to ${user.email}.` });
   });
+  const suspended = user.status === 'suspended';
+  const setStatus = useMutation(async () => {
+    await actions.setStatus(user, suspended ? 'active' : 'suspended');
+    notices.show({ kind: 'success', text: `${user.name || user.email} is ${suspended ? 'restored' : 'suspended'}.` });
+  });
   const who = user.name || user.email;
   const locked = deleteLocked(me, user);
   return (
@@ -146,7 +163,13 @@ function UserRow({ user, onSignature, onEdit, onDelete }: { user: User; onSignat
       </td>
       <td data-label="Department">{user.department || <span className="muted">—</span>}</td>
       <td data-label="Status">
-        <StatusPill status={user.status} />
+        {suspended ? (
+          <span className="pill">Suspended</span>
+        ) : user.status === 'invited' ? (
+          <span className="pill pill-warning">Invited</span>
+        ) : (
+          <span className="pill pill-success">Active</span>
+        )}
         {user.mfaEnabled ? <span className="muted small"> · 2-step</span> : null}
       </td>
       <td>
@@ -162,13 +185,18 @@ function UserRow({ user, onSignature, onEdit, onDelete }: { user: User; onSignat
               Resend invitation
             </Button>
           ) : null}
+          {user.userId !== me.userId && user.role !== 'owner' ? (
+            <Button className="btn-small" onClick={() => void setStatus.run()} disabled={setStatus.pending} aria-label={`${suspended ? 'Restore' : 'Suspend'} ${who}`}>
+              {suspended ? 'Restore' : 'Suspend'}
+            </Button>
+          ) : null}
           {user.userId !== me.userId ? (
             <Button className="btn-small" variant="danger" onClick={onDelete} disabled={!!locked} title={locked} aria-label={`Remove ${who}`}>
               Remove
             </Button>
           ) : null}
         </div>
-        <ErrorMessage error={resend.error} />
+        <ErrorMessage error={resend.error ?? setStatus.error} />
         {link ? <InvitationLink email={user.email} url={link} /> : null}
       </td>
     </tr>
@@ -192,9 +220,3 @@ function DeleteUser({ user, onClose }: { user: User; onClose: () => void }) {
   );
 }
 
-/** A user's status; `suspended` (SCIM or the directory, DECISIONS wave 3) where the service gives it. */
-function StatusPill({ status }: { status: string }) {
-  if (status === 'invited') return <span className="pill pill-warning">Invited</span>;
-  if (status === 'suspended') return <span className="pill pill-danger">Suspended</span>;
-  return <span className="pill pill-success">Active</span>;
-}
