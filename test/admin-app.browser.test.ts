@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, createUser, staffAccount, userWithPassword } from './helpers/fixtures.ts';
-import { deliver, event, subscription } from './helpers/payments.ts';
+import { deliver, event, staffToken, subscription } from './helpers/payments.ts';
 import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type TestPage, type SharedBrowser } from './helpers/chromium.ts';
 import { totpCode } from '../src/idp/totp.ts';
 import { Readable } from 'node:stream';
@@ -145,6 +145,22 @@ describe('the staff admin app', { skip }, () => {
     await events.getByText('customer.subscription.updated').waitFor();
     await events.getByText('checkout.session.completed').waitFor();
     await page.getByRole('region', { name: 'Audit' }).getByText('user.create').first().waitFor();
+    // People by name, not by id: the user the entry is about, and their status in the users card.
+    await page.getByRole('region', { name: 'Audit' }).getByText('Ada Lovelace').first().waitFor();
+    const ada = page.getByRole('region', { name: 'Users' }).getByRole('row').filter({ hasText: 'Ada Lovelace' });
+    await ada.getByText('invited').waitFor();
+
+    // Staff overrides: seats and a trial end, through PATCH /v1/admin/orgs/{orgId}; the plan status follows.
+    const overrides = page.getByRole('region', { name: 'Staff overrides' });
+    await overrides.getByLabel('Seats').fill('20');
+    await overrides.getByLabel('Trial ends (writable until)').fill('2099-12-31');
+    await overrides.getByRole('button', { name: 'Save overrides' }).click();
+    await page.getByText('Overrides saved.').waitFor();
+    await page.getByRole('region', { name: 'Plan status' }).getByText('2 of 20').waitFor();
+    const saved = (await server.request('GET', `/v1/admin/orgs/${org.orgId}`, { token: await staffToken(server) })).body;
+    assert.equal(saved.overrides.seatsOverride, 20);
+    assert.equal(saved.overrides.trialEndsAt, '2099-12-31T23:59:59.000Z');
+    assert.equal(saved.overrides.planOverride, null);
     await shot(page, 'org');
     await clean(staff);
   });

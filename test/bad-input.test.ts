@@ -48,7 +48,7 @@ describe('bad input is a 400 naming the field, never a 500', () => {
     ids.keyId = org.keyId;
     ids.eventId = 'evt_unknown';
     staffToken = await mintStaffToken(server);
-    addinKey = (await server.request('GET', `/v1/orgs/${org.orgId}/integrations/outlook`, { key: org.key })).body.addinKey;
+    addinKey = (await server.request('POST', `/v1/orgs/${org.orgId}/integrations/outlook/rotate-key`, { key: org.key })).body.addinKey;
     doc = (await server.request('GET', '/v1/openapi.json')).body;
   });
   after(() => server.close());

@@ -16,7 +16,10 @@ import type { OutlookService } from './service.ts';
 
 const outlookSchema = z
   .object({
-    addinKey: z.string().describe('the key the add-in sends as `X-Addin-Key`; it is written into the manifest'),
+    addinKey: z
+      .string()
+      .nullable()
+      .describe('the key the add-in sends as `X-Addin-Key`; it is written into the manifest. `null` until `rotate-key` or a manifest download makes one'),
     manifestUrl: z.url().describe('the XML manifest to upload in the Microsoft 365 admin center (Integrated apps)'),
     lastFetchAt: nullableTimestamp.describe('when the add-in last fetched a signature of this org'),
   })
@@ -37,7 +40,7 @@ const body = (mediaType: string, description: string, example?: string) => ({
   content: { [mediaType]: { schema: z.string().meta({ contentMediaType: mediaType, ...(example ? { examples: [example] } : {}) }) } },
 });
 
-const present = (o: { addinKey: string; manifestUrl: string; lastFetchAt: Date | null }) => ({ ...o, lastFetchAt: isoOrNull(o.lastFetchAt) });
+const present = (o: { addinKey: string | null; manifestUrl: string; lastFetchAt: Date | null }) => ({ ...o, lastFetchAt: isoOrNull(o.lastFetchAt) });
 
 export function outlookRoutes(deps: { guards: Guards; billing: BillingHooks; outlook: OutlookService }): FastifyPluginAsyncZod {
   const { guards, billing, outlook } = deps;
@@ -49,13 +52,13 @@ export function outlookRoutes(deps: { guards: Guards; billing: BillingHooks; out
         schema: {
           operationId: 'getOutlookIntegration',
           summary: 'The Outlook add-in: its key, its manifest, its last fetch (admin)',
-          description: 'The first call makes the org\'s add-in key.',
+          description: 'Reading makes nothing: `addinKey` is `null` until `rotate-key` or a manifest download makes the first key.',
           tags: ['integrations'],
           params: orgParams,
           response: { 200: outlookSchema, ...errorResponses('FORBIDDEN', 'SERVICE_UNAVAILABLE') },
         },
       },
-      async (request) => present(await outlook.integration(writeContext(request))),
+      async (request) => present(await outlook.integration(request.params.orgId)),
     );
 
     app.post(

@@ -47,7 +47,8 @@ export function createOutlookService(deps: {
     return { key, hash: hashAddinKey(key), sealed: secrets.seal(key, context(orgId)) };
   };
 
-  /** The org's add-in row, made (with a new key) the first time an admin asks for it. */
+  /** The org's add-in row, made (with a new key) the first time an admin acts on it (a rotation or
+   * a manifest download); reading the integration makes nothing (DECISIONS wave 3). */
   async function ensure(ctx: WriteContext): Promise<OutlookAddinRow> {
     const existing = await outlookRepo.find(db, ctx.orgId);
     if (existing) return existing;
@@ -59,15 +60,18 @@ export function createOutlookService(deps: {
     });
   }
 
+  const manifestUrl = (orgId: string) => `${deps.baseUrl}/v1/orgs/${orgId}/integrations/outlook/manifest.xml`;
   const present = (row: OutlookAddinRow) => ({
-    addinKey: openKey(row),
-    manifestUrl: `${deps.baseUrl}/v1/orgs/${row.org_id}/integrations/outlook/manifest.xml`,
+    addinKey: openKey(row) as string | null,
+    manifestUrl: manifestUrl(row.org_id),
     lastFetchAt: row.last_fetch_at,
   });
 
   return {
-    async integration(ctx: WriteContext) {
-      return present(await ensure(ctx));
+    /** What an admin sees; `addinKey: null` until a rotation or a manifest download makes one. */
+    async integration(orgId: string) {
+      const row = await outlookRepo.find(db, orgId);
+      return row ? present(row) : { addinKey: null, manifestUrl: manifestUrl(orgId), lastFetchAt: null };
     },
 
     /** A new key; the old one stops working at once here, within CACHE_TTL_MS on other instances. */

@@ -1,4 +1,5 @@
-// An org's users, read-only: staff look, the org's admins change them in the dashboard.
+// An org's users, read-only, with their status (invited, active, suspended): staff look, the
+// org's admins change them in the dashboard.
 import { StatusPill } from '../lib/StatusPill.tsx';
 import { day } from '../lib/format.ts';
 import { useOrgUsers } from './api.ts';

@@ -17,6 +17,7 @@ import { deleteLocked } from './role-rules.ts';
 import { UserDialog } from './UserDialog.tsx';
 import { ImportDialog } from './ImportDialog.tsx';
 import { InvitationLink } from './InvitationLink.tsx';
+import { SignatureDialog } from './SignatureDialog.tsx';
 
 type SortKey = 'name' | 'role' | 'department' | 'status';
 
@@ -31,7 +32,7 @@ export default function UsersPage() {
     setSortState(next);
     pager.reset();
   };
-  const [dialog, setDialog] = useState<{ kind: 'add' } | { kind: 'edit'; user: User } | { kind: 'import' } | { kind: 'delete'; user: User } | undefined>();
+  const [dialog, setDialog] = useState<{ kind: 'add' } | { kind: 'edit'; user: User } | { kind: 'signature'; user: User } | { kind: 'import' } | { kind: 'delete'; user: User } | undefined>();
 
   const setFilter = <K extends keyof UserFilters>(key: K, value: UserFilters[K]) => {
     setFilters((f) => ({ ...f, [key]: value }));
@@ -100,6 +101,7 @@ export default function UsersPage() {
         label={`Users${pager.page > 1 ? `, page ${pager.page}` : ''}; the column buttons sort the whole list.`}
         empty={filtered ? 'No user matches these filters.' : 'No users yet.'}
         busy={users.loading}
+        className="users-table"
         columns={[
           <SortHeader label="Name" k="name" sort={sort} setSort={setSort} />,
           <SortHeader label="Role" k="role" sort={sort} setSort={setSort} />,
@@ -108,13 +110,14 @@ export default function UsersPage() {
           actionsColumn,
         ]}
         row={(u) => (
-          <UserRow key={u.userId} user={u} onEdit={() => setDialog({ kind: 'edit', user: u })} onDelete={() => setDialog({ kind: 'delete', user: u })} />
+          <UserRow key={u.userId} user={u} onSignature={() => setDialog({ kind: 'signature', user: u })} onEdit={() => setDialog({ kind: 'edit', user: u })} onDelete={() => setDialog({ kind: 'delete', user: u })} />
         )}
       />
       <Pager pager={pager} nextCursor={users.data?.nextCursor} />
 
       <UserDialog open={dialog?.kind === 'add' || dialog?.kind === 'edit'} user={dialog?.kind === 'edit' ? dialog.user : undefined} onClose={() => setDialog(undefined)} />
       <ImportDialog open={dialog?.kind === 'import'} onClose={() => setDialog(undefined)} />
+      {dialog?.kind === 'signature' ? <SignatureDialog user={dialog.user} onClose={() => setDialog(undefined)} /> : null}
       {dialog?.kind === 'delete' ? <DeleteUser user={dialog.user} onClose={() => setDialog(undefined)} /> : null}
     </section>
   );
@@ -131,7 +134,7 @@ function SortHeader({ label, k, sort, setSort }: { label: string; k: SortKey; so
   );
 }
 
-function UserRow({ user, onEdit, onDelete }: { user: User; onEdit: () => void; onDelete: () => void }) {
+function UserRow({ user, onSignature, onEdit, onDelete }: { user: User; onSignature: () => void; onEdit: () => void; onDelete: () => void }) {
   const { me } = useOrg();
   const actions = useUserActions();
   const [link, setLink] = useState<string>();
@@ -155,11 +158,11 @@ function UserRow({ user, onEdit, onDelete }: { user: User; onEdit: () => void; o
         <br />
         <span className="muted small">{user.email}</span>
       </td>
-      <td>
+      <td data-label="Role">
         <span className="pill">{user.role}</span>
       </td>
-      <td>{user.department || <span className="muted">—</span>}</td>
-      <td>
+      <td data-label="Department">{user.department || <span className="muted">—</span>}</td>
+      <td data-label="Status">
         {suspended ? (
           <span className="pill">Suspended</span>
         ) : user.status === 'invited' ? (
@@ -171,6 +174,9 @@ function UserRow({ user, onEdit, onDelete }: { user: User; onEdit: () => void; o
       </td>
       <td>
         <div className="cell-actions">
+          <Button className="btn-small" onClick={onSignature} aria-label={`Signature of ${who}`}>
+            Signature
+          </Button>
           <Button className="btn-small" onClick={onEdit} aria-label={`Edit ${who}`}>
             Edit
           </Button>
@@ -213,3 +219,4 @@ function DeleteUser({ user, onClose }: { user: User; onClose: () => void }) {
     </ConfirmDialog>
   );
 }
+

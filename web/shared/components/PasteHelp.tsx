@@ -1,7 +1,9 @@
-/** How to put the copied signature into each mail client (their current settings paths). */
-export function PasteHelp() {
+// How to put a copied signature into each mail client (their current settings paths): on a
+// person's own signature page, and beside any user's signature an admin opens from Users.
+/** The steps; `card: false` inside a dialog. */
+export function PasteHelp({ card = true }: { card?: boolean }) {
   return (
-    <div className="card">
+    <div className={card ? 'card' : 'paste-help'}>
       <h2>Add it to your mail</h2>
       <p className="muted">Press “Copy signature”, then paste into your mail client’s signature box.</p>
       <div className="grid">
