@@ -89,7 +89,7 @@ describe('outbound webhooks', () => {
       const rendered = await server.request('POST', `/v1/orgs/${org.orgId}/render/${user.userId}`, { key: org.key, body: {} });
       assert.equal(rendered.status, 200, rendered.text);
       // The Outlook add-in serves signatures too; an editor preview is not a signature served.
-      const addinKey = (await server.request('GET', `/v1/orgs/${org.orgId}/integrations/outlook`, { key: org.key })).body.addinKey as string;
+      const addinKey = (await server.request('POST', `/v1/orgs/${org.orgId}/integrations/outlook/rotate-key`, { key: org.key })).body.addinKey as string;
       const addin = await server.request('GET', `/v1/addin/signature?email=${encodeURIComponent(user.email)}&compose=new`, { headers: { 'x-addin-key': addinKey } });
       assert.equal(addin.status, 200, addin.text);
       const preview = await server.request('POST', `/v1/orgs/${org.orgId}/templates/preview`, { key: org.key, body: { userId: user.userId, html: '<p>{{ user.name }}</p>', text: '' } });
@@ -334,7 +334,7 @@ describe('outbound webhooks: where deliveries may go', () => {
       assert.equal(res.status, 400, `${url}: ${res.text}`);
       assert.equal(res.body.error.details.field, 'body.url');
     }
-    const ok = await server.request('POST', `/v1/orgs/${org.orgId}/webhook-endpoints`, { key: org.key, body: { url: 'https://93.184.215.14/hooks', events: ['audit.event'] } });
+    const ok = await server.request('POST', `/v1/orgs/${org.orgId}/webhook-endpoints`, { key: org.key, body: { url: 'https://93.184.215.14/hooks', events: ['deployment.failed'] } });
     assert.equal(ok.status, 201, ok.text);
   });
 

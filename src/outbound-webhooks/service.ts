@@ -100,8 +100,10 @@ export function createOutboundWebhookService(deps: { db: Db; clock: Clock; secre
     },
 
     async deliveries(orgId: string, endpointId: string, page: PageRequest): Promise<Page<WebhookDelivery>> {
+      // The cursor is checked before the endpoint is looked up: a malformed one is a 400 whatever the path.
+      const after = decodeCursor(page.cursor);
       await endpoint(orgId, endpointId);
-      const rows = await outboundRepo.listDeliveries(db, orgId, endpointId, decodeCursor(page.cursor), page.limit);
+      const rows = await outboundRepo.listDeliveries(db, orgId, endpointId, after, page.limit);
       return toPage(rows, page.limit, (r) => r.seq, toDelivery);
     },
 

@@ -154,7 +154,7 @@ function SettingsForm({ current, onDone }: { current: GatewaySettings | null; on
   return (
     <form onSubmit={submit}>
       <TextField label="Next hop host" hint="Where stamped mail goes: your tenant's MX host, or smtp-relay.gmail.com." value={host} required onChange={(e) => setHost(e.target.value)} />
-      <TextField label="Next hop port" type="number" min={1} max={65535} value={port} required onChange={(e) => setPort(e.target.value)} />
+      <TextField label="Next hop port" type="number" min={1} value={port} required onChange={(e) => setPort(e.target.value)} />
       <fieldset className="field">
         <legend>Options</legend>
         <label>

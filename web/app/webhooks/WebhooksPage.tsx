@@ -2,6 +2,7 @@
 // secret shown once, with a copy button), rotating the secret (the old one keeps signing for 24 h),
 // sending a test event, disabling, enabling and deleting; and an endpoint's delivery log with each
 // attempt's status, error and answer, and redelivery (docs/webhooks.md).
+import { maxLengthOf } from '../../shared/api/field-limits.ts';
 import { useState, type FormEvent } from 'react';
 import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { Button } from '../../shared/components/Button.tsx';
@@ -297,7 +298,7 @@ function AddDialog({ open, onClose, onAdded }: { open: boolean; onClose: () => v
           onChange={(e) => setUrl(e.target.value)}
           error={urlError}
         />
-        <TextField label="Description (optional)" value={description} maxLength={500} onChange={(e) => setDescription(e.target.value)} />
+        <TextField label="Description (optional)" value={description} maxLength={maxLengthOf('createWebhookEndpoint', 'description')} onChange={(e) => setDescription(e.target.value)} />
         <fieldset className="field event-types">
           <legend>Events to send</legend>
           {EVENT_TYPES.map(({ type, what }) => (
