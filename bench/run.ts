@@ -2,6 +2,9 @@
 // ratios (speed is measured here, never in timed tests: docs/testing.md). The service runs as its own
 // process on the embedded database (or DATABASE_URL / REDIS_URL), with rate limits raised.
 import { mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -12,7 +15,7 @@ import { runNode, startProcess, type ServiceProcess } from '../test/helpers/proc
 import { noisyNeighbour, type NoisyResult } from './noisy.ts';
 import { benchEnv, hotRoutes, measure as measureOn, measureSeries, peakRssMb, seriesTable, type Measured, type Load } from './measure.ts';
 
-const SCENARIOS = ['baseline', 'org-apikey', 'org-idtoken', 'render-warm', 'render-cold', 'pixel', 'webhook', 'noisy-org'] as const;
+const SCENARIOS = ['baseline', 'org-apikey', 'org-idtoken', 'render-warm', 'render-cold', 'pixel', 'webhook', 'noisy-org', 'render-warm-subscribed'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 const { values } = parseArgs({
@@ -38,7 +41,24 @@ const load: Load = { connections, durationS: duration, progress };
 const measure = (name: Scenario, target: ServiceProcess, opts: Parameters<typeof measureOn>[3]) => measureOn(name, target, load, opts);
 
 const dataDir = values['data-dir'] ?? mkdtempSync(join(tmpdir(), 'sigsvc-bench-'));
-const env = benchEnv(dataDir, { SIGNIN_ATTEMPTS_PER_MINUTE: '100000', WEBHOOK_SECRET: 'whsec_bench' });
+const env = benchEnv(dataDir, {
+  SIGNIN_ATTEMPTS_PER_MINUTE: '100000',
+  WEBHOOK_SECRET: 'whsec_bench',
+  // render-warm-subscribed: an outbound webhook endpoint on this machine (docs/webhooks.md).
+  SECRETS_KEY: randomBytes(32).toString('base64'),
+  WEBHOOK_ALLOW_PRIVATE: 'true',
+});
+// The receiver of render-warm-subscribed's deliveries: answers at once, counts them.
+let delivered = 0;
+const receiver = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    delivered++;
+    res.writeHead(204).end();
+  });
+});
+await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
+const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
 const procs: ServiceProcess[] = [];
 try {
   progress('… seeding an org');
@@ -98,6 +118,16 @@ try {
         ],
       }),
     pixel: () => measure('pixel', service, hot.pixel),
+    // render-warm again, with an endpoint subscribed to signature.rendered: each render is an event,
+    // buffered and written in batches, and delivered to a receiver on this machine meanwhile.
+    'render-warm-subscribed': async () => {
+      const endpoint = await api('POST', `/v1/orgs/${org.orgId}/webhook-endpoints`, { url: receiverUrl, events: ['signature.rendered'] });
+      if (endpoint.status !== 201) throw new Error(`webhook endpoint: ${endpoint.text}`);
+      const measured = await measure('render-warm-subscribed', service, hot['render-warm']);
+      await api('DELETE', `/v1/orgs/${org.orgId}/webhook-endpoints/${endpoint.body.endpointId}`);
+      progress(`… ${delivered} signature.rendered deliveries received by the end of the run`);
+      return measured;
+    },
     // The quiet org's latency while another org floods (bench/noisy.ts): its own service process.
     'noisy-org': async () => {
       noisy = await noisyNeighbour(load);
@@ -154,5 +184,7 @@ try {
   }
 } finally {
   await Promise.all(procs.map((p) => p.stop()));
+  receiver.closeAllConnections();
+  receiver.close();
   if (!values['data-dir']) rmSync(dataDir, { recursive: true, force: true });
 }

@@ -21,12 +21,16 @@ function isProxyEntry(v: string): boolean {
   if (!/^\d{1,3}$/.test(bits)) return false;
   return Number(bits) <= (family === 4 ? 32 : 128);
 }
+const booleanFlag = z
+  .enum(['true', 'false', ''])
+  .default('false')
+  .transform((v) => v === 'true');
 const optionalString = z
   .string()
   .optional()
   .transform((v) => (v === '' ? undefined : v));
 
-export const envSchema = z
+const envFields = z
   .object({
     PORT: int(3000).pipe(z.number().max(65535)).describe('listen port'),
     HOST: z.string().min(1).default('127.0.0.1').describe('listen address'),
@@ -74,7 +78,8 @@ export const envSchema = z
       'PostgreSQL server: the server cancels a statement running longer (`statement_timeout`); the client gives up 500 ms later',
     ),
     DATABASE_CONNECT_TIMEOUT_MS: posInt(1500).describe('PostgreSQL server: the longest wait for a pooled connection, opening a new one included'),
-    DATA_DIR: z.string().min(1).default('./data').describe('embedded database files and generated signing keys'),
+    DATA_DIR: z.string().min(1).default('./data').describe('embedded database files, image files and generated signing keys'),
+    IMAGES_MAX_BYTES_PER_ORG: posInt(50 * 1024 * 1024).describe("an org's live images together, in bytes (besides 500 images); past it an upload is 413"),
     REDIS_URL: optionalString
       .refine((v) => v === undefined || /^rediss?:\/\//.test(v), { message: 'must start with redis:// or rediss://' })
       .describe('unset: in-process; set: shared rate-limit buckets for several instances'),
@@ -104,6 +109,11 @@ export const envSchema = z
     WEBHOOK_SECRET: optionalString.describe('shared secret of the payment provider; unset: the webhook route answers 503'),
     WEBHOOK_TOLERANCE_S: posInt(300).describe('webhook signature timestamp tolerance'),
     WEBHOOK_DEDUP_S: posInt(604800).describe('webhook event-id dedup window'),
+    WEBHOOK_ALLOW_PRIVATE: z
+      .enum(['true', 'false'])
+      .default('false')
+      .transform((v) => v === 'true')
+      .describe('outbound webhooks: also allow http URLs and private addresses (tests, self-hosted intranets); otherwise https to public addresses only'),
     GRACE_PERIOD_S: posInt(1209600).describe('grace after payment failure or cancellation'),
     ID_TOKEN_TTL_S: posInt(3600).describe('ID token lifetime'),
     ACCESS_TOKEN_TTL_S: posInt(3600).describe('access token lifetime'),
@@ -171,97 +181,156 @@ export const envSchema = z
     GOOGLE_ADMIN_API_URL: url.default('https://admin.googleapis.com').describe("base URL of Google's Admin SDK Directory API"),
     GOOGLE_GMAIL_API_URL: url.default('https://gmail.googleapis.com').describe("base URL of Google's Gmail API"),
     GOOGLE_SYNC_INTERVAL_S: posInt(3600).describe('how often each connected Google Workspace directory is synced'),
+    GATEWAY_PORT: optionalString
+      .transform((v) => (v === undefined ? undefined : Number(v)))
+      .pipe(z.number().int().min(0).max(65535).optional())
+      .describe('the SMTP signature gateway\'s port (`sigsvc gateway` uses 2525 when unset); set: `npm start` runs the gateway in the same process too'),
+    GATEWAY_HOST: optionalString.describe('the SMTP gateway\'s listen address (default `HOST`)'),
+    GATEWAY_DOMAIN: optionalString
+      .refine((v) => v === undefined || /^[a-z0-9.-]+$/i.test(v), { message: 'must be a domain name' })
+      .describe('the gateway\'s public name: each org\'s smart host is `<gatewayId>.<GATEWAY_DOMAIN>` (a wildcard certificate), which names the org by SNI'),
+    GATEWAY_TLS_CERT: optionalString.describe('PEM certificate file for the gateway\'s STARTTLS; unset: no STARTTLS, and AUTH from loopback only'),
+    GATEWAY_TLS_KEY: optionalString.describe('PEM private key file of GATEWAY_TLS_CERT'),
+    GATEWAY_MAX_BYTES: posInt(50 * 1024 * 1024).describe('largest message the gateway accepts (552 above it)'),
+    GATEWAY_MAX_CONNECTIONS: posInt(200).describe('SMTP connections the gateway holds at once; more are answered 421'),
+    GATEWAY_SOCKET_TIMEOUT_MS: posInt(60000).describe('an SMTP client silent this long is disconnected'),
+    GATEWAY_RELAY_TIMEOUT_MS: posInt(15000).describe('how long the gateway waits to connect to a next hop and for its greeting (then 451: the sender retries)'),
+    GATEWAY_FAIL_CLOSED: booleanFlag.describe('true: a message whose stamping failed is refused with 451; false: it goes on unstamped (logged and counted)'),
+    GATEWAY_ALLOW_PRIVATE_NEXT_HOP: booleanFlag.describe('true: an org\'s next hop may resolve to a private or loopback address (tests, intranets)'),
+    DNS_SERVERS: z
+      .string()
+      .default('')
+      .transform((v) => v.split(',').map((s) => s.trim()).filter(Boolean))
+      .describe('DNS servers for domain verification, comma-separated (`127.0.0.1:5353`); unset: the system\'s'),
     LOG_LEVEL: z
       .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
       .default('info')
       .describe('pino log level'),
-  })
+  });
+
+type Env = z.output<typeof envFields>;
+
+export const envSchema = envFields
   .superRefine((env, ctx) => {
     if (env.OIDC_ISSUER && env.OIDC_AUDIENCES.length === 0) {
       ctx.addIssue({ code: 'custom', path: ['OIDC_AUDIENCES'], message: 'is required when OIDC_ISSUER is set' });
+    }
+    if (Boolean(env.GATEWAY_TLS_CERT) !== Boolean(env.GATEWAY_TLS_KEY)) {
+      ctx.addIssue({ code: 'custom', path: ['GATEWAY_TLS_CERT'], message: 'GATEWAY_TLS_CERT and GATEWAY_TLS_KEY are set together' });
     }
     if (env.SECRETS_KEY_PREVIOUS.length > 0 && !env.SECRETS_KEY) {
       ctx.addIssue({ code: 'custom', path: ['SECRETS_KEY_PREVIOUS'], message: 'needs SECRETS_KEY (the new key; the previous ones only open what was sealed under them)' });
     }
   })
-  .transform((env) => {
-    const baseUrl = stripSlash(env.BASE_URL ?? `http://localhost:${env.PORT}`);
-    return {
-      port: env.PORT,
-      host: env.HOST,
-      stage: env.STAGE,
-      baseUrl,
-      authUrl: stripSlash(env.AUTH_URL ?? `${baseUrl}/auth`),
-      appUrl: stripSlash(env.APP_URL ?? `${baseUrl}/app`),
-      adminUrl: stripSlash(env.ADMIN_URL ?? `${baseUrl}/admin`),
-      extensionCallbackUrls: env.EXTENSION_CALLBACK_URLS,
-      trustProxy: env.TRUST_PROXY,
-      billingUrl: env.BILLING_URL,
-      webDistDir: env.WEB_DIST_DIR,
-      databaseUrl: env.DATABASE_URL,
-      dataDir: env.DATA_DIR,
-      databaseTimeouts: { statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS, connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS },
-      redisUrl: env.REDIS_URL,
-      redisTimeouts: { commandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS },
-      rateLimit: { rps: env.RATE_LIMIT_RPS, burst: env.RATE_LIMIT_BURST },
-      pixelRateLimit: { rps: env.PIXEL_RATE_LIMIT_RPS, burst: env.PIXEL_RATE_LIMIT_BURST },
-      anonRateLimit: { rps: env.ANON_RATE_LIMIT_RPS, burst: env.ANON_RATE_LIMIT_BURST },
-      retryAfterS: env.RETRY_AFTER_S,
-      throttleRefusalDelayMs: env.THROTTLE_REFUSAL_DELAY_MS,
-      orgRateLimit: { rps: env.ORG_RATE_LIMIT_RPS, burst: env.ORG_RATE_LIMIT_BURST },
-      publicRateLimit: { rps: env.PUBLIC_RATE_LIMIT_RPS, burst: env.PUBLIC_RATE_LIMIT_BURST },
-      assetRateLimit: { rps: env.ASSET_RATE_LIMIT_RPS, burst: env.ASSET_RATE_LIMIT_BURST },
-      clickRateLimit: { rps: env.CLICK_RATE_LIMIT_RPS, burst: env.CLICK_RATE_LIMIT_BURST },
-      clickAddressRetentionDays: env.CLICK_ADDRESS_RETENTION_DAYS,
-      quotaRequestsPerMonth: env.QUOTA_REQUESTS_PER_MONTH,
-      mailPerOrgPerHour: env.MAIL_PER_ORG_PER_HOUR,
-      bodyLimitBytes: env.BODY_LIMIT_BYTES,
-      renderLimitBytes: env.RENDER_LIMIT_BYTES,
-      renderThreads: env.RENDER_THREADS,
-      webhookSecret: env.WEBHOOK_SECRET,
-      webhookToleranceS: env.WEBHOOK_TOLERANCE_S,
-      webhookDedupS: env.WEBHOOK_DEDUP_S,
-      gracePeriodS: env.GRACE_PERIOD_S,
-      idTokenTtlS: env.ID_TOKEN_TTL_S,
-      accessTokenTtlS: env.ACCESS_TOKEN_TTL_S,
-      refreshTokenTtlAppS: env.REFRESH_TOKEN_TTL_APP_S,
-      refreshTokenTtlAdminS: env.REFRESH_TOKEN_TTL_ADMIN_S,
-      signInAttemptsPerMinute: env.SIGNIN_ATTEMPTS_PER_MINUTE,
-      smtpUrl: env.SMTP_URL,
-      mailFrom: env.MAIL_FROM ?? `"Signature Service" <no-reply@${new URL(baseUrl).hostname}>`,
-      invitationTtlS: env.INVITATION_TTL_S,
-      passwordResetTtlS: env.PASSWORD_RESET_TTL_S,
-      resetMailsPerAddressPerHour: env.RESET_MAILS_PER_ADDRESS_PER_HOUR,
-      jobs: {
-        concurrency: env.JOBS_CONCURRENCY,
-        pollMs: env.JOBS_POLL_MS,
-        leaseMs: env.JOBS_LEASE_MS,
-        retryBaseMs: env.JOBS_RETRY_BASE_MS,
-        retryMaxMs: env.JOBS_RETRY_MAX_MS,
-        maxAttempts: env.JOBS_MAX_ATTEMPTS,
-      },
-      oidcIssuer: env.OIDC_ISSUER,
-      oidcAudiences: env.OIDC_AUDIENCES,
-      cacheTtlMs: env.CACHE_TTL_MS,
-      microsoft: {
-        loginUrl: stripSlash(env.MICROSOFT_LOGIN_URL),
-        graphUrl: stripSlash(env.MICROSOFT_GRAPH_URL),
-        syncIntervalS: env.MICROSOFT_SYNC_INTERVAL_S,
-      },
-      addinRateLimit: { rps: env.ADDIN_RATE_LIMIT_RPS, burst: env.ADDIN_RATE_LIMIT_BURST },
-      addinFetchTimeoutMs: env.ADDIN_FETCH_TIMEOUT_MS,
-      metricsToken: env.METRICS_TOKEN,
-      logLevel: env.LOG_LEVEL,
-      secretsKey: env.SECRETS_KEY,
-      secretsKeysPrevious: env.SECRETS_KEY_PREVIOUS,
-      google: {
-        tokenUrl: env.GOOGLE_TOKEN_URL,
-        adminApiUrl: stripSlash(env.GOOGLE_ADMIN_API_URL),
-        gmailApiUrl: stripSlash(env.GOOGLE_GMAIL_API_URL),
-        syncIntervalS: env.GOOGLE_SYNC_INTERVAL_S,
-      },
-    };
-  });
+  .transform(toConfig);
+
+/** The service's settings from the parsed environment. */
+function toConfig(env: Env) {
+  const baseUrl = stripSlash(env.BASE_URL ?? `http://localhost:${env.PORT}`);
+  return {
+    port: env.PORT,
+    host: env.HOST,
+    stage: env.STAGE,
+    baseUrl,
+    authUrl: stripSlash(env.AUTH_URL ?? `${baseUrl}/auth`),
+    appUrl: stripSlash(env.APP_URL ?? `${baseUrl}/app`),
+    adminUrl: stripSlash(env.ADMIN_URL ?? `${baseUrl}/admin`),
+    extensionCallbackUrls: env.EXTENSION_CALLBACK_URLS,
+    trustProxy: env.TRUST_PROXY,
+    billingUrl: env.BILLING_URL,
+    webDistDir: env.WEB_DIST_DIR,
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.DATA_DIR,
+    databaseTimeouts: { statementTimeoutMs: env.DATABASE_STATEMENT_TIMEOUT_MS, connectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS },
+    redisUrl: env.REDIS_URL,
+    redisTimeouts: { commandTimeoutMs: env.REDIS_COMMAND_TIMEOUT_MS },
+    ...limitsOf(env),
+    bodyLimitBytes: env.BODY_LIMIT_BYTES,
+    renderLimitBytes: env.RENDER_LIMIT_BYTES,
+    renderThreads: env.RENDER_THREADS,
+    webhookSecret: env.WEBHOOK_SECRET,
+    webhookToleranceS: env.WEBHOOK_TOLERANCE_S,
+    webhookDedupS: env.WEBHOOK_DEDUP_S,
+    webhookAllowPrivate: env.WEBHOOK_ALLOW_PRIVATE,
+    gracePeriodS: env.GRACE_PERIOD_S,
+    idTokenTtlS: env.ID_TOKEN_TTL_S,
+    accessTokenTtlS: env.ACCESS_TOKEN_TTL_S,
+    refreshTokenTtlAppS: env.REFRESH_TOKEN_TTL_APP_S,
+    refreshTokenTtlAdminS: env.REFRESH_TOKEN_TTL_ADMIN_S,
+    signInAttemptsPerMinute: env.SIGNIN_ATTEMPTS_PER_MINUTE,
+    smtpUrl: env.SMTP_URL,
+    mailFrom: env.MAIL_FROM ?? `"Signature Service" <no-reply@${new URL(baseUrl).hostname}>`,
+    invitationTtlS: env.INVITATION_TTL_S,
+    passwordResetTtlS: env.PASSWORD_RESET_TTL_S,
+    resetMailsPerAddressPerHour: env.RESET_MAILS_PER_ADDRESS_PER_HOUR,
+    jobs: {
+      concurrency: env.JOBS_CONCURRENCY,
+      pollMs: env.JOBS_POLL_MS,
+      leaseMs: env.JOBS_LEASE_MS,
+      retryBaseMs: env.JOBS_RETRY_BASE_MS,
+      retryMaxMs: env.JOBS_RETRY_MAX_MS,
+      maxAttempts: env.JOBS_MAX_ATTEMPTS,
+    },
+    oidcIssuer: env.OIDC_ISSUER,
+    oidcAudiences: env.OIDC_AUDIENCES,
+    cacheTtlMs: env.CACHE_TTL_MS,
+    microsoft: {
+      loginUrl: stripSlash(env.MICROSOFT_LOGIN_URL),
+      graphUrl: stripSlash(env.MICROSOFT_GRAPH_URL),
+      syncIntervalS: env.MICROSOFT_SYNC_INTERVAL_S,
+    },
+    addinRateLimit: { rps: env.ADDIN_RATE_LIMIT_RPS, burst: env.ADDIN_RATE_LIMIT_BURST },
+    addinFetchTimeoutMs: env.ADDIN_FETCH_TIMEOUT_MS,
+    metricsToken: env.METRICS_TOKEN,
+    logLevel: env.LOG_LEVEL,
+    gateway: gatewayOf(env),
+    dnsServers: env.DNS_SERVERS,
+    secretsKey: env.SECRETS_KEY,
+    secretsKeysPrevious: env.SECRETS_KEY_PREVIOUS,
+    google: {
+      tokenUrl: env.GOOGLE_TOKEN_URL,
+      adminApiUrl: stripSlash(env.GOOGLE_ADMIN_API_URL),
+      gmailApiUrl: stripSlash(env.GOOGLE_GMAIL_API_URL),
+      syncIntervalS: env.GOOGLE_SYNC_INTERVAL_S,
+    },
+  };
+}
+
+/** Every bucket, the quota and the mail cap (docs/api.md, "Rate limits"). */
+function limitsOf(env: Env) {
+  return {
+    rateLimit: { rps: env.RATE_LIMIT_RPS, burst: env.RATE_LIMIT_BURST },
+    pixelRateLimit: { rps: env.PIXEL_RATE_LIMIT_RPS, burst: env.PIXEL_RATE_LIMIT_BURST },
+    anonRateLimit: { rps: env.ANON_RATE_LIMIT_RPS, burst: env.ANON_RATE_LIMIT_BURST },
+    retryAfterS: env.RETRY_AFTER_S,
+    throttleRefusalDelayMs: env.THROTTLE_REFUSAL_DELAY_MS,
+    orgRateLimit: { rps: env.ORG_RATE_LIMIT_RPS, burst: env.ORG_RATE_LIMIT_BURST },
+    publicRateLimit: { rps: env.PUBLIC_RATE_LIMIT_RPS, burst: env.PUBLIC_RATE_LIMIT_BURST },
+    assetRateLimit: { rps: env.ASSET_RATE_LIMIT_RPS, burst: env.ASSET_RATE_LIMIT_BURST },
+    clickRateLimit: { rps: env.CLICK_RATE_LIMIT_RPS, burst: env.CLICK_RATE_LIMIT_BURST },
+    clickAddressRetentionDays: env.CLICK_ADDRESS_RETENTION_DAYS,
+    quotaRequestsPerMonth: env.QUOTA_REQUESTS_PER_MONTH,
+    imagesMaxBytesPerOrg: env.IMAGES_MAX_BYTES_PER_ORG,
+    mailPerOrgPerHour: env.MAIL_PER_ORG_PER_HOUR,
+  };
+}
+
+/** The SMTP signature gateway's settings (docs/gateway.md). */
+function gatewayOf(env: Env) {
+  return {
+    port: env.GATEWAY_PORT,
+    host: env.GATEWAY_HOST,
+    domain: env.GATEWAY_DOMAIN?.toLowerCase(),
+    tlsCert: env.GATEWAY_TLS_CERT,
+    tlsKey: env.GATEWAY_TLS_KEY,
+    maxBytes: env.GATEWAY_MAX_BYTES,
+    maxConnections: env.GATEWAY_MAX_CONNECTIONS,
+    socketTimeoutMs: env.GATEWAY_SOCKET_TIMEOUT_MS,
+    relayTimeoutMs: env.GATEWAY_RELAY_TIMEOUT_MS,
+    failClosed: env.GATEWAY_FAIL_CLOSED,
+    allowPrivateNextHop: env.GATEWAY_ALLOW_PRIVATE_NEXT_HOP,
+  };
+}
 
 export type Config = z.output<typeof envSchema>;
 

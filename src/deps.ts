@@ -1,87 +1,63 @@
-// The composition root: builds every long-lived dependency from the config, once, wires them
-// together, and closes them in reverse order. It decides nothing itself: each capability owns its
-// settings and timers (cache lifetimes in src/cache/namespaces.ts, purge intervals with billing
-// and the identity provider). Tests call createDeps with their own config (and may override
-// parts, such as the clock).
-import { randomBytes } from 'node:crypto';
+// The composition root: the core (core/core.ts), then every capability's module, top to bottom,
+// each built from the core and the modules it names, then their timers and the job worker, started
+// once everything is built (core/module.ts's startModules). It decides nothing itself: each module
+// reads its own settings. Closing stops the worker and the timers, then closes the modules (last
+// built first), then the core. Tests call createDeps with their own config (and may override parts,
+// such as the clock).
 import type { Redis } from 'ioredis';
+import type Provider from 'oidc-provider';
 import type { Config } from './config.ts';
 import type { Logger } from './log.ts';
-import { openDatabase, type Database } from './store/db.ts';
-import { migrate } from './store/migrate.ts';
-import { databaseCheck, redisCheck, type HealthCheck } from './health/checks.ts';
-import { connectRedis } from './store/redis.ts';
-import { KeyUsageRecorder } from './api-keys/usage.ts';
-import { createApiKeyService, type ApiKeyService } from './api-keys/service.ts';
-import { apiKeysRepo } from './store/repositories/api-keys.ts';
-import { createOrgService, type OrgService } from './orgs/service.ts';
-import { createUserService, type UserService } from './users/service.ts';
-import { createTemplateService, type TemplateService } from './templates/service.ts';
-import { createAuthenticator, type Authenticate } from './auth/authenticate.ts';
-import { createGuards, type Guards } from './auth/guard.ts';
-import type Provider from 'oidc-provider';
-import { loadKeyMaterial, publicJwks } from './auth/idp/keys.ts';
-import { idpKeysRepo } from './store/repositories/idp-keys.ts';
-import { clientIds, createProvider } from './auth/idp/provider.ts';
-import { createSignIn, type SignIn } from './auth/idp/sign-in.ts';
-import { registerPeopleJobs } from './people/jobs.ts';
-import { scryptHasher, type PasswordHasher } from './auth/passwords.ts';
-import { createAccountsCache } from './auth/accounts-cache.ts';
-import { startPurgingExpired } from './auth/idp/purge.ts';
-import { createCaches, type Caches } from './cache/namespaces.ts';
-import { createIdTokenVerifier, discoverIssuer, localIssuer, type TrustedIssuer } from './auth/id-token.ts';
-import type { JWK } from 'jose';
-import { createBillingService, type BillingService } from './billing/service.ts';
-import { requireFreeSeat } from './billing/seats.ts';
-import { createScimService, type ScimService } from './scim/service.ts';
-import { createRenderService, type RenderService } from './render/service.ts';
-import { createRuleService, type RuleService } from './rules/service.ts';
-import { createCampaignService, type CampaignService } from './campaigns/service.ts';
-import { createClickService, startTruncatingAddresses, type ClickService } from './clicks/service.ts';
-import { clickKey } from './clicks/token.ts';
-import { ImpressionCounter } from './campaigns/impressions.ts';
-import { campaignStatsRepo } from './store/repositories/campaign-stats.ts';
-import { createRenderPool, type RenderPool } from './render/pool.ts';
-import { OpenCounter } from './tracking/open-counter.ts';
-import { createTrackingService, type TrackingService } from './tracking/service.ts';
-import { createAuditService, type AuditService } from './audit/service.ts';
-import { createImageService, type ImageService } from './images/service.ts';
-import { createUserImport, type UserImport } from './users/import.ts';
-import { createMfaService, type MfaService } from './users/mfa.ts';
-import { opensRepo } from './store/repositories/opens.ts';
-import { createLimiters, type Limiters } from './ratelimit/limiters.ts';
-import { QuotaCounter } from './quota/counter.ts';
-import { createJobQueue, enqueue, type JobQueue } from './jobs/queue.ts';
-import { createJobService, type JobService } from './jobs/service.ts';
-import { createMail, type Mail } from './mail/mailer.ts';
-import { createPeopleService, type PeopleService } from './people/service.ts';
-import { createSecretBox, type SecretBox } from './secrets/secret-box.ts';
-import { createDirectoryService, type DirectoryService } from './directory/service.ts';
-import { createDeploymentService, type DeploymentService } from './deployments/service.ts';
-import { createGoogleClient, type RetryPolicy } from './google/client.ts';
-import { createGoogleService, type GoogleService } from './google/service.ts';
-import { createGoogleRuns, type GoogleRuns } from './google/runs.ts';
-import { createGoogleMetrics } from './google/metrics.ts';
-import { pushSchedule, registerGooglePushJob } from './google/jobs.ts';
-import { createGoogleLease } from './google/lease.ts';
-import { googleConnector } from './google/connector.ts';
-import { createDirectorySync } from './directory/sync.ts';
-import { registerDirectorySyncJobs } from './directory/jobs.ts';
-import { startScheduler, syncSchedule, tickMsFor } from './directory/scheduler.ts';
-import { createOrgAdminService, type OrgAdminService } from './admin/org-admin.ts';
-import { createStaffAdminService, type StaffAdminService } from './admin/staff-admin.ts';
-import { createStaffInviter } from './admin/staff-invite.ts';
-import { createOutlookService, type OutlookService } from './outlook/service.ts';
-import { FetchRecorder } from './outlook/fetch-recorder.ts';
-import { outlookRepo } from './store/repositories/outlook.ts';
-import { createGraphClient } from './microsoft/graph.ts';
-import { createMicrosoftService, type MicrosoftService } from './microsoft/service.ts';
-import { microsoftConnector } from './microsoft/connector.ts';
-import { createMetrics, type Metrics } from './metrics/metrics.ts';
-import { systemClock, type Clock } from './lib/clock.ts';
+import type { Clock } from './lib/clock.ts';
+import type { Authenticate } from './kernel/principal.ts';
+import type { Database } from './store/db.ts';
+import type { Caches } from './cache/namespaces.ts';
+import type { JobQueue } from './jobs/queue.ts';
+import type { Metrics } from './metrics/metrics.ts';
+import { MIN_PASSWORD_LENGTH, type PasswordHasher } from './lib/passwords.ts';
+import type { Guards, RouteKit } from './http/guard.ts';
+import { createCore, type Core } from './core/core.ts';
+import type { Limiters } from './ratelimit/limiters.ts';
+import type { Refusal } from './ratelimit/hook.ts';
+import type { QuotaCounter } from './quota/counter.ts';
+import { startModules, type Module } from './core/module.ts';
+import { healthModule } from './health/module.ts';
+import { metricsModule } from './metrics/module.ts';
+import { auditModule, type AuditService } from './audit/module.ts';
+import { secretsModule, type SecretBox } from './secrets/module.ts';
+import { mailModule, type Mail } from './mail/module.ts';
+import { jobsModule, type JobService } from './jobs/module.ts';
+import { apiKeysModule, type ApiKeyService } from './api-keys/module.ts';
+import { idpModule, type SignIn } from './idp/module.ts';
+import { authModule } from './auth/module.ts';
+import { peopleModule, type PeopleService } from './people/module.ts';
+import { orgsModule, type OrgService } from './orgs/module.ts';
+import { billingModule, type BillingService } from './billing/module.ts';
+import { usersModule, type MfaService, type UserImport, type UserService } from './users/module.ts';
+import { renderModule, type RenderPool, type RenderService } from './render/module.ts';
+import { rulesModule, type RuleService } from './rules/module.ts';
+import { clicksModule, type ClickService } from './clicks/module.ts';
+import { campaignsModule, type CampaignService } from './campaigns/module.ts';
+import { DEFAULT_STARTER, TEMPLATE_SOURCE_MAX, templatesModule, type TemplateService } from './templates/module.ts';
+import { IMAGE_MAX_BYTES, IMAGE_MAX_SIDE, imagesModule, type ImageService } from './images/module.ts';
+import { trackingModule, type OpenCounter, type TrackingService } from './tracking/module.ts';
+import { deploymentsModule, type DeploymentService } from './deployments/module.ts';
+import { directoryModule, directorySyncModule, type DirectoryService } from './directory/module.ts';
+import { outlookModule, type OutlookService } from './outlook/module.ts';
+import { microsoftModule, type MicrosoftService } from './microsoft/module.ts';
+import { googleModule, type GoogleRuns, type GoogleService, type GoogleTuning } from './google/module.ts';
+import { adminModule, type OrgAdminService, type StaffAdminService } from './admin/module.ts';
+import { webhooksModule } from './webhooks/module.ts';
+import { designerModule } from './designer/module.ts';
+import { scimModule, type ScimService } from './scim/module.ts';
+import { gatewayModule, type Gateway } from './gateway/module.ts';
+import { webAppsModule } from './web-apps/module.ts';
+import { outboundWebhooksModule, type OutboundWebhooksTuning } from './outbound-webhooks/module.ts';
+import type { HealthCheck } from './health/module.ts';
 
-export type { Clock } from './lib/clock.ts';
+export type { Clock };
 
+/** The built service: its modules (for app.ts), and each service by name (for tests and tools). */
 export interface Deps {
   config: Config;
   logger: Logger;
@@ -90,6 +66,10 @@ export interface Deps {
   clock: Clock;
   /** Every cache and what each write forgets (src/cache/namespaces.ts). */
   caches: Caches;
+  /** The modules in the order they were built: app.ts registers their routes in it. */
+  modules: readonly Module[];
+  /** What the routes of the authenticated scope are given: the guards and the billing gate. */
+  routeKit: RouteKit;
   healthChecks: Record<string, HealthCheck>;
   apiKeys: ApiKeyService;
   orgs: OrgService;
@@ -103,49 +83,39 @@ export interface Deps {
   render: RenderService;
   /** Assignment rules (src/rules/): which template each person gets, for new messages and replies. */
   rules: RuleService;
-  /** Campaigns (src/campaigns/): scheduled banners for an audience. */
+  /** Campaigns (src/campaigns/): scheduled banners for an audience, and their stats. */
   campaigns: CampaignService;
   /** Tracked links and their clicks (src/clicks/). */
   clicks: ClickService;
-  /** A pixel open with a campaign's signed `c`: an impression of that campaign (src/campaigns/). */
-  campaignOpen: (c: string) => void;
   opens: OpenCounter;
   tracking: TrackingService;
   audit: AuditService;
   images: ImageService;
   userImport: UserImport;
   mfa: MfaService;
-  /** The staff API's services (src/admin/). */
   orgAdmin: OrgAdminService;
   staffAdmin: StaffAdminService;
-  /** AES-256-GCM under SECRETS_KEY, for the secrets integrations store (src/secrets/). */
   secrets: SecretBox;
-  /** Applies a directory's users to an org (src/directory/): Google Workspace and Microsoft Entra syncs. */
   directory: DirectoryService;
-  /** Per-user deployment state of signatures in mailboxes (src/deployments/). */
+  /** SCIM 2.0 provisioning (src/scim/): tokens, and the users and groups Okta or Entra ID push. */
+  scim: ScimService;
+  /** The SMTP signature gateway: domains, settings, the engine and its listener (src/gateway/). */
+  gateway: Gateway;
   deployments: DeploymentService;
-  /** Google Workspace: the connection (src/google/service.ts) and the Gmail push job body (the sync is src/directory/sync.ts). */
   google: GoogleService;
   googleRuns: GoogleRuns;
-  /** The Outlook add-in: its key, manifest and the signature route's answers (src/outlook/). */
   outlook: OutlookService;
-  /** The Microsoft Entra connection and its directory sync (src/microsoft/). */
   microsoft: MicrosoftService;
-  /** The token buckets (src/ratelimit/limiters.ts). */
+  /** The token buckets (src/ratelimit/limiters.ts), and how a throttle refuses. */
   limiters: Limiters;
+  refusal: Refusal;
   /** The monthly quota of API-key requests, counted in memory and added in batches (src/quota/). */
   quota: QuotaCounter;
-  /** SCIM 2.0 provisioning (src/scim/): tokens, users and groups pushed by Okta or Entra ID. */
-  scim: ScimService;
   passwords: PasswordHasher;
-  /** This instance's Prometheus registry and the metrics the service records (src/metrics/). */
   metrics: Metrics;
-  /** The durable job queue: capabilities register their kinds' handlers on it (src/jobs/queue.ts). */
   queue: JobQueue;
   jobs: JobService;
-  /** Mail through the job queue (src/mail/); `configured` is false without SMTP_URL. */
   mail: Mail;
-  /** Invitations, password reset, one's own password (src/people/). */
   people: PeopleService;
   close(): Promise<void>;
 }
@@ -161,268 +131,124 @@ export interface DepsOverrides {
   /** Tests: how long a directory's dry run may read it (lib/deadline.ts's default otherwise). */
   dryRunDeadlineMs?: number;
   /** Tests: quicker retries of Google's 429/5xx and of a run that finds its org busy, a faster scheduler (the one of every directory and the push, src/directory/scheduler.ts), fewer pushes at once. */
-  google?: { retry?: Partial<RetryPolicy>; schedulerTickMs?: number; pushConcurrency?: number; patchesPerSecond?: number; busyRetryMs?: number };
+  google?: GoogleTuning & { schedulerTickMs?: number };
   /**
    * Tests: an open database and a render pool to use instead of making them (a test process's
    * servers share them: each costs ~0.5 s of CPU to make). They stay the caller's: closing the
    * service leaves them open.
    */
   shared?: { database?: Database; renderPool?: RenderPool };
+  /** Tests: outbound webhooks' retry waits and answer timeout. */
+  webhooks?: OutboundWebhooksTuning;
 }
 
 export async function createDeps(config: Config, logger: Logger, overrides: DepsOverrides = {}): Promise<Deps> {
-  const shared = overrides.shared ?? {};
-  const database =
-    shared.database ??
-    (await openDatabase({
-      databaseUrl: config.databaseUrl,
-      dataDir: config.dataDir,
-      timeouts: config.databaseTimeouts,
-      onConnectionLost: (err) => logger.warn({ err }, 'database connection lost; the pool opens a new one when needed'),
-      snapshot: overrides.snapshot,
-    }));
-  const closers: (() => Promise<unknown>)[] = shared.database ? [] : [() => database.close()];
-  const metrics = createMetrics();
-  metrics.observeDatabasePool(() => database.poolStats());
+  const { clock, snapshot, passwords, jobWorker } = overrides;
+  const core = await createCore(config, logger, { clock, snapshot, passwords, jobWorker, shared: { database: overrides.shared?.database } });
+  const modules: Module[] = [];
+  const add = <M extends Module>(module: M): M => {
+    modules.push(module);
+    return module;
+  };
   try {
-    const { applied } = await migrate(database);
-    if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    const m = await buildModules(core, overrides, add);
 
-    let redis: Redis | undefined;
-    if (config.redisUrl) {
-      redis = connectRedis(config.redisUrl, logger, config.redisTimeouts);
-      const r = redis;
-      closers.unshift(() => r.quit().catch(() => r.disconnect()));
-    }
-
-    const healthChecks: Record<string, HealthCheck> = { database: databaseCheck(database) };
-    if (redis) healthChecks.redis = redisCheck(redis);
-
-    const clock = overrides.clock ?? systemClock;
-    const now = () => clock().getTime();
-    const caches = createCaches({ mode: database.kind, ttlMs: config.cacheTtlMs });
-    const { invalidate } = caches;
-    const limiters = createLimiters(config, redis, logger, now);
-    const db = database.db;
-    const quota = new QuotaCounter({ db, clock, defaultLimit: config.quotaRequestsPerMonth, logger });
-    closers.unshift(() => quota.close());
-    const passwords = overrides.passwords ?? scryptHasher;
-    // The durable job queue, made first so that every capability can register its handlers on it;
-    // its worker starts last, and stops first (below). A `/metrics` counter of jobs by kind and
-    // outcome (/metrics) is recorded through its onOutcome hook.
-    const queue = createJobQueue({ db, logger, options: { ...config.jobs, onOutcome: (kind, outcome) => metrics.jobFinished(kind, outcome) } });
-    const mail = createMail({ smtpUrl: config.smtpUrl, from: config.mailFrom, queue, logger, db, clock, perOrgPerHour: config.mailPerOrgPerHour });
-    closers.unshift(async () => mail.close());
-    const usage = new KeyUsageRecorder((uses) => apiKeysRepo.touch(db, uses), logger);
-    closers.unshift(() => usage.close());
-    const apiKeys = createApiKeyService({ db, stage: config.stage, caches, usage, clock });
-    const orgs = createOrgService({ db, caches, apiKeys, passwords, invite: (tx, user) => people.inviteInTx(tx, user) });
-    const accounts = createAccountsCache({ db, caches });
-    const renderPool = shared.renderPool ?? createRenderPool({ threads: config.renderThreads });
-    if (!shared.renderPool) closers.unshift(() => renderPool.close());
-    const rules = createRuleService({ db, caches });
-    // Click tokens are signed under a key derived from SECRETS_KEY (the embedded mode generates one);
-    // without any, a key for this process's life (its links stop resolving after a restart).
-    const clicks = createClickService({ db, key: clickKey(config.secretsKey ?? randomBytes(32).toString('base64')), baseUrl: config.baseUrl, clock, logger });
-    closers.unshift(() => clicks.close());
-    closers.unshift(startTruncatingAddresses({ db, logger, clock, retentionDays: config.clickAddressRetentionDays }));
-    const impressions = new ImpressionCounter((counts) => campaignStatsRepo.addImpressions(db, counts), logger);
-    closers.unshift(() => impressions.close());
-    const campaigns = createCampaignService({ db, caches, rules, clock, baseUrl: config.baseUrl,
-      flushCounts: async () => {
-        await Promise.all([impressions.flush(), clicks.flush()]);
-      },
-    });
-    const render = createRenderService({
-      db,
-      caches,
-      orgs,
-      rules,
-      campaigns,
-      countImpression: (orgId, campaignId, variant) => impressions.record(orgId, campaignId, variant, clock()),
-      trackUrl: clicks.trackUrl,
-      pixelCampaign: clicks.pixelCampaign,
-      pool: renderPool,
-      baseUrl: config.baseUrl,
-      renderLimitBytes: config.renderLimitBytes,
-      metrics,
-    });
-    // Invitations are made by the people service (created below, with the sign-in), in the creating transaction.
-    const users = createUserService({ db, invalidate, seatCheck: requireFreeSeat, passwords, invite: (tx, user) => people.inviteInTx(tx, user) });
-    const templates = createTemplateService({ db, compile: render.compile, invalidate, baseUrl: config.baseUrl });
-    const opens = new OpenCounter((counts) => opensRepo.add(db, counts), logger);
-    closers.unshift(() => opens.close());
-
-    const keys = await loadKeyMaterial(db, { tokenTtlS: Math.max(config.idTokenTtlS, config.accessTokenTtlS), clock });
-    const provider = createProvider({ config, db, keys, clock });
-    const ids = clientIds(config.stage);
-    const issuers: TrustedIssuer[] = [
-      localIssuer({
-        issuer: config.authUrl,
-        audiences: [ids.app, ids.admin],
-        staffAudience: ids.admin,
-        initialKeys: publicJwks(keys.signing),
-        loadPublicKeys: async () =>
-          publicJwks((await idpKeysRepo.all(db)).filter((k) => k.use === 'signing').map((k) => k.material as JWK)),
-      }),
-    ];
-    if (config.oidcIssuer) issuers.push(await discoverIssuer(config.oidcIssuer, config.oidcAudiences));
-    const idTokens = createIdTokenVerifier({ issuers, clock, cache: caches.idTokens, current: accounts.current });
-    const authenticate = createAuthenticator({ apiKeys, idTokens });
-    const signIn = createSignIn({ db, clock, hasher: passwords, invalidate });
-    const people: PeopleService = createPeopleService({
-      db,
-      clock,
-      logger,
-      mail,
-      passwords,
-      signIn,
-      invalidate,
-      authUrl: config.authUrl,
-      invitationTtlS: config.invitationTtlS,
-      passwordResetTtlS: config.passwordResetTtlS,
-      resetMailsPerAddressPerHour: config.resetMailsPerAddressPerHour,
-    });
-    registerPeopleJobs(queue, people);
-
-    const billing = createBillingService({
-      db,
-      logger,
-      clock,
-      gracePeriodS: config.gracePeriodS,
-      dedupWindowS: config.webhookDedupS,
-      invalidate,
-    });
-    closers.unshift(billing.startPurging());
-    const secrets = createSecretBox(config.secretsKey, config.secretsKeysPrevious);
-    const addinFetches = new FetchRecorder((fetches) => outlookRepo.recordFetches(db, fetches), logger);
-    closers.unshift(() => addinFetches.close());
-    const outlook = createOutlookService({
-      db,
-      caches,
-      orgs,
-      render,
-      secrets,
-      recorder: addinFetches,
-      clock,
-      baseUrl: config.baseUrl,
-      appUrl: config.appUrl,
-    });
-    const directory = createDirectoryService({ db, invalidate, seatCheck: requireFreeSeat, clock });
-    const directorySync = createDirectorySync({ db, directory, dryRunDeadlineMs: overrides.dryRunDeadlineMs });
-    closers.unshift(startPurgingExpired({ db, logger, clock }));
-
-    const googleMetrics = createGoogleMetrics(metrics.registry);
-    const googleClient = createGoogleClient({
-      endpoints: config.google,
-      retry: overrides.google?.retry,
-      patchesPerSecond: overrides.google?.patchesPerSecond,
-      onRequest: googleMetrics.request,
-    });
-    const googleLease = createGoogleLease({ db, enqueue, clock, busyRetryMs: overrides.google?.busyRetryMs });
-    // Every directory an org can connect: each brings its sync, its job and its schedule.
-    const connectors = {
-      google: googleConnector({ db, secrets, client: googleClient, enqueue, lease: googleLease, syncIntervalS: config.google.syncIntervalS }),
-      microsoft: microsoftConnector({
-        db,
-        secrets,
-        graph: createGraphClient({ loginUrl: config.microsoft.loginUrl, graphUrl: config.microsoft.graphUrl, clock }),
-        clock,
-        syncIntervalS: config.microsoft.syncIntervalS,
-      }),
-    };
-    const microsoft = createMicrosoftService({ db, secrets, directory, sync: directorySync, connector: connectors.microsoft });
-    const googleRuns = createGoogleRuns({
-      db,
-      secrets,
-      client: googleClient,
-      render,
-      orgs,
-      clock,
-      pushConcurrency: overrides.google?.pushConcurrency,
-      metrics: googleMetrics,
-      lease: googleLease,
-    });
-    const google = createGoogleService({ db, secrets, client: googleClient, directory, sync: directorySync, connector: connectors.google, enqueue, syncIntervalS: config.google.syncIntervalS });
-    const allConnectors = Object.values(connectors);
-    registerDirectorySyncJobs({ queue, db, sync: directorySync, connectors: allConnectors });
-    registerGooglePushJob({ queue, db, runs: googleRuns });
-    closers.unshift(
-      startScheduler({
-        db,
-        queue,
-        logger,
-        schedules: [...allConnectors.map(syncSchedule), pushSchedule(clock)],
-        tickMs: overrides.google?.schedulerTickMs ?? tickMsFor(allConnectors),
-      }),
-    );
-
-    // Every capability registered its job handlers above: the worker may start claiming. It stops
-    // before anything its handlers use closes (closers run from the last added).
-    if (overrides.jobWorker !== false) queue.start();
-    closers.unshift(() => queue.stop());
-
+    const stop = startModules(modules, core.queue, { jobWorker: core.jobWorker, logger });
     return {
-      config,
-      logger,
-      database,
-      redis,
-      clock,
-      caches,
-      healthChecks,
-      apiKeys,
-      orgs,
-      users,
-      templates,
-      authenticate,
-      guards: createGuards(authenticate),
-      provider,
-      signIn,
-      billing,
-      render,
-      rules,
-      campaigns,
-      clicks,
-      campaignOpen: (c: string) => {
-        const p = clicks.campaignOfPixel(c);
-        if (p) impressions.record(p.orgId, p.campaignId, p.variant, clock());
-      },
-      opens,
-      tracking: createTrackingService({ db, counter: opens, clock }),
-      audit: createAuditService({ db }),
-      images: createImageService({ db, baseUrl: config.baseUrl, caches }),
-      userImport: createUserImport({ db, users }),
-      mfa: createMfaService({ db, users, signIn, invalidate }),
-      orgAdmin: createOrgAdminService({ db, orgs, clock, mailConfigured: mail.configured, invalidate, quotaChanged: (orgId) => quota.forget(orgId) }),
-      staffAdmin: createStaffAdminService({
-        db,
-        clock,
-        invalidate,
-        mailConfigured: mail.configured,
-        invite: createStaffInviter({ mail, authUrl: config.authUrl, adminUrl: config.adminUrl, invitationTtlS: config.invitationTtlS }),
-      }),
-      secrets,
-      directory,
-      scim: createScimService({ db, invalidate, seatCheck: requireFreeSeat, baseUrl: config.baseUrl, clock }),
-      microsoft,
-      deployments: createDeploymentService({ db }),
-      google,
-      googleRuns,
-      outlook,
-      limiters,
-      quota,
-      passwords,
-      metrics,
-      queue,
-      jobs: createJobService({ db }),
-      mail,
-      people,
+      ...pick(core, ['config', 'logger', 'database', 'redis', 'clock', 'caches', 'limiters', 'refusal', 'quota', 'passwords', 'metrics', 'queue']),
+      modules,
+      routeKit: { guards: m.auth.service.guards, billing: m.billing.hooks },
+      healthChecks: m.health.service,
+      ...m.auth.service,
+      ...pick(m.idp.service, ['provider', 'signIn']),
+      ...m.admin.service,
+      apiKeys: m.apiKeys.service,
+      orgs: m.orgs.service,
+      users: m.users.service,
+      userImport: m.users.userImport,
+      mfa: m.users.mfa,
+      templates: m.templates.service,
+      billing: m.billing.service,
+      render: m.render.service,
+      rules: m.rules.service,
+      campaigns: m.campaigns.service,
+      clicks: m.clicks.service,
+      opens: m.tracking.opens,
+      tracking: m.tracking.service,
+      audit: m.audit.service,
+      images: m.images.service,
+      secrets: m.secrets.service,
+      directory: m.directory.service,
+      scim: m.scim.service,
+      gateway: m.gateway.service,
+      deployments: m.deployments.service,
+      google: m.google.service,
+      googleRuns: m.google.runs,
+      outlook: m.outlook.service,
+      microsoft: m.microsoft.service,
+      jobs: m.jobs.service,
+      mail: m.mail.service,
+      people: m.people.service,
       async close() {
-        for (const close of closers) await close();
+        await stop();
+        await core.close();
       },
     };
   } catch (err) {
-    for (const close of closers) await close().catch(() => {});
+    for (const module of modules.reverse()) await module.close?.().catch(() => {});
+    await core.close();
     throw err;
   }
+}
+
+/** Every module, in the order each needs the ones before it; `add` lists each for startModules. */
+async function buildModules(core: Core, overrides: DepsOverrides, add: <M extends Module>(module: M) => M) {
+  const { config } = core;
+  const { dryRunDeadlineMs } = overrides;
+  const health = add(healthModule(core));
+  add(metricsModule({ metrics: core.metrics, token: config.metricsToken }));
+  const audit = add(auditModule(core));
+  const secrets = add(secretsModule(core));
+  const mail = add(mailModule(core));
+  const jobs = add(jobsModule(core));
+  const apiKeys = add(apiKeysModule(core));
+  const idp = add(await idpModule(core));
+  const auth = add(await authModule(core, { apiKeys, idp }));
+  const people = add(peopleModule(core, { mail, idp }));
+  const orgs = add(orgsModule(core, { apiKeys, invite: people.service.inviteInTx, starter: DEFAULT_STARTER }));
+  const billing = add(billingModule(core, { orgs }));
+  const images = add(await imagesModule(core));
+  const users = add(usersModule(core, { people, idp, images }));
+  // Before render: every signature served is a `signature.rendered` event (rendered.ts).
+  const webhooks = add(outboundWebhooksModule(core, { secrets }, overrides.webhooks));
+  const rules = add(rulesModule(core));
+  const clicks = add(clicksModule(core));
+  const campaigns = add(campaignsModule(core, { rules, clicks }));
+  const render = add(
+    renderModule(core, { orgs, users, rules, campaigns, clicks }, {
+      pool: overrides.shared?.renderPool,
+      onRendered: (orgId, r, correlationId) => webhooks.rendered.record(orgId, { userId: r.userId, templateId: r.templateId, bytes: r.bytes, correlationId }),
+    }),
+  );
+  const templates = add(templatesModule(core, { render }));
+  add(designerModule(core));
+  const tracking = add(trackingModule(core, { campaignOpen: campaigns.campaignOpen }));
+  const deployments = add(deploymentsModule(core));
+  const directory = add(directoryModule(core, { dryRunDeadlineMs }));
+  const outlook = add(outlookModule(core, { orgs, render, secrets }));
+  const microsoft = add(microsoftModule(core, { secrets, directory }));
+  const google = add(googleModule(core, { secrets, directory, render, orgs }, overrides.google));
+  const connectors = [google.connector, microsoft.connector];
+  add(directorySyncModule(core, { directory, connectors, schedules: [google.schedule] }, { tickMs: overrides.google?.schedulerTickMs }));
+  const scim = add(scimModule(core));
+  const gateway = add(gatewayModule(core, { orgs, render, users }));
+  const admin = add(adminModule(core, { orgs, mail }));
+  add(webhooksModule(core, { billing }));
+  const limits = { templateSourceChars: TEMPLATE_SOURCE_MAX, imageBytes: IMAGE_MAX_BYTES, imageSidePx: IMAGE_MAX_SIDE, passwordMinChars: MIN_PASSWORD_LENGTH };
+  add(webAppsModule(core, { clientIds: idp.service.clientIds, limits }));
+  return { health, audit, secrets, mail, jobs, apiKeys, idp, auth, people, orgs, billing, images, users, webhooks, rules, clicks, campaigns, render, templates, tracking, deployments, directory, outlook, microsoft, google, scim, gateway, admin };
+}
+
+function pick<T, K extends keyof T>(from: T, keys: K[]): Pick<T, K> {
+  return Object.fromEntries(keys.map((k) => [k, from[k]])) as Pick<T, K>;
 }

@@ -6,12 +6,13 @@ import { buildApp } from './app.ts';
 import { DatabaseUnavailableError } from './store/errors.ts';
 import { DataDirInUseError } from './store/data-dir-lock.ts';
 import { postgresDescription } from './store/postgres.ts';
-import { findSecretsKey, generatedKeyAdvice } from './secrets/key-file.ts';
+import { findSecretsKey, generatedKeyAdvice } from './secrets/module.ts';
 
 /** A start-up failure whose message says it all (no stack trace helps the operator). */
 class StartupError extends Error {}
 
-export async function serve(): Promise<void> {
+/** `api`: the HTTP service (and the SMTP gateway too when GATEWAY_PORT is set); `gateway`: the gateway alone (`sigsvc gateway`). */
+export async function serve(mode: 'api' | 'gateway' = 'api'): Promise<void> {
   let config;
   try {
     config = loadConfig();
@@ -30,6 +31,8 @@ export async function serve(): Promise<void> {
   // The render threads load while the server starts, not on the first signature asked for.
   deps.render.warm().catch((err: unknown) => logger.warn({ err }, 'render threads did not start; they will on first use'));
   const app = await buildApp(deps);
+  const runGateway = mode === 'gateway' || config.gateway.port !== undefined;
+  let gateway: { close(): Promise<void> } | undefined;
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -41,6 +44,7 @@ export async function serve(): Promise<void> {
       process.exit(1);
     }, 10_000).unref();
     try {
+      await gateway?.close();
       await app.close();
       await deps.close();
       clearTimeout(force);
@@ -55,6 +59,8 @@ export async function serve(): Promise<void> {
   process.once('SIGINT', () => void stop('SIGINT'));
   followNpmOut(() => void stop('npm exited'));
 
+  if (runGateway) gateway = await deps.gateway.listen();
+  if (mode === 'gateway') return;
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

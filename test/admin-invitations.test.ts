@@ -10,7 +10,7 @@ import { startServer, type TestServer } from './helpers/server.ts';
 import { startSmtp, type TestSmtp } from './helpers/smtp.ts';
 import { staffToken } from './helpers/payments.ts';
 import { Browser, authorizeUrl, client, oidcClient } from './helpers/browser.ts';
-import { totpCode } from '../src/auth/totp.ts';
+import { totpCode } from '../src/idp/totp.ts';
 
 const FAST_JOBS = { JOBS_POLL_MS: '25', JOBS_RETRY_BASE_MS: '100', JOBS_RETRY_MAX_MS: '300' };
 const LINK = /https?:\/\/\S+\/invitation\/[A-Za-z0-9_-]{43}/;

@@ -235,12 +235,19 @@ describe('staff API: orgs and payment events', () => {
     await deliver(server, blocked);
     const stored = (await get(`/v1/admin/webhook-events/${blocked.id}`)).body;
     assert.equal(stored.status, 'failed');
-    assert.match(stored.error, /unique|duplicate/i);
+    // A sentence for staff and a stable code, never the database's own text (it is in the log).
+    assert.equal(stored.errorCode, 'CUSTOMER_TAKEN');
+    assert.match(stored.error, /payment customer that another organisation already has/);
+    assert.doesNotMatch(stored.error, /duplicate key|constraint|orgs_provider/);
 
-    // Replay one: still failing, and it says why.
+    // Replay one: still failing, and it says why, in the same words.
     let res = await server.request('POST', `/v1/admin/webhook-events/${blocked.id}/replay`, { token, headers: { 'x-correlation-id': 'corr-replay-one' } });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.result, 'failed');
+    assert.equal(res.body.errorCode, 'CUSTOMER_TAKEN');
+    assert.equal(res.body.detail, stored.error);
+    const again = (await get(`/v1/admin/webhook-events/${blocked.id}`)).body;
+    assert.deepEqual([again.error, again.errorCode, again.attempts], [stored.error, 'CUSTOMER_TAKEN', stored.attempts + 1]);
 
     // a moves to another customer: b's event can now apply. Replay every failed event.
     await deliver(server, event('checkout.session.completed', { customer: `${customer}_new`, client_reference_id: a!.orgId }));

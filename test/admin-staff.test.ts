@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, staffAccount } from './helpers/fixtures.ts';
 import { Browser, authorizeUrl, client, oidcClient, type OidcClient } from './helpers/browser.ts';
-import { totpCode } from '../src/auth/totp.ts';
+import { totpCode } from '../src/idp/totp.ts';
 
 const DAY_S = 86_400;
 const STAFF_SCOPE = 'openid email profile aws.cognito.signin.user.admin custom:role=super-admin';

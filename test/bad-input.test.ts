@@ -40,15 +40,20 @@ describe('bad input is a 400 naming the field, never a 500', () => {
   const ids: Record<string, string> = {};
 
   before(async () => {
-    server = await startServer();
+    // Private webhook URLs allowed: the endpoint below is on this machine, never elsewhere.
+    server = await startServer({ WEBHOOK_ALLOW_PRIVATE: 'true' });
     org = await createOrg(server);
     ids.orgId = org.orgId;
     ids.userId = (await createUser(server, org)).userId;
     ids.templateId = (await createTemplate(server, org)).templateId;
     ids.keyId = org.keyId;
     ids.eventId = 'evt_unknown';
+    // An endpoint of the org (its deliveries list is one of the lists), at a port nothing listens on.
+    const endpoint = await server.request('POST', `/v1/orgs/${org.orgId}/webhook-endpoints`, { key: org.key, body: { url: 'http://127.0.0.1:9/hooks', events: ['deployment.failed'] } });
+    assert.equal(endpoint.status, 201, endpoint.text);
+    ids.endpointId = endpoint.body.endpointId;
     staffToken = await mintStaffToken(server);
-    addinKey = (await server.request('GET', `/v1/orgs/${org.orgId}/integrations/outlook`, { key: org.key })).body.addinKey;
+    addinKey = (await server.request('POST', `/v1/orgs/${org.orgId}/integrations/outlook/rotate-key`, { key: org.key })).body.addinKey;
     doc = (await server.request('GET', '/v1/openapi.json')).body;
   });
   after(() => server.close());

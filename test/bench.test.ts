@@ -22,7 +22,7 @@ test('npm run bench -- --duration 0.25 --json reports every scenario', { timeout
   assert.ok(report.rssMb > 0);
   assert.deepEqual(
     report.scenarios.map((s: { name: string }) => s.name),
-    ['baseline', 'org-apikey', 'org-idtoken', 'render-warm', 'render-cold', 'pixel', 'webhook', 'noisy-org'],
+    ['baseline', 'org-apikey', 'org-idtoken', 'render-warm', 'render-cold', 'pixel', 'webhook', 'noisy-org', 'render-warm-subscribed'],
   );
   for (const s of report.scenarios) {
     assert.deepEqual(Object.keys(s).sort(), ['baselineRps', 'cpuUsPerRequest', 'errors', 'name', 'non2xx', 'p50Ms', 'p99Ms', 'ratio', 'rps'].sort());

@@ -8,8 +8,8 @@ import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrgWithoutTemplates as createOrg, createTemplate, createUser, type TestOrg } from './helpers/fixtures.ts';
 import { deliver, event, subscription } from './helpers/payments.ts';
 import { hashKey } from '../src/api-keys/key-format.ts';
-import { totpCode } from '../src/auth/totp.ts';
-import type { Access } from '../src/auth/policy.ts';
+import { totpCode } from '../src/idp/totp.ts';
+import type { Access } from '../src/kernel/policy.ts';
 import { api, ok, refused } from './helpers/api.ts';
 
 describe('caches: what a write must invalidate, through HTTP', () => {

@@ -7,7 +7,7 @@ import { SERVICE_NODE_FLAGS } from '../src/runtime.ts';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { runNode } from './helpers/process.ts';
 import { configVariables } from '../src/config.ts';
-import { scrub } from '../src/errors.ts';
+import { scrub } from '../src/kernel/errors.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

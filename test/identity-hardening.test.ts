@@ -11,7 +11,7 @@ import { createDeps } from '../src/deps.ts';
 import { buildApp } from '../src/app.ts';
 import { testPasswords } from './helpers/passwords.ts';
 import { accountsRepo } from '../src/store/repositories/accounts.ts';
-import { totpCode } from '../src/auth/totp.ts';
+import { totpCode } from '../src/idp/totp.ts';
 import { freePort, httpRequest, testEnv, type TestServer } from './helpers/server.ts';
 import { createOrg, staffAccount, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
 import { Browser, authorizeUrl, client, oidcClient, signIn, type OidcClient } from './helpers/browser.ts';

@@ -4,7 +4,7 @@ import { decodeJwt } from 'jose';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, staffAccount, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
 import { Browser, authorizeUrl, client, oidcClient, signIn, type OidcClient } from './helpers/browser.ts';
-import { totpCode } from '../src/auth/totp.ts';
+import { totpCode } from '../src/idp/totp.ts';
 import { api, ok, refused, type ApiClient } from './helpers/api.ts';
 
 describe('identity provider: authorization code + PKCE', () => {

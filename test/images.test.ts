@@ -6,7 +6,11 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, type TestOrg } from './helpers/fixtures.ts';
-import { gif, jpeg, png } from './helpers/images.ts';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gif, gifWithFrame, jpeg, png } from './helpers/images.ts';
+import { ON_POSTGRES } from './helpers/pg.ts';
+import { imagesRepo } from '../src/store/repositories/images.ts';
 
 describe('images', () => {
   let server: TestServer;
@@ -116,6 +120,9 @@ describe('images', () => {
       { body: png(0, 10), type: 'image/png', status: 400, field: 'body' },
       { body: png(2001, 1), type: 'image/png', status: 400, field: 'body', message: /2001×1 px; at most 2000/ },
       { body: gif(1, 2001), type: 'image/gif', status: 400, field: 'body' },
+      // A 1×1 logical screen carrying a 65535×65535 frame: decoders size their canvas to the frame.
+      { body: gifWithFrame(1, 1, 65535, 65535), type: 'image/gif', status: 400, field: 'body', message: /frame of the GIF reaches 65535×65535/ },
+      { body: gifWithFrame(10, 10, 2001, 5), type: 'image/gif', status: 400, field: 'body' },
       { body: jpeg(4000, 3000), type: 'image/jpeg', status: 400, field: 'body' },
       { body: Buffer.alloc(0), type: 'image/png', status: 400, field: 'body' },
       { body: JSON.stringify({ image: 'x' }), type: 'application/json', status: 400, field: 'body' },
@@ -145,5 +152,79 @@ describe('images', () => {
     const items = (await list(o)).items;
     assert.equal(items.length, 1, 'only the 1 MB image was stored');
     assert.equal((await auditActions(o)).length, trail + 1);
+  });
+
+  test('per-org caps: 500 images and IMAGES_MAX_BYTES_PER_ORG; past them 413 naming the limit, nothing stored', async () => {
+    const capped = await startServer({ IMAGES_MAX_BYTES_PER_ORG: '3000' });
+    try {
+      const o = await createOrg(capped);
+      const send = (body: Uint8Array) =>
+        fetch(`${capped.url}/v1/orgs/${o.orgId}/images`, { method: 'POST', headers: { 'x-api-key': o.key, 'content-type': 'image/png' }, body: new Uint8Array(body) })
+          .then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+      const image = Buffer.concat([png(4, 4), Buffer.alloc(1000 - png(4, 4).length)]); // 1,000 bytes
+      for (let i = 0; i < 3; i++) assert.equal((await send(image)).status, 201);
+      const over = await send(png(1, 1));
+      assert.equal(over.status, 413, JSON.stringify(over.body));
+      assert.equal(over.body.error.code, 'PAYLOAD_TOO_LARGE');
+      assert.equal(over.body.error.details.limit, 'bytesPerOrg');
+      assert.equal(over.body.error.details.maxBytes, 3000);
+      // Another org is not held by this one's use; a deletion frees room.
+      const other = await createOrg(capped);
+      assert.equal((await fetch(`${capped.url}/v1/orgs/${other.orgId}/images`, { method: 'POST', headers: { 'x-api-key': other.key, 'content-type': 'image/png' }, body: new Uint8Array(png(2, 2)) })).status, 201);
+      const first = (await capped.request('GET', `/v1/orgs/${o.orgId}/images`, { key: o.key })).body.items[0].imageId;
+      assert.equal((await capped.request('DELETE', `/v1/orgs/${o.orgId}/images/${first}`, { key: o.key })).status, 204);
+      assert.equal((await send(png(1, 1))).status, 201);
+    } finally {
+      await capped.close();
+    }
+
+    // 500 images at most: 495 stored, then ten uploads at once: five pass, five are refused.
+    const o = await createOrg(server);
+    const tiny = png(1, 1);
+    for (let i = 0; i < 495; i++) {
+      await imagesRepo.insert(server.deps.database.db, { id: randomUUID(), org_id: o.orgId, content_type: 'image/png', width: 1, height: 1, bytes: tiny.length, sha256: 'b'.repeat(64), data: null });
+    }
+    const statuses = await Promise.all(Array.from({ length: 10 }, () => upload(o, tiny, 'image/png').then((r) => r.status)));
+    assert.deepEqual(statuses.sort(), [201, 201, 201, 201, 201, 413, 413, 413, 413, 413]);
+    const past = await upload(o, png(1, 1), 'image/png');
+    assert.equal(past.status, 413, JSON.stringify(past.body));
+    assert.equal(past.body.error.details.limit, 'imagesPerOrg');
+    assert.equal(past.body.error.details.maxImages, 500);
+    assert.equal((await imagesRepo.usage(server.deps.database.db, o.orgId)).images, 500, 'concurrent uploads did not pass the cap');
+  });
+
+  test('embedded: the bytes are a file in the data directory, not in the database; PostgreSQL keeps them in the row', async () => {
+    const o = await createOrg(server);
+    const bytes = png(33, 7);
+    const made = await upload(o, bytes, 'image/png');
+    assert.equal(made.status, 201);
+    const id = made.body.imageId;
+    const row = await server.deps.database.db.selectFrom('images').select(['data']).where('id', '=', id).executeTakeFirstOrThrow();
+    const filesDir = server.deps.database.filesDir;
+    if (ON_POSTGRES) {
+      assert.equal(filesDir, undefined);
+      assert.ok(Buffer.from(row.data!).equals(bytes));
+      return;
+    }
+    assert.equal(row.data, null, 'no bytes in the embedded database');
+    const file = join(filesDir!, 'images', o.orgId, id);
+    assert.ok(readFileSync(file).equals(bytes));
+    assert.ok(Buffer.from(await (await fetch(made.body.url)).arrayBuffer()).equals(bytes));
+    assert.equal((await server.request('DELETE', `/v1/orgs/${o.orgId}/images/${id}`, { key: o.key })).status, 204);
+    assert.equal(existsSync(file), false, 'a deleted image leaves no file');
+
+    // An image stored before (its bytes in the row) is moved to a file when a service starts on it.
+    const legacy = randomUUID();
+    const old = gif(5, 6);
+    await imagesRepo.insert(server.deps.database.db, { id: legacy, org_id: o.orgId, content_type: 'image/gif', width: 5, height: 6, bytes: old.length, sha256: 'a'.repeat(64), data: old });
+    const next = await startServer({}, { shared: { database: server.deps.database } });
+    try {
+      assert.ok(readFileSync(join(filesDir!, 'images', o.orgId, legacy)).equals(old));
+      const moved = await next.deps.database.db.selectFrom('images').select(['data']).where('id', '=', legacy).executeTakeFirstOrThrow();
+      assert.equal(moved.data, null);
+      assert.ok(Buffer.from(await (await fetch(`${next.url}/v1/images/${legacy}`)).arrayBuffer()).equals(old));
+    } finally {
+      await next.close();
+    }
   });
 });

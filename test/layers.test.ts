@@ -1,6 +1,10 @@
-// The import arrows of src/ point one way: from the process's edges (app, deps, main, cli) through
-// the HTTP layer and the capabilities to the store and the neutral modules, never back. Read from
-// the source text, so a new file is held to the layers the day it is added.
+// The import arrows of src/ point one way, read from the source text (type imports included), so a
+// new file is held to the structure the day it is added (docs/architecture.md draws it):
+// - between folders: no loop, and each folder's tier imports only its own tier or lower ones
+//   (neutral < store < platform < capability < edge);
+// - between capability folders: only through the other's module.ts, its public face;
+// - inside a folder: services below their HTTP routes below the folder's module.ts; a route file is
+//   registered by its folder's module.ts alone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { globSync, readFileSync } from 'node:fs';
@@ -8,34 +12,44 @@ import path from 'node:path';
 
 const SRC = path.join(import.meta.dirname, '..', 'src');
 
-/** Lower numbers are lower layers; a file may import its own layer or a lower one. */
-const LAYERS = ['neutral', 'store', 'capability', 'http', 'edge'] as const;
+/** What a folder (or a file at src/'s root) is: lower tiers never import higher ones. */
+const TIERS = ['neutral', 'store', 'platform', 'capability', 'edge'] as const;
+type Tier = (typeof TIERS)[number];
+const NEUTRAL = ['kernel', 'lib', 'config.ts', 'log.ts', 'runtime.ts', 'node-flags.json'];
+/** What every capability may use directly: the core and what it is made of, and the HTTP layer's shared parts. */
+const PLATFORM = ['core', 'cache', 'http', 'jobs', 'metrics', 'audit', 'ratelimit', 'quota'];
+const EDGE = ['app.ts', 'deps.ts', 'main.ts', 'cli'];
+
+/** Lower numbers are lower layers of files; a file may import its own layer or a lower one (and any other folder's face). */
+const LAYERS = ['neutral', 'store', 'capability', 'http', 'module', 'edge'] as const;
 type Layer = (typeof LAYERS)[number];
 
 const ROUTE_FILE = /(^|\/)(routes|[\w-]+-routes)\.ts$/;
 
+export const folderOf = (file: string): string => file.split('/')[0] as string;
+
+export function tierOf(folder: string): Tier {
+  if (NEUTRAL.includes(folder)) return 'neutral';
+  if (folder === 'store') return 'store';
+  if (PLATFORM.includes(folder)) return 'platform';
+  if (EDGE.includes(folder)) return 'edge';
+  return 'capability';
+}
+
+/** A folder's public face: what other folders import of a capability. */
+const isFace = (file: string): boolean => /^[\w-]+\/module\.ts$/.test(file);
+
 export function layerOf(file: string): Layer {
-  if (file.startsWith('lib/') || ['errors.ts', 'config.ts', 'log.ts', 'runtime.ts'].includes(file)) return 'neutral';
-  if (file.startsWith('store/')) return 'store';
-  if (['app.ts', 'deps.ts', 'main.ts'].includes(file) || file.startsWith('cli/')) return 'edge';
+  const tier = tierOf(folderOf(file));
+  if (tier === 'neutral' || tier === 'store' || tier === 'edge') return tier;
+  if (isFace(file)) return 'module';
   // What speaks HTTP: the http folder, the route plugins, their zod schemas, and the hooks a
   // route lists (guards, throttle, billing gate). Services below them know nothing of Fastify.
-  if (
-    file.startsWith('http/') ||
-    ROUTE_FILE.test(file) ||
-    /(^|\/)(schemas|hooks?|guard)\.ts$/.test(file) ||
-    file === 'auth/idp/interactions.ts'
-  ) {
+  if (file.startsWith('http/') || ROUTE_FILE.test(file) || /(^|\/)(schemas|hooks?|guard)\.ts$/.test(file) || file === 'idp/interactions.ts') {
     return 'http';
   }
   return 'capability';
 }
-
-// Arrows that run backwards today and belong to another piece of work; each names its owner.
-const ALLOWED = new Set([
-  // BillingState is still the billing domain's; it moves out of it with the billing work.
-  'store/repositories/billing.ts -> billing/state-machine.ts',
-]);
 
 const IMPORT = /(?:^|\n)\s*(import|export)(\s+type\b)?[^'";]*?\bfrom\s+'([^']+)'|\bimport\(\s*'([^']+)'\s*\)/g;
 
@@ -55,36 +69,90 @@ const files = globSync('**/*.ts', { cwd: SRC })
   .map((f) => f.split(path.sep).join('/'))
   .filter((f) => !f.endsWith('.test.ts'))
   .sort();
+const arrows = files.flatMap((f) => importsOf(f).map((t) => ({ from: f, to: t })));
+const folderArrows = new Map<string, Set<string>>();
+for (const { from, to } of arrows) {
+  const [a, b] = [folderOf(from), folderOf(to)];
+  if (a === b) continue;
+  if (!folderArrows.has(a)) folderArrows.set(a, new Set());
+  folderArrows.get(a)?.add(b);
+}
+
+/** The folders that import each other in a loop (Tarjan's strongly connected components of more than one). */
+function folderLoops(): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const loops: string[][] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v) as number);
+    stack.push(v);
+    for (const w of folderArrows.get(v) ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v) as number, low.get(w) as number));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v) as number, index.get(w) as number));
+    }
+    if (low.get(v) === index.get(v)) {
+      const loop: string[] = [];
+      let w: string | undefined;
+      do {
+        w = stack.pop();
+        if (w) loop.push(w);
+      } while (w && w !== v);
+      if (loop.length > 1) loops.push(loop.sort());
+    }
+  };
+  for (const v of folderArrows.keys()) if (!index.has(v)) visit(v);
+  return loops;
+}
 
 test('the layer rules see the whole source tree', () => {
   assert.ok(files.length > 50, `found ${files.length} files`);
-  assert.ok(files.includes('app.ts') && files.includes('errors.ts'));
-  const edges = files.flatMap((f) => importsOf(f));
-  assert.ok(edges.length > 100, `found ${edges.length} imports`);
-  for (const target of edges) assert.ok(files.includes(target) || target.endsWith('.json'), `unresolved import ${target}`);
+  assert.ok(files.includes('app.ts') && files.includes('kernel/errors.ts'));
+  assert.ok(arrows.length > 100, `found ${arrows.length} imports`);
+  for (const { to } of arrows) assert.ok(files.includes(to) || to.endsWith('.json'), `unresolved import ${to}`);
 });
 
-test('no file imports a file of a higher layer', () => {
-  const wrong: string[] = [];
-  for (const file of files) {
-    for (const target of importsOf(file)) {
-      if (!files.includes(target)) continue;
-      const arrow = `${file} -> ${target}`;
-      if (ALLOWED.has(arrow)) continue;
-      if (LAYERS.indexOf(layerOf(target)) > LAYERS.indexOf(layerOf(file))) {
-        wrong.push(`${arrow} (${layerOf(file)} imports ${layerOf(target)})`);
-      }
-    }
-  }
+test('no loop between the folders of src/', () => {
+  assert.deepEqual(folderLoops(), []);
+});
+
+test('no folder imports a folder of a higher tier', () => {
+  const wrong = [...folderArrows].flatMap(([a, bs]) =>
+    [...bs].filter((b) => TIERS.indexOf(tierOf(b)) > TIERS.indexOf(tierOf(a))).map((b) => `${a} (${tierOf(a)}) -> ${b} (${tierOf(b)})`),
+  );
+  assert.deepEqual(wrong, []);
+});
+
+test('the kernel imports nothing but itself', () => {
+  const wrong = arrows.filter(({ from, to }) => from.startsWith('kernel/') && !to.startsWith('kernel/')).map(({ from, to }) => `${from} -> ${to}`);
+  assert.deepEqual(wrong, []);
+});
+
+test('capability folders reach each other through module.ts alone', () => {
+  const wrong = arrows
+    .filter(({ from, to }) => folderOf(from) !== folderOf(to) && ['capability', 'edge'].includes(tierOf(folderOf(from))))
+    .filter(({ to }) => tierOf(folderOf(to)) === 'capability' && !isFace(to))
+    .map(({ from, to }) => `${from} -> ${to}`);
+  assert.deepEqual(wrong, []);
+});
+
+test('no file imports a file of a higher layer (another folder’s module.ts is its face, below the importer’s folder)', () => {
+  const wrong = arrows
+    .filter(({ to }) => files.includes(to))
+    .filter(({ from, to }) => !(isFace(to) && folderOf(to) !== folderOf(from)))
+    .filter(({ from, to }) => LAYERS.indexOf(layerOf(to)) > LAYERS.indexOf(layerOf(from)))
+    .map(({ from, to }) => `${from} -> ${to} (${layerOf(from)} imports ${layerOf(to)})`);
   assert.deepEqual(wrong, []);
 });
 
 test('repositories import only the store and neutral modules', () => {
-  const wrong = files
-    .filter((f) => f.startsWith('store/repositories/'))
-    .flatMap((f) => importsOf(f).map((t) => [f, t] as const))
-    .filter(([f, t]) => !ALLOWED.has(`${f} -> ${t}`) && !['neutral', 'store'].includes(layerOf(t)))
-    .map(([f, t]) => `${f} -> ${t}`);
+  const wrong = arrows
+    .filter(({ from }) => from.startsWith('store/repositories/'))
+    .filter(({ to }) => !['neutral', 'store'].includes(layerOf(to)))
+    .map(({ from, to }) => `${from} -> ${to}`);
   assert.deepEqual(wrong, []);
 });
 
@@ -92,9 +160,8 @@ test('repositories import only the store and neutral modules', () => {
 test('the HTTP layer reaches the store through services only', () => {
   const wrong = files
     .filter((f) => layerOf(f) === 'http')
-    .flatMap((f) => importsOf(f, { values: true }).map((t) => [f, t] as const))
-    .filter(([f, t]) => (t.startsWith('store/repositories/') || t === 'store/db.ts') && !ALLOWED.has(`${f} -> ${t}`))
-    .map(([f, t]) => `${f} -> ${t}`);
+    .flatMap((f) => importsOf(f, { values: true }).map((t) => `${f} -> ${t}`))
+    .filter((arrow) => /-> (store\/repositories\/|store\/db\.ts$)/.test(arrow));
   assert.deepEqual(wrong, []);
 });
 
@@ -106,28 +173,41 @@ const ROUTES_ON_ROWS = new Set([
 ]);
 
 test('route files import nothing from the store', () => {
-  const wrong = files
-    .filter((f) => ROUTE_FILE.test(f))
-    .flatMap((f) => importsOf(f).map((t) => [f, t] as const))
-    .filter(([f, t]) => t.startsWith('store/') && !ROUTES_ON_ROWS.has(`${f} -> ${t}`))
-    .map(([f, t]) => `${f} -> ${t}`);
+  const wrong = arrows
+    .filter(({ from, to }) => ROUTE_FILE.test(from) && to.startsWith('store/') && !ROUTES_ON_ROWS.has(`${from} -> ${to}`))
+    .map(({ from, to }) => `${from} -> ${to}`);
   assert.deepEqual(wrong, []);
 });
 
-test('route files are registered by app.ts alone', () => {
-  const wrong = files
-    .filter((f) => f !== 'app.ts')
-    .flatMap((f) => importsOf(f).map((t) => [f, t] as const))
-    .filter(([f, t]) => ROUTE_FILE.test(t) && !ALLOWED.has(`${f} -> ${t}`))
-    .map(([f, t]) => `${f} -> ${t}`);
+test('a route file is registered by its own folder’s module.ts alone', () => {
+  const wrong = arrows
+    .filter(({ to }) => ROUTE_FILE.test(to) && !to.startsWith('http/'))
+    .filter(({ from, to }) => from !== `${folderOf(to)}/module.ts`)
+    .map(({ from, to }) => `${from} -> ${to}`);
   assert.deepEqual(wrong, []);
 });
 
-test('the layers are what the rules say', () => {
-  assert.equal(layerOf('lib/uuid.ts'), 'neutral');
+// A folder that nothing composes yet (a capability being written, with neither routes nor users)
+// needs no face until it gets either: then the rules above ask for one.
+test('every capability folder with routes, or imported by another folder, has a module.ts', () => {
+  const capabilities = [...new Set(files.map(folderOf))].filter((f) => !f.endsWith('.ts') && tierOf(f) === 'capability');
+  assert.ok(capabilities.length >= 15, capabilities.join(' '));
+  const composed = capabilities.filter(
+    (c) => files.some((f) => folderOf(f) === c && ROUTE_FILE.test(f)) || arrows.some(({ from, to }) => folderOf(to) === c && folderOf(from) !== c),
+  );
+  assert.ok(composed.length >= 15, composed.join(' '));
+  assert.deepEqual(composed.filter((c) => !files.includes(`${c}/module.ts`)), []);
+});
+
+test('the tiers and layers are what the rules say', () => {
+  assert.equal(layerOf('kernel/ids.ts'), 'neutral');
   assert.equal(layerOf('store/repositories/users.ts'), 'store');
   assert.equal(layerOf('users/service.ts'), 'capability');
   assert.equal(layerOf('users/mfa-routes.ts'), 'http');
-  assert.equal(layerOf('auth/guard.ts'), 'http');
+  assert.equal(layerOf('http/guard.ts'), 'http');
+  assert.equal(layerOf('users/module.ts'), 'module');
   assert.equal(layerOf('cli/main.ts'), 'edge');
+  assert.equal(tierOf('cache'), 'platform');
+  assert.equal(tierOf('google'), 'capability');
+  assert.equal(tierOf('deps.ts'), 'edge');
 });

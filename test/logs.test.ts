@@ -89,7 +89,7 @@ describe('log lines', () => {
   });
 
   test("the add-in key in a query string is redacted, and the files that embed it are no cache's to keep", async () => {
-    const outlook = await server.request('GET', `/v1/orgs/${org.orgId}/integrations/outlook`, { key: org.key });
+    const outlook = await server.request('POST', `/v1/orgs/${org.orgId}/integrations/outlook/rotate-key`, { key: org.key });
     assert.equal(outlook.status, 200, outlook.text);
     const addinKey = outlook.body.addinKey as string;
     for (const path of ['/addin/runtime.js', '/addin/commands.html']) {

@@ -12,10 +12,21 @@ import { waitFor } from './helpers/wait.ts';
 
 const KEY = /^oak_[A-Za-z0-9_-]{43}$/;
 
-async function outlookOf(server: TestServer, org: TestOrg) {
+async function readOutlook(server: TestServer, org: TestOrg) {
   const res = await server.request('GET', `/v1/orgs/${org.orgId}/integrations/outlook`, { key: org.key });
   assert.equal(res.status, 200, res.text);
-  return res.body as { addinKey: string; manifestUrl: string; lastFetchAt: string | null };
+  return res.body as { addinKey: string | null; manifestUrl: string; lastFetchAt: string | null };
+}
+
+/** The integration with its key: a manifest download (an explicit admin action) makes the first one. */
+async function outlookOf(server: TestServer, org: TestOrg) {
+  const read = await readOutlook(server, org);
+  if (read.addinKey !== null) return read as typeof read & { addinKey: string };
+  const manifest = await server.request('GET', `/v1/orgs/${org.orgId}/integrations/outlook/manifest.xml`, { key: org.key });
+  assert.equal(manifest.status, 200, manifest.text);
+  const made = await readOutlook(server, org);
+  assert.ok(made.addinKey);
+  return made as typeof made & { addinKey: string };
 }
 
 const signature = (server: TestServer, addinKey: string | undefined, email: string, compose = 'new') =>
@@ -37,15 +48,21 @@ describe('Outlook add-in: key, manifest, files', () => {
   });
   after(() => server.close());
 
-  test('the first GET makes the key; later GETs answer the same; the audit trail records it once', async () => {
+  test('a GET makes nothing (no key, no audit entry); the first manifest download makes the key, once', async () => {
+    const auditOf = async () =>
+      (await server.request('GET', `/v1/orgs/${org.orgId}/audit`, { key: org.key })).body.items.filter((e: { action: string }) => e.action === 'outlook.key.create').length;
+    const untouched = await readOutlook(server, org);
+    assert.equal(untouched.addinKey, null);
+    assert.equal(untouched.manifestUrl, `${server.url}/v1/orgs/${org.orgId}/integrations/outlook/manifest.xml`);
+    assert.equal(await auditOf(), 0);
+    assert.equal(await server.deps.database.db.selectFrom('outlook_addins').select('org_id').where('org_id', '=', org.orgId).executeTakeFirst(), undefined);
     const first = await outlookOf(server, org);
     assert.match(first.addinKey, KEY);
     assert.equal(first.manifestUrl, `${server.url}/v1/orgs/${org.orgId}/integrations/outlook/manifest.xml`);
     assert.equal(first.lastFetchAt, null);
     const second = await outlookOf(server, org);
     assert.equal(second.addinKey, first.addinKey);
-    const audit = await server.request('GET', `/v1/orgs/${org.orgId}/audit`, { key: org.key });
-    assert.equal(audit.body.items.filter((e: { action: string }) => e.action === 'outlook.key.create').length, 1);
+    assert.equal(await auditOf(), 1);
     // Stored sealed and hashed, never as sent.
     const row = await server.deps.database.db.selectFrom('outlook_addins').selectAll().where('org_id', '=', org.orgId).executeTakeFirstOrThrow();
     assert.ok(!row.key_sealed.includes(first.addinKey) && !row.key_hash.includes(first.addinKey));
@@ -177,7 +194,8 @@ describe('GET /v1/addin/signature', () => {
     for (const compose of ['new', 'reply', 'forward']) {
       const res = await signature(server, addinKey, user.email.toUpperCase(), compose);
       assert.equal(res.status, 200, res.text);
-      assert.deepEqual(res.body, { html: rendered.body.html, text: rendered.body.text });
+      // The rendered signature, marked for the SMTP gateway (src/render/marker.ts).
+      assert.deepEqual(res.body, { html: `<div class="sigsvc-signature sigsvc-${user.userId}">${rendered.body.html}</div>`, text: rendered.body.text });
       assert.match(res.body.html, /Grace Hopper · Rear Admiral/);
       assert.equal(res.headers.get('cache-control'), 'no-store');
       assert.equal(res.headers.get('access-control-allow-origin'), '*');
@@ -356,11 +374,11 @@ describe('the add-in route has its own throttle bucket, and needs SECRETS_KEY fo
     }
   });
 
-  test('without SECRETS_KEY the integration answers 503 saying how to make one', async () => {
+  test('without SECRETS_KEY making the key answers 503 saying how to make one', async () => {
     const server = await startServer({ SECRETS_KEY: '' });
     try {
       const org = await createOrg(server);
-      const res = await server.request('GET', `/v1/orgs/${org.orgId}/integrations/outlook`, { key: org.key });
+      const res = await server.request('POST', `/v1/orgs/${org.orgId}/integrations/outlook/rotate-key`, { key: org.key });
       assert.equal(res.status, 503);
       assert.match(res.body.error.message, /SECRETS_KEY.*openssl rand -base64 32/);
     } finally {

@@ -10,6 +10,7 @@ import type { Page } from 'playwright-core';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, createTemplate, createUser, type TestOrg } from './helpers/fixtures.ts';
 import { launchBrowser, type SharedBrowser } from './helpers/chromium.ts';
+import { markSignature } from '../src/render/module.ts';
 import { installOfficeStandIn, type Played, type Scenario } from './helpers/office-standin.ts';
 
 const OFFICE_JS = 'https://appsforoffice.microsoft.com/lib/1/hosted/office.js';
@@ -30,9 +31,10 @@ describe('the Outlook add-in runtime', () => {
     for (const [name, displayName] of [['alice', 'Alice Arden'], ['shared', 'Sales Team']] as const) {
       const user = await createUser(server, org, { name: displayName });
       const rendered = await server.request('POST', `/v1/orgs/${org.orgId}/render/${user.userId}`, { key: org.key });
-      people[name] = { ...user, html: rendered.body.html };
+      // The add-in's answer carries the marker by which the SMTP gateway knows a signature is there.
+      people[name] = { ...user, html: markSignature(rendered.body.html, user.userId) };
     }
-    addinKey = (await server.request('GET', `/v1/orgs/${org.orgId}/integrations/outlook`, { key: org.key })).body.addinKey;
+    addinKey = (await server.request('POST', `/v1/orgs/${org.orgId}/integrations/outlook/rotate-key`, { key: org.key })).body.addinKey;
     browser = await launchBrowser();
   });
   after(async () => {
@@ -163,7 +165,7 @@ describe('the Outlook add-in runtime', () => {
     const big = await createOrg(server);
     await createTemplate(server, big, { html: `<p>{{ user.name }}${'x'.repeat(30_100)}</p>`, text: 'x', isDefault: true });
     const person = await createUser(server, big);
-    const key = (await server.request('GET', `/v1/orgs/${big.orgId}/integrations/outlook`, { key: big.key })).body.addinKey;
+    const key = (await server.request('POST', `/v1/orgs/${big.orgId}/integrations/outlook/rotate-key`, { key: big.key })).body.addinKey;
     const { page } = await outlookPage(key);
     const played = await play(page, { handler: 'onNewMessageComposeHandler', from: person.email });
     assertNothingInserted(played);

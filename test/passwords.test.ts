@@ -6,7 +6,7 @@ import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, userInput, type TestOrg } from './helpers/fixtures.ts';
 import { testPasswords } from './helpers/passwords.ts';
 import { accountsRepo } from '../src/store/repositories/accounts.ts';
-import { scryptHasher } from '../src/auth/passwords.ts';
+import { scryptHasher } from '../src/lib/passwords.ts';
 
 describe('password hashing cost', () => {
   let server: TestServer;

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
 import { createRenderPool } from '../src/render/pool.ts';
 import { SAMPLE_SCOPE } from '../src/render/compile.ts';
-import { AppError } from '../src/errors.ts';
+import { AppError } from '../src/kernel/errors.ts';
 
 const LIMIT = 30_720;
 

@@ -175,7 +175,7 @@ describe('rules', () => {
     const [tNew, tReply] = await Promise.all([template(org, 'Long'), template(org, 'Short')]);
     const user = await createUser(server, org, { department: 'Sales' });
     assert.equal((await api('PUT', '/rules', [{ name: 'Sales', when: { departments: ['Sales'] }, templateId: tNew, replyTemplateId: tReply }])).status, 200);
-    const { addinKey } = (await api('GET', '/integrations/outlook')).body as { addinKey: string };
+    const { addinKey } = (await api('POST', '/integrations/outlook/rotate-key')).body as { addinKey: string };
     const addin = async (compose: string) => {
       const res = await server.request('GET', `/v1/addin/signature?email=${encodeURIComponent(user.email)}&compose=${compose}`, { headers: { 'x-addin-key': addinKey } });
       assert.equal(res.status, 200, res.text);

@@ -7,6 +7,9 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startServer, type TestServer, type TestResponse } from './helpers/server.ts';
 import { createOrg, createUser, type TestOrg } from './helpers/fixtures.ts';
+import Fastify from 'fastify';
+import { MemoryRateLimiter } from '../src/ratelimit/memory.ts';
+import { scimRoutes, SCIM_PREFIX } from '../src/scim/routes.ts';
 
 const CORE = 'urn:ietf:params:scim:schemas:core:2.0:User';
 const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
@@ -306,5 +309,28 @@ describe('SCIM 2.0 provisioning', () => {
     const adopted = await apply();
     assert.deepEqual(adopted.changes.map((c) => [c.action, c.userId]), [['update', id]]);
     assert.equal((await ourUser(org, id)).body.title, 'From Google');
+  });
+
+  test("SCIM requests do not count against the org's quota; past the org's SCIM bucket a 429 in SCIM's shape with Retry-After", async () => {
+    const org = await createOrg(server, { seats: 20 });
+    const { token } = await enable(org);
+    const used = async () => (await server.deps.quota.use(org.orgId)).used;
+    const before = await used();
+    for (let i = 0; i < 5; i++) assert.equal((await scim(token)('GET', '/Users')).status, 200);
+    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).status, 200);
+    assert.equal((await used()) - before, 1, 'the API-key request counted, none of the SCIM ones');
+
+    // The same routes and service with a bucket of two and a stopped clock: the third is refused.
+    const app = Fastify();
+    await app.register(scimRoutes({ scim: server.deps.scim, limiter: new MemoryRateLimiter({ rate: 1, burst: 2 }, () => 0), retryAfterS: 7 }), { prefix: SCIM_PREFIX });
+    const get = () => app.inject({ method: 'GET', url: '/scim/v2/Users', headers: { authorization: `Bearer ${token}` } });
+    assert.deepEqual([(await get()).statusCode, (await get()).statusCode], [200, 200]);
+    const refused = await get();
+    assert.equal(refused.statusCode, 429);
+    assert.equal(refused.headers['retry-after'], '7');
+    assert.match(String(refused.headers['content-type']), /^application\/scim\+json/);
+    assert.deepEqual(Object.keys(refused.json()).sort(), ['detail', 'schemas', 'status']);
+    assert.equal(refused.json().status, '429');
+    await app.close();
   });
 });

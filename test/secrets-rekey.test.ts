@@ -57,7 +57,8 @@ describe('rotating SECRETS_KEY', () => {
         body: { tenantId: 'contoso.onmicrosoft.com', clientId: '00000000-0000-4000-8000-000000000000', clientSecret: 'the client secret' },
       });
       assert.equal(ms.status, 200, ms.text);
-      const outlook = await server.request('GET', `/v1/orgs/${a.orgId}/integrations/outlook`, { key: a.key });
+      // A GET makes no key (DECISIONS wave 3): the first rotation does.
+      const outlook = await server.request('POST', `/v1/orgs/${a.orgId}/integrations/outlook/rotate-key`, { key: a.key });
       assert.equal(outlook.status, 200, outlook.text);
       addinKey = outlook.body.addinKey;
     } finally {
@@ -126,6 +127,7 @@ describe('rotating SECRETS_KEY', () => {
         google: { resealed: 2, alreadyCurrent: 1, changedMeanwhile: 0 },
         microsoft: { resealed: 1, alreadyCurrent: 0, changedMeanwhile: 0 },
         outlook: { resealed: 1, alreadyCurrent: 0, changedMeanwhile: 0 },
+        webhook: { resealed: 0, alreadyCurrent: 0, changedMeanwhile: 0 },
       });
       assert.deepEqual([result.resealed, result.alreadyCurrent], [4, 1]);
 

@@ -121,6 +121,10 @@ describe('a first signature that works', () => {
       assert.deepEqual(item, { ...served[i] }, 'each with its design, compiled html and text');
       assert.equal(item.thumbnailUrl, `${server.deps.config.baseUrl.replace(/\/$/, '')}/v1/starters/${item.starterId}/thumbnail.png`);
     }
+    // The thumbnail a starter names is served (the public picture route).
+    const thumb = await fetch(`${server.url}${new URL(all.body.items[0].thumbnailUrl).pathname}`);
+    assert.equal(thumb.status, 200);
+    assert.equal(thumb.headers.get('content-type'), 'image/png');
     const seen: string[] = [];
     let cursor: string | null = null;
     do {

@@ -61,7 +61,7 @@ test('npm start: SIGTERM to npm stops the service; a second one on the same DATA
   try {
     await until(async () => first.child.exitCode === null && (await answers(url)), 110_000, `the service to answer:\n${first.output()}`);
     const lock = join(dir, 'sigsvc.lock');
-    servicePid = Number(readFileSync(lock, 'utf8'));
+    servicePid = Number(readFileSync(lock, 'utf8').split(' ')[0]); // "<pid> <start time>"
     assert.ok(servicePid > 0 && servicePid !== first.child.pid, 'the service is a process of its own under npm');
 
     // A second service on the same data directory: the lock's message, and no stack trace.

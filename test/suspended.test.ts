@@ -86,7 +86,8 @@ describe('suspended users', () => {
     const org = await createOrg(server);
     await createTemplate(server, org, { html: '<p>{{ user.name }}</p>' });
     const user = await createUser(server, org, { name: 'Sam' });
-    const outlook = await server.request('GET', `/v1/orgs/${org.orgId}/integrations/outlook`, { key: org.key });
+    // The org's add-in key: made by an explicit action (a GET of the integration makes none).
+    const outlook = await server.request('POST', `/v1/orgs/${org.orgId}/integrations/outlook/rotate-key`, { key: org.key });
     assert.equal(outlook.status, 200, outlook.text);
     const fetchSignature = () =>
       server.request('GET', `/v1/addin/signature?email=${encodeURIComponent(user.email)}&compose=new`, { headers: { 'x-addin-key': outlook.body.addinKey } });

@@ -85,6 +85,28 @@ export const ORG_ROUTES: RouteCase[] = [
   { method: 'DELETE', route: '/v1/orgs/{orgId}/integrations/scim', minRole: 'admin' },
   { method: 'GET', route: '/v1/orgs/{orgId}/groups', minRole: 'member' },
   { method: 'POST', route: '/v1/orgs/{orgId}/integrations/google/push', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/domains', body: { domain: 'sec.example' }, minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/domains', minRole: 'admin' },
+  { method: 'DELETE', route: '/v1/orgs/{orgId}/domains/{domain}', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/domains/{domain}/verify', minRole: 'admin' },
+  {
+    method: 'PUT',
+    route: '/v1/orgs/{orgId}/integrations/gateway',
+    body: { nextHop: { host: '127.0.0.1', port: 9, secure: false }, allowedNetworks: [], stampInternal: false },
+    minRole: 'admin',
+  },
+  { method: 'GET', route: '/v1/orgs/{orgId}/integrations/gateway', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/integrations/gateway/rotate-password', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/integrations/gateway/test', body: { to: 'sec@example.test' }, minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/webhook-endpoints', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/webhook-endpoints', body: { url: 'http://127.0.0.1:9/hooks', events: ['deployment.failed'] }, minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/webhook-endpoints/{endpointId}', minRole: 'admin' },
+  { method: 'PATCH', route: '/v1/orgs/{orgId}/webhook-endpoints/{endpointId}', body: { version: 1, disabled: true }, minRole: 'admin' },
+  { method: 'DELETE', route: '/v1/orgs/{orgId}/webhook-endpoints/{endpointId}', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/webhook-endpoints/{endpointId}/rotate-secret', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/webhook-endpoints/{endpointId}/test', minRole: 'admin' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/webhook-endpoints/{endpointId}/deliveries', minRole: 'admin' },
+  { method: 'POST', route: '/v1/orgs/{orgId}/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry', minRole: 'admin' },
 ];
 
 // Staff-only routes: any org credential is 403.
@@ -102,6 +124,8 @@ export const ADMIN_ROUTES: Omit<RouteCase, 'minRole'>[] = [
   { method: 'DELETE', route: '/v1/admin/staff/{userId}' },
   { method: 'POST', route: '/v1/admin/staff/{userId}/mfa/reset' },
   { method: 'GET', route: '/v1/admin/audit' },
+  { method: 'POST', route: '/v1/admin/orgs/{orgId}/domains/{domain}/verify' },
+  { method: 'GET', route: '/v1/admin/gateway-errors' },
 ];
 
 // Routes without a token, each with its own proof of origin (or none by design).
@@ -113,7 +137,9 @@ describe('security cases on every org route', () => {
   let org: TestOrg;
   let other: TestOrg;
   before(async () => {
-    server = await startServer();
+    // The gateway's next hop and the webhook endpoint the table makes are on this machine, at a
+    // port nothing listens on: a route let past authorization reaches no one else.
+    server = await startServer({ GATEWAY_ALLOW_PRIVATE_NEXT_HOP: 'true', WEBHOOK_ALLOW_PRIVATE: 'true' });
     org = await createOrg(server);
     other = await createOrg(server);
   });

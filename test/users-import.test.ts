@@ -127,4 +127,36 @@ describe('users import', () => {
     }
     assert.equal((await users(org)).length, before, 'nothing created');
   });
+
+  test('hostile bodies are bounded: reading stops at row 1,001, a line of a million commas, a JSON array of half a million items', async () => {
+    const org = await createOrg(server);
+    const before = (await users(org)).length;
+    // 520,000 one-column rows (1 MB), whose end is broken quoting: the 413 for the rows comes
+    // first, as the parser never reads that far.
+    const rows = `email\n${'a@b.c\n'.repeat(170_000)}"unclosed\n`;
+    const many = await csv(org, rows);
+    assert.equal(many.status, 413, many.text);
+    assert.equal(many.body.error.details.limitRows, 1000);
+    assert.match(many.body.error.message, /at most 1000 rows/);
+
+    const commas = await csv(org, `email\n${','.repeat(1_000_000)}\n`);
+    assert.equal(commas.status, 413, commas.text);
+    assert.equal(commas.body.error.details.limitLineBytes, 8192);
+    // A long line anywhere: the header, or past a thousand good rows' worth of short ones.
+    assert.equal((await csv(org, `email${',email'.repeat(5000)}\n`)).body.error.details.limitLineBytes, 8192);
+    // A quoted value may hold line breaks; its record is bounded all the same.
+    const quoted = await csv(org, `email,name\na@${DOMAIN},"${'x\n'.repeat(6000)}"\n`);
+    assert.equal(quoted.status, 400, quoted.text);
+    assert.equal(quoted.body.error.details.field, 'body');
+
+    const array = await server.request('POST', `/v1/orgs/${org.orgId}/users/import`, { key: org.key, rawBody: `[${'0,'.repeat(499_999)}0]` });
+    assert.equal(array.status, 413, array.text);
+    assert.equal(array.body.error.details.limitRows, 1000);
+    assert.match(array.body.error.message, /this one has 500000/);
+
+    // The service goes on answering, on a new connection as on the old one.
+    const good = await csv(org, `email\nok@${DOMAIN}\n`);
+    assert.equal(good.status, 200, good.text);
+    assert.equal((await users(org)).length, before + 1);
+  });
 });

@@ -36,22 +36,28 @@ describe('the Microsoft 365 page', { skip }, () => {
     await fake?.close();
   });
 
-  test('the Outlook add-in: the manifest downloads with the key, the steps are there, and each fetch shows per user', async () => {
+  test('the Outlook add-in: opening the page makes nothing; the manifest downloads with the key, the steps are there, and each fetch shows per user', async () => {
     const user = await createUser(server, org, { name: 'Fetched Person' });
-    const { addinKey } = (await server.request('GET', `/v1/orgs/${org.orgId}/integrations/outlook`, { key: org.key })).body;
-    const fetched = await server.request('GET', `/v1/addin/signature?email=${encodeURIComponent(user.email)}`, { headers: { 'x-addin-key': addinKey } });
-    assert.equal(fetched.status, 200);
-
     const { page, errors } = await openPage(browser);
     await signInThroughApp(page, `${server.url}/app/microsoft-365`, admin);
     await page.getByRole('heading', { level: 1, name: 'Microsoft 365' }).waitFor();
     await page.getByText('Settings → Integrated apps').waitFor();
+    await page.getByText('Not set up yet').waitFor();
+    // Opening the page made no key and no audit entry (DECISIONS wave 3).
+    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/integrations/outlook`, { key: org.key })).body.addinKey, null);
+    const audit = await server.request('GET', `/v1/orgs/${org.orgId}/audit`, { key: org.key });
+    assert.ok(!audit.body.items.some((e: { action: string }) => e.action.startsWith('outlook.')), JSON.stringify(audit.body.items));
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download the manifest' }).click();
     const file = await download;
     const xml = await readFile((await file.path())!, 'utf8');
+    const { addinKey } = (await server.request('GET', `/v1/orgs/${org.orgId}/integrations/outlook`, { key: org.key })).body;
     assert.match(xml, /<OfficeApp[\s\S]*xsi:type="MailApp"/);
     assert.ok(xml.includes(`runtime.js?key=${addinKey}`), 'the manifest carries the org key');
+    await page.getByRole('button', { name: 'Replace the add-in key' }).waitFor();
+    const fetched = await server.request('GET', `/v1/addin/signature?email=${encodeURIComponent(user.email)}`, { headers: { 'x-addin-key': addinKey } });
+    assert.equal(fetched.status, 200);
+    await page.reload();
     const table = page.getByRole('table', { name: 'Outlook fetches' });
     await table.getByText(user.email).waitFor();
     await table.getByText('Inserted').waitFor();

@@ -52,10 +52,12 @@ describe('the Templates pages', { skip }, () => {
 
     await page.getByRole('button', { name: 'New template' }).click();
     const dialog = page.getByRole('dialog', { name: 'New template' });
-    // The service's starters are offered besides a blank design (GET …/templates/starters).
-    await dialog.getByLabel('Start from').locator('option', { hasText: 'Two columns' }).waitFor({ state: 'attached' });
-    const designs = await dialog.getByLabel('Start from').locator('option').allInnerTexts();
+    // The service's starters are offered, as a gallery, besides a blank HTML template (GET …/templates/starters).
+    const gallery = dialog.getByRole('group', { name: 'Start from' });
+    await gallery.getByRole('button', { name: /Two columns/ }).waitFor();
+    const designs = await gallery.getByRole('button').allInnerTexts();
     for (const starter of ['Classic', 'Compact (one line)', 'Two columns']) assert.ok(designs.some((d) => d.startsWith(starter)), `${starter} in ${designs.join(', ')}`);
+    assert.equal(await gallery.getByRole('button', { name: /Blank \(HTML\)/ }).getAttribute('aria-pressed'), 'true');
     await dialog.getByLabel('Name').fill('Main signature');
     await dialog.getByRole('button', { name: 'Create and edit' }).click();
     await page.getByRole('heading', { level: 1, name: 'Template: Main signature' }).waitFor();

@@ -60,6 +60,39 @@ interface Limits {
   fields: Record<string, Record<string, { minLength?: number; maxLength?: number }>>;
   /** By operationId: the largest `limit` (page size) a list accepts. */
   pages: Record<string, number>;
+  /** The design document's bounds (schema `Design`): by block type (or `style`, `design`), then field. */
+  design: Record<string, Record<string, Bound>>;
+}
+
+interface Bound {
+  minimum?: number;
+  maximum?: number;
+  maxLength?: number;
+  maxItems?: number;
+}
+
+interface DesignSchema {
+  properties: { style: { properties: Record<string, Bound> }; blocks: Bound & { items: { oneOf: { properties: Record<string, Bound & { const?: string }> }[] } } };
+}
+
+/** The numbers a designer control needs from the `Design` schema (sizes, lengths, how many blocks). */
+function designBounds(schema: DesignSchema | undefined): Limits['design'] {
+  if (!schema) return {};
+  const pick = (props: Record<string, Bound>) => {
+    const out: Record<string, Bound> = {};
+    for (const [field, p] of Object.entries(props)) {
+      const b: Bound = {};
+      for (const k of ['minimum', 'maximum', 'maxLength', 'maxItems'] as const) if (p[k] !== undefined) b[k] = p[k];
+      if (Object.keys(b).length > 0) out[field] = b;
+    }
+    return out;
+  };
+  const design: Limits['design'] = { style: pick(schema.properties.style.properties), design: { blocks: { ...(schema.properties.blocks.maxItems !== undefined ? { maxItems: schema.properties.blocks.maxItems } : {}) } } };
+  for (const block of schema.properties.blocks.items.oneOf) {
+    const type = block.properties.type?.const;
+    if (type) design[type] = pick(block.properties);
+  }
+  return design;
 }
 
 /**
@@ -90,7 +123,7 @@ function readFieldLimits(): Limits {
     >;
     components: { schemas: Record<string, SchemaObject> };
   };
-  const limits: Limits = { fields: {}, pages: {} };
+  const limits: Limits = { fields: {}, pages: {}, design: designBounds(doc.components.schemas.Design as unknown as DesignSchema | undefined) };
   for (const operations of Object.values(doc.paths)) {
     for (const op of Object.values(operations)) {
       const page = op.parameters?.find((p) => p.in === 'query' && p.name === 'limit')?.schema?.maximum;

@@ -5,6 +5,7 @@ declare module 'virtual:field-limits' {
   const limits: {
     fields: Record<string, Record<string, { minLength?: number; maxLength?: number }>>;
     pages: Record<string, number>;
+    design: Record<string, Record<string, { minimum?: number; maximum?: number; maxLength?: number; maxItems?: number }>>;
   };
   export default limits;
 }

@@ -6,10 +6,10 @@ import { orgsRepo, type StaffOverrides } from '../store/repositories/orgs.ts';
 import { changedFields, recordAudit } from '../audit/record.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import { orgSearchRepo, type OrgPosition, type OrgSort } from '../store/repositories/org-search.ts';
-import { badRequest, notFound } from '../errors.ts';
+import { badRequest, notFound } from '../kernel/errors.ts';
 import { decodeCursor, decodeKeyedCursor, encodeCursor, encodeKeyedCursor, type KeyedPosition, type Page, type PageRequest } from '../store/pagination.ts';
-import { GRACE_STATUSES } from '../billing/gate.ts';
-import type { OrgService } from '../orgs/service.ts';
+import { GRACE_STATUSES } from '../billing/module.ts';
+import type { OrgService } from '../orgs/module.ts';
 import type { StaffContext } from './staff-admin.ts';
 import { toAdminOrg, type AdminOrg } from './resource.ts';
 

@@ -1,8 +1,8 @@
 // Staff routes over every org (docs/api.md, "Staff"). An org's users, audit and plan status
-// are the org routes themselves, which staff may call for any org (auth/policy.ts).
+// are the org routes themselves, which staff may call for any org (kernel/policy.ts).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { staffContext, type Guards } from '../auth/guard.ts';
+import { staffContext, type Guards } from '../http/guard.ts';
 import { errorResponses, listQuery, orgParams, page, text } from '../http/schemas.ts';
 import type { OrgAdminService } from './org-admin.ts';
 import { adminOrgCreatedSchema, adminOrgCreateSchema, adminOrgOverridesSchema, adminOrgSchema, queryBoolean } from './schemas.ts';

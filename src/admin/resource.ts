@@ -1,7 +1,7 @@
 // What the staff API answers: an org with its billing fields and plan status, a staff member, a
 // staff audit entry. The one place their rows become resources.
-import { overridesOf, toOrg, type Org, type StaffOverridesView } from '../orgs/resource.ts';
-import { planFacts, planStatus, type BlockedBy } from '../billing/gate.ts';
+import { overridesOf, toOrg, type Org, type StaffOverridesView } from '../orgs/module.ts';
+import { planFacts, planStatus, type BlockedBy } from '../billing/module.ts';
 import type { OrgWithUsage } from '../store/repositories/orgs.ts';
 import type { StaffStatus } from '../store/repositories/staff.ts';
 import type { AuditRow, StaffRow } from '../store/schema.ts';

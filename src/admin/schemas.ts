@@ -2,7 +2,7 @@
 // member, a staff audit entry.
 import { z } from 'zod';
 import { nullableTimestamp, text, timestamp, uuid } from '../http/schemas.ts';
-import { orgSchema, staffOverridesSchema } from '../orgs/schemas.ts';
+import { orgSchema, staffOverridesSchema } from '../orgs/module.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
 const orgExample = (z.globalRegistry.get(orgSchema)?.examples as Record<string, unknown>[] | undefined)?.[0] ?? {};

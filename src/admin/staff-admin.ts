@@ -9,7 +9,7 @@ import { oidcRepo } from '../store/repositories/oidc.ts';
 import { auditRepo } from '../store/repositories/audit.ts';
 import { decodeCursor, toPage, type Page, type PageRequest } from '../store/pagination.ts';
 import { isUniqueViolation } from '../store/errors.ts';
-import { conflict, forbidden, notFound } from '../errors.ts';
+import { conflict, forbidden, notFound } from '../kernel/errors.ts';
 import { recordAudit } from '../audit/record.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import type { StaffRow } from '../store/schema.ts';

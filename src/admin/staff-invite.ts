@@ -3,10 +3,10 @@
 // the inviting transaction. TOTP is enrolled at the first sign-in, as the admin client requires.
 import type { Db } from '../store/db.ts';
 import { accountTokensRepo } from '../store/repositories/account-tokens.ts';
-import { hashOf, newToken, type Invitation } from '../people/invite.ts';
-import type { MailOutbox } from '../mail/mailer.ts';
-import type { MailContent } from '../mail/messages.ts';
-import { PRODUCT_NAME } from '../mail/messages.ts';
+import { hashOf, newToken, type Invitation } from '../people/module.ts';
+import type { MailOutbox } from '../mail/module.ts';
+import type { MailContent } from '../mail/module.ts';
+import { PRODUCT_NAME } from '../mail/module.ts';
 import { escapeHtml } from '../lib/html.ts';
 
 export type StaffInviter = (tx: Db, staff: { id: string; email: string; name: string }) => Promise<Invitation>;

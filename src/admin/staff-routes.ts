@@ -2,7 +2,7 @@
 // staff audit across orgs.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { staffContext, type Guards } from '../auth/guard.ts';
+import { staffContext, type Guards } from '../http/guard.ts';
 import { errorResponses, listQuery, page, text, uuid } from '../http/schemas.ts';
 import type { StaffAdminService } from './staff-admin.ts';
 import { invitedStaffSchema, staffAuditEntrySchema, staffInviteSchema, staffSchema } from './schemas.ts';

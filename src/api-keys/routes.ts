@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { writeContext, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
+import { writeContext, type Guards, type BillingHooks } from '../http/guard.ts';
 import { errorResponses, listQuery, nullableTimestamp, orgParams, page, text, timestamp, uuid } from '../http/schemas.ts';
 import type { ApiKeyService } from './service.ts';
 import { EXAMPLE } from '../http/examples.ts';

@@ -3,7 +3,7 @@ import type { Caches } from '../cache/namespaces.ts';
 import type { Db } from '../store/db.ts';
 import { apiKeysRepo } from '../store/repositories/api-keys.ts';
 import { decodeCursor, toPage, type Page, type PageRequest } from '../store/pagination.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../kernel/errors.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
 import { hashKey, mintKey, parseKey } from './key-format.ts';
 import type { KeyUsageRecorder } from './usage.ts';

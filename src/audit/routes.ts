@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Guards } from '../auth/guard.ts';
+import type { Guards } from '../http/guard.ts';
 import { errorResponses, listQuery, orgParams, page, text, timestamp } from '../http/schemas.ts';
 import type { AuditService } from './service.ts';
 import { EXAMPLE } from '../http/examples.ts';

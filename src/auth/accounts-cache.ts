@@ -3,7 +3,7 @@
 import type { Caches } from '../cache/namespaces.ts';
 import type { Db } from '../store/db.ts';
 import { accountsRepo } from '../store/repositories/accounts.ts';
-import type { Principal } from './principal.ts';
+import type { Principal } from '../kernel/principal.ts';
 
 export function createAccountsCache(deps: { db: Db; caches: Caches }) {
   return {

@@ -2,17 +2,15 @@
 // `Authorization: Bearer <value>`: a value that starts with the key prefix is an API key and is
 // never parsed as a JWT (rule 3); anything else must be an ID token. `X-Api-Key` carries keys only.
 import type { IncomingHttpHeaders } from 'node:http';
-import { unauthorized } from '../errors.ts';
-import { KEY_PREFIX } from '../api-keys/key-format.ts';
-import type { ApiKeyService } from '../api-keys/service.ts';
-import type { Principal } from './principal.ts';
+import { unauthorized } from '../kernel/errors.ts';
+import { KEY_PREFIX } from '../api-keys/module.ts';
+import type { ApiKeyService } from '../api-keys/module.ts';
+import type { Authenticate, Principal } from '../kernel/principal.ts';
 
 export interface IdTokenVerifier {
   /** The principal of a valid ID token of a trusted issuer; undefined for anything else. */
   verify(token: string): Promise<Principal | undefined>;
 }
-
-export type Authenticate = (headers: IncomingHttpHeaders) => Promise<Principal>;
 
 export function createAuthenticator(deps: { apiKeys: ApiKeyService; idTokens?: IdTokenVerifier | undefined }): Authenticate {
   return async (headers) => {

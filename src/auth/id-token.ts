@@ -6,8 +6,8 @@ import { hash } from 'node:crypto';
 import { createLocalJWKSet, createRemoteJWKSet, errors, jwtVerify, type JWK, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import type { Caches } from '../cache/namespaces.ts';
 import type { IdTokenVerifier } from './authenticate.ts';
-import type { Principal } from './principal.ts';
-import { SIGNING_ALG } from './idp/keys.ts';
+import type { Principal } from '../kernel/principal.ts';
+import { SIGNING_ALG } from '../idp/module.ts';
 
 const ORG_ROLES = new Set(['member', 'admin', 'owner']);
 

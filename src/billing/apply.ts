@@ -157,7 +157,7 @@ export async function applyEvents(tx: Db, arrivals: Arrival[], config: { gracePe
         outcome = await applyTo(w, keyed);
       } catch (err) {
         if (!(err instanceof EventDataError)) throw err;
-        outcome = { status: 'failed', outcome: null, orgId: null, error: message(err) };
+        outcome = { status: 'failed', outcome: null, orgId: null, error: message(err), errorCode: 'EVENT_DATA' };
       }
       if (index === undefined) released.push({ id: keyed.id, ...outcome });
       else outcomes[index] = outcome;
@@ -172,7 +172,7 @@ export async function applyEvents(tx: Db, arrivals: Arrival[], config: { gracePe
     }
     const h = hints[i] ?? {};
     if (h instanceof Error) {
-      outcomes[i] = { status: 'failed', outcome: null, orgId: null, error: message(h) };
+      outcomes[i] = { status: 'failed', outcome: null, orgId: null, error: message(h), errorCode: 'EVENT_DATA' };
       continue;
     }
     const w = (h.orgId ? orgs.get(h.orgId.toLowerCase()) : undefined) ?? (h.customerId ? byCustomer(h.customerId) : undefined);
@@ -182,7 +182,7 @@ export async function applyEvents(tx: Db, arrivals: Arrival[], config: { gracePe
         outcomes[i] = { status: 'pending', outcome: 'waiting for an event that links its customer to an org', orgId: null, customerId: h.customerId };
       } else {
         const error = `no org for this event (metadata.orgId ${h.orgId ? 'names no org' : 'absent'}, no customer to wait for); replay it once the org exists`;
-        outcomes[i] = { status: 'failed', outcome: null, orgId: null, error };
+        outcomes[i] = { status: 'failed', outcome: null, orgId: null, error, errorCode: 'NO_ORG' };
       }
       continue;
     }
@@ -190,7 +190,7 @@ export async function applyEvents(tx: Db, arrivals: Arrival[], config: { gracePe
       outcomes[i] = await applyTo(w, keyed);
     } catch (err) {
       if (!(err instanceof EventDataError)) throw err;
-      outcomes[i] = { status: 'failed', outcome: null, orgId: null, error: message(err) };
+      outcomes[i] = { status: 'failed', outcome: null, orgId: null, error: message(err), errorCode: 'EVENT_DATA' };
     }
   }
 

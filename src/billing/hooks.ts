@@ -1,15 +1,9 @@
 // The billing gate, a hook each write route lists after its guard: once an org's grace period has
 // ended, writes answer 402 and reads still work (docs/guide.md, "Billing states").
-import type { onRequestAsyncHookHandler } from 'fastify';
-import { AppError } from '../errors.ts';
-import { accessOf } from '../auth/guard.ts';
-import type { OrgService } from '../orgs/service.ts';
+import { AppError } from '../kernel/errors.ts';
+import { accessOf, type BillingHooks } from '../http/guard.ts';
+import type { OrgService } from '../orgs/module.ts';
 import { graceExpired, planFacts } from './gate.ts';
-
-export interface BillingHooks {
-  /** 402 PAYMENT_REQUIRED for a write of an org whose grace period has ended; after `guards.org`. */
-  writeGate: onRequestAsyncHookHandler;
-}
 
 export function createBillingHooks(deps: { orgs: OrgService; clock: () => Date }): BillingHooks {
   return {

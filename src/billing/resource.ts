@@ -2,6 +2,7 @@
 // the resource. (The plan status is the gate's own answer, src/billing/gate.ts.)
 import type { EventListRow, EventStatus } from '../store/repositories/billing.ts';
 import type { WebhookEventRow } from '../store/schema.ts';
+import type { EventFailureCode } from './failure.ts';
 
 export interface WebhookEvent {
   id: string;
@@ -9,7 +10,10 @@ export interface WebhookEvent {
   /** pending: no org is linked to its customer yet; applied when one is. */
   status: EventStatus;
   outcome: string | null;
+  /** Why it failed, for staff; the database's own error is in the service's log. */
   error: string | null;
+  /** What failed, stable (src/billing/failure.ts). */
+  errorCode: EventFailureCode | null;
   orgId: string | null;
   customerId: string | null;
   createdAt: string | null;
@@ -27,6 +31,7 @@ export const toWebhookEvent = (r: EventListRow): WebhookEvent => ({
   status: r.status,
   outcome: r.outcome,
   error: r.error,
+  errorCode: r.error_code as EventFailureCode | null,
   orgId: r.org_id,
   customerId: r.customer_id,
   createdAt: r.created_at?.toISOString() ?? null,

@@ -1,10 +1,11 @@
 import type { QuotaCounter } from '../quota/counter.ts';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { staffContext, type Guards } from '../auth/guard.ts';
-import { errorResponses, listQuery, nullableTimestamp, orgParams, page, text, timestamp, uuid } from '../http/schemas.ts';
-import { notFound } from '../errors.ts';
-import type { OrgService } from '../orgs/service.ts';
+import { staffContext, type Guards } from '../http/guard.ts';
+import { errorResponses, listQuery, nullableTimestamp, orgParams, page, text, timestamp, uuid, type ZodApp } from '../http/schemas.ts';
+import { notFound } from '../kernel/errors.ts';
+import { EVENT_FAILURE_CODES } from './failure.ts';
+import type { OrgService } from '../orgs/module.ts';
 import type { BillingService } from './service.ts';
 import { planFacts, planStatus } from './gate.ts';
 import { EXAMPLE } from '../http/examples.ts';
@@ -48,6 +49,7 @@ const replayResult = z
     id: z.string(),
     result: z.enum(['applied', 'ignored', 'failed', 'pending', 'not-failed']),
     detail: z.string().describe('the outcome, or the error of a failed replay'),
+    errorCode: z.enum(EVENT_FAILURE_CODES).optional().describe('a failed replay: what failed, stable'),
   })
   .meta({ examples: [{ id: 'evt_1QxYz2AbCdEfGh', result: 'applied', detail: 'changed subscriptionStatus, gracePeriodEndsAt' }] });
 
@@ -56,7 +58,8 @@ const eventSchema = z.object({
   type: z.string(),
   status: eventStatus.describe('pending: no org is linked to its customer yet; applied when one is'),
   outcome: z.string().nullable(),
-  error: z.string().nullable(),
+  error: z.string().nullable().describe("why it failed, for staff (the database's own error is in the service's log)"),
+  errorCode: z.enum(EVENT_FAILURE_CODES).nullable().describe('what failed, stable: EVENT_DATA (a value the database cannot store), EVENT_UNREADABLE, NO_ORG, REPLAYED_CONCURRENTLY, CUSTOMER_TAKEN (another org has the customer of the event), CONFLICT (another value that must be unique), DATABASE_REFUSED, DATABASE_UNAVAILABLE, INTERNAL'),
   orgId: z.string().nullable(),
   customerId: z.string().nullable(),
   createdAt: nullableTimestamp,
@@ -71,6 +74,7 @@ const eventSchema = z.object({
       status: 'failed',
       outcome: null,
       error: 'no org for this event (metadata.orgId absent, no customer to wait for); replay it once the org exists',
+      errorCode: 'NO_ORG',
       orgId: null,
       customerId: 'cus_R4nd0mCustomer',
       createdAt: EXAMPLE.createdAt,
@@ -88,7 +92,8 @@ const eventDetailSchema = eventSchema
 
 export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing: BillingService; quota: QuotaCounter; clock: () => Date }): FastifyPluginAsyncZod {
   const { guards } = deps;
-  return async (app) => {
+  /** An org's plan status. */
+  const planStatusRoute = (app: ZodApp): void => {
     app.get(
       '/v1/orgs/:orgId/plan-status',
       {
@@ -106,7 +111,10 @@ export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing:
         return { ...planStatus(planFacts(org), deps.clock()), quota: { ...quota, resetsAt: quota.resetsAt.toISOString() } };
       },
     );
+  };
 
+  /** The payment provider's events, for staff: list, read, replay. */
+  const eventRoutes = (app: ZodApp): void => {
     app.get(
       '/v1/admin/webhook-events',
       {
@@ -185,5 +193,10 @@ export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing:
         return result;
       },
     );
+  };
+
+  return async (app) => {
+    planStatusRoute(app);
+    eventRoutes(app);
   };
 }

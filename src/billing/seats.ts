@@ -1,4 +1,4 @@
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import type { Db } from '../store/db.ts';
 import { billingRepo } from '../store/repositories/billing.ts';
 

@@ -10,19 +10,20 @@
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
 import { billingRepo, type EventOutcome, type EventRecord, type EventStatus } from '../store/repositories/billing.ts';
-import { auditRepo } from '../store/repositories/audit.ts';
+import { recordAuditEntries } from '../audit/record.ts';
 import { decodeCursor, toPage, type Page, type PageRequest } from '../store/pagination.ts';
 import { Batcher, type Settled } from '../store/batcher.ts';
 import { applyEvents, type Arrival } from './apply.ts';
 import { parseEvent, storable, type ProviderEvent } from './event.ts';
 import { HANDLED_EVENTS } from './state-machine.ts';
+import { describeFailure, EventFailure, type EventFailureCode } from './failure.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import { every } from '../lib/every.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../kernel/errors.ts';
 import { toWebhookEvent, toWebhookEventDetail, type WebhookEvent, type WebhookEventDetail } from './resource.ts';
 
 export type IntakeResult = 'processed' | 'pending' | 'duplicate' | 'failed';
-export type ReplayResult = { id: string; result: EventStatus | 'not-failed'; detail: string };
+export type ReplayResult = { id: string; result: EventStatus | 'not-failed'; detail: string; errorCode?: EventFailureCode };
 export type ReplayBy = { staffId: string; correlationId: string };
 
 interface Delivery {
@@ -35,8 +36,6 @@ const MAX_BATCH = 200;
 
 /** Event ids past the dedup window are no longer needed; an hour's worth of them is small. */
 const PURGE_EVERY_MS = 3_600_000;
-
-const message = (err: unknown) => storable(err instanceof Error ? err.message : String(err));
 
 export function createBillingService(deps: {
   db: Db;
@@ -53,7 +52,7 @@ export function createBillingService(deps: {
   async function applyAndSave(tx: Db, arrivals: Arrival[]) {
     const applied = await applyEvents(tx, arrivals, config);
     await billingRepo.saveOrgs(tx, applied.saves);
-    await auditRepo.insertMany(tx, applied.audit);
+    await recordAuditEntries(tx, applied.audit);
     await billingRepo.setOutcomes(tx, applied.released);
     return applied;
   }
@@ -95,8 +94,10 @@ export function createBillingService(deps: {
       return (await intakeBatch([d]))[0] as IntakeResult;
     } catch (err) {
       deps.logger.error({ err, correlationId: d.record.correlationId, eventId: d.event.id, eventType: d.event.type }, 'payment event failed; kept for replay');
-      // If even this fails, the error reaches the client as a 500 and the provider retries.
-      await billingRepo.recordFailure(db, { ...d.record, error: message(err) });
+      // If even this fails, the error reaches the client as a 500 and the provider retries. The
+      // event keeps the sentence for staff; the driver's own text is in the log line above.
+      const failure = describeFailure(err);
+      await billingRepo.recordFailure(db, { ...d.record, error: failure.message, errorCode: failure.code });
       return 'failed';
     }
   }
@@ -126,25 +127,29 @@ export function createBillingService(deps: {
     const was = row.status;
     try {
       const parsed = parseEvent(row.raw_body);
-      if (!parsed.ok) throw new Error(parsed.message);
+      if (!parsed.ok) throw new EventFailure('EVENT_UNREADABLE', storable(parsed.message));
       const arrival: Arrival = { id: row.id, event: { ...parsed.event, id: row.id }, seq: BigInt(row.seq), receivedAt: row.received_at, correlationId: row.correlation_id };
       const { outcome, changedOrgs } = await db.transaction().execute(async (tx) => {
         const applied = await applyAndSave(tx, [arrival]);
         const outcome = applied.outcomes[0] as EventOutcome;
-        if (outcome.status === 'failed') throw new Error(outcome.error ?? 'not applied');
+        if (outcome.status === 'failed') throw new EventFailure((outcome.errorCode as EventFailureCode | undefined) ?? 'INTERNAL', outcome.error ?? 'not applied');
         // Only one replay wins: the row must still have the status this one read.
-        if (!(await billingRepo.setOutcomeIf(tx, row.id, was, outcome))) throw new Error('replayed concurrently');
-        await auditRepo.insertMany(tx, replayAudit(by, row.id, outcome.orgId ?? row.org_id));
+        if (!(await billingRepo.setOutcomeIf(tx, row.id, was, outcome))) {
+          throw new EventFailure('REPLAYED_CONCURRENTLY', 'Another replay of this event ran at the same time; its result stands.');
+        }
+        await recordAuditEntries(tx, replayAudit(by, row.id, outcome.orgId ?? row.org_id));
         return { outcome, changedOrgs: applied.saves.filter((s) => s.versionStep > 0).map((s) => s.orgId) };
       });
       afterCommit([], changedOrgs);
       return { id: row.id, result: outcome.status, detail: outcome.outcome ?? '' };
     } catch (err) {
+      const failure = describeFailure(err);
+      if (!(err instanceof EventFailure)) deps.logger.error({ err, eventId: row.id, correlationId: by?.correlationId }, 'payment event replay failed');
       await db.transaction().execute(async (tx) => {
-        await billingRepo.noteFailedAgain(tx, row.id, message(err));
-        await auditRepo.insertMany(tx, replayAudit(by, row.id, row.org_id));
+        await billingRepo.noteFailedAgain(tx, row.id, failure);
+        await recordAuditEntries(tx, replayAudit(by, row.id, row.org_id));
       });
-      return { id: row.id, result: 'failed', detail: message(err) };
+      return { id: row.id, result: 'failed', detail: failure.message, errorCode: failure.code };
     }
   }
 

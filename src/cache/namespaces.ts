@@ -16,8 +16,8 @@ import { LRUCache } from 'lru-cache';
 import { entryBound } from '../lib/lru.ts';
 import type { OrgWithUsage } from '../store/repositories/orgs.ts';
 import type { CampaignRow, StoredRule, TemplateRow, UserRow } from '../store/schema.ts';
-import type { Principal } from '../auth/principal.ts';
-import type { Rendered } from '../render/service.ts';
+import type { Principal } from '../kernel/principal.ts';
+import type { Rendered } from '../kernel/rendered.ts';
 import { ReadCache } from './read-cache.ts';
 
 /** What an API key's hash resolves to; `revoked` is cached too, so a revoked key costs no query. */
@@ -34,11 +34,14 @@ export interface AccountState {
   kind: 'user' | 'staff';
 }
 
-/** What the public image route answers, held whole (images/service.ts). */
+/** What the public image route answers (images/service.ts). */
 export interface CachedImage {
+  orgId: string;
   contentType: string;
   etag: string;
-  data: Buffer;
+  bytes: number;
+  /** The bytes, on a PostgreSQL server; the embedded store's are in a file (images/files.ts), read on each fetch. */
+  data?: Buffer;
 }
 
 export interface CacheSettings {
@@ -78,6 +81,12 @@ export function createCaches(settings: CacheSettings) {
     /** The org of an Outlook add-in key, by the key's SHA-256 (outlook/service.ts). Forgotten on rotation. */
     addinKeys: new ReadCache<{ orgId: string }>({ max: 20_000, ttlMs }),
     /**
+     * Whether any live, enabled outbound webhook endpoint of the org, by `orgId`, subscribes to
+     * `signature.rendered` (src/outbound-webhooks/rendered.ts: renders ask on every call).
+     * Forgotten by the org's endpoint writes.
+     */
+    webhookRendered: new ReadCache<{ subscribed: boolean }>({ max: 20_000, ttlMs }),
+    /**
      * Rendered output by `templateId:version:userId:version:orgVersion`: a write to any of the
      * three bumps a version, so the next render misses; old entries age out. Bounded by bytes too.
      */
@@ -87,14 +96,14 @@ export function createCaches(settings: CacheSettings) {
       sizeCalculation: (r) => r.bytes * 2 + r.text.length * 2 + 64,
     }),
     /**
-     * An image's bytes by image id, for the public route mail clients fetch (images/service.ts). An
+     * An image's type, ETag and (PostgreSQL) bytes by image id, for the public route mail clients fetch (images/service.ts). An
      * id always names the same bytes, so only a deletion makes an entry stale: forgotten by it, and
      * kept at most a row's lifetime (another instance may delete). Bounded by bytes too (1 MB each).
      */
     images: new LRUCache<string, CachedImage>({
       max: 2_000,
       maxSize: 32 * 1024 * 1024,
-      sizeCalculation: (i) => i.data.byteLength + 128,
+      sizeCalculation: (i) => (i.data?.byteLength ?? 0) + 128,
       ...(Number.isFinite(ttlMs) ? { ttl: Math.max(ttlMs, 1) } : {}),
     }),
     /**
@@ -148,6 +157,10 @@ export function createCaches(settings: CacheSettings) {
     /** An image was deleted: its URL stops answering on this instance at once. */
     imageDeleted(imageId: string): void {
       caches.images.delete(imageId);
+    },
+    /** An org's outbound webhook endpoints changed (created, edited, disabled, deleted). */
+    webhookEndpointsChanged(orgId: string): void {
+      caches.webhookRendered.delete(orgId);
     },
     /** A key was revoked: the next use reads the revocation. */
     keyRevoked(keyHash: string): void {

@@ -1,7 +1,7 @@
 // Which campaign, and which of its banners, a person sees (docs/api.md, "Campaigns"). Pure: the
 // clock and the person's facts are passed in, so unit tests cover times and weights exactly.
 import { createHash } from 'node:crypto';
-import { matches, type RuleFacts } from '../rules/match.ts';
+import { matches, type RuleFacts } from '../rules/module.ts';
 import type { CampaignRow, CampaignUtm, CampaignVariant } from '../store/schema.ts';
 import { escapeHtml } from '../lib/html.ts';
 

@@ -1,12 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { writeContext, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
+import { writeContext, type BillingHooks, type Guards } from '../http/guard.ts';
+
 import { versionCheck, withEtag } from '../http/concurrency.ts';
 import { errorResponses, listQuery, orgParams, page } from '../http/schemas.ts';
 import { campaignCreateSchema, campaignParams, campaignPatchSchema, campaignSchema, campaignStatsSchema } from './schemas.ts';
 import { statsCsv } from './stats.ts';
 import type { CampaignService } from './service.ts';
+
+const CREATE_DESCRIPTION =
+  'Its banner fills the `campaign` block (or `{{ campaign.banner }}`) of the signatures of its audience while it is active; where two overlap, the newest started wins. Each person sees one variant, the same for the whole campaign, chosen by weight.';
 
 export function campaignRoutes(deps: { guards: Guards; billing: BillingHooks; campaigns: CampaignService }): FastifyPluginAsyncZod {
   const { guards, billing, campaigns } = deps;
@@ -18,8 +21,7 @@ export function campaignRoutes(deps: { guards: Guards; billing: BillingHooks; ca
         schema: {
           operationId: 'createCampaign',
           summary: 'Schedule a campaign banner (admin)',
-          description:
-            'Its banner fills the `campaign` block (or `{{ campaign.banner }}`) of the signatures of its audience while it is active; where two overlap, the newest started wins. Each person sees one variant, the same for the whole campaign, chosen by weight.',
+          description: CREATE_DESCRIPTION,
           tags: ['campaigns'],
           params: orgParams,
           body: campaignCreateSchema,
@@ -85,6 +87,30 @@ export function campaignRoutes(deps: { guards: Guards; billing: BillingHooks; ca
       },
     );
 
+    app.delete(
+      '/v1/orgs/:orgId/campaigns/:campaignId',
+      {
+        onRequest: [guards.org('template.write'), billing.writeGate],
+        schema: {
+          operationId: 'deleteCampaign',
+          summary: 'Delete a campaign (admin): its banner stops at once',
+          tags: ['campaigns'],
+          params: campaignParams,
+          response: { 204: z.null().describe('deleted'), ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'PAYMENT_REQUIRED') },
+        },
+      },
+      async (request, reply) => {
+        await campaigns.remove(writeContext(request), request.params.campaignId);
+        return reply.code(204).send(null);
+      },
+    );
+  };
+}
+
+/** A campaign's stats, as JSON or CSV. */
+export function campaignStatsRoutes(deps: { guards: Guards; campaigns: CampaignService }): FastifyPluginAsyncZod {
+  const { guards, campaigns } = deps;
+  return async (app) => {
     app.get(
       '/v1/orgs/:orgId/campaigns/:campaignId/stats',
       {
@@ -120,24 +146,6 @@ export function campaignRoutes(deps: { guards: Guards; billing: BillingHooks; ca
           return reply.send(statsCsv(campaign, rows));
         }
         return stats;
-      },
-    );
-
-    app.delete(
-      '/v1/orgs/:orgId/campaigns/:campaignId',
-      {
-        onRequest: [guards.org('template.write'), billing.writeGate],
-        schema: {
-          operationId: 'deleteCampaign',
-          summary: 'Delete a campaign (admin): its banner stops at once',
-          tags: ['campaigns'],
-          params: campaignParams,
-          response: { 204: z.null().describe('deleted'), ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'PAYMENT_REQUIRED') },
-        },
-      },
-      async (request, reply) => {
-        await campaigns.remove(writeContext(request), request.params.campaignId);
-        return reply.code(204).send(null);
       },
     );
   };

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import { text, timestamp, uuid, versionField } from '../http/schemas.ts';
 import { webUrl } from '../http/profile-schemas.ts';
-import { whenSchema } from '../rules/schemas.ts';
+import { whenSchema } from '../rules/module.ts';
 
 const variantSchema = z.strictObject({
   imageId: uuid.describe('one of the org\'s images (POST …/images)'),

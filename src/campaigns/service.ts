@@ -5,14 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Caches } from '../cache/namespaces.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
-import { badRequest, notFound } from '../errors.ts';
+import { badRequest, notFound } from '../kernel/errors.ts';
 import type { Db } from '../store/db.ts';
 import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
 import { campaignsRepo } from '../store/repositories/campaigns.ts';
 import { decodeCursor, toPage } from '../store/pagination.ts';
 import type { CampaignRow, CampaignUtm, CampaignVariant, RuleWhen, UserRow } from '../store/schema.ts';
-import type { RuleService } from '../rules/service.ts';
-import { trackMark } from '../render/liquid.ts';
+import type { RuleService } from '../rules/module.ts';
+import { trackMark } from '../lib/track-mark.ts';
 import { campaignStats } from './stats.ts';
 import { bannerHtml, campaignFor, pickVariant, statusOf, withUtm } from './choose.ts';
 

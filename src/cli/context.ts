@@ -1,21 +1,19 @@
-// What the commands build: the database (migrated) and, on top of it, only the services a
-// command calls. Not the service's createDeps, which also builds the identity provider (and
-// generates its RSA signing key on an empty database), connects to Redis and starts timers.
+// What the commands build: the core (cli's one-shot kind: the database, migrated unless told
+// otherwise, no Redis, no caches, no worker) and, on top of it, only the modules a command calls,
+// made by the same module.ts functions as the service's (deps.ts). Not the service's createDeps,
+// which also builds the identity provider (and generates its RSA signing key on an empty database),
+// connects to Redis and starts timers.
 import type { Config } from '../config.ts';
 import { createLogger, type Logger } from '../log.ts';
-import { resolve } from 'node:path';
-import { openDatabase, willCreateEmbeddedDatabase, type Database } from '../store/db.ts';
-import { migrate } from '../store/migrate.ts';
-import { KeyUsageRecorder } from '../api-keys/usage.ts';
-import { createApiKeyService } from '../api-keys/service.ts';
-import { apiKeysRepo } from '../store/repositories/api-keys.ts';
-import { createOrgService, type OrgService } from '../orgs/service.ts';
-import { createBillingService, type BillingService } from '../billing/service.ts';
-import { uncached } from '../cache/namespaces.ts';
-import type { PasswordHasher } from '../auth/passwords.ts';
-import { createInviter } from '../people/invite.ts';
-import { mailOutbox } from '../mail/mailer.ts';
-import { systemClock } from '../lib/clock.ts';
+import type { Database } from '../store/db.ts';
+import type { PasswordHasher } from '../lib/passwords.ts';
+import { createCore, type Core } from '../core/core.ts';
+import { apiKeysModule } from '../api-keys/module.ts';
+import { orgsModule, type OrgService } from '../orgs/module.ts';
+import { billingModule, type BillingService } from '../billing/module.ts';
+import { inviterOf } from '../people/module.ts';
+import { mailOutbox } from '../mail/module.ts';
+import { DEFAULT_STARTER } from '../templates/module.ts';
 
 export interface CommandContext {
   config: Config;
@@ -26,54 +24,44 @@ export interface CommandContext {
   progress?: ((message: string) => void) | undefined;
 }
 
-/** Runs fn with the database, migrated unless told otherwise, and closes it. */
-export async function withDatabase<T>(
-  ctx: CommandContext,
-  fn: (database: Database) => Promise<T>,
-  opts: { migrate: boolean } = { migrate: true },
-): Promise<T> {
-  const creating = willCreateEmbeddedDatabase(ctx.config.databaseUrl, ctx.config.dataDir);
-  if (creating) ctx.progress?.(`creating the embedded database in ${resolve(ctx.config.dataDir)} (first run only; this can take a minute)…`);
-  const database = await openDatabase({ databaseUrl: ctx.config.databaseUrl, dataDir: ctx.config.dataDir });
+/** Runs fn with the one-shot core, its database migrated unless told otherwise, and closes it. */
+export async function withCore<T>(ctx: CommandContext, fn: (core: Core) => Promise<T>, opts: { migrate: boolean } = { migrate: true }): Promise<T> {
+  const core = await createCore(ctx.config, ctx.logger, { oneShot: true, passwords: ctx.passwords, progress: ctx.progress, migrate: opts.migrate });
   try {
-    if (opts.migrate) await migrate(database);
-    if (creating) ctx.progress?.('embedded database ready');
-    return await fn(database);
+    return await fn(core);
   } finally {
-    await database.close();
+    await core.close();
   }
 }
 
-/** The org service (and the API-key service it mints the first key with), uncached: one call. */
-export async function withOrgs<T>(ctx: CommandContext, fn: (orgs: OrgService) => Promise<T>): Promise<T> {
-  return withDatabase(ctx, async ({ db }) => {
-    const usage = new KeyUsageRecorder((uses) => apiKeysRepo.touch(db, uses), ctx.logger);
+/** Runs fn with the database, migrated unless told otherwise, and closes it. */
+export function withDatabase<T>(ctx: CommandContext, fn: (database: Database) => Promise<T>, opts: { migrate: boolean } = { migrate: true }): Promise<T> {
+  return withCore(ctx, (core) => fn(core.database), opts);
+}
+
+/** The org module's service (with the API-key module it mints the first key with), uncached, and billing's: one call. */
+async function withOrgModules<T>(ctx: CommandContext, fn: (modules: { orgs: OrgService; billing: BillingService }) => Promise<T>): Promise<T> {
+  return withCore(ctx, async (core) => {
+    const apiKeys = apiKeysModule(core);
     try {
-      const caches = uncached();
-      const apiKeys = createApiKeyService({ db, stage: ctx.config.stage, caches, usage, clock: systemClock });
       // An invitation mail is queued when SMTP_URL is set; the running service's worker sends it.
-      const invite = createInviter({ mail: mailOutbox(ctx.config.smtpUrl !== undefined), authUrl: ctx.config.authUrl, invitationTtlS: ctx.config.invitationTtlS });
-      return await fn(createOrgService({ db, caches, apiKeys, passwords: ctx.passwords, invite }));
+      const invite = inviterOf(core, mailOutbox(ctx.config.smtpUrl !== undefined));
+      const orgs = orgsModule(core, { apiKeys, invite, starter: DEFAULT_STARTER });
+      return await fn({ orgs: orgs.service, billing: billingModule(core, { orgs }).service });
     } finally {
-      await usage.close();
+      await apiKeys.close?.();
     }
   });
 }
 
+/** The org service, uncached: one call. */
+export function withOrgs<T>(ctx: CommandContext, fn: (orgs: OrgService) => Promise<T>): Promise<T> {
+  return withOrgModules(ctx, ({ orgs }) => fn(orgs));
+}
+
 /** The billing service; an org it changes is in no cache of this process. */
-export async function withBilling<T>(ctx: CommandContext, fn: (billing: BillingService) => Promise<T>): Promise<T> {
-  return withDatabase(ctx, ({ db }) =>
-    fn(
-      createBillingService({
-        db,
-        logger: ctx.logger,
-        clock: systemClock,
-        gracePeriodS: ctx.config.gracePeriodS,
-        dedupWindowS: ctx.config.webhookDedupS,
-        invalidate: uncached().invalidate,
-      }),
-    ),
-  );
+export function withBilling<T>(ctx: CommandContext, fn: (billing: BillingService) => Promise<T>): Promise<T> {
+  return withOrgModules(ctx, ({ billing }) => fn(billing));
 }
 
 export function commandLogger(stderr: { write(chunk: string): unknown }): Logger {

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { MIN_PASSWORD_LENGTH, scryptHasher } from '../auth/passwords.ts';
+import { MIN_PASSWORD_LENGTH, scryptHasher } from '../lib/passwords.ts';
 import { accountsRepo } from '../store/repositories/accounts.ts';
-import { rotateSigningKey } from '../auth/idp/keys.ts';
+import { rotateSigningKey } from '../idp/module.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import { UsageError } from './errors.ts';
 import { email, parseOptions, password } from './args.ts';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
-import { MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
+import { MIN_PASSWORD_LENGTH } from '../lib/passwords.ts';
 import { UsageError } from './errors.ts';
 import { email, parseOptions, password, requiredText, wholeNumber } from './args.ts';
 import { withBilling, withOrgs, type CommandContext } from './context.ts';

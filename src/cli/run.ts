@@ -3,10 +3,10 @@
 // output streams and environment as arguments, so the tests run commands in their own process.
 import { parseArgs } from 'node:util';
 import { loadConfig, ConfigError, type Config } from '../config.ts';
-import { findSecretsKey } from '../secrets/key-file.ts';
+import { findSecretsKey } from '../secrets/module.ts';
 import { migrate } from '../store/migrate.ts';
 import { UsageError } from './errors.ts';
-import type { PasswordHasher } from '../auth/passwords.ts';
+import type { PasswordHasher } from '../lib/passwords.ts';
 import { commandLogger, withDatabase, type CommandContext } from './context.ts';
 import { eventsReplay, orgCreate } from './org-commands.ts';
 import { keysRotate, staffCreate } from './identity-commands.ts';
@@ -63,7 +63,7 @@ const commands: Record<string, { usage: string; run: Command }> = {
   },
 };
 
-export const USAGE = ['usage:', '  sigsvc serve', ...Object.values(commands).map((c) => `  ${c.usage}`)].join('\n');
+export const USAGE = ['usage:', '  sigsvc serve', '  sigsvc gateway', ...Object.values(commands).map((c) => `  ${c.usage}`)].join('\n');
 
 /** Parses `--flag value` options of a command, refusing unknown ones. */
 export function options<T extends Record<string, { type: 'string' | 'boolean' }>>(args: string[], spec: T) {

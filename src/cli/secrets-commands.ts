@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { createSecretBox } from '../secrets/secret-box.ts';
-import { rekeySecrets } from '../secrets/rekey.ts';
+import { createSecretBox, rekeySecrets } from '../secrets/module.ts';
 import { UsageError } from './errors.ts';
 import { parseOptions } from './args.ts';
 import { withDatabase, type CommandContext } from './context.ts';

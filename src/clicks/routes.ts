@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorResponses, text } from '../http/schemas.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../kernel/errors.ts';
 import type { Throttle } from '../ratelimit/hook.ts';
 import type { ClickService } from './service.ts';
 

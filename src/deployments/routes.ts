@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Guards } from '../auth/guard.ts';
+import type { Guards } from '../http/guard.ts';
 import { errorResponses, listQuery, nullableTimestamp, orgParams, page, timestamp, uuid } from '../http/schemas.ts';
 import type { DeploymentService } from './service.ts';
 import { SKIP_REASONS } from './service.ts';

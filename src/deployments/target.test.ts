@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import type { Rendered } from '../render/service.ts';
 import { gmailTarget } from '../google/gmail-target.ts';
 import { GoogleError } from '../google/errors.ts';

@@ -6,10 +6,10 @@
 // (the billing gate, the render, the length) and the row an outcome leaves are the same for all and
 // live here.
 import { createHash } from 'node:crypto';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import type { DeploymentTarget as TargetName } from '../store/schema.ts';
 import type { DeploymentWrite } from '../store/repositories/deployments.ts';
-import type { Rendered } from '../render/service.ts';
+import type { Rendered } from '../kernel/rendered.ts';
 import type { DeploymentSkipReason } from './service.ts';
 
 /** A user's signature, rendered for a target, with the hash that says whether the target holds it already. */

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
 import type { Throttle } from '../ratelimit/hook.ts';
 import { SOCIAL_NETWORKS } from './design.ts';
@@ -37,7 +37,7 @@ export function pictureRoutes(deps: { throttle: Throttle }): FastifyPluginAsyncZ
           summary: 'A social network icon that compiled signatures show (no auth)',
           description: `A 40×40 PNG, shown at 20×20. Networks: ${SOCIAL_NETWORKS.join(', ')}.`,
           tags: ['designer'],
-          params: z.object({ file: z.string().max(40).meta({ example: 'linkedin.png' }) }),
+          params: z.object({ file: z.string().max(40).regex(/^[\w.-]+$/, 'a file name such as linkedin.png').meta({ example: 'linkedin.png' }) }),
           response: { 200: png, 304: z.null().describe('not modified: the If-None-Match named this ETag'), ...errorResponses('NOT_FOUND') },
         },
       },
@@ -56,7 +56,7 @@ export function pictureRoutes(deps: { throttle: Throttle }): FastifyPluginAsyncZ
           operationId: 'getStarterThumbnail',
           summary: "A starter design's picture for the gallery (no auth)",
           tags: ['designer'],
-          params: z.object({ starterId: z.string().max(60) }),
+          params: z.object({ starterId: z.string().max(60).regex(/^[\w-]+$/, 'a starter id such as classic') }),
           response: { 200: png, 304: z.null().describe('not modified: the If-None-Match named this ETag'), ...errorResponses('NOT_FOUND') },
         },
       },

@@ -2,7 +2,7 @@
 // on the connection, what a dry run answers. Google's and Microsoft's errors go through it alike.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import { JobFailedError, RetryableJobError } from '../jobs/queue.ts';
 import { SecretError } from '../secrets/secret-box.ts';
 import { GoogleError } from '../google/errors.ts';

@@ -2,9 +2,9 @@
 // admin must read, and the one place that decides what a job or a dry run makes of it. Each
 // connector's error (google/errors.ts's GoogleError, microsoft/graph.ts's MicrosoftError) extends
 // ConnectorError with its own kinds; everything here reads only what they share.
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import { JobFailedError, RetryableJobError } from '../jobs/queue.ts';
-import { SecretError } from '../secrets/secret-box.ts';
+import { SecretError } from '../secrets/module.ts';
 import type { DirectorySource } from '../store/schema.ts';
 
 export interface ConnectorErrorOptions {

@@ -5,7 +5,7 @@
 import type { Db } from '../store/db.ts';
 import type { DirectorySource } from '../store/schema.ts';
 import { directoryRepo } from '../store/repositories/directory.ts';
-import { RetryableJobError, type Job, type JobContext, type JobQueue } from '../jobs/queue.ts';
+import { RetryableJobError, type Job, type JobContext, type JobRegistry } from '../jobs/queue.ts';
 import type { AnyConnector } from './connector.ts';
 import { toJobError } from './errors.ts';
 import type { DirectorySync } from './sync.ts';
@@ -20,7 +20,7 @@ export const syncJobKind = (source: DirectorySource) => `${source}.sync`;
  * all this one would do again (and the queue's dedupe index allows no second queued twin).
  */
 export function registerConnectorJob<P>(
-  deps: { queue: JobQueue; db: Db },
+  deps: { queue: JobRegistry; db: Db },
   kind: string,
   dedupeKey: string,
   run: (orgId: string, job: Job<P>, ctx: JobContext) => Promise<unknown>,
@@ -39,7 +39,7 @@ export function registerConnectorJob<P>(
 }
 
 /** One handler for every directory's sync job. */
-export function registerDirectorySyncJobs(deps: { queue: JobQueue; db: Db; sync: DirectorySync; connectors: readonly AnyConnector[] }): void {
+export function registerDirectorySyncJobs(deps: { queue: JobRegistry; db: Db; sync: DirectorySync; connectors: readonly AnyConnector[] }): void {
   for (const connector of deps.connectors) {
     registerConnectorJob(deps, syncJobKind(connector.source), 'sync', (orgId, job, ctx) =>
       deps.sync.sync(connector, orgId, { signal: ctx.signal, progress: ctx.progress, correlationId: `job:${job.jobId}` }),

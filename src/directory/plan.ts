@@ -111,24 +111,12 @@ export function planDirectory(input: {
       continue;
     }
     seen.add(email);
-    let user = linked.get(entry.externalId);
-    if (!user) {
-      const candidate = byEmail.get(email);
-      if (candidate && candidate.directory_source === 'scim' && source !== 'scim' && input.scimEnabled) {
-        skips.push({ action: 'skip', email: entry.email, userId: candidate.id, reason: 'scim' });
-        continue;
-      }
-      // SCIM's users are free to adopt once SCIM is turned off.
-      if (candidate && candidate.directory_source !== null && candidate.directory_source !== source && candidate.directory_source !== 'scim') {
-        skips.push({ action: 'skip', email: entry.email, userId: candidate.id, reason: 'other_directory' });
-        continue;
-      }
-      // A user linked to another id of this directory keeps it (the directory reuses addresses
-      // only after deleting the old account, which the gone-user rule handles).
-      if (candidate && !(candidate.directory_source === source && candidate.directory_id !== entry.externalId && listed.has(candidate.directory_id ?? ''))) {
-        user = candidate;
-      }
+    const found = localUserOf(entry, { source, linked, candidate: byEmail.get(email), listed, scimEnabled: input.scimEnabled === true });
+    if (found.skip) {
+      skips.push(found.skip);
+      continue;
     }
+    const { user } = found;
     if (user) matched.add(user.id);
     if (!entry.active) {
       if (!user || user.status === 'suspended') continue;
@@ -165,10 +153,24 @@ export function planDirectory(input: {
   if (input.complete !== false) for (const user of linked.values()) if (!matched.has(user.id)) remove(user);
 
   // Deletions and suspensions free seats before restores and creations take them.
-  let free = input.seats.limit - (input.seats.used - freed);
+  const { restored, created } = withinSeats(restores, creates, input.seats.limit - (input.seats.used - freed), skips);
+  updates.push(...restored);
+  const changes = [...deletes, ...updates, ...created, ...skips];
+  return {
+    changes,
+    counts: { created: created.length, updated: updates.length, deleted: deletes.length, skipped: skips.length },
+  };
+}
+
+/**
+ * The restores, then the creations, that fit in `free` seats, in the directory's order; the rest
+ * are skipped for the seat limit.
+ */
+function withinSeats(restores: PlannedChange[], creates: DirectoryUser[], free: number, skips: PlannedChange[]): { restored: PlannedChange[]; created: PlannedChange[] } {
+  const restored: PlannedChange[] = [];
   for (const change of restores) {
     if (free > 0) {
-      updates.push(change);
+      restored.push(change);
       free--;
     } else if (change.action === 'update') {
       skips.push({ action: 'skip', email: change.entry.email, userId: change.userId, reason: 'seat_limit' });
@@ -183,10 +185,30 @@ export function planDirectory(input: {
       skips.push({ action: 'skip', email: entry.email, userId: null, reason: 'seat_limit' });
     }
   }
-  const changes = [...deletes, ...updates, ...created, ...skips];
-  return {
-    changes,
-    counts: { created: created.length, updated: updates.length, deleted: deletes.length, skipped: skips.length },
-  };
+  return { restored, created };
 }
 
+/**
+ * The local user a directory entry is: the one linked to its id, else the one with its address,
+ * unless another directory (or SCIM, while enabled) owns that one.
+ */
+function localUserOf(
+  entry: DirectoryUser,
+  ctx: { source: DirectorySource; linked: Map<string, LocalUser>; candidate: LocalUser | undefined; listed: Set<string>; scimEnabled: boolean },
+): { user: LocalUser | undefined; skip?: undefined } | { user?: undefined; skip: PlannedChange } {
+  const user = ctx.linked.get(entry.externalId);
+  if (user) return { user };
+  const { candidate, source } = ctx;
+  if (!candidate) return { user: undefined };
+  if (candidate.directory_source === 'scim' && source !== 'scim' && ctx.scimEnabled) {
+    return { skip: { action: 'skip', email: entry.email, userId: candidate.id, reason: 'scim' } };
+  }
+  // SCIM's users are free to adopt once SCIM is turned off.
+  if (candidate.directory_source !== null && candidate.directory_source !== source && candidate.directory_source !== 'scim') {
+    return { skip: { action: 'skip', email: entry.email, userId: candidate.id, reason: 'other_directory' } };
+  }
+  // A user linked to another id of this directory keeps it (the directory reuses addresses only
+  // after deleting the old account, which the gone-user rule handles).
+  const linkedElsewhere = candidate.directory_source === source && candidate.directory_id !== entry.externalId && ctx.listed.has(candidate.directory_id ?? '');
+  return { user: linkedElsewhere ? undefined : candidate };
+}

@@ -15,10 +15,10 @@ import { orgsRepo } from '../store/repositories/orgs.ts';
 import { scimRepo } from '../store/repositories/scim.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import type { DirectorySource } from '../store/schema.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import { recordAudit } from '../audit/record.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
-import type { SeatCheck } from '../users/service.ts';
+import type { SeatCheck } from '../users/module.ts';
 import { planDirectory, type DirectoryUser, type PlannedChange, type SkipReason } from './plan.ts';
 import { systemClock } from '../lib/clock.ts';
 

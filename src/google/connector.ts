@@ -5,8 +5,8 @@
 import type { Db } from '../store/db.ts';
 import type { GoogleIntegrationRow } from '../store/schema.ts';
 import { googleRepo } from '../store/repositories/google.ts';
-import type { SecretBox } from '../secrets/secret-box.ts';
-import type { DirectoryConnector } from '../directory/connector.ts';
+import type { SecretBox } from '../secrets/module.ts';
+import type { DirectoryConnector } from '../directory/module.ts';
 import type { GoogleClient, GoogleUser } from './client.ts';
 import { credentialsOf } from './credentials.ts';
 import { toDirectoryUser } from './mapping.ts';

@@ -1,5 +1,5 @@
 import type { GoogleIntegrationRow } from '../store/schema.ts';
-import { sealedContext, type SecretBox } from '../secrets/secret-box.ts';
+import { sealedContext, type SecretBox } from '../secrets/module.ts';
 import type { GoogleCredentials } from './client.ts';
 
 /** The connection's key, opened for a call. Sealed under the org's id: a row copied to another org does not open. */

@@ -1,7 +1,7 @@
 // What Google answered, in plain words for the org's admins, and whether trying again may help.
 // Google's error bodies: the token endpoint answers `{error, error_description}` (RFC 6749); the
 // Directory and Gmail APIs answer `{error: {code, message, status, errors: [{reason, message}]}}`.
-import { ConnectorError } from '../directory/errors.ts';
+import { ConnectorError } from '../directory/module.ts';
 
 export const SCOPES = {
   directory: 'https://www.googleapis.com/auth/admin.directory.user.readonly',

@@ -1,6 +1,6 @@
 // Gmail as a deployment target (src/deployments/target.ts): a push writes the signature into the
 // user's primary send-as address, acting as the user with the connection's key.
-import type { DeploymentOutcome, DeploymentTarget } from '../deployments/target.ts';
+import type { DeploymentOutcome, DeploymentTarget } from '../deployments/module.ts';
 import type { GoogleClient, GoogleCredentials } from './client.ts';
 import { GoogleError } from './errors.ts';
 

@@ -12,13 +12,13 @@
 // touches exactly the users whose signature it changed.
 import type { Db } from '../store/db.ts';
 import { googleRepo } from '../store/repositories/google.ts';
-import type { JobQueue } from '../jobs/queue.ts';
-import { registerConnectorJob } from '../directory/jobs.ts';
-import type { Schedule } from '../directory/scheduler.ts';
+import type { JobRegistry } from '../jobs/queue.ts';
+import { registerConnectorJob } from '../directory/module.ts';
+import type { Schedule } from '../directory/module.ts';
 import type { GoogleRuns } from './runs.ts';
 import { JOB_KINDS } from './kinds.ts';
 
-export function registerGooglePushJob(deps: { queue: JobQueue; db: Db; runs: GoogleRuns }): void {
+export function registerGooglePushJob(deps: { queue: JobRegistry; db: Db; runs: GoogleRuns }): void {
   registerConnectorJob<{ userIds?: string[] }>(deps, JOB_KINDS.push, 'push', (orgId, job, ctx) =>
     deps.runs.push(orgId, job.payload?.userIds, { signal: ctx.signal, progress: ctx.progress }),
   );

@@ -1,7 +1,7 @@
 // A Directory API user → our user fields (docs/google-workspace.md, "What the sync does"): primaryEmail → email,
 // name.fullName → name, the primary organizations[] entry's title and department, phones[] of type
 // `work` → phone and `mobile` → mobile; suspended (or archived) → soft-deleted.
-import type { DirectoryUser } from '../directory/plan.ts';
+import type { DirectoryUser } from '../directory/module.ts';
 import type { GoogleUser } from './client.ts';
 
 export function toDirectoryUser(u: GoogleUser): DirectoryUser {

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { writeContext, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
-import { errorResponses, orgParams } from '../http/schemas.ts';
+import { writeContext, type Guards, type BillingHooks } from '../http/guard.ts';
+import { errorResponses, orgParams, type ZodApp } from '../http/schemas.ts';
 import { SCOPES } from './errors.ts';
 import type { GoogleService } from './service.ts';
 import {
@@ -25,7 +24,8 @@ export function googleRoutes(deps: { guards: Guards; billing: BillingHooks; goog
     const { row, counts, lastRun } = await google.status(orgId);
     return presentIntegration(row, counts, lastRun, SCOPE_LIST);
   };
-  return async (app) => {
+  /** The connection: make, read, remove. */
+  const connection = (app: ZodApp): void => {
     app.put(
       base,
       {
@@ -80,7 +80,10 @@ export function googleRoutes(deps: { guards: Guards; billing: BillingHooks; goog
         return reply.code(204).send(null);
       },
     );
+  };
 
+  /** Its runs: test the connection, sync the directory, push the signatures. */
+  const runs = (app: ZodApp): void => {
     app.post(
       `${base}/test`,
       {
@@ -140,5 +143,10 @@ export function googleRoutes(deps: { guards: Guards; billing: BillingHooks; goog
         return presentJob(await google.start(writeContext(request), 'push'));
       },
     );
+  };
+
+  return async (app) => {
+    connection(app);
+    runs(app);
   };
 }

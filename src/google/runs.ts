@@ -4,19 +4,20 @@
 // goes on from there.
 import type { Db } from '../store/db.ts';
 import { googleRepo } from '../store/repositories/google.ts';
+import { recordFailedDeployment } from '../outbound-webhooks/module.ts';
 import { deploymentsRepo } from '../store/repositories/deployments.ts';
-import type { SecretBox } from '../secrets/secret-box.ts';
-import type { RenderService } from '../render/service.ts';
-import type { OrgService } from '../orgs/service.ts';
-import { graceExpired, planFacts } from '../billing/gate.ts';
+import type { SecretBox } from '../secrets/module.ts';
+import type { RenderService } from '../render/module.ts';
+import type { OrgService } from '../orgs/module.ts';
+import { graceExpired, planFacts } from '../billing/module.ts';
 import type { GoogleClient } from './client.ts';
 import type { GoogleMetrics, PushOutcome } from './metrics.ts';
 import { credentialsOf } from './credentials.ts';
 import type { GoogleLease } from './lease.ts';
 import { gmailTarget } from './gmail-target.ts';
-import { deploymentWrite, prepareSignature, type DeploymentOutcome } from '../deployments/target.ts';
-import type { DeploymentSkipReason } from '../deployments/service.ts';
-import { failureMessage } from '../directory/errors.ts';
+import { deploymentWrite, prepareSignature, type DeploymentOutcome } from '../deployments/module.ts';
+import type { DeploymentSkipReason } from '../deployments/module.ts';
+import { failureMessage } from '../directory/module.ts';
 
 export interface RunContext {
   signal?: AbortSignal | undefined;
@@ -77,7 +78,11 @@ export function createGoogleRuns(deps: {
         deps.metrics?.pushed(outcome);
       };
       const gmail = gmailTarget(client, creds);
-      const record = (userId: string, outcome: DeploymentOutcome) => deploymentsRepo.record(db, deploymentWrite(gmail.name, orgId, userId, outcome, deps.clock()));
+      const record = (userId: string, outcome: DeploymentOutcome) => {
+        const write = deploymentWrite(gmail.name, orgId, userId, outcome, deps.clock());
+        // A failure also makes the `deployment.failed` webhook event, in its transaction.
+        return outcome.state === 'failed' ? recordFailedDeployment(db, write, deps.clock()) : deploymentsRepo.record(db, write);
+      };
       const blocked = graceExpired(planFacts(org), deps.clock());
 
       const one = async (target: { id: string; email: string; status: string }) => {

@@ -57,7 +57,7 @@ export const googleIntegrationSchema = z
         updated: z.number().int(),
         deleted: z.number().int(),
         skipped: z.number().int(),
-        skippedUsers: z.array(skippedUser).describe('who was skipped and why (`seat_limit`, `email_in_other_org`, `email_in_use`, `duplicate`, `other_directory`, `owner_kept`)'),
+        skippedUsers: z.array(skippedUser).describe('who was skipped and why (`seat_limit`, `email_in_other_org`, `email_in_use`, `duplicate`, `other_directory`, `owner_kept`, `scim`)'),
       })
       .nullable(),
     createdAt: timestamp,

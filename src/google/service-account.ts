@@ -2,7 +2,7 @@
 // OAuth client's `{"web": …}` or `{"installed": …}`, a user's `authorized_user` credentials, an
 // external account's configuration) are refused with a 400 that says which file was sent.
 import { importPKCS8 } from 'jose';
-import { badRequest } from '../errors.ts';
+import { badRequest } from '../kernel/errors.ts';
 import { isStorable } from '../lib/text.ts';
 
 export interface ServiceAccountKey {

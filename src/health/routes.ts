@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import { errorEnvelope } from '../http/schemas.ts';
 import { sendError } from '../http/error-handler.ts';
 import { failureClass, runCheck, type HealthCheck } from './checks.ts';

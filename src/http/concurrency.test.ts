@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { conflictAnswer, etagOf, parseIfMatch } from './concurrency.ts';
 import { VersionConflict, versionMismatch } from '../store/conditional.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 
 test('If-Match names a version, nothing, or none of ours', () => {
   assert.equal(parseIfMatch(undefined), undefined);

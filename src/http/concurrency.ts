@@ -2,7 +2,7 @@
 // stale If-Match 412). The store's update is conditional on both (src/store/conditional.ts); the
 // header's syntax, the ETag and the choice between 412 and 409 are HTTP's, and live here.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import type { VersionCheck, VersionConflict } from '../store/conditional.ts';
 
 export const etagOf = (version: number) => `"${version}"`;

@@ -1,12 +1,12 @@
 // The one place that turns any failure into the error envelope (docs/guide.md, "Errors").
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { AppError, codeToStatus, scrub, type ErrorCode, type ErrorDetails } from '../errors.ts';
+import { AppError, codeToStatus, scrub, type ErrorCode, type ErrorDetails } from '../kernel/errors.ts';
 import { CORRELATION_HEADER } from './correlation.ts';
 import { DatabaseUnavailableError } from '../store/errors.ts';
 import { VersionConflict } from '../store/conditional.ts';
 import { conflictAnswer } from './concurrency.ts';
-import { answerAndLinger, lingerLimits } from './lingering-close.ts';
+import { answerAndLinger, bodyLeftUnread, lingerLimits } from './lingering-close.ts';
 
 // How long a client should wait after a 503 for a database that is away: long enough not to hammer
 // a server that is failing over, short enough that a restart of a few seconds is hardly noticed.
@@ -56,7 +56,7 @@ export function installErrorHandling(app: FastifyInstance, limits: { bodyLimitBy
       request.log.info({ internal: appError.internal, code: appError.code }, 'request refused');
     }
     // A body refused for its size while it is still arriving: answer, then read the rest for a while.
-    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' && !request.raw.complete) {
+    if (bodyLeftUnread(request.raw, error.code)) {
       reply.header(CORRELATION_HEADER, request.id);
       answerAndLinger(request, reply, appError.status, envelope(request, appError), lingerLimits(limits.bodyLimitBytes));
       return;

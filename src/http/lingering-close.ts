@@ -8,7 +8,7 @@
 // Written by hand because neither Node nor Fastify offers it. The answer goes straight to the socket
 // (the reply is hijacked): answering through Node's ServerResponse would let Node destroy the socket
 // as soon as the answer is flushed, which is the very thing to avoid.
-import { STATUS_CODES } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { logCompleted } from './request-log.ts';
 
@@ -20,6 +20,20 @@ export interface LingerLimits {
   /** …and as soon as the client has sent nothing for this long. */
   idleMs: number;
 }
+
+const unread = new WeakSet<IncomingMessage>();
+
+/**
+ * A body parser stopped reading this request's body before its end, and refuses it (the users
+ * import past its rows): its answer lingers too, as a refusal for size does.
+ */
+export function leaveBodyUnread(request: IncomingMessage): void {
+  unread.add(request);
+}
+
+/** The body is still arriving and nothing will read it: answer with answerAndLinger. */
+export const bodyLeftUnread = (request: IncomingMessage, errorCode: string | undefined): boolean =>
+  !request.complete && (errorCode === 'FST_ERR_CTP_BODY_TOO_LARGE' || unread.has(request));
 
 /** nginx's defaults are 30 s and 5 s; a 5 MB body over any working link is done in far less. */
 export const lingerLimits = (bodyLimitBytes: number): LingerLimits => ({ maxBytes: bodyLimitBytes, maxMs: 10_000, idleMs: 2_000 });

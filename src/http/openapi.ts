@@ -154,6 +154,9 @@ const RESOURCE: Record<string, string> = {
   imageId: 'Image',
   jobId: 'Job',
   eventId: 'Event',
+  domain: 'Domain',
+  endpointId: 'Webhook endpoint',
+  deliveryId: 'Delivery',
   campaignId: 'Campaign',
 };
 
@@ -166,7 +169,8 @@ function errorExample(status: string, route: string, op: Json, components: Json)
   const last = params.at(-1);
   if (status === '400' && !op.requestBody) {
     // Without a body: a malformed path id (orgId is checked by authorization first: 403).
-    const id = params.filter((p) => p !== 'orgId').at(-1);
+    // A domain in the path is looked up as it is (an unknown one is a 404), never malformed.
+    const id = params.filter((p) => p !== 'orgId' && p !== 'domain').at(-1);
     const query = (op.parameters as Json[] | undefined)?.find((p) => p.in === 'query')?.name as string | undefined;
     if (id || query) {
       const field = id ? `params.${id}` : `query.${query}`;

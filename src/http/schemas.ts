@@ -1,9 +1,13 @@
 // Shapes shared by many routes: the error envelope, list pages, path parameters.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ERROR_CODES, codeToStatus, type ErrorCode } from '../errors.ts';
+import { ERROR_CODES, codeToStatus, type ErrorCode } from '../kernel/errors.ts';
 import { MAX_VERSION } from '../store/conditional.ts';
 import { isStorable } from '../lib/text.ts';
 import { EXAMPLE } from './examples.ts';
+
+/** The instance a route plugin registers its routes on (the zod type provider's): parts of a plugin take it. */
+export type ZodApp = Parameters<FastifyPluginAsyncZod>[0];
 
 export const errorEnvelope = z
   .object({
@@ -77,3 +81,4 @@ export const VERSION_REQUIRED = 'is required: send the version you read';
 export const versionField = z.number({ error: VERSION_REQUIRED }).int().min(1).max(MAX_VERSION);
 
 export const orgParams = z.object({ orgId: uuid });
+export const userParams = z.object({ orgId: uuid, userId: uuid });

@@ -11,6 +11,12 @@ export interface ImageInfo {
   contentType: ImageContentType;
   width: number;
   height: number;
+  /**
+   * GIF only: how far its frames reach (each frame's offset plus its size, the largest), when past
+   * the logical screen. Decoders size their canvas to a frame that overflows the screen, so a
+   * 1×1 screen can carry a 65535×65535 frame: the service checks this extent as well.
+   */
+  frames?: { width: number; height: number };
 }
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
@@ -28,7 +34,7 @@ export function sniffType(data: Uint8Array): ImageContentType | undefined {
 export function readImageInfo(data: Uint8Array): ImageInfo | undefined {
   const b = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const contentType = sniffType(b);
-  let size: { width: number; height: number } | undefined;
+  let size: Size | undefined;
   if (contentType === 'image/png') size = pngSize(b);
   else if (contentType === 'image/gif') size = gifSize(b);
   else if (contentType === 'image/jpeg') size = jpegSize(b);
@@ -36,17 +42,53 @@ export function readImageInfo(data: Uint8Array): ImageInfo | undefined {
   return { contentType, ...size };
 }
 
+type Size = { width: number; height: number; frames?: { width: number; height: number } };
+
 // PNG: the signature, then the IHDR chunk first of all: length (4), "IHDR", width (4, BE), height (4, BE).
 function pngSize(b: Buffer) {
   if (b.length < 24 || b.toString('latin1', 12, 16) !== 'IHDR') return undefined;
   return { width: b.readUInt32BE(16), height: b.readUInt32BE(20) };
 }
 
-// GIF: "GIF8?a", then the logical screen's width and height (2 bytes each, little-endian).
-function gifSize(b: Buffer) {
-  if (b.length < 10) return undefined;
-  return { width: b.readUInt16LE(6), height: b.readUInt16LE(8) };
+// GIF: "GIF8?a", then the logical screen: width and height (2 bytes each, little-endian), a packed
+// byte (bit 7: a global colour table follows, of 3 × 2^(n+1) bytes, n its low 3 bits), background
+// and aspect. Then blocks up to the trailer (3B): extensions (21, a label, then sub-blocks) and
+// frames (2C, the image descriptor: left, top, width, height, a packed byte like the screen's for
+// a local colour table; then the LZW code size and sub-blocks). Sub-blocks are a length byte and
+// that many bytes, ended by a zero length. Every frame is read: a file that ends before its
+// trailer, or holds another block, is malformed.
+function gifSize(b: Buffer): Size | undefined {
+  if (b.length < 13) return undefined;
+  const size: Size = { width: b.readUInt16LE(6), height: b.readUInt16LE(8) };
+  let reach = { width: size.width, height: size.height };
+  let i = 13 + colourTable(b[10]!);
+  const skipSubBlocks = () => {
+    while (i < b.length && b[i] !== 0) i += 1 + b[i]!;
+    i++; // the zero length that ends them
+  };
+  for (;;) {
+    if (i >= b.length) return undefined;
+    const block = b[i]!;
+    if (block === 0x3b) break;
+    if (block === 0x21) {
+      i += 2;
+      skipSubBlocks();
+    } else if (block === 0x2c) {
+      if (i + 10 > b.length) return undefined;
+      const right = b.readUInt16LE(i + 1) + b.readUInt16LE(i + 5);
+      const bottom = b.readUInt16LE(i + 3) + b.readUInt16LE(i + 7);
+      reach = { width: Math.max(reach.width, right), height: Math.max(reach.height, bottom) };
+      i += 10 + colourTable(b[i + 9]!) + 1; // the descriptor, its colour table, the LZW code size
+      skipSubBlocks();
+    } else {
+      return undefined;
+    }
+  }
+  if (reach.width > size.width || reach.height > size.height) size.frames = reach;
+  return size;
 }
+
+const colourTable = (packed: number) => (packed & 0x80 ? 3 * 2 ** ((packed & 0x07) + 1) : 0);
 
 // JPEG: segments after SOI (FFD8), each a marker FFxx and (most) a 2-byte big-endian length that
 // counts itself. The frame's size is in the first start-of-frame segment (SOF0–SOF15 but DHT C4,

@@ -2,10 +2,9 @@
 // public `GET /v1/images/{imageId}` that mail clients fetch (outside the authenticated scope).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { writeContext, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
+import { writeContext, type Guards, type BillingHooks } from '../http/guard.ts';
 import { errorEnvelope, errorResponses, listQuery, orgParams, page, timestamp, uuid } from '../http/schemas.ts';
-import { badRequest } from '../errors.ts';
+import { badRequest } from '../kernel/errors.ts';
 import { IMAGE_MAX_BYTES, IMAGE_TYPES, type ImageService } from './service.ts';
 import { EXAMPLE } from '../http/examples.ts';
 import type { Throttle } from '../ratelimit/hook.ts';
@@ -158,8 +157,10 @@ export function publicImageRoutes(deps: { throttle: Throttle; images: ImageServi
         const image = await deps.images.content(request.params.imageId);
         reply.header('etag', image.etag).header('cache-control', CACHE_CONTROL).header('x-content-type-options', 'nosniff');
         if (matches(request.headers['if-none-match'], image.etag)) return reply.code(304).send(null);
-        // A Buffer goes out as is (Fastify serializes no Buffer); the typed reply only knows the schemas.
-        return reply.type(image.contentType).send(image.data as never);
+        const body = await image.body();
+        // A Buffer or a file's stream goes out as is (Fastify serializes neither); the typed reply
+        // only knows the schemas.
+        return reply.type(image.contentType).header('content-length', image.bytes).send(body as never);
       },
     );
   };

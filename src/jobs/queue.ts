@@ -169,6 +169,9 @@ export interface JobQueue {
   readonly running: number;
 }
 
+/** What a module registers its job handlers on (the queue, or core/module.ts's collector). */
+export type JobRegistry = Pick<JobQueue, 'registerHandler'>;
+
 const SHUTDOWN = Symbol('shutdown');
 const LEASE_LOST = Symbol('lease lost');
 const STOP_WAIT_MS = 5000;

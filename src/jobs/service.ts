@@ -1,6 +1,6 @@
 // Reading a job's state (the queue itself is queue.ts).
 import type { Db } from '../store/db.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../kernel/errors.ts';
 import { jobsRepo } from '../store/repositories/jobs.ts';
 import { toJob, type Job } from './resource.ts';
 

@@ -1,6 +1,6 @@
 // A deadline for outbound work done inside a request (a directory's dry run): each call already has
 // its own timeout, but retries, paging and pacing add up to minutes, which a request must not hold.
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 
 /** How long a dry run of a directory sync may read the directory before answering 503. */
 export const DRY_RUN_DEADLINE_MS = 60_000;

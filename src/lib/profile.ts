@@ -1,10 +1,12 @@
 // What users and orgs share of a profile (docs/api.md, "Profiles"), apart from HTTP: the user
 // fields members may be allowed to change, custom field keys, and how a links patch applies.
 
-/** The user fields members may be allowed to change on themselves; the first six are the default. */
+/**
+ * The user fields members may be allowed to change on themselves. The first six are an org's
+ * default (`orgs.self_service_fields`' default, migration 110); an admin may add the other four.
+ */
 export const SELF_SERVICE_CHOICES = ['name', 'pronouns', 'phone', 'mobile', 'photoImageId', 'social', 'title', 'department', 'website', 'address'] as const;
 export type SelfServiceField = (typeof SELF_SERVICE_CHOICES)[number];
-export const DEFAULT_SELF_SERVICE: readonly SelfServiceField[] = SELF_SERVICE_CHOICES.slice(0, 6);
 
 export const CUSTOM_FIELD_KEY = /^[a-z][a-z0-9_]{0,31}$/;
 export const MAX_CUSTOM_FIELDS = 50;

@@ -5,7 +5,7 @@
 // so every instance sees one count.
 import type { Db } from '../store/db.ts';
 import { mailCountsRepo } from '../store/repositories/mail-counts.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 
 export const RESENDS_PER_HOUR = 5;
 

@@ -5,7 +5,7 @@
 import nodemailer from 'nodemailer';
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
-import { enqueue, JobDeferredError, JobFailedError, RetryableJobError, type JobHandler, type JobQueue } from '../jobs/queue.ts';
+import { enqueue, JobDeferredError, JobFailedError, RetryableJobError, type JobHandler, type JobRegistry } from '../jobs/queue.ts';
 import { takeOrgMailSlot, untilNextHour } from './caps.ts';
 import type { MailContent } from './messages.ts';
 
@@ -45,7 +45,7 @@ const MAIL_ATTEMPTS = 20;
 export function createMail(deps: {
   smtpUrl: string | undefined;
   from: string;
-  queue: JobQueue;
+  queue: JobRegistry;
   logger: Logger;
   db: Db;
   clock: () => Date;

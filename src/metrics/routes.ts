@@ -4,7 +4,7 @@
 // operator's Prometheus, not for API clients.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import type { Metrics } from './metrics.ts';
 
 const digest = (value: string) => createHash('sha256').update(value).digest();

@@ -4,8 +4,8 @@
 import type { Db } from '../store/db.ts';
 import type { MicrosoftIntegrationRow } from '../store/schema.ts';
 import { microsoftRepo } from '../store/repositories/microsoft.ts';
-import { sealedContext, type SecretBox } from '../secrets/secret-box.ts';
-import type { DirectoryConnector } from '../directory/connector.ts';
+import { sealedContext, type SecretBox } from '../secrets/module.ts';
+import type { DirectoryConnector } from '../directory/module.ts';
 import type { Credentials, GraphClient, GraphUser } from './graph.ts';
 import { toDirectoryUser } from './mapping.ts';
 

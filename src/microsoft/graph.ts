@@ -3,7 +3,7 @@
 // Two calls with documented shapes: @azure/msal-node and the Graph SDK would add two dependencies
 // for what is ~100 lines here. Both base URLs are configurable (the tests' fake answers on them).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConnectorError } from '../directory/errors.ts';
+import { ConnectorError } from '../directory/module.ts';
 import { systemClock, type Clock } from '../lib/clock.ts';
 
 export type MicrosoftErrorKind = 'credentials' | 'permission' | 'throttled' | 'unavailable' | 'other';

@@ -1,7 +1,7 @@
 // A Graph user as the directory sync sees one (docs/entra-sync.md): `mail` (else
 // `userPrincipalName`) → email, `displayName` → name, `jobTitle` → title, `department`,
 // `businessPhones[0]` → phone, `mobilePhone` → mobile; `accountEnabled: false` → soft-deleted.
-import type { DirectoryUser } from '../directory/service.ts';
+import type { DirectoryUser } from '../directory/module.ts';
 import type { GraphUser } from './graph.ts';
 
 const str = (v: string | null | undefined) => (typeof v === 'string' ? v.trim() : '');

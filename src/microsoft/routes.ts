@@ -2,8 +2,7 @@
 // disconnect, and sync now (a job) or as a dry run (the answer, and no change).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { writeContext, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
+import { writeContext, type Guards, type BillingHooks } from '../http/guard.ts';
 import { errorResponses, iso, isoOrNull, nullableTimestamp, orgParams, text, timestamp, uuid } from '../http/schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
 import type { MicrosoftIntegrationRow, DirectoryRunRow } from '../store/schema.ts';

@@ -5,12 +5,12 @@
 import type { Db } from '../store/db.ts';
 import { microsoftRepo } from '../store/repositories/microsoft.ts';
 import type { MicrosoftIntegrationRow } from '../store/schema.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../kernel/errors.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
-import { sealedContext, type SecretBox } from '../secrets/secret-box.ts';
-import type { DirectoryService } from '../directory/service.ts';
-import type { DirectorySync } from '../directory/sync.ts';
-import { syncJobKind } from '../directory/jobs.ts';
+import { sealedContext, type SecretBox } from '../secrets/module.ts';
+import type { DirectoryService } from '../directory/module.ts';
+import type { DirectorySync } from '../directory/module.ts';
+import { syncJobKind } from '../directory/module.ts';
 import { enqueue, type EnqueuedJob } from '../jobs/queue.ts';
 import type { MicrosoftConnector } from './connector.ts';
 

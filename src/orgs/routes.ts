@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
-import { writeContext } from '../auth/guard.ts';
+import type { Guards, BillingHooks } from '../http/guard.ts';
+import { writeContext } from '../http/guard.ts';
 import { errorResponses, orgParams } from '../http/schemas.ts';
 import { etagOf, parseIfMatch, versionCheck, withEtag } from '../http/concurrency.ts';
 import { customFieldListSchema } from '../http/profile-schemas.ts';

@@ -4,19 +4,18 @@ import type { Db } from '../store/db.ts';
 import { orgsRepo, type OrgWithUsage } from '../store/repositories/orgs.ts';
 import { usersRepo } from '../store/repositories/users.ts';
 import { MAX_VERSION, versionMismatch, type VersionCheck } from '../store/conditional.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../kernel/errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
-import type { ApiKeyService } from '../api-keys/service.ts';
+import type { ApiKeyService } from '../api-keys/module.ts';
 import type { OrgRole } from '../store/schema.ts';
-import { scryptHasher, type PasswordHasher } from '../auth/passwords.ts';
-import type { Inviter } from '../people/invite.ts';
-import { conflict } from '../errors.ts';
+import { scryptHasher, type PasswordHasher } from '../lib/passwords.ts';
+import type { Inviter } from '../people/module.ts';
+import { conflict } from '../kernel/errors.ts';
 import { templatesRepo } from '../store/repositories/templates.ts';
-import { DEFAULT_STARTER } from '../templates/starters.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import { overridesOf, toOrg, type Org } from './resource.ts';
 import { imagesRepo } from '../store/repositories/images.ts';
-import { AppError, badRequest } from '../errors.ts';
+import { AppError, badRequest } from '../kernel/errors.ts';
 import { mergeLinks, type SelfServiceField } from '../lib/profile.ts';
 import type { CustomField } from '../store/schema.ts';
 
@@ -38,7 +37,23 @@ export interface CreatedOrg {
   ownerInvitationUrl?: string;
 }
 
-export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKeyService; passwords?: PasswordHasher; invite?: Inviter }) {
+/** The template a new org starts with as its default (templates/starters.ts's first, passed in by orgs/module.ts). */
+export interface FirstTemplate {
+  name: string;
+  html: string;
+  text: string;
+  /** The designer's document it was compiled from (templates/starters.ts). */
+  design: unknown;
+}
+
+export function createOrgService(deps: {
+  db: Db;
+  caches: Caches;
+  apiKeys: ApiKeyService;
+  starter: FirstTemplate;
+  passwords?: PasswordHasher | undefined;
+  invite?: Inviter | undefined;
+}) {
   const { db, caches } = deps;
   const passwords = deps.passwords ?? scryptHasher;
   /** The org with its live user count, through the `orgs` cache. */
@@ -149,11 +164,11 @@ export function createOrgService(deps: { db: Db; caches: Caches; apiKeys: ApiKey
         const template = await templatesRepo.insert(tx, {
           id: randomUUID(),
           org_id: orgId,
-          name: DEFAULT_STARTER.name,
-          html: DEFAULT_STARTER.html,
-          text: DEFAULT_STARTER.text,
-          html_prepared: DEFAULT_STARTER.html,
-          design: JSON.stringify(DEFAULT_STARTER.design),
+          name: deps.starter.name,
+          html: deps.starter.html,
+          text: deps.starter.text,
+          html_prepared: deps.starter.html,
+          design: JSON.stringify(deps.starter.design),
           source: 'design',
           is_default: true,
         });

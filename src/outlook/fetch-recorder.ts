@@ -4,7 +4,7 @@
 import type { Logger } from '../log.ts';
 import type { AddinFetchWrite } from '../store/repositories/outlook.ts';
 import { ThrottledWrites } from '../lib/throttled-writes.ts';
-import { deploymentWrite, type DeploymentOutcome } from '../deployments/target.ts';
+import { deploymentWrite, type DeploymentOutcome } from '../deployments/module.ts';
 import { outlookTarget } from './addin-target.ts';
 
 /** What one fetch of the add-in came to for a user: their signature served, or refused and why. */

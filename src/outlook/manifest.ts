@@ -41,7 +41,6 @@ export function buildManifest(input: ManifestInput): string {
   const urls = addinUrls(input.baseUrl, input.addinKey);
   const origin = new URL(input.baseUrl).origin;
   const name = `Email signatures – ${input.orgName}`.slice(0, 125);
-  const iconImages = [16, 32, 80].map((s) => `          <bt:Image size="${s}" resid="Icon.${s}x${s}"/>`).join('\n');
   return `<?xml version="1.0" encoding="UTF-8"?>
 <OfficeApp xmlns="http://schemas.microsoft.com/office/appforoffice/1.1"
   xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
@@ -82,7 +81,15 @@ export function buildManifest(input: ManifestInput): string {
     <Rule xsi:type="ItemIs" ItemType="Appointment" FormType="Edit"/>
   </Rule>
   <DisableEntityHighlighting>false</DisableEntityHighlighting>
-  <VersionOverrides xmlns="http://schemas.microsoft.com/office/mailappversionoverrides" xsi:type="VersionOverridesV1_0">
+${versionOverrides(urls)}
+</OfficeApp>
+`;
+}
+
+/** The add-in commands (the compose button, the launch events) and their resources, for Outlook clients of requirement set 1.10. */
+function versionOverrides(urls: ReturnType<typeof addinUrls>): string {
+  const iconImages = [16, 32, 80].map((s) => `          <bt:Image size="${s}" resid="Icon.${s}x${s}"/>`).join('\n');
+  return `  <VersionOverrides xmlns="http://schemas.microsoft.com/office/mailappversionoverrides" xsi:type="VersionOverridesV1_0">
     <VersionOverrides xmlns="http://schemas.microsoft.com/office/mailappversionoverrides/1.1" xsi:type="VersionOverridesV1_1">
       <Requirements>
         <bt:Sets DefaultMinVersion="1.10">
@@ -144,7 +151,5 @@ ${[16, 32, 80].map((s) => `          <bt:Image id="Icon.${s}x${s}" DefaultValue=
         </bt:LongStrings>
       </Resources>
     </VersionOverrides>
-  </VersionOverrides>
-</OfficeApp>
-`;
+  </VersionOverrides>`;
 }

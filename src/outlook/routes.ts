@@ -5,19 +5,21 @@ import { readFileSync } from 'node:fs';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { writeContext, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
-import { errorResponses, isoOrNull, nullableTimestamp, orgParams, text } from '../http/schemas.ts';
+import { writeContext, type Guards, type BillingHooks } from '../http/guard.ts';
+import { errorResponses, isoOrNull, nullableTimestamp, orgParams, text, type ZodApp } from '../http/schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
 import type { Throttle } from '../ratelimit/hook.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import { ADDIN_KEY_PATTERN } from './addin-key.ts';
 import { addinUrls, ICON_SIZES } from './manifest.ts';
 import type { OutlookService } from './service.ts';
 
 const outlookSchema = z
   .object({
-    addinKey: z.string().describe('the key the add-in sends as `X-Addin-Key`; it is written into the manifest'),
+    addinKey: z
+      .string()
+      .nullable()
+      .describe('the key the add-in sends as `X-Addin-Key`; it is written into the manifest. `null` until `rotate-key` or a manifest download makes one'),
     manifestUrl: z.url().describe('the XML manifest to upload in the Microsoft 365 admin center (Integrated apps)'),
     lastFetchAt: nullableTimestamp.describe('when the add-in last fetched a signature of this org'),
   })
@@ -38,7 +40,7 @@ const body = (mediaType: string, description: string, example?: string) => ({
   content: { [mediaType]: { schema: z.string().meta({ contentMediaType: mediaType, ...(example ? { examples: [example] } : {}) }) } },
 });
 
-const present = (o: { addinKey: string; manifestUrl: string; lastFetchAt: Date | null }) => ({ ...o, lastFetchAt: isoOrNull(o.lastFetchAt) });
+const present = (o: { addinKey: string | null; manifestUrl: string; lastFetchAt: Date | null }) => ({ ...o, lastFetchAt: isoOrNull(o.lastFetchAt) });
 
 export function outlookRoutes(deps: { guards: Guards; billing: BillingHooks; outlook: OutlookService }): FastifyPluginAsyncZod {
   const { guards, billing, outlook } = deps;
@@ -50,13 +52,13 @@ export function outlookRoutes(deps: { guards: Guards; billing: BillingHooks; out
         schema: {
           operationId: 'getOutlookIntegration',
           summary: 'The Outlook add-in: its key, its manifest, its last fetch (admin)',
-          description: 'The first call makes the org\'s add-in key.',
+          description: 'Reading makes nothing: `addinKey` is `null` until `rotate-key` or a manifest download makes the first key.',
           tags: ['integrations'],
           params: orgParams,
           response: { 200: outlookSchema, ...errorResponses('FORBIDDEN', 'SERVICE_UNAVAILABLE') },
         },
       },
-      async (request) => present(await outlook.integration(writeContext(request))),
+      async (request) => present(await outlook.integration(request.params.orgId)),
     );
 
     app.post(
@@ -136,7 +138,8 @@ export function addinRoutes(deps: {
     );
   const htmlAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
-  return async (app) => {
+  /** The signature the add-in asks for, with its own CORS policy. */
+  const signature = (app: ZodApp): void => {
     app.get(
       '/v1/addin/signature',
       {
@@ -185,11 +188,14 @@ export function addinRoutes(deps: {
       },
       async (request, reply) => {
         reply.header('cache-control', 'no-store');
-        return outlook.signature(request.addinOrgId as string, request.query.email, request.query.compose);
+        return outlook.signature(request.addinOrgId as string, request.query.email, request.id, request.query.compose);
       },
     );
     app.options('/v1/addin/signature', { schema: { hide: true }, config: { cors: false } }, async (_request, reply) => reply.headers(CORS).code(204).send());
+  };
 
+  /** The add-in's files, which Outlook fetches without credentials. */
+  const assets = (app: ZodApp): void => {
     app.get(
       '/addin/runtime.js',
       {
@@ -261,6 +267,11 @@ export function addinRoutes(deps: {
       },
       async () => ({ allowed: [addinUrls(baseUrl).runtimeJs] }),
     );
+  };
+
+  return async (app) => {
+    signature(app);
+    assets(app);
   };
 }
 

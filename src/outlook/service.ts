@@ -2,19 +2,20 @@
 // signature the add-in asks for on each compose event.
 import type { Caches } from '../cache/namespaces.ts';
 import type { Db } from '../store/db.ts';
+import { markSignature } from '../render/module.ts';
 import { outlookRepo } from '../store/repositories/outlook.ts';
 import type { OutlookAddinRow } from '../store/schema.ts';
-import { AppError, notFound, unauthorized } from '../errors.ts';
+import { AppError, notFound, unauthorized } from '../kernel/errors.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
-import type { OrgService } from '../orgs/service.ts';
-import type { Compose } from '../rules/match.ts';
-import type { RenderService } from '../render/service.ts';
-import { graceExpired, planFacts } from '../billing/gate.ts';
+import type { OrgService } from '../orgs/module.ts';
+import type { RenderService } from '../render/module.ts';
+import { graceExpired, planFacts } from '../billing/module.ts';
+import type { Compose } from '../rules/module.ts';
 import { ADDIN_KEY_PATTERN, hashAddinKey, newAddinKey } from './addin-key.ts';
 import { buildManifest } from './manifest.ts';
-import { SecretError, sealedContext, type SecretBox } from '../secrets/secret-box.ts';
+import { SecretError, sealedContext, type SecretBox } from '../secrets/module.ts';
 import type { FetchRecorder } from './fetch-recorder.ts';
-import { prepareSignature, type DeploymentOutcome } from '../deployments/target.ts';
+import { prepareSignature, type DeploymentOutcome } from '../deployments/module.ts';
 import { OUTLOOK_SIGNATURE_LIMIT, outlookTarget } from './addin-target.ts';
 
 export { OUTLOOK_SIGNATURE_LIMIT } from './addin-target.ts';
@@ -47,7 +48,8 @@ export function createOutlookService(deps: {
     return { key, hash: hashAddinKey(key), sealed: secrets.seal(key, context(orgId)) };
   };
 
-  /** The org's add-in row, made (with a new key) the first time an admin asks for it. */
+  /** The org's add-in row, made (with a new key) the first time an admin acts on it (a rotation or
+   * a manifest download); reading the integration makes nothing (DECISIONS wave 3). */
   async function ensure(ctx: WriteContext): Promise<OutlookAddinRow> {
     const existing = await outlookRepo.find(db, ctx.orgId);
     if (existing) return existing;
@@ -59,15 +61,18 @@ export function createOutlookService(deps: {
     });
   }
 
+  const manifestUrl = (orgId: string) => `${deps.baseUrl}/v1/orgs/${orgId}/integrations/outlook/manifest.xml`;
   const present = (row: OutlookAddinRow) => ({
-    addinKey: openKey(row),
-    manifestUrl: `${deps.baseUrl}/v1/orgs/${row.org_id}/integrations/outlook/manifest.xml`,
+    addinKey: openKey(row) as string | null,
+    manifestUrl: manifestUrl(row.org_id),
     lastFetchAt: row.last_fetch_at,
   });
 
   return {
-    async integration(ctx: WriteContext) {
-      return present(await ensure(ctx));
+    /** What an admin sees; `addinKey: null` until a rotation or a manifest download makes one. */
+    async integration(orgId: string) {
+      const row = await outlookRepo.find(db, orgId);
+      return row ? present(row) : { addinKey: null, manifestUrl: manifestUrl(orgId), lastFetchAt: null };
     },
 
     /** A new key; the old one stops working at once here, within CACHE_TTL_MS on other instances. */
@@ -112,7 +117,7 @@ export function createOutlookService(deps: {
      * The rendered signature of the org's live user with this address (404 otherwise, the same for
      * another org's user), gated past grace like every render, refused over Outlook's limit.
      */
-    async signature(orgId: string, email: string, compose: Compose = 'new'): Promise<{ html: string; text: string }> {
+    async signature(orgId: string, email: string, correlationId: string | null = null, compose: Compose = 'new'): Promise<{ html: string; text: string }> {
       // Not cached: one indexed query per compose (human-paced), and no cached address to outlive
       // a change of a user's email. The render itself comes from the render cache.
       const user = await outlookRepo.liveUserByEmail(db, orgId, email);
@@ -120,7 +125,7 @@ export function createOutlookService(deps: {
       const record = (outcome: DeploymentOutcome) => deps.recorder.record({ orgId, userId: user.id, at: clock(), outcome });
       const org = await deps.orgs.require(orgId);
       const blocked = graceExpired(planFacts(org), clock());
-      const prepared = await prepareSignature(outlookTarget, (o, u) => deps.render.render(o, u, undefined, compose), { orgId, userId: user.id, blocked });
+      const prepared = await prepareSignature(outlookTarget, (o, u) => deps.render.render(o, u, undefined, correlationId, compose), { orgId, userId: user.id, blocked });
       if (prepared.state === 'skipped') {
         record({ state: 'skipped', reason: prepared.reason });
         if (prepared.reason === 'payment_required') {
@@ -138,7 +143,8 @@ export function createOutlookService(deps: {
       }
       const rendered = prepared.signature;
       record(await outlookTarget.deploy(user, rendered));
-      return { html: rendered.html, text: rendered.text };
+      // Marked, so that the SMTP gateway does not stamp a message the add-in signed (src/render/marker.ts).
+      return { html: markSignature(rendered.html, user.id), text: rendered.text };
     },
   };
 }

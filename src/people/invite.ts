@@ -6,8 +6,8 @@ import type { Db } from '../store/db.ts';
 import type { UserRow } from '../store/schema.ts';
 import { accountTokensRepo } from '../store/repositories/account-tokens.ts';
 import { orgsRepo } from '../store/repositories/orgs.ts';
-import type { MailOutbox } from '../mail/mailer.ts';
-import { invitationMail } from '../mail/messages.ts';
+import type { MailOutbox } from '../mail/module.ts';
+import { invitationMail } from '../mail/module.ts';
 
 /** 32 random bytes, base64url: the only shape a link's token has. */
 export const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;

@@ -9,11 +9,8 @@ import formbody from '@fastify/formbody';
 import type Provider from 'oidc-provider';
 import type { Clock } from '../lib/clock.ts';
 import { isStorable } from '../lib/text.ts';
-import { MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
-import { crossSitePage } from '../auth/idp/views.ts';
-import { startSession } from '../auth/idp/session.ts';
-import { pinOrigin } from '../auth/idp/hooks.ts';
-import type { TakeAttempt } from '../auth/idp/attempts.ts';
+import { MIN_PASSWORD_LENGTH } from '../lib/passwords.ts';
+import { crossSitePage, pinOrigin, startSession, type TakeAttempt } from '../idp/module.ts';
 import { refuseCrossSitePosts } from '../http/cross-site.ts';
 import { linkProblemText, MAX_PASSWORD_LENGTH, type PeopleService } from './service.ts';
 import { forgotPage, forgotSentPage, invitationPage, linkProblemPage, resetPage } from './views.ts';
@@ -51,7 +48,7 @@ export function peoplePageRoutes(deps: {
    * the people service's.
    */
   takeAttempt: TakeAttempt;
-  /** The identity provider's pages' headers (src/auth/idp/views.ts `pageHeaders`). */
+  /** The identity provider's pages' headers (src/idp/views.ts `pageHeaders`). */
   pageHeaders: Readonly<Record<string, string>>;
   /** When an accepted link's session starts. */
   clock: Clock;

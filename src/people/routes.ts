@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { accessOf, writeContext, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
-import { errorResponses, iso, text, timestamp, uuid } from '../http/schemas.ts';
-import { userParams } from '../users/schemas.ts';
+import { accessOf, writeContext, type Guards, type BillingHooks } from '../http/guard.ts';
+import { errorResponses, iso, text, timestamp, userParams, uuid } from '../http/schemas.ts';
 import type { PeopleService } from './service.ts';
 import { EXAMPLE } from '../http/examples.ts';
 

@@ -1,7 +1,7 @@
 // The pages of invitations and password reset: server-rendered like the sign-in pages (the same
 // layout, style and Content-Security-Policy), usable without JavaScript.
 import { escapeHtml as escape } from '../lib/html.ts';
-import { errorBox, layout } from '../auth/idp/views.ts';
+import { errorBox, layout } from '../idp/module.ts';
 
 function passwordFields(minLength: number): string {
   return `<label for="password">New password (at least ${minLength} characters)</label><input id="password" name="password" type="password" autocomplete="new-password" minlength="${minLength}" required autofocus>

@@ -126,3 +126,12 @@ export function throttleByCaller(buckets: { authenticated: Throttle; anonymous: 
   const { authenticated, anonymous } = buckets;
   return (request, reply, done) => (request.principal ? authenticated : anonymous)(request, reply, done);
 }
+
+/**
+ * The throttle of a public route: the caller's per-address bucket first (`address`: the limiters'
+ * `public` one), then the route's own stage-wide bucket, if it has one.
+ */
+export function publicThrottle(address: Pick<ThrottleStep, 'limiter' | 'limit'>, refusal: Refusal, own?: ThrottleStep): Throttle {
+  const first: ThrottleStep = { ...address, scope: 'address', bucketOf: (request) => `public:${request.ip}` };
+  return throttleInOrder(refusal, own ? [first, own] : [first]);
+}

@@ -3,7 +3,7 @@
 // first render fills a user's values in and sanitizes the output. Each step is bounded by the
 // thread's own CPU time, so the same template passes whether the machine is idle or busy.
 import type { Template } from 'liquidjs';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import { htmlLiquid, KNOWN_LIST, LIMITS, parseTemplate, renderTemplate, textLiquid, unknownVariables } from './liquid.ts';
 import { prepareTemplateHtml, renderWarnings, sanitizeRendered, TemplateRefused } from './email-html.ts';
 import { clientSupportWarnings } from './email-support.ts';

@@ -3,8 +3,9 @@
 // parse size, render time and memory, so a hostile template fails fast instead of slowing anyone
 // else. Templates are parsed and rendered only in the render worker (worker.ts), where the render
 // limit counts the thread's CPU time rather than the wall clock.
+import { trackMark } from '../lib/track-mark.ts';
 import { Liquid, Tag, type FS, type Template } from 'liquidjs';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 
 // The one wording of the refusal: parseTemplate recognises it to leave out the syntax-error prefix.
 const NO_FILES = 'templates cannot include files';
@@ -37,17 +38,8 @@ class NoFileTag extends Tag {
   }
 }
 
-/**
- * `{{ url | track }}`: a web link to count (DECISIONS wave 3, "Clicks"). The render thread holds no
- * signing key, so it leaves a mark naming the link; the main thread turns each mark into the
- * user's signed click URL, or back into the link (previews, orgs with click tracking off):
- * render/tracking.ts. Anything but an http(s) URL passes through unchanged.
- */
-export const TRACK_MARK = /__sigsvc_track_([A-Za-z0-9_-]+)__/g;
-export function trackMark(value: unknown): unknown {
-  if (typeof value !== 'string' || !/^https?:\/\/[^\s"'<>]+$/i.test(value.trim())) return value;
-  return `__sigsvc_track_${Buffer.from(value.trim(), 'utf8').toString('base64url')}__`;
-}
+// `{{ url | track }}`: a web link to count. The render thread holds no signing key, so it leaves a
+// mark (lib/track-mark.ts) that the main thread resolves (render/tracking.ts).
 
 function engine(escape: boolean): Liquid {
   const liquid = new Liquid({

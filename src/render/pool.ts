@@ -3,7 +3,7 @@
 // limited by its own CPU time (compile.ts); here a wall-clock timeout is only the safety net that
 // replaces a worker stuck where no check runs, and a memory ceiling ends one that balloons.
 import { Piscina } from 'piscina';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import { Batcher } from '../store/batcher.ts';
 import type { RenderedParts, Scope } from './compile.ts';
 import type { Compiled, RenderItem, RenderTask, TaskOutput, TaskResult } from './worker.ts';

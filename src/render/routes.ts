@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
+import type { Guards, BillingHooks } from '../http/guard.ts';
 import { errorResponses, uuid } from '../http/schemas.ts';
 import type { RenderService } from './service.ts';
 import { renderedSchema } from './schemas.ts';
@@ -27,7 +26,7 @@ export function renderRoutes(deps: { guards: Guards; billing: BillingHooks; rend
           response: { 200: renderedSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'PAYMENT_REQUIRED') },
         },
       },
-      async (request) => render.render(request.params.orgId, request.params.userId, request.body?.templateId),
+      async (request) => render.render(request.params.orgId, request.params.userId, request.body?.templateId, request.id),
     );
   };
 }

@@ -10,27 +10,22 @@ import type { Db } from '../store/db.ts';
 import type { TemplateRow, UserRow } from '../store/schema.ts';
 import { usersRepo } from '../store/repositories/users.ts';
 import { templatesRepo } from '../store/repositories/templates.ts';
-import { AppError, notFound } from '../errors.ts';
-import type { OrgService } from '../orgs/service.ts';
+import { AppError, notFound } from '../kernel/errors.ts';
+import type { OrgService } from '../orgs/module.ts';
 import type { OrgWithUsage } from '../store/repositories/orgs.ts';
 import type { Scope } from './compile.ts';
 import type { RenderPool } from './pool.ts';
-import type { RuleService } from '../rules/service.ts';
-import type { CampaignBanner, CampaignService } from '../campaigns/service.ts';
-import type { ClickTarget, PixelCampaign } from '../clicks/token.ts';
+import type { Compose, RuleService } from '../rules/module.ts';
+import type { CampaignBanner, CampaignService } from '../campaigns/module.ts';
+import type { ClickTarget, PixelCampaign } from '../clicks/module.ts';
 import { resolveTrackMarks } from './tracking.ts';
-import type { Compose } from '../rules/match.ts';
 
-export interface Rendered {
-  userId: string;
-  templateId: string | null;
-  /** The assignment rule that chose the template (src/rules/), null for the default or an explicit one. */
-  ruleId: string | null;
-  html: string;
-  text: string;
-  bytes: number;
-  warnings: string[];
-}
+import type { Rendered } from '../kernel/rendered.ts';
+
+export type { Rendered };
+
+/** Told of every signature served (not previews); returns at once. */
+export type RenderedListener = (orgId: string, rendered: Rendered, correlationId: string | null) => void;
 
 export function createRenderService(deps: {
   db: Db;
@@ -49,6 +44,11 @@ export function createRenderService(deps: {
   baseUrl: string;
   renderLimitBytes: number;
   metrics?: Pick<Metrics, 'renderCache'>;
+  /**
+   * Told of every signature served (not previews): the `signature.rendered` webhook event
+   * (src/outbound-webhooks/rendered.ts). It must return at once: renders do not wait for it.
+   */
+  onRendered?: RenderedListener;
 }) {
   const { db } = deps;
   const { renderUsers: users, templates, defaultTemplates: defaults, renderOutputs: outputs } = deps.caches;
@@ -125,44 +125,54 @@ export function createRenderService(deps: {
     };
   }
 
+  async function renderFor(orgId: string, userId: string, templateId: string | undefined, compose: Compose): Promise<Rendered> {
+    const [user, org] = await Promise.all([userOf(orgId, userId), deps.orgs.require(orgId)]);
+    const [{ template, ruleId }, campaign] = await Promise.all([templateOf(user, templateId, compose), bannerOf(user)]);
+    // The campaign part changes when one starts, ends or changes for this user: a new key, a new render.
+    const key = `${template.id}:${template.version}:${user.id}:${user.version}:${org.version}:${campaign?.key ?? '-'}`;
+    if (campaign) deps.countImpression?.(orgId, campaign.campaignId, campaign.variant);
+    const hit = outputs.get(key);
+    deps.metrics?.renderCache(hit !== undefined);
+    if (hit) return { ...hit, ruleId };
+    // Concurrent first renders of one signature (a mail burst from one user) share one task.
+    let pending = producing.get(key);
+    if (!pending) {
+      pending = deps.pool
+        .render({
+          key: `${template.id}:${template.version}`,
+          htmlPrepared: template.html_prepared,
+          text: template.text,
+          scope: scopeOf(user, org, campaign),
+          limitBytes: deps.renderLimitBytes,
+        })
+        .then((rendered) => {
+          // The `track` filter's marks: the user's click URLs where the org counts clicks.
+          const urlOf = (destination: string) =>
+            deps.trackUrl && org.click_tracking
+              ? deps.trackUrl({ orgId, campaignId: campaign?.campaignId ?? null, variant: campaign?.variant ?? null, userId: user.id, destination })
+              : destination;
+          const parts = { ...rendered, html: resolveTrackMarks(rendered.html, urlOf), text: resolveTrackMarks(rendered.text, urlOf, false) };
+          const result = { userId: user.id, templateId: template.id, ruleId: null, ...parts };
+          outputs.set(key, result);
+          return result;
+        })
+        .finally(() => producing.delete(key));
+      producing.set(key, pending);
+    }
+    return pending.then((r) => ({ ...r, ruleId }));
+  }
+
   return {
-    /** A user's signature: with `templateId` when given, else as the org's rules say for this kind of message. */
-    async render(orgId: string, userId: string, templateId?: string, compose: Compose = 'new'): Promise<Rendered> {
-      const [user, org] = await Promise.all([userOf(orgId, userId), deps.orgs.require(orgId)]);
-      const [{ template, ruleId }, campaign] = await Promise.all([templateOf(user, templateId, compose), bannerOf(user)]);
-      // The campaign part changes when one starts, ends or changes for this user: a new key, a new render.
-      const key = `${template.id}:${template.version}:${user.id}:${user.version}:${org.version}:${campaign?.key ?? '-'}`;
-      if (campaign) deps.countImpression?.(orgId, campaign.campaignId, campaign.variant);
-      const hit = outputs.get(key);
-      deps.metrics?.renderCache(hit !== undefined);
-      if (hit) return { ...hit, ruleId };
-      // Concurrent first renders of one signature (a mail burst from one user) share one task.
-      let pending = producing.get(key);
-      if (!pending) {
-        pending = deps.pool
-          .render({
-            key: `${template.id}:${template.version}`,
-            htmlPrepared: template.html_prepared,
-            text: template.text,
-            scope: scopeOf(user, org, campaign),
-            limitBytes: deps.renderLimitBytes,
-          })
-          .then((rendered) => {
-            // The `track` filter's marks: the user's click URLs where the org counts clicks.
-            const urlOf = (destination: string) =>
-              deps.trackUrl && org.click_tracking
-                ? deps.trackUrl({ orgId, campaignId: campaign?.campaignId ?? null, variant: campaign?.variant ?? null, userId: user.id, destination })
-                : destination;
-            const parts = { ...rendered, html: resolveTrackMarks(rendered.html, urlOf), text: resolveTrackMarks(rendered.text, urlOf, false) };
-            const result = { userId: user.id, templateId: template.id, ruleId: null, ...parts };
-            outputs.set(key, result);
-            return result;
-          })
-          .finally(() => producing.delete(key));
-        producing.set(key, pending);
-      }
-      return pending.then((r) => ({ ...r, ruleId }));
+    /**
+     * A signature served to a caller (`correlationId`: the request's, when one asked): with
+     * `templateId` when given, else as the org's rules say for this kind of message.
+     */
+    async render(orgId: string, userId: string, templateId?: string, correlationId: string | null = null, compose: Compose = 'new'): Promise<Rendered> {
+      const rendered = await renderFor(orgId, userId, templateId, compose);
+      deps.onRendered?.(orgId, rendered, correlationId);
+      return rendered;
     },
+
 
     /** Renders an unsaved template for the editor (nothing cached). */
     async preview(orgId: string, userId: string, source: { html: string; text: string }): Promise<Rendered> {

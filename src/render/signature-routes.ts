@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { accessOf, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
-import { enforce, readSignature } from '../auth/policy.ts';
+import { accessOf, type Guards, type BillingHooks } from '../http/guard.ts';
+import { enforce, readSignature } from '../kernel/policy.ts';
 import { errorResponses, uuid } from '../http/schemas.ts';
 import type { RenderService } from './service.ts';
-import type { UserService } from '../users/service.ts';
+import type { UserService } from '../users/module.ts';
 
 const signatureSchema = z
   .object({
@@ -45,8 +44,8 @@ export function signatureRoutes(deps: { guards: Guards; billing: BillingHooks; r
         // Members may list the org's users, so an unknown id answers 404 before the role check.
         await users.get(request.params.orgId, request.params.userId);
         enforce(readSignature(accessOf(request), request.params.userId));
-        const { html, text, bytes, warnings, templateId, ruleId } = await render.render(request.params.orgId, request.params.userId, undefined, request.query.compose);
-        return { html, text, bytes, warnings, templateId: templateId ?? '', ruleId };
+        const { html, text, bytes, warnings, templateId, ruleId } = await render.render(request.params.orgId, request.params.userId, undefined, request.id, request.query.compose);
+        return { html, text, bytes, warnings, templateId: templateId ?? '', ruleId: ruleId ?? null };
       },
     );
   };

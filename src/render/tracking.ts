@@ -1,6 +1,6 @@
 // The second half of the `track` filter (render/liquid.ts): its marks in rendered output become
 // signed click URLs (src/clicks/) or, where nothing is counted, the links themselves.
-import { TRACK_MARK } from './liquid.ts';
+import { TRACK_MARK } from '../lib/track-mark.ts';
 import { escapeHtml } from '../lib/html.ts';
 
 /**

@@ -2,7 +2,7 @@
 // first render of a template runs here, so a hostile template spends this thread's time, never the
 // event loop that answers everyone else.
 import { LRUCache } from 'lru-cache';
-import { AppError, type ErrorCode, type ErrorDetails } from '../errors.ts';
+import { AppError, type ErrorCode, type ErrorDetails } from '../kernel/errors.ts';
 import { coarseThreadCpuMs, compileTemplate, parseSaved, renderSignature, type Parsed, type RenderedParts, type Scope } from './compile.ts';
 
 // liquidjs enforces its render limit against `performance.now()` and has no option for another

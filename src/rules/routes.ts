@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { writeContext, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
+import { writeContext, type BillingHooks, type Guards } from '../http/guard.ts';
+
 import { etagOf, parseIfMatch } from '../http/concurrency.ts';
 import { errorResponses, orgParams } from '../http/schemas.ts';
 import { ruleListSchema, rulesBodySchema } from './schemas.ts';

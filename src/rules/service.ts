@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Caches } from '../cache/namespaces.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
-import { AppError, badRequest } from '../errors.ts';
+import { AppError, badRequest } from '../kernel/errors.ts';
 import type { Db } from '../store/db.ts';
 import { MAX_VERSION } from '../store/conditional.ts';
 import { rulesRepo } from '../store/repositories/rules.ts';

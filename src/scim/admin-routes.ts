@@ -2,8 +2,7 @@
 // state, revoke) and the groups SCIM keeps, listed for the dashboard and the rule editor.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { writeContext, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
+import { writeContext, type BillingHooks, type Guards } from '../http/guard.ts';
 import { errorResponses, listQuery, orgParams, page, timestamp, uuid } from '../http/schemas.ts';
 import type { ScimService } from './service.ts';
 

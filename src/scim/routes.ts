@@ -6,7 +6,7 @@
 // is RFC 7643/7644, served by /ServiceProviderConfig, /ResourceTypes and /Schemas (discovery.ts).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RateLimiter } from '../ratelimit/interface.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import { ScimError } from './errors.ts';
 import { groupFilter, userFilter } from './filter.ts';
 import { LIST_SCHEMA } from './mapping.ts';

@@ -15,11 +15,10 @@ import { usersRepo } from '../store/repositories/users.ts';
 import { oidcRepo } from '../store/repositories/oidc.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
-import { AppError, notFound } from '../errors.ts';
+import { AppError, notFound } from '../kernel/errors.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
-import type { SeatCheck } from '../users/service.ts';
-import { statusChange } from '../users/status.ts';
+import { statusChange, type SeatCheck } from '../users/module.ts';
 import type { UserRow } from '../store/schema.ts';
 import { ScimError, scimNotFound } from './errors.ts';
 import { fromScimGroup, fromScimUser, toScimGroup, toScimUser, type ScimUserInput, type ScimUserResource } from './mapping.ts';
@@ -75,9 +74,9 @@ export function createScimService(deps: { db: Db; invalidate: Invalidate; seatCh
           ...(emailChanged ? { email_verified: false } : {}),
         });
         if (!saved) throw scimNotFound('User', row.id);
-        const fields = (['email', 'name', 'title', 'department', 'phone', 'mobile'] as const).filter((f) => saved[f] !== row[f]);
-        if (change) fields.push('status' as never);
-        await recordAudit(tx, { orgId, correlationId, actor }, { action: 'user.update', targetId: row.id, changes: [...fields].sort() });
+        const fields: string[] = (['email', 'name', 'title', 'department', 'phone', 'mobile'] as const).filter((f) => saved[f] !== row[f]);
+        if (change) fields.push('status');
+        await recordAudit(tx, { orgId, correlationId, actor }, { action: 'user.update', targetId: row.id, changes: fields.sort() });
         if (change?.suspends) await oidcRepo.revokeAccount(tx, row.id);
         return saved;
       });

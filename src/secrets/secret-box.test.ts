@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createSecretBox, parseSecretsKey, SecretError } from './secret-box.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 
 const key = randomBytes(32);
 

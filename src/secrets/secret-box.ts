@@ -13,7 +13,7 @@
 // The caller's `context` (e.g. `google:<orgId>`) is bound in as additional authenticated data, so a
 // sealed value copied into another org's row does not open there.
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import { SECRETS_KEY_HOWTO } from '../lib/secrets-key.ts';
 import type { SealedKind } from '../store/repositories/sealed-secrets.ts';
 

@@ -3,7 +3,7 @@
 // one that has moved on. Which answer a client of the API gets for the latter (409, or 412 for a
 // stale If-Match) is the HTTP layer's choice (src/http/concurrency.ts).
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
-import { AppError, notFound } from '../errors.ts';
+import { AppError, notFound } from '../kernel/errors.ts';
 
 export interface VersionCheck {
   /** The `version` the client sent in the body. */

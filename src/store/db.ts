@@ -1,9 +1,11 @@
 // Opens the store: embedded PostgreSQL (PGlite) by default, a PostgreSQL server when DATABASE_URL
 // says so. Both speak the same SQL; the rest of the code sees only Kysely and this small interface.
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Kysely, sql } from 'kysely';
 import type { DB } from './schema.ts';
+import type { Database, Db, PoolStats } from './database.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import { openPostgres, type PostgresTimeouts } from './postgres.ts';
@@ -13,35 +15,7 @@ import type { PGlite as PGliteType } from '@electric-sql/pglite';
 
 export type { PostgresTimeouts };
 
-export type Db = Kysely<DB>;
-
-/** A connection pool's use at one moment (the metrics report it). */
-export interface PoolStats {
-  /** Connections open. */
-  total: number;
-  /** Connections open and not lent to a query or transaction. */
-  idle: number;
-  /** Callers waiting for a connection. */
-  waiting: number;
-  /** The most connections the pool opens. */
-  max: number;
-}
-
-export interface Database {
-  readonly db: Db;
-  readonly kind: 'embedded' | 'postgres';
-  /** Where the data lives, for the start-up log (no password). */
-  readonly description: string;
-  /** Runs a multi-statement SQL script (migrations). */
-  execScript(script: string): Promise<void>;
-  /** Runs `work` where statements have no time limit (migrations); the same db when embedded. */
-  unbounded<T>(work: (db: Db) => Promise<T>): Promise<T>;
-  /** Throws when the database does not answer within timeoutMs. */
-  ping(timeoutMs: number): Promise<void>;
-  /** The connection pool's use now (for the metrics). */
-  poolStats(): PoolStats;
-  close(): Promise<void>;
-}
+export type { Database, Db, PoolStats };
 
 // int8 (bigint, counts, identity columns) comes back as a string from both drivers, so no value
 // silently loses precision and both stores behave the same.
@@ -55,6 +29,13 @@ export function willCreateEmbeddedDatabase(databaseUrl: string | undefined, data
   if (databaseUrl) return false;
   return !existsSync(join(resolve(dataDir), 'pg', 'PG_VERSION'));
 }
+
+// In-memory databases' file directories, removed when the process exits if nothing closed them
+// first (a process may end with its database open, as a test shard does).
+const temporaryDirs = new Set<string>();
+process.once('exit', () => {
+  for (const dir of temporaryDirs) rmSync(dir, { recursive: true, force: true });
+});
 
 export async function openDatabase(options: {
   databaseUrl: string | undefined;
@@ -77,11 +58,21 @@ export async function openDatabase(options: {
   }
   const inMemory = databaseUrl?.startsWith('memory://') ?? false;
   let dir: string | undefined;
-  let unlock = () => {};
+  let release = () => {};
+  let filesDir: string;
   if (!inMemory) {
     dir = resolve(dataDir, 'pg');
     mkdirSync(dir, { recursive: true });
-    unlock = lockDataDir(resolve(dataDir));
+    release = lockDataDir(resolve(dataDir));
+    filesDir = resolve(dataDir);
+  } else {
+    const temporary = mkdtempSync(join(tmpdir(), 'sigsvc-files-'));
+    filesDir = temporary;
+    temporaryDirs.add(temporary);
+    release = () => {
+      temporaryDirs.delete(temporary);
+      rmSync(temporary, { recursive: true, force: true });
+    };
   }
   // PostgreSQL's default 128 MB of shared buffers is most of PGlite's memory; an embedded
   // single-tenant store does well with far less.
@@ -95,7 +86,7 @@ export async function openDatabase(options: {
       postgresqlconf: ['shared_buffers = 16MB', 'work_mem = 4MB', 'maintenance_work_mem = 16MB'],
     });
   } catch (err) {
-    unlock();
+    release();
     throw err;
   }
   const dialect = new PGliteDialect(client);
@@ -104,6 +95,7 @@ export async function openDatabase(options: {
   return {
     db,
     kind: 'embedded',
+    filesDir,
     description: inMemory ? 'embedded PostgreSQL (PGlite), in memory' : `embedded PostgreSQL (PGlite) in ${dir}`,
     async execScript(script) {
       await client.exec(script);
@@ -122,7 +114,7 @@ export async function openDatabase(options: {
       if (closed) return;
       closed = true;
       await db.destroy();
-      unlock();
+      release();
     },
   };
 }

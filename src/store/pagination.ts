@@ -3,7 +3,7 @@
 // The position is the row's unique integer key itself, never a timestamp: a timestamp shared by
 // several rows (one transaction's now()), or cut to milliseconds on its way through a JS Date, would
 // make rows fall between pages.
-import { badRequest } from '../errors.ts';
+import { badRequest } from '../kernel/errors.ts';
 import { isStorable } from '../lib/text.ts';
 
 export interface PageRequest {

@@ -15,7 +15,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import { withoutValues } from './errors.ts';
-import type { PoolStats } from './db.ts';
+import type { PoolStats } from './database.ts';
 
 class PGliteConnection implements DatabaseConnection {
   readonly #client: PGlite;

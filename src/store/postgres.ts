@@ -10,7 +10,7 @@
 import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema.ts';
-import type { Database } from './db.ts';
+import type { Database } from './database.ts';
 import { classifyDatabaseError, DatabaseUnavailableError, withoutValues } from './errors.ts';
 import { withTimeout } from './timeout.ts';
 

@@ -1,9 +1,27 @@
 // Row types of the tables, as Kysely sees them. Kept by hand beside the SQL migrations.
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ActorType, OrgRole } from '../kernel/principal.ts';
 
-type CreatedAt = ColumnType<Date, Date | string | undefined, never>;
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>;
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
+import type { CreatedAt, NullableTimestamp, Timestamp } from './columns.ts';
+import type {
+  DeploymentsTable,
+  DirectoryRunsTable,
+  DirectorySource,
+  GoogleIntegrationsTable,
+  MicrosoftIntegrationsTable,
+  OutlookAddinsTable,
+} from './schema-integrations.ts';
+
+import type { GatewayCountsTable, GatewayErrorsTable, GatewaySettingsTable, OrgDomainsTable } from './schema-gateway.ts';
+import type { OutboundDeliveriesTable, OutboundEndpointsTable, OutboundEventsTable } from './schema-webhooks.ts';
+import type { CampaignTables } from './schema-campaigns.ts';
+
+// The tables of the integrations (directories, deployments, the Outlook add-in) are in
+// schema-integrations.ts, the SMTP gateway's in schema-gateway.ts, outbound webhooks' in schema-webhooks.ts.
+export type * from './schema-integrations.ts';
+export type * from './schema-gateway.ts';
+export type * from './schema-webhooks.ts';
+export type * from './schema-campaigns.ts';
 
 export interface OrgsTable {
   id: string;
@@ -27,7 +45,6 @@ export interface OrgsTable {
   logo_image_id: Generated<string | null>;
   /** The user fields members may change on themselves (src/users/policy: who edits what). */
   self_service_fields: JsonColumn<string[]>;
-  /** Migration 134: links through the click route, or as they are. */
   click_tracking: Generated<boolean>;
   /** The org's custom fields, and their version (the ETag of `…/fields`). */
   fields: JsonColumn<CustomField[]>;
@@ -44,7 +61,7 @@ export interface OrgsTable {
   updated_at: Timestamp;
 }
 
-export type OrgRole = 'member' | 'admin' | 'owner';
+export type { ActorType, OrgRole };
 
 export interface UsersTable {
   id: string;
@@ -100,7 +117,6 @@ export interface CustomField {
 export type UserStatus = 'invited' | 'active' | 'suspended';
 export type TemplateSource = 'html' | 'design';
 
-export type DirectorySource = 'google' | 'microsoft' | 'scim';
 
 export interface StaffTable {
   id: string;
@@ -150,6 +166,8 @@ export interface WebhookEventsTable {
   status: 'applied' | 'ignored' | 'failed' | 'pending';
   outcome: string | null;
   error: string | null;
+  /** The failure's stable code (src/billing/failure.ts); `error` is its sentence for staff. */
+  error_code: string | null;
   /** The body exactly as signed: it may hold what jsonb refuses (NUL, lone surrogates). */
   raw_body: Uint8Array;
   customer_id: string | null;
@@ -195,8 +213,6 @@ export interface ApiKeysTable {
   revoked_at: NullableTimestamp;
 }
 
-export type ActorType = 'user' | 'apiKey' | 'staff' | 'paymentProvider' | 'system';
-
 export interface AuditEntriesTable {
   id: Generated<string>;
   /** Null for a staff action that concerns no org. */
@@ -208,16 +224,6 @@ export interface AuditEntriesTable {
   target_id: string | null;
   correlation_id: string | null;
   changes: ColumnType<string[], string[] | undefined, never>;
-}
-
-export interface OutlookAddinsTable {
-  org_id: string;
-  key_hash: string;
-  key_sealed: string;
-  key_version: Generated<number>;
-  created_at: CreatedAt;
-  rotated_at: Timestamp;
-  last_fetch_at: NullableTimestamp;
 }
 
 export type JobState = 'queued' | 'running' | 'succeeded' | 'failed';
@@ -269,78 +275,10 @@ export interface ImagesTable {
   height: number;
   bytes: number;
   sha256: string;
-  data: Uint8Array;
+  /** The bytes on a PostgreSQL server; null in the embedded store (files, src/images/files.ts) and once deleted. */
+  data: Uint8Array | null;
   created_at: CreatedAt;
   deleted_at: NullableTimestamp;
-}
-
-export interface DirectoryRunsTable {
-  id: string;
-  seq: Generated<string>;
-  org_id: string;
-  source: DirectorySource;
-  created: Generated<number>;
-  updated: Generated<number>;
-  deleted: Generated<number>;
-  skipped: Generated<number>;
-  changes: ColumnType<unknown[], string | undefined, string>;
-  started_at: CreatedAt;
-  finished_at: NullableTimestamp;
-}
-
-export type DeploymentTarget = 'gmail' | 'outlook';
-export type DeploymentState = 'pending' | 'deployed' | 'failed' | 'skipped';
-
-export interface DeploymentsTable {
-  org_id: string;
-  user_id: string;
-  target: DeploymentTarget;
-  seq: Generated<string>;
-  state: DeploymentState;
-  reason: string | null;
-  error: string | null;
-  content_hash: string | null;
-  deployed_at: NullableTimestamp;
-  updated_at: Timestamp;
-}
-
-export interface MicrosoftIntegrationsTable {
-  org_id: string;
-  tenant_id: string;
-  client_id: string;
-  sealed_secret: string;
-  last_sync_at: NullableTimestamp;
-  last_error: string | null;
-  last_error_at: NullableTimestamp;
-  next_sync_at: Timestamp;
-  version: Generated<number>;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-}
-
-export interface GoogleIntegrationsTable {
-  org_id: string;
-  client_email: string;
-  client_id: string;
-  private_key_id: string;
-  project_id: string;
-  sealed_private_key: string;
-  admin_email: string;
-  sync_users: boolean;
-  push_signatures: boolean;
-  last_sync_at: NullableTimestamp;
-  last_push_at: NullableTimestamp;
-  last_error: string | null;
-  last_error_at: NullableTimestamp;
-  next_sync_at: Timestamp;
-  changes_seen_at: Timestamp;
-  sync_lease_until: NullableTimestamp;
-  sync_lease_token: string | null;
-  push_lease_until: NullableTimestamp;
-  push_lease_token: string | null;
-  version: Generated<number>;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
 }
 
 export interface SchemaMigrationsTable {
@@ -399,7 +337,7 @@ export interface JobTurnsTable {
   claimed_at: Date;
 }
 
-export interface DB {
+export interface DB extends CampaignTables {
   job_turns: JobTurnsTable;
   org_usage: OrgUsageTable;
   mail_counts: MailCountsTable;
@@ -423,13 +361,16 @@ export interface DB {
   directory_runs: DirectoryRunsTable;
   deployments: DeploymentsTable;
   google_integrations: GoogleIntegrationsTable;
+  outbound_endpoints: OutboundEndpointsTable;
+  outbound_events: OutboundEventsTable;
+  outbound_deliveries: OutboundDeliveriesTable;
   scim_tokens: ScimTokensTable;
   scim_groups: ScimGroupsTable;
   scim_group_members: ScimGroupMembersTable;
-  org_rules: OrgRulesTable;
-  campaigns: CampaignsTable;
-  clicks: ClicksTable;
-  campaign_impressions: CampaignImpressionsTable;
+  org_domains: OrgDomainsTable;
+  gateway_settings: GatewaySettingsTable;
+  gateway_counts: GatewayCountsTable;
+  gateway_errors: GatewayErrorsTable;
 }
 
 export type OrgRow = Selectable<OrgsTable>;
@@ -450,89 +391,10 @@ export type DeploymentRow = Selectable<DeploymentsTable>;
 export type MicrosoftIntegrationRow = Selectable<MicrosoftIntegrationsTable>;
 export type GoogleIntegrationRow = Selectable<GoogleIntegrationsTable>;
 export type ScimGroupRow = Selectable<ScimGroupsTable>;
+export type OrgDomainRow = Selectable<OrgDomainsTable>;
+export type GatewaySettingsRow = Selectable<GatewaySettingsTable>;
+export type GatewayErrorRow = Selectable<GatewayErrorsTable>;
 
 /** The users list's orders: `created` (oldest first, the default) or a column, `-` for descending. */
 export const USER_SORTS = ['created', 'name', '-name', 'role', '-role', 'department', '-department', 'status', '-status'] as const;
 export type UserSort = (typeof USER_SORTS)[number];
-
-/** What a rule asks of a user (`when`): every condition given must hold (migration 130). */
-export interface RuleWhen {
-  departments?: string[];
-  roles?: OrgRole[];
-  userIds?: string[];
-  groups?: string[];
-  attributes?: Record<string, string>;
-  emailDomains?: string[];
-}
-
-export interface StoredRule {
-  ruleId: string;
-  name: string;
-  when: RuleWhen;
-  templateId: string;
-  replyTemplateId?: string | undefined;
-}
-
-/** An org's assignment rules, in order, with the version their ETag names (migration 130). */
-export interface OrgRulesTable {
-  org_id: string;
-  rules: JsonColumn<StoredRule[]>;
-  version: Generated<number>;
-  updated_at: Generated<Date>;
-}
-export type OrgRulesRow = Selectable<OrgRulesTable>;
-
-/** One banner of a campaign; `weight` 0 pauses it (migration 131). */
-export interface CampaignVariant {
-  imageId: string;
-  link: string;
-  alt: string;
-  weight: number;
-}
-
-export interface CampaignUtm {
-  source: string;
-  medium: string;
-  campaign: string;
-}
-
-export interface CampaignsTable {
-  id: string;
-  seq: Generated<string>;
-  org_id: string;
-  name: string;
-  starts_at: Timestamp;
-  ends_at: NullableTimestamp;
-  audience: JsonColumn<RuleWhen>;
-  variants: JsonColumn<CampaignVariant[]>;
-  utm: ColumnType<CampaignUtm | null, string | null | undefined, string | null>;
-  version: Generated<number>;
-  created_at: CreatedAt;
-  updated_at: Timestamp;
-  deleted_at: NullableTimestamp;
-}
-export type CampaignRow = Selectable<CampaignsTable>;
-
-/** A click on a tracked link (migration 132). */
-export interface ClicksTable {
-  id: Generated<string>;
-  org_id: string;
-  campaign_id: string | null;
-  variant: number | null;
-  user_id: string;
-  destination: string;
-  at: Timestamp;
-  address: string;
-  user_agent: Generated<string>;
-  suspected_bot: boolean;
-  bot_reason: string | null;
-}
-
-/** Banners served, per campaign, variant and UTC day (migration 133). */
-export interface CampaignImpressionsTable {
-  org_id: string;
-  campaign_id: string;
-  variant: number;
-  day: ColumnType<string, string, string>;
-  count: ColumnType<string, number | undefined, number>;
-}

@@ -3,8 +3,8 @@
 // prepares and renders like hand-written source.
 import type { Db } from '../store/db.ts';
 import { imagesRepo } from '../store/repositories/images.ts';
-import { compileDesign, type Compiled, type DesignImage } from '../designer/compile.ts';
-import type { Design } from '../designer/design.ts';
+import { compileDesign, type Compiled, type DesignImage } from '../designer/module.ts';
+import type { Design } from '../designer/module.ts';
 
 /** The images a design names (logo and banner blocks) that are live images of the org. */
 async function imagesOf(db: Db, orgId: string, design: Design, baseUrl: string): Promise<Map<string, DesignImage>> {

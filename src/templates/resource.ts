@@ -1,6 +1,6 @@
 // A template as the API answers it: the one place a templates row becomes the resource.
 import type { TemplateRow, TemplateSource } from '../store/schema.ts';
-import type { Design } from '../designer/design.ts';
+import type { Design } from '../designer/module.ts';
 
 export interface Template {
   templateId: string;

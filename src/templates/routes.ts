@@ -1,18 +1,18 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { writeContext, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
-import { errorResponses, listQuery, orgParams, page, text, uuid } from '../http/schemas.ts';
+import { writeContext, type Guards, type BillingHooks } from '../http/guard.ts';
+import { errorResponses, listQuery, orgParams, page, text, uuid, type ZodApp } from '../http/schemas.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';
-import type { RenderService } from '../render/service.ts';
-import { renderedSchema } from '../render/schemas.ts';
+import type { RenderService } from '../render/module.ts';
+import { renderedSchema } from '../render/module.ts';
 import type { TemplateService } from './service.ts';
 import { compileBodySchema, compiledSchema, savedTemplateSchema, templateCreateSchema, templateParams, templatePatchSchema, templateSchema } from './schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
 export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; templates: TemplateService; render: RenderService }): FastifyPluginAsyncZod {
   const { guards, billing, templates, render } = deps;
-  return async (app) => {
+  /** The org's templates: list, create, preview an unsaved one, compile a design. */
+  const collection = (app: ZodApp): void => {
     app.get(
       '/v1/orgs/:orgId/templates',
       {
@@ -71,7 +71,6 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
       },
       async (request) => render.preview(request.params.orgId, request.body.userId, request.body),
     );
-
     app.post(
       '/v1/orgs/:orgId/templates/compile',
       {
@@ -89,7 +88,10 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
       },
       async (request) => templates.compileDesign(request.params.orgId, request.body.design),
     );
+  };
 
+  /** One template: read, change, delete. */
+  const item = (app: ZodApp): void => {
     app.get(
       '/v1/orgs/:orgId/templates/:templateId',
       {
@@ -152,5 +154,10 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
         return reply.code(204).send(null);
       },
     );
+  };
+
+  return async (app) => {
+    collection(app);
+    item(app);
   };
 }

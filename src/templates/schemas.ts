@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { text, timestamp, uuid, versionField } from '../http/schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
-import { designSchema as designDocument } from '../designer/design.ts';
-import { STARTER_DESIGNS } from '../designer/starters.ts';
+import { designSchema as designDocument } from '../designer/module.ts';
+import { STARTER_DESIGNS } from '../designer/module.ts';
 
 /** The design document (docs/designer.md), as a component of the OpenAPI document. */
 export const designSchema = designDocument.meta({

@@ -3,12 +3,12 @@ import type { Db } from '../store/db.ts';
 import { templatesRepo } from '../store/repositories/templates.ts';
 import { decodeCursor, toPage, type Page, type PageRequest } from '../store/pagination.ts';
 import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
-import { notFound } from '../errors.ts';
+import { notFound } from '../kernel/errors.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import { toTemplate, type SavedTemplate, type Template } from './resource.ts';
-import { AppError } from '../errors.ts';
-import type { Design } from '../designer/design.ts';
+import { AppError } from '../kernel/errors.ts';
+import type { Design } from '../designer/module.ts';
 import type { TemplateSource } from '../store/schema.ts';
 import { compileForOrg } from './design.ts';
 

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Guards } from '../auth/guard.ts';
+import type { Guards } from '../http/guard.ts';
 import { errorResponses, listQuery, orgParams, page } from '../http/schemas.ts';
 import { listStarters } from './starters.ts';
 import { designSchema } from './schemas.ts';
-import { STARTER_DESIGNS } from '../designer/starters.ts';
+import { STARTER_DESIGNS } from '../designer/module.ts';
 
 const starterSchema = z
   .object({

@@ -7,9 +7,9 @@
 // src/designer/compile.test.ts and test/starters.test.ts prove it, so an org gets its starter
 // without the render threads (the CLI has none).
 import { decodeCursor, toPage, type Page, type PageRequest } from '../store/pagination.ts';
-import { compileDesign } from '../designer/compile.ts';
-import type { Design } from '../designer/design.ts';
-import { STARTER_DESIGNS, type StarterDesign } from '../designer/starters.ts';
+import { compileDesign } from '../designer/module.ts';
+import type { Design } from '../designer/module.ts';
+import { STARTER_DESIGNS, type StarterDesign } from '../designer/module.ts';
 
 export interface Starter {
   starterId: string;

@@ -4,7 +4,7 @@
 import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Guards } from '../auth/guard.ts';
+import type { Guards } from '../http/guard.ts';
 import { logCompleted } from '../http/request-log.ts';
 import { errorEnvelope, errorResponses, orgParams, page, text, uuid } from '../http/schemas.ts';
 import type { Throttle } from '../ratelimit/hook.ts';

@@ -2,8 +2,8 @@
 // the request path), and the daily counts an org reads back.
 import type { Db } from '../store/db.ts';
 import { opensRepo } from '../store/repositories/opens.ts';
-import { badRequest } from '../errors.ts';
-import { isUuid } from '../lib/uuid.ts';
+import { badRequest } from '../kernel/errors.ts';
+import { isUuid } from '../kernel/ids.ts';
 import { isProxy, type OpenCounter } from './open-counter.ts';
 
 const DAY_MS = 86_400_000;

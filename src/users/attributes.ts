@@ -1,7 +1,7 @@
 // A user's custom field values (docs/api.md, "Profiles"): only the org's fields, each of its type.
 // The request schema has checked the keys' shape and the values' length; the org's field list is
 // known only here, where the service has read the org.
-import { badRequest } from '../errors.ts';
+import { badRequest } from '../kernel/errors.ts';
 import { mergeLinks } from '../lib/profile.ts';
 import type { CustomField } from '../store/schema.ts';
 

@@ -1,11 +1,13 @@
 // `POST /v1/orgs/{orgId}/users/import`: a CSV file (text/csv) or a JSON array of the same fields.
+import type { Readable } from 'node:stream';
+import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { accessOf, writeContext, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
+import { accessOf, writeContext, type Guards, type BillingHooks } from '../http/guard.ts';
 import { errorResponses, orgParams, uuid } from '../http/schemas.ts';
-import { AppError, ERROR_CODES, badRequest } from '../errors.ts';
-import { IMPORT_COLUMNS, IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, parseCsv, tooManyRows, type ImportRow, type UserImport } from './import.ts';
+import { AppError, ERROR_CODES, badRequest } from '../kernel/errors.ts';
+import { IMPORT_COLUMNS, IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, readCsv, tooManyRows, type ImportRow, type UserImport } from './import.ts';
+import { leaveBodyUnread } from '../http/lingering-close.ts';
 import { importRowSchema } from './schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
@@ -30,8 +32,23 @@ const importResultSchema = z
 
 export function userImportRoutes(deps: { guards: Guards; billing: BillingHooks; userImport: UserImport }): FastifyPluginAsyncZod {
   return async (app) => {
-    // CSV arrives as text, in this plugin's scope only.
-    app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: IMPORT_MAX_BYTES }, (_request, body, done) => done(null, body));
+    // In this plugin's scope only: a CSV is read as it arrives, up to its first row past the
+    // limit (./import.ts); a JSON array past the limit is refused before the body's schema walks it.
+    app.addContentTypeParser('text/csv', async (request: FastifyRequest, payload: Readable) => {
+      try {
+        return await readCsv(payload);
+      } catch (err) {
+        leaveBodyUnread(request.raw);
+        throw err;
+      }
+    });
+    const json = app.getDefaultJsonParser('error', 'ignore');
+    app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: IMPORT_MAX_BYTES }, (request, body, done) =>
+      json(request, body as string, (err, value) => {
+        if (!err && Array.isArray(value) && value.length > IMPORT_MAX_ROWS) return done(tooManyRows(value.length), undefined);
+        done(err, value);
+      }),
+    );
 
     app.post(
       '/v1/orgs/:orgId/users/import',
@@ -64,12 +81,10 @@ export function userImportRoutes(deps: { guards: Guards; billing: BillingHooks; 
         },
       },
       async (request) => {
-        const isCsv = (request.headers['content-type'] ?? '').toLowerCase().startsWith('text/csv');
-        const body = request.body;
-        let rows: unknown[];
-        if (isCsv && typeof body === 'string') rows = parseCsv(body);
-        else if (!isCsv && Array.isArray(body)) rows = body;
-        else throw badRequest('Send a CSV file as text/csv, or a JSON array of rows as application/json.', { field: 'body' });
+        // Both parsers above answer an array (a CSV's records keyed by its header); a JSON body
+        // of another shape is refused here.
+        const rows = request.body;
+        if (!Array.isArray(rows)) throw badRequest('Send a CSV file as text/csv, or a JSON array of rows as application/json.', { field: 'body' });
         if (rows.length > IMPORT_MAX_ROWS) throw tooManyRows(rows.length);
         return { results: await deps.userImport.run(accessOf(request), writeContext(request), rows.map(validateRow)) };
       },

@@ -1,8 +1,7 @@
 // TOTP enrolment of org users through the API; the rules and the audit live in mfa.ts.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { accessOf, writeContext, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
+import { accessOf, writeContext, type Guards, type BillingHooks } from '../http/guard.ts';
 import { errorResponses, text } from '../http/schemas.ts';
 import type { MfaService } from './mfa.ts';
 import { userParams } from './schemas.ts';

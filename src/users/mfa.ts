@@ -1,9 +1,9 @@
 // TOTP enrolment of org users through the API (the sign-in pages enrol staff, and users too).
 // The policy is judged against the stored user; each change and its audit entry share a transaction.
 import type { Db } from '../store/db.ts';
-import { AppError, notFound } from '../errors.ts';
-import { enforce, manageMfa, type Access } from '../auth/policy.ts';
-import type { SignIn } from '../auth/idp/sign-in.ts';
+import { AppError, notFound } from '../kernel/errors.ts';
+import { enforce, manageMfa, type Access } from '../kernel/policy.ts';
+import type { SignIn } from '../idp/module.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
 import type { UserService } from './service.ts';
 import type { Invalidate } from '../cache/namespaces.ts';

@@ -2,13 +2,12 @@
 // their photo) or an admin uploads the image bytes; they are stored as one of the org's images,
 // under the image rules (type, 1 MB, 2,000 px a side), and become the user's `photoImageId`.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { accessOf, writeContext, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
-import { badRequest } from '../errors.ts';
+import { accessOf, writeContext, type BillingHooks, type Guards } from '../http/guard.ts';
+import { badRequest } from '../kernel/errors.ts';
 import { errorResponses } from '../http/schemas.ts';
 import { parseIfMatch, withEtag } from '../http/concurrency.ts';
 import { z } from 'zod';
-import { IMAGE_MAX_BYTES, IMAGE_TYPES, type ImageService } from '../images/service.ts';
+import { IMAGE_MAX_BYTES, IMAGE_TYPES, type ImageService } from '../images/module.ts';
 import type { UserService } from './service.ts';
 import { userParams, userSchema } from './schemas.ts';
 

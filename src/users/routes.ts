@@ -1,11 +1,10 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { accessOf, writeContext, type Guards } from '../auth/guard.ts';
-import type { BillingHooks } from '../billing/hooks.ts';
-import { errorResponses, orgParams, page } from '../http/schemas.ts';
+import { accessOf, writeContext, type Guards, type BillingHooks } from '../http/guard.ts';
+import { errorResponses, orgParams, page, type ZodApp } from '../http/schemas.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';
 import type { UserService } from './service.ts';
-import type { PeopleService } from '../people/service.ts';
+import type { PeopleService } from '../people/module.ts';
 import type { FastifyRequest } from 'fastify';
 import type { User } from './resource.ts';
 import { userCreateSchema, userListQuery, userParams, userPatchSchema, userSchema } from './schemas.ts';
@@ -21,7 +20,8 @@ export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users:
     return found.map((u) => (links.has(u.userId) ? { ...u, invitationUrl: links.get(u.userId)! } : u));
   };
   const withLink = async (request: FastifyRequest, user: User): Promise<User> => (await withLinks(request, [user]))[0]!;
-  return async (app) => {
+  /** The org's users: list and create. */
+  const collection = (app: ZodApp): void => {
     app.get(
       '/v1/orgs/:orgId/users',
       {
@@ -64,7 +64,10 @@ export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users:
         return withEtag(reply, user);
       },
     );
+  };
 
+  /** One user: read, change, delete. */
+  const item = (app: ZodApp): void => {
     app.get(
       '/v1/orgs/:orgId/users/:userId',
       {
@@ -130,5 +133,10 @@ export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users:
         return reply.code(204).send(null);
       },
     );
+  };
+
+  return async (app) => {
+    collection(app);
+    item(app);
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { listQuery, text, timestamp, uuid, versionField } from '../http/schemas.ts';
+import { listQuery, text, timestamp, userParams, uuid, versionField } from '../http/schemas.ts';
 import { USER_SORTS } from '../store/schema.ts';
 import { EXAMPLE } from '../http/examples.ts';
 import { addressText, CUSTOM_FIELD_KEY, optionalWebUrl, socialPatchSchema, socialSchema } from '../http/profile-schemas.ts';
@@ -121,16 +121,16 @@ export const userPatchSchema = z
     department: profile.department.optional(),
     phone: profile.phone.optional(),
     mobile: profile.mobile.optional(),
-    status: z
-      .enum(['active', 'suspended'])
-      .optional()
-      .describe('admin-only: `suspended` ends the sessions and frees the seat; `active` restores (402 when every seat is taken)'),
     pronouns: profile.pronouns.optional(),
     website: profile.website.optional(),
     address: profile.address.optional(),
     photoImageId: photoImageId.optional(),
     social: socialPatchSchema.optional(),
     attributes: attributesPatch.optional(),
+    status: z
+      .enum(['active', 'suspended'])
+      .optional()
+      .describe('admin-only: `suspended` ends the sessions and frees the seat; `active` restores (402 when every seat is taken)'),
   })
   .meta({ examples: [{ version: 1, title: 'Principal Engineer', pronouns: 'she/her', social: { x: null }, attributes: { booking_link: 'https://cal.example/ada' } }] });
 
@@ -163,4 +163,4 @@ export const importRowSchema = z.strictObject({
   address: z.preprocess(emptyIsAbsent, profile.address.optional()),
 });
 
-export const userParams = z.object({ orgId: uuid, userId: uuid });
+export { userParams };

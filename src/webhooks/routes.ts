@@ -3,10 +3,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { validatorCompiler as zodValidator } from 'fastify-type-provider-zod';
-import { AppError } from '../errors.ts';
+import { AppError } from '../kernel/errors.ts';
 import { errorEnvelope } from '../http/schemas.ts';
-import type { BillingService } from '../billing/service.ts';
-import { eventSchema, parseEvent } from '../billing/event.ts';
+import type { BillingService } from '../billing/module.ts';
+import { eventSchema, parseEvent } from '../billing/module.ts';
 import { verifySignature } from './signature.ts';
 import type { Metrics, WebhookOutcome } from '../metrics/metrics.ts';
 

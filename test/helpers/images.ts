@@ -32,6 +32,11 @@ export function png(width: number, height: number, rgb: [number, number, number]
 
 /** A GIF89a of the given size in one colour (a two-entry palette, every pixel index 0). */
 export function gif(width: number, height: number): Buffer {
+  return gifWithFrame(width, height, width, height);
+}
+
+/** A GIF89a whose one frame has a size of its own, whatever its logical screen says. */
+export function gifWithFrame(width: number, height: number, frameWidth: number, frameHeight: number): Buffer {
   const header = Buffer.alloc(13);
   header.write('GIF89a', 0, 'latin1');
   header.writeUInt16LE(width, 6);
@@ -40,8 +45,8 @@ export function gif(width: number, height: number): Buffer {
   const palette = Buffer.from([200, 30, 30, 255, 255, 255]);
   const descriptor = Buffer.alloc(10);
   descriptor[0] = 0x2c;
-  descriptor.writeUInt16LE(width, 5);
-  descriptor.writeUInt16LE(height, 7);
+  descriptor.writeUInt16LE(frameWidth, 5);
+  descriptor.writeUInt16LE(frameHeight, 7);
   // LZW, minimum code size 2: clear code, then end-of-information; a decoder fills the rest with
   // the background. Enough for a header reader and for browsers.
   const image = Buffer.from([0x02, 0x02, 0x44, 0x01, 0x00]);

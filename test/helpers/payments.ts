@@ -4,7 +4,7 @@ import Stripe from 'stripe';
 import type { TestResponse, TestServer } from './server.ts';
 import { staffAccount } from './fixtures.ts';
 import { oidcClient, signIn } from './browser.ts';
-import { totpCode } from '../../src/auth/totp.ts';
+import { totpCode } from '../../src/idp/totp.ts';
 
 const stripe = new Stripe('sk_test_for_signing_only');
 

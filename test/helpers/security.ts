@@ -11,7 +11,7 @@ export interface RouteCase {
   route: string;
   /** A body that would be valid, so only credentials decide the answer. */
   body?: unknown;
-  /** The least role of the org that may call the route (auth/policy.ts); one below it gets 403. */
+  /** The least role of the org that may call the route (kernel/policy.ts); one below it gets 403. */
   minRole: 'member' | 'admin' | 'owner';
 }
 

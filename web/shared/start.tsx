@@ -42,7 +42,16 @@ export async function startApp(def: AppDefinition): Promise<void> {
     if (refusal) return renderFatal(root, refusal, () => session.signOut(), 'Sign out');
     const api = createApi(session, { onPaymentRequired: () => void invalidate(['plan-status']) });
     const router = createBrowserRouter(
-      [{ path: '/', element: <Layout product={def.product} nav={def.nav} {...(def.Banner ? { Banner: def.Banner } : {})} />, errorElement: <RouteError />, children: [...def.routes, { path: '*', element: <NotFound /> }] }],
+      [
+        {
+          path: '/',
+          element: <Layout product={def.product} nav={def.nav} {...(def.Banner ? { Banner: def.Banner } : {})} />,
+          errorElement: <RouteError />,
+          // A deep link's page is a lazy route: the router shows this until its chunk has loaded.
+          hydrateFallbackElement: <Splash text="Loading…" />,
+          children: [...def.routes, { path: '*', element: <NotFound /> }],
+        },
+      ],
       { basename: basePath(config) },
     );
     root.render(

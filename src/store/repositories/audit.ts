@@ -21,14 +21,14 @@ export interface AuditFilter {
 }
 
 export const auditRepo = {
-  async insert(db: Db, entry: AuditEntry): Promise<void> {
-    await auditRepo.insertMany(db, [entry]);
+  async insert(db: Db, entry: AuditEntry): Promise<AuditRow[]> {
+    return auditRepo.insertMany(db, [entry]);
   },
 
-  /** Several entries in one statement, in the order given. */
-  async insertMany(db: Db, entries: AuditEntry[]): Promise<void> {
-    if (entries.length === 0) return;
-    await db
+  /** Several entries in one statement, in the order given; answers the rows written. */
+  async insertMany(db: Db, entries: AuditEntry[]): Promise<AuditRow[]> {
+    if (entries.length === 0) return [];
+    return db
       .insertInto('audit_entries')
       .values(
         entries.map((entry) => ({
@@ -41,6 +41,7 @@ export const auditRepo = {
           changes: entry.changes ?? [],
         })),
       )
+      .returningAll()
       .execute();
   },
 

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
-import { isUuid } from '../../lib/uuid.ts';
+import { isUuid } from '../../kernel/ids.ts';
 import type { WebhookEventRow } from '../schema.ts';
 
 /** The billing columns of an org, as the payment provider's events set them. */
@@ -49,7 +49,9 @@ export interface EventOutcome {
   orgId: string | null;
   /** The customer a pending event waits for. */
   customerId?: string | null;
+  /** A failure's sentence for staff and its stable code (src/billing/failure.ts). */
   error?: string;
+  errorCode?: string;
 }
 
 /** A stored event, as a fold or a replay reads it again. */
@@ -200,6 +202,7 @@ export const billingRepo = {
             seq: sql`DEFAULT`,
             status: 'applied',
             error: null,
+            error_code: null,
             outcome: null,
             org_id: null,
             customer_id: null,
@@ -224,11 +227,12 @@ export const billingRepo = {
       org_id: o.orgId,
       customer_id: o.customerId ?? null,
       error: o.error ?? null,
+      error_code: o.error ? (o.errorCode ?? null) : null,
     }));
     await sql`
       UPDATE webhook_events AS w SET status = v.status, outcome = v.outcome, org_id = v.org_id,
-        customer_id = v.customer_id, error = v.error
-      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id text, status text, outcome text, org_id uuid, customer_id text, error text)
+        customer_id = v.customer_id, error = v.error, error_code = v.error_code
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id text, status text, outcome text, org_id uuid, customer_id text, error text, error_code text)
       WHERE w.id = v.id`.execute(db);
   },
 
@@ -236,7 +240,7 @@ export const billingRepo = {
   async setOutcomeIf(db: Db, id: string, was: EventStatus, o: EventOutcome): Promise<boolean> {
     const result = await db
       .updateTable('webhook_events')
-      .set({ status: o.status, outcome: o.outcome, org_id: o.orgId, customer_id: o.customerId ?? null, error: o.error ?? null })
+      .set({ status: o.status, outcome: o.outcome, org_id: o.orgId, customer_id: o.customerId ?? null, error: o.error ?? null, error_code: o.error ? (o.errorCode ?? null) : null })
       .where('id', '=', id)
       .where('status', '=', was)
       .executeTakeFirst();
@@ -244,7 +248,7 @@ export const billingRepo = {
   },
 
   /** Keeps a failed event (outside the failed transaction) so it can be replayed. */
-  async recordFailure(db: Db, e: EventRecord & { error: string }): Promise<void> {
+  async recordFailure(db: Db, e: EventRecord & { error: string; errorCode: string }): Promise<void> {
     await db
       .insertInto('webhook_events')
       .values({
@@ -253,23 +257,24 @@ export const billingRepo = {
         created_at: e.createdAt,
         status: 'failed',
         error: e.error,
+        error_code: e.errorCode,
         raw_body: e.rawBody,
         correlation_id: e.correlationId,
       })
       .onConflict((oc) =>
         oc
           .column('id')
-          .doUpdateSet({ error: e.error, attempts: sql`webhook_events.attempts + 1` })
+          .doUpdateSet({ error: e.error, error_code: e.errorCode, attempts: sql`webhook_events.attempts + 1` })
           .where('webhook_events.status', '=', 'failed'),
       )
       .execute();
   },
 
   /** A replay that failed again: the new error, one more attempt (only while still failed). */
-  async noteFailedAgain(db: Db, id: string, error: string): Promise<void> {
+  async noteFailedAgain(db: Db, id: string, failure: { code: string; message: string }): Promise<void> {
     await db
       .updateTable('webhook_events')
-      .set({ error, attempts: sql`attempts + 1` })
+      .set({ error: failure.message, error_code: failure.code, attempts: sql`attempts + 1` })
       .where('id', '=', id)
       // A pending event replayed by the sweep counts its tries and keeps its error too.
       .where('status', 'in', ['failed', 'pending'])
@@ -316,7 +321,7 @@ export const billingRepo = {
   async list(db: Db, filter: { status?: EventStatus | undefined; orgId?: string | undefined; type?: string | undefined }, before: string | undefined, limit: number): Promise<EventListRow[]> {
     let query = db
       .selectFrom('webhook_events')
-      .select(['id', 'type', 'created_at', 'received_at', 'org_id', 'status', 'outcome', 'error', 'customer_id', 'correlation_id', 'attempts', 'seq']);
+      .select(['id', 'type', 'created_at', 'received_at', 'org_id', 'status', 'outcome', 'error', 'error_code', 'customer_id', 'correlation_id', 'attempts', 'seq']);
     if (filter.status) query = query.where('status', '=', filter.status);
     if (filter.orgId) query = query.where('org_id', '=', filter.orgId);
     if (filter.type) query = query.where('type', '=', filter.type);

@@ -8,15 +8,36 @@ export type ImageMeta = Omit<ImageRow, 'data'>;
 const META = ['id', 'seq', 'org_id', 'content_type', 'width', 'height', 'bytes', 'sha256', 'created_at', 'deleted_at'] as const;
 
 export const imagesRepo = {
+  /** `data` null: the bytes are kept outside the database (the embedded store's files). */
   async insert(
     db: Db,
-    image: { id: string; org_id: string; content_type: ImageContentType; width: number; height: number; bytes: number; sha256: string; data: Uint8Array },
+    image: { id: string; org_id: string; content_type: ImageContentType; width: number; height: number; bytes: number; sha256: string; data: Uint8Array | null },
   ): Promise<ImageMeta> {
+    const { data } = image;
     return db
       .insertInto('images')
-      .values({ ...image, data: Buffer.from(image.data.buffer, image.data.byteOffset, image.data.byteLength) })
+      .values({ ...image, data: data && Buffer.from(data.buffer, data.byteOffset, data.byteLength) })
       .returning(META)
       .executeTakeFirstOrThrow();
+  },
+
+  /**
+   * The org's live images, counted and summed, with the org's row locked until the transaction
+   * ends: two uploads at once cannot both pass the caps.
+   */
+  async usageForUpdate(db: Db, orgId: string): Promise<{ images: number; bytes: number }> {
+    await db.selectFrom('orgs').select('id').where('id', '=', orgId).forUpdate().execute();
+    return imagesRepo.usage(db, orgId);
+  },
+
+  async usage(db: Db, orgId: string): Promise<{ images: number; bytes: number }> {
+    const row = await db
+      .selectFrom('images')
+      .select([sql<string>`count(*)`.as('images'), sql<string>`coalesce(sum(bytes), 0)`.as('bytes')])
+      .where('org_id', '=', orgId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    return { images: Number(row.images), bytes: Number(row.bytes) };
   },
 
   /** A live image's meta, scoped to its org. */
@@ -24,14 +45,40 @@ export const imagesRepo = {
     return db.selectFrom('images').select(META).where('org_id', '=', orgId).where('id', '=', imageId).where('deleted_at', 'is', null).executeTakeFirst();
   },
 
-  /** A live image with its bytes, by id alone: the public route that mail clients fetch. */
-  async content(db: Db, imageId: string): Promise<Pick<ImageRow, 'content_type' | 'sha256' | 'data' | 'bytes'> | undefined> {
+  /** A live image's type, hash and org, by id alone: the public route that mail clients fetch. */
+  async meta(db: Db, imageId: string): Promise<Pick<ImageRow, 'org_id' | 'content_type' | 'sha256' | 'bytes'> | undefined> {
     return db
       .selectFrom('images')
-      .select(['content_type', 'sha256', 'data', 'bytes'])
+      .select(['org_id', 'content_type', 'sha256', 'bytes'])
       .where('id', '=', imageId)
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
+  },
+
+  /**
+   * `length` bytes of a live image from `offset` (fewer at its end; undefined when it has none in
+   * the database). A fetch reads an image in parts, so no one answer holds the event loop long.
+   */
+  async part(db: Db, imageId: string, offset: number, length: number): Promise<Uint8Array | undefined> {
+    const row = await db
+      .selectFrom('images')
+      .select(sql<Uint8Array | null>`substring(data from ${offset + 1} for ${length})`.as('part'))
+      .where('id', '=', imageId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    return row?.part ?? undefined;
+  },
+
+  /** Up to `limit` images whose bytes are still in the database (the embedded store's start-up move to files). */
+  async withBytes(db: Db, limit: number): Promise<{ id: string; org_id: string; data: Uint8Array }[]> {
+    const rows = await db.selectFrom('images').select(['id', 'org_id', 'data']).where('data', 'is not', null).orderBy('seq').limit(limit).execute();
+    return rows.map((r) => ({ id: r.id, org_id: r.org_id, data: r.data! }));
+  },
+
+  /** Forgets the bytes these images keep in the database (they are kept elsewhere now). */
+  async dropBytes(db: Db, imageIds: string[]): Promise<void> {
+    if (imageIds.length === 0) return;
+    await db.updateTable('images').set({ data: null }).where('id', 'in', imageIds).execute();
   },
 
   async list(db: Db, orgId: string, after: string | undefined, limit: number): Promise<ImageMeta[]> {
@@ -40,10 +87,11 @@ export const imagesRepo = {
     return query.orderBy('seq').limit(limit + 1).execute();
   },
 
+  /** Soft: the row stays (the audit names it); its bytes go, as nothing serves them any more. */
   async softDelete(db: Db, orgId: string, imageId: string): Promise<ImageMeta | undefined> {
     return db
       .updateTable('images')
-      .set({ deleted_at: sql`now()` })
+      .set({ deleted_at: sql`now()`, data: null })
       .where('org_id', '=', orgId)
       .where('id', '=', imageId)
       .where('deleted_at', 'is', null)

@@ -10,6 +10,7 @@ export const SEALED_COLUMNS = {
   google: { table: 'google_integrations', column: 'sealed_private_key', what: "Google Workspace service account's private key" },
   microsoft: { table: 'microsoft_integrations', column: 'sealed_secret', what: 'Microsoft Entra client secret' },
   outlook: { table: 'outlook_addins', column: 'key_sealed', what: 'Outlook add-in key' },
+  webhook: { table: 'outbound_endpoints', column: 'sealed_secrets', what: 'outbound webhook endpoint signing secrets' },
 } as const;
 
 export type SealedKind = keyof typeof SEALED_COLUMNS;

@@ -79,6 +79,11 @@ export function EventDialog({ eventId, onClose, onReplay }: { eventId: string | 
           {event.error ? (
             <div className="alert alert-error">
               <p>{event.error}</p>
+              {event.errorCode ? (
+                <p className="muted">
+                  Code <code>{event.errorCode}</code>
+                </p>
+              ) : null}
             </div>
           ) : null}
           <h3>Payload</h3>

@@ -1,5 +1,5 @@
 // One organisation as staff see it: its billing fields and plan status, seats used and limit, its
-// users (read-only), the payment events applied to it with their outcome, and its audit trail.
+// staff overrides (seats, plan, trial, quota), its users (read-only, with their status), the payment events applied to it with their outcome, and its audit trail.
 import type { ReactNode } from 'react';
 import { Link, useParams } from 'react-router';
 import { PageHeader } from '../../shared/components/PageHeader.tsx';
@@ -11,6 +11,7 @@ import { useAdminOrg } from './api.ts';
 import { OrgUsers } from './OrgUsers.tsx';
 import { OrgEvents } from './OrgEvents.tsx';
 import { OrgAudit } from './OrgAudit.tsx';
+import { OverridesCard } from './OverridesCard.tsx';
 
 export default function OrgDetail() {
   const { orgId = '' } = useParams();
@@ -26,6 +27,7 @@ export default function OrgDetail() {
       {org ? (
         <>
           <Billing org={org} />
+          <OverridesCard key={JSON.stringify(org.overrides)} org={org} />
           <OrgUsers orgId={org.orgId} />
           <OrgEvents orgId={org.orgId} />
           <OrgAudit orgId={org.orgId} />

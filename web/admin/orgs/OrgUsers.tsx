@@ -1,4 +1,5 @@
-// An org's users, read-only: staff look, the org's admins change them in the dashboard.
+// An org's users, read-only, with their status (invited, active, suspended): staff look, the
+// org's admins change them in the dashboard.
 import { StatusPill } from '../lib/StatusPill.tsx';
 import { day } from '../lib/format.ts';
 import { useOrgUsers } from './api.ts';
@@ -10,7 +11,7 @@ export function OrgUsers({ orgId }: { orgId: string }) {
       id="users-h"
       title="Users"
       empty="No users."
-      columns={['Name', 'Email', 'Role', 'TOTP', 'Added']}
+      columns={['Name', 'Email', 'Role', 'Status', 'TOTP', 'Added']}
       useList={(cursor) => useOrgUsers(orgId, cursor)}
       row={(u) => (
         <tr key={u.userId}>
@@ -18,6 +19,9 @@ export function OrgUsers({ orgId }: { orgId: string }) {
           <td>{u.email}</td>
           <td>
             <StatusPill status={u.role} />
+          </td>
+          <td>
+            <StatusPill status={u.status === 'suspended' ? 'disabled' : u.status} label={u.status} />
           </td>
           <td>{u.mfaEnabled ? 'on' : 'off'}</td>
           <td>{day(u.createdAt)}</td>

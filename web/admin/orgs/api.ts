@@ -5,7 +5,8 @@ import { call } from '../../shared/api/client.ts';
 import { invalidate, useQuery } from '../../shared/api/query.ts';
 import { useAuditList, useUserList } from '../../shared/api/resources.ts';
 import { useApp } from '../../shared/app-context.tsx';
-import { useEventList } from '../lib/api.ts';
+import { useEventList, useStaffList } from '../lib/api.ts';
+import { largestPage } from '../../shared/api/field-limits.ts';
 
 export type OrgFilters = Partial<Record<'q' | 'status' | 'state' | 'sort', string>>;
 
@@ -69,6 +70,36 @@ export function useOrgActions() {
       const created = await call(api.POST('/v1/admin/orgs', { body }));
       await invalidate(['orgs']);
       return created;
+    },
+  };
+}
+
+/** A user of the org by id (an audit row's actor or target), under the shared ['users', orgId, userId] key. */
+export function useOrgUserById(orgId: string, userId: string | null, enabled: boolean) {
+  const { api } = useApp();
+  return useQuery(
+    ['users', orgId, userId ?? ''],
+    () => call(api.GET('/v1/orgs/{orgId}/users/{userId}', { params: { path: { orgId, userId: userId ?? '' } } })),
+    { enabled: enabled && !!userId },
+  );
+}
+
+/** The staff, to name a staff actor. */
+export function useStaffNames(): (userId: string) => string | undefined {
+  const staff = useStaffList({ limit: largestPage('listStaff') });
+  return (id) => staff.data?.items.find((s) => s.userId === id)?.email;
+}
+
+export type Overrides = { seatsOverride?: number | null; planOverride?: string | null; trialEndsAt?: string | null; quotaPerMonth?: number | null };
+
+/** Staff overrides (`PATCH /v1/admin/orgs/{orgId}`): each field given is set, `null` clears it. */
+export function useOverrideActions(orgId: string) {
+  const { api } = useApp();
+  return {
+    async set(body: Overrides) {
+      const saved = await call(api.PATCH('/v1/admin/orgs/{orgId}', { params: { path: { orgId } }, body }));
+      await Promise.all([invalidate(['orgs']), invalidate(['audit', orgId])]);
+      return saved;
     },
   };
 }

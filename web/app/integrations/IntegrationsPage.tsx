@@ -1,5 +1,5 @@
 // Integrations: connect Google Workspace, test the connection, sync the directory (with a preview),
-// push every signature, and see where each user's signature stands.
+// push every signature, and see where each user's signature stands; SCIM provisioning's card.
 import { useState } from 'react';
 import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { Button } from '../../shared/components/Button.tsx';
@@ -10,6 +10,7 @@ import { useMutation } from '../../shared/api/query.ts';
 import { notices } from '../../shared/notices.ts';
 import type { Schemas } from '../../shared/api/types.ts';
 import { ConnectForm } from './ConnectForm.tsx';
+import { ScimCard } from './ScimCard.tsx';
 import { DeploymentsTable } from './DeploymentsTable.tsx';
 import { useGoogleActions, useGoogleIntegration, useJob, type GoogleIntegration } from './api.ts';
 
@@ -26,6 +27,7 @@ export default function IntegrationsPage() {
       <ErrorMessage error={connection.error} />
       {connection.data === null ? <NotConnected /> : null}
       {connection.data ? <Connected google={connection.data} /> : null}
+      <ScimCard />
     </section>
   );
 }

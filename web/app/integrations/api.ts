@@ -93,3 +93,28 @@ export function useJob(jobId: string | null): Job | undefined {
   }, [api, orgId, jobId]);
   return job;
 }
+
+// SCIM provisioning (docs/scim.md): whether it is on, its base URL and last request; generating a
+// token answers it once (the caller shows it, nothing keeps it), revoking turns SCIM off.
+export type ScimIntegration = Schemas['ScimIntegration'];
+
+export function useScimIntegration() {
+  const { api, orgId } = useOrg();
+  return useQuery(['scim', orgId], () => call(api.GET('/v1/orgs/{orgId}/integrations/scim', { params: { path: { orgId } } })));
+}
+
+export function useScimActions() {
+  const { api, orgId } = useOrg();
+  const path = { orgId };
+  return {
+    async generate(): Promise<Schemas['ScimToken']> {
+      const created = await call(api.POST('/v1/orgs/{orgId}/integrations/scim', { params: { path } }));
+      await invalidate(['scim', orgId]);
+      return created;
+    },
+    async revoke() {
+      await call(api.DELETE('/v1/orgs/{orgId}/integrations/scim', { params: { path } }));
+      await invalidate(['scim', orgId]);
+    },
+  };
+}

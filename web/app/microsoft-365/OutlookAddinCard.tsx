@@ -36,14 +36,18 @@ export function OutlookAddinCard() {
       <ErrorMessage error={outlook.error} />
       {outlook.data ? (
         <>
-          <p>
-            Last fetched a signature: <strong>{when(outlook.data.lastFetchAt)}</strong>
-          </p>
+          {outlook.data.addinKey === null ? (
+            <p>Not set up yet: downloading the manifest makes the add-in's key, which the manifest carries.</p>
+          ) : (
+            <p>
+              Last fetched a signature: <strong>{when(outlook.data.lastFetchAt)}</strong>
+            </p>
+          )}
           <div className="page-actions">
             <Button variant="primary" onClick={() => void download.run()} disabled={download.pending}>
               {download.pending ? 'Preparing…' : 'Download the manifest'}
             </Button>
-            <Button onClick={() => setRotating(true)}>Replace the add-in key</Button>
+            {outlook.data.addinKey === null ? null : <Button onClick={() => setRotating(true)}>Replace the add-in key</Button>}
           </div>
           <ErrorMessage error={download.error} />
           <h3>Deploy it for everyone (once)</h3>

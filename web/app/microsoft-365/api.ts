@@ -41,9 +41,11 @@ export function useMicrosoftActions() {
   const { api, orgId } = useOrg();
   const path = { orgId };
   return {
-    /** The add-in's manifest, as the XML text an admin uploads. */
+    /** The add-in's manifest, as the XML text an admin uploads (the first download makes the org's add-in key). */
     async manifest(): Promise<string> {
-      return (await call(api.GET('/v1/orgs/{orgId}/integrations/outlook/manifest.xml', { params: { path }, parseAs: 'text' }))) as unknown as string;
+      const xml = (await call(api.GET('/v1/orgs/{orgId}/integrations/outlook/manifest.xml', { params: { path }, parseAs: 'text' }))) as unknown as string;
+      await refresh(orgId);
+      return xml;
     },
     async rotateAddinKey() {
       await call(api.POST('/v1/orgs/{orgId}/integrations/outlook/rotate-key', { params: { path } }));

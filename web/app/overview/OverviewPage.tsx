@@ -4,7 +4,8 @@ import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { ErrorMessage, Loading } from '../../shared/components/Status.tsx';
 import { OpensChart } from './OpensChart.tsx';
 import { fillDays, lastDays } from './days.ts';
-import { useOpens, useOverviewOrg, useOverviewPlan } from './api.ts';
+import { GettingStarted } from './GettingStarted.tsx';
+import { useOpens, useOverviewOrg, useOverviewPlan, useOverviewTemplates } from './api.ts';
 
 const STATUS_TEXT: Record<string, string> = {
   trialing: 'Trial',
@@ -37,6 +38,7 @@ function QuotaStat({ quota }: { quota: { limit: number | null; used: number; res
 export default function OverviewPage() {
   const org = useOverviewOrg();
   const plan = useOverviewPlan();
+  const templates = useOverviewTemplates();
   const days = lastDays(30);
   const opens = useOpens(days[0]!, days[days.length - 1]!);
   const o = org.data;
@@ -45,6 +47,7 @@ export default function OverviewPage() {
       <PageHeader title={o ? o.name : 'Overview'}>Your organisation’s plan, seats and how often its signatures are seen.</PageHeader>
       {org.loading && !o ? <Loading /> : null}
       <ErrorMessage error={org.error} />
+      {o && templates.data ? <GettingStarted facts={{ hasDefaultTemplate: templates.data.items.some((t) => t.isDefault), seatsUsed: o.seatsUsed }} /> : null}
       {o ? (
         <dl className="grid" aria-label="Subscription">
           <div className="stat">

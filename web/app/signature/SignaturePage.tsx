@@ -7,7 +7,7 @@ import { CopyButton } from '../../shared/components/CopyButton.tsx';
 import { ErrorMessage, Loading } from '../../shared/components/Status.tsx';
 import { ApiError } from '../../shared/api/errors.ts';
 import { useMySignature } from './api.ts';
-import { PasteHelp } from './PasteHelp.tsx';
+import { PasteHelp } from '../../shared/components/PasteHelp.tsx';
 
 export default function SignaturePage() {
   const { data, error, loading } = useMySignature();

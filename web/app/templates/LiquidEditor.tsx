@@ -1,5 +1,5 @@
 // A CodeMirror 6 editor for a Liquid template: HTML + Liquid highlighting, completion of the merge
-// fields, and a handle the page uses to insert text (an image) at the cursor. This module and
+// fields, auto-closing that never duplicates a tag and lint markers (editor-assist.ts), and a handle the page uses to insert text (an image) at the cursor. This module and
 // CodeMirror load in their own chunk (the page imports it lazily).
 import { useEffect, useImperativeHandle, useRef, type Ref } from 'react';
 import { EditorView, basicSetup } from 'codemirror';
@@ -9,6 +9,7 @@ import { liquid } from '@codemirror/lang-liquid';
 import { HighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { tags } from '@lezer/highlight';
 import { VARIABLES, propertyCompletions } from './merge-fields.ts';
+import { autoCloseOnce, templateLint } from './editor-assist.ts';
 
 export interface EditorHandle {
   /** Inserts text at the cursor (replacing the selection) and focuses the editor. */
@@ -69,8 +70,10 @@ export default function LiquidEditor({ value, onChange, label, mode, handle, min
         doc: value,
         extensions: [
           basicSetup,
+          autoCloseOnce,
           syntaxHighlighting(highlight),
           language,
+          templateLint(mode),
           theme,
           EditorView.lineWrapping,
           EditorView.theme({ '.cm-content, .cm-gutter': { minHeight } }),

@@ -3,6 +3,7 @@
 // same-origin access), at a desktop or a phone width. The size meter counts the rendered HTML's
 // UTF-8 bytes against the service's render limit (RENDER_LIMIT_BYTES, from the runtime config).
 import { useState } from 'react';
+import { Loading } from '../../shared/components/Status.tsx';
 
 export interface PreviewState {
   html: string;
@@ -48,6 +49,11 @@ export function PreviewFrame({ preview, busy }: { preview: PreviewState | null; 
           className="preview__frame"
           data-width={width}
         />
+        {busy || !preview ? (
+          <div className="frame-holder__loading">
+            <Loading label="Rendering the preview…" />
+          </div>
+        ) : null}
       </div>
       {preview && preview.text ? (
         <details className="preview__text">

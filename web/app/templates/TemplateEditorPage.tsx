@@ -2,24 +2,32 @@
 // field completion), a live preview rendered by the service as any user of the org, the warnings and
 // size as you type, save (with the version read: a save that lost a race says so and offers to
 // reload or keep editing), set as default, insert an image, delete.
-import { useEffect, useRef, useState } from 'react';
+import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import { Link, useNavigate, useParams } from 'react-router';
 import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { Button } from '../../shared/components/Button.tsx';
 import { TextField } from '../../shared/components/Field.tsx';
 import { ConfirmDialog } from '../../shared/components/Dialog.tsx';
+import { LeaveGuard } from '../../shared/components/LeaveGuard.tsx';
 import { ErrorMessage, Loading } from '../../shared/components/Status.tsx';
 import { ApiError } from '../../shared/api/errors.ts';
 import { useMutation } from '../../shared/api/query.ts';
 import { maxLengthOf } from '../../shared/api/field-limits.ts';
 import { useLimits, useOrg } from '../../shared/app-context.tsx';
 import { notices } from '../../shared/notices.ts';
-import LiquidEditor, { type EditorHandle } from './LiquidEditor.tsx';
+import type { EditorHandle } from './LiquidEditor.tsx';
 import { PreviewFrame, SizeMeter } from './Preview.tsx';
 import { PreviewUserPicker } from './PreviewUserPicker.tsx';
 import { ImagePicker } from './ImagePicker.tsx';
 import { ALL_FIELDS } from './merge-fields.ts';
-import { usePreview, useTemplate, useTemplateActions, type Template, type TemplateChanges } from './api.ts';
+import { friendlyLiquid } from './liquid-words.ts';
+import { useSettled } from '../../shared/use-settled.ts';
+import { useDesignActions, usePreview, useTemplate, useTemplateActions, type DesignedTemplate, type Template, type TemplateChanges } from './api.ts';
+
+// The designer is its own chunk: dnd-kit and the block editors load only when a design is opened.
+const DesignerPage = lazy(() => import('./DesignerPage.tsx'));
+// CodeMirror is its own chunk too: a design opens without it.
+const LiquidEditor = lazy(() => import('./LiquidEditor.tsx'));
 import './templates.css';
 
 export default function TemplateEditorPage() {
@@ -33,8 +41,32 @@ export default function TemplateEditorPage() {
           <Link to="..">Back to the templates</Link>
         </p>
       </ErrorMessage>
-      {template.data ? <Editor initial={template.data} /> : null}
+      {template.data ? <Chooser key={template.data.templateId} initial={template.data} /> : null}
     </section>
+  );
+}
+
+/** A template made from a design opens in the designer, one written by hand in the code editor. */
+function Chooser({ initial }: { initial: DesignedTemplate }) {
+  const [mode, setMode] = useState<'design' | 'html'>(initial.design && initial.source !== 'html' ? 'design' : 'html');
+  // The newest version known: the query's (refreshed after every save) or a switch's own answer.
+  const [switched, setSwitched] = useState<Template | null>(null);
+  const current = switched && switched.version > initial.version ? switched : initial;
+  if (mode === 'design' && current.design) {
+    return (
+      <Suspense fallback={<Loading label="Loading the designer…" />}>
+        <DesignerPage initial={current} design={current.design} onEditHtml={() => setMode('html')} />
+      </Suspense>
+    );
+  }
+  return (
+    <Editor
+      initial={current}
+      onBackToDesign={(saved) => {
+        setSwitched(saved);
+        setMode('design');
+      }}
+    />
   );
 }
 
@@ -47,9 +79,10 @@ interface Draft {
 /** A save that lost a race: 409 (the body's version) or 412 (If-Match), with the current version. */
 const isConflict = (err: unknown): err is ApiError => err instanceof ApiError && (err.status === 409 || err.status === 412);
 
-function Editor({ initial }: { initial: Template }) {
+function Editor({ initial, onBackToDesign }: { initial: Template; onBackToDesign: (saved: Template) => void }) {
   const { me } = useOrg();
   const actions = useTemplateActions();
+  const designs = useDesignActions();
   const limits = useLimits();
   const navigate = useNavigate();
   // What the server last gave us (the base of the next save) and what the admin is typing.
@@ -77,6 +110,15 @@ function Editor({ initial }: { initial: Template }) {
   const makeDefault = useMutation(async () => {
     await write({ isDefault: true });
     notices.show({ kind: 'success', text: 'This is now the default template.' });
+  });
+  const [confirmDesign, setConfirmDesign] = useState(false);
+  // Back to the designer: its last design is compiled again (`PATCH {design}`), replacing hand edits.
+  const backToDesign = useMutation(async () => {
+    if (!base.design) return;
+    const saved = await designs.save(base, { design: base.design });
+    setConfirmDesign(false);
+    notices.show({ kind: 'success', text: 'Back to the designer: the template is its design again.' });
+    onBackToDesign(saved);
   });
   const remove = useMutation(async () => {
     await actions.remove(base);
@@ -124,6 +166,11 @@ function Editor({ initial }: { initial: Template }) {
       : preview.preview
         ? { bytes: preview.preview.bytes, limit: limits.renderBytes }
         : undefined;
+  // A template the service cannot parse (400, with its line) is said calmly once typing pauses;
+  // the preview keeps showing the last version that rendered, and the editor marks the line.
+  const settledError = useSettled(preview.error, 1200);
+  const liquidError = settledError instanceof ApiError && settledError.status === 400 ? settledError : undefined;
+  const liquidLine = typeof liquidError?.details?.line === 'number' ? liquidError.details.line : undefined;
   const allWarnings = [...new Set([...(preview.preview?.warnings ?? []), ...warnings])];
 
   return (
@@ -139,6 +186,11 @@ function Editor({ initial }: { initial: Template }) {
                 Set as default
               </Button>
             )}
+            {base.design ? (
+              <Button onClick={() => setConfirmDesign(true)} disabled={dirty} title={dirty ? 'Save or undo your changes first' : 'Edit this template in the designer again'}>
+                Back to the designer
+              </Button>
+            ) : null}
             <Button variant="danger" onClick={() => setConfirmDelete(true)}>
               Delete
             </Button>
@@ -169,6 +221,7 @@ function Editor({ initial }: { initial: Template }) {
       ) : null}
       {otherError ? <ErrorMessage error={otherError} /> : null}
 
+      <Suspense fallback={<Loading label="Loading the editor…" />}>
       <div className="template-editor">
         <div className="template-editor__source">
           <TextField label="Name" value={draft.name} maxLength={maxLengthOf('updateTemplate', 'name')} onChange={(e) => setDraft({ ...draft, name: e.target.value })} />
@@ -195,7 +248,14 @@ function Editor({ initial }: { initial: Template }) {
         </div>
         <div className="template-editor__preview">
           <PreviewUserPicker value={previewUser} onChange={setPreviewUser} />
-          <ErrorMessage error={preview.error} />
+          {liquidError ? (
+            <p className="calm-note" role="status">
+              {friendlyLiquid(liquidError.message)}
+              {liquidLine ? ` (line ${liquidLine})` : ''} The preview shows the last version that rendered.
+            </p>
+          ) : preview.error instanceof ApiError && preview.error.status === 400 ? null : (
+            <ErrorMessage error={preview.error} />
+          )}
           <PreviewFrame preview={preview.preview} busy={preview.busy} />
           {size ? <SizeMeter bytes={size.bytes} limit={size.limit} /> : null}
           <section aria-labelledby="warnings-heading" className="warnings">
@@ -213,6 +273,7 @@ function Editor({ initial }: { initial: Template }) {
         </div>
       </div>
 
+      </Suspense>
       <ImagePicker
         open={picking}
         onClose={() => setPicking(false)}
@@ -221,6 +282,18 @@ function Editor({ initial }: { initial: Template }) {
           htmlEditor.current?.insert(tag);
         }}
       />
+      <ConfirmDialog
+        title="Back to the designer?"
+        open={confirmDesign}
+        confirmLabel="Use the design"
+        pending={backToDesign.pending}
+        onCancel={() => setConfirmDesign(false)}
+        onConfirm={() => void backToDesign.run()}
+      >
+        <p>The template becomes its last design again, compiled afresh: changes made here in the HTML are replaced.</p>
+        <ErrorMessage error={backToDesign.error} />
+      </ConfirmDialog>
+      <LeaveGuard dirty={dirty && !remove.pending} what="your changes to this template" />
       <ConfirmDialog
         title="Delete this template?"
         open={confirmDelete}

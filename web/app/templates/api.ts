@@ -4,11 +4,12 @@
 import { useEffect, useRef, useState } from 'react';
 import { call } from '../../shared/api/client.ts';
 import { invalidate, useQuery } from '../../shared/api/query.ts';
-import { useImageList, useTemplateList, useUserList } from '../../shared/api/resources.ts';
+import { useImageList, useOrgResource, useTemplateList, useUserList } from '../../shared/api/resources.ts';
 import { useOrg } from '../../shared/app-context.tsx';
 import { largestPage } from '../../shared/api/field-limits.ts';
 import type { Schemas } from '../../shared/api/types.ts';
 import type { PreviewState } from './Preview.tsx';
+import type { Design, samplePerson } from './design-model.ts';
 
 export type Template = Schemas['Template'];
 export type Starter = Schemas['StarterTemplate'];
@@ -111,4 +112,97 @@ export function usePreview(input: { userId: string | undefined; html: string; te
   }, [api, orgId, input.userId, input.html, input.text]);
 
   return { preview, error, busy };
+}
+
+// ---- The designer (DECISIONS wave 3, "Signature designer and richer profiles") ----
+export type DesignedTemplate = Template;
+/** A starter; `design`, `description` and `thumbnailUrl` where the service gives them (the gallery). */
+export type DesignStarter = Starter & { description?: string; design?: Design; thumbnailUrl?: string };
+export type CustomField = Schemas['CustomField'];
+export type Compiled = Schemas['CompiledDesign'];
+
+/** The org's custom fields, for the designer's field pickers (`fields` on the org resource). */
+export function useCustomFields(): readonly CustomField[] {
+  return useOrgResource(useOrg().orgId).data?.fields ?? NO_FIELDS;
+}
+const NO_FIELDS: readonly CustomField[] = [];
+
+export function useOrgName(): string {
+  return useOrgResource(useOrg().orgId).data?.name ?? 'Example Ltd';
+}
+
+export function useDesignActions() {
+  const { api, orgId } = useOrg();
+  return {
+    async createFromStarter(name: string, design: Design) {
+      const created = await call(api.POST('/v1/orgs/{orgId}/templates', { params: { path: { orgId } }, body: { name, design } }));
+      await invalidate(['templates', orgId]);
+      return created;
+    },
+    /** Saves the design (and name) against the version read; the answer's html and text are the compiled ones. */
+    async save(base: Template, changes: { name?: string; design: Design }) {
+      const saved = await call(
+        api.PATCH('/v1/orgs/{orgId}/templates/{templateId}', {
+          params: { path: { orgId, templateId: base.templateId }, header: { 'If-Match': `"${base.version}"` } },
+          body: { version: base.version, ...changes },
+        }),
+      );
+      await invalidate(['templates', orgId]);
+      return saved;
+    },
+  };
+}
+
+export interface DesignPreview {
+  compiled: Compiled | null;
+  /** The compiled template rendered for the chosen user (the service) or the sample person (here). */
+  rendered: PreviewState | null;
+  error: unknown;
+  busy: boolean;
+}
+
+/**
+ * The designer's live preview: after a pause in editing, the service compiles the design
+ * (`…/templates/compile`, nothing saved), then the compiled template is rendered as the chosen user
+ * through the preview route, or as the sample person (every field filled) in the browser with
+ * liquidjs, the engine the service renders with. An answer older than the latest request is dropped.
+ */
+export function useDesignPreview(design: Design, who: { userId: string } | { sample: ReturnType<typeof samplePerson> }): DesignPreview {
+  const { api, orgId } = useOrg();
+  const [state, setState] = useState<DesignPreview>({ compiled: null, rendered: null, error: null, busy: true });
+  const latest = useRef(0);
+  const key = JSON.stringify(design);
+  const whoKey = 'userId' in who ? who.userId : JSON.stringify(who.sample);
+  useEffect(() => {
+    const ticket = ++latest.current;
+    setState((s) => ({ ...s, busy: true }));
+    const timer = setTimeout(() => {
+      void (async () => {
+        try {
+          const compiled = await call(api.POST('/v1/orgs/{orgId}/templates/compile', { params: { path: { orgId } }, body: { design } }));
+          let rendered: PreviewState;
+          if ('userId' in who) {
+            rendered = await call(api.POST('/v1/orgs/{orgId}/templates/preview', { params: { path: { orgId } }, body: { userId: who.userId, html: compiled.html, text: compiled.text } }));
+          } else {
+            const [html, text] = await Promise.all([renderSample(compiled.html, who.sample), renderSample(compiled.text, who.sample)]);
+            rendered = { html, text, bytes: new Blob([html]).size, warnings: [] };
+          }
+          if (ticket === latest.current) setState({ compiled, rendered, error: null, busy: false });
+        } catch (error) {
+          if (ticket === latest.current) setState((s) => ({ ...s, error, busy: false }));
+        }
+      })();
+    }, PREVIEW_DEBOUNCE_MS);
+    return () => clearTimeout(timer);
+    // `design` and `who` are read through their keys: a new object with the same content is no change.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [api, orgId, key, whoKey]);
+  return state;
+}
+
+// liquidjs loads with the first sample preview only (it is not in the templates list's chunk).
+let sampleEngine: Promise<import('liquidjs').Liquid> | undefined;
+async function renderSample(source: string, data: object): Promise<string> {
+  sampleEngine ??= import('liquidjs').then(({ Liquid }) => new Liquid({ outputEscape: 'escape', ownPropertyOnly: true, renderLimit: 200 }));
+  return (await sampleEngine).parseAndRender(source, data) as Promise<string>;
 }

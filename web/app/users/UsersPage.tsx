@@ -12,11 +12,12 @@ import { useMutation } from '../../shared/api/query.ts';
 import { useOrg } from '../../shared/app-context.tsx';
 import { notices } from '../../shared/notices.ts';
 import type { User } from '../../shared/api/types.ts';
-import { NO_FILTERS, useUserActions, useUsers, type UserFilters } from './api.ts';
+import { NO_FILTERS, useGroups, useUserActions, useUsers, type UserFilters } from './api.ts';
 import { deleteLocked } from './role-rules.ts';
 import { UserDialog } from './UserDialog.tsx';
 import { ImportDialog } from './ImportDialog.tsx';
 import { InvitationLink } from './InvitationLink.tsx';
+import { SignatureDialog } from './SignatureDialog.tsx';
 
 type SortKey = 'name' | 'role' | 'department' | 'status';
 
@@ -31,13 +32,14 @@ export default function UsersPage() {
     setSortState(next);
     pager.reset();
   };
-  const [dialog, setDialog] = useState<{ kind: 'add' } | { kind: 'edit'; user: User } | { kind: 'import' } | { kind: 'delete'; user: User } | undefined>();
+  const [dialog, setDialog] = useState<{ kind: 'add' } | { kind: 'edit'; user: User } | { kind: 'signature'; user: User } | { kind: 'import' } | { kind: 'delete'; user: User } | undefined>();
 
   const setFilter = <K extends keyof UserFilters>(key: K, value: UserFilters[K]) => {
     setFilters((f) => ({ ...f, [key]: value }));
     pager.reset();
   };
   const filtered = Object.values(filters).some((v) => v !== '');
+  const groups = useGroups().data?.items ?? [];
 
   return (
     <section className="page">
@@ -52,7 +54,7 @@ export default function UsersPage() {
           </>
         }
       >
-        Everyone whose signature the organisation manages. Each person takes a seat, invited or not.
+        Everyone whose signature the organisation manages. Each person takes a seat, invited or not; a suspended person does not (and cannot sign in).
       </PageHeader>
 
       <form className="toolbar" role="search" aria-label="Find users" onSubmit={(e) => e.preventDefault()}>
@@ -68,7 +70,18 @@ export default function UsersPage() {
           <option value="">Everyone</option>
           <option value="invited">Invited</option>
           <option value="active">Active</option>
+          <option value="suspended">Suspended</option>
         </SelectField>
+        {groups.length > 0 ? (
+          <SelectField label="Group" value={filters.group} onChange={(e) => setFilter('group', e.target.value)}>
+            <option value="">All groups</option>
+            {groups.map((g) => (
+              <option key={g.groupId} value={g.groupId}>
+                {g.displayName} ({g.memberCount})
+              </option>
+            ))}
+          </SelectField>
+        ) : null}
         {filtered ? (
           <Button
             onClick={() => {
@@ -88,6 +101,7 @@ export default function UsersPage() {
         label={`Users${pager.page > 1 ? `, page ${pager.page}` : ''}; the column buttons sort the whole list.`}
         empty={filtered ? 'No user matches these filters.' : 'No users yet.'}
         busy={users.loading}
+        className="users-table"
         columns={[
           <SortHeader label="Name" k="name" sort={sort} setSort={setSort} />,
           <SortHeader label="Role" k="role" sort={sort} setSort={setSort} />,
@@ -96,13 +110,14 @@ export default function UsersPage() {
           actionsColumn,
         ]}
         row={(u) => (
-          <UserRow key={u.userId} user={u} onEdit={() => setDialog({ kind: 'edit', user: u })} onDelete={() => setDialog({ kind: 'delete', user: u })} />
+          <UserRow key={u.userId} user={u} onSignature={() => setDialog({ kind: 'signature', user: u })} onEdit={() => setDialog({ kind: 'edit', user: u })} onDelete={() => setDialog({ kind: 'delete', user: u })} />
         )}
       />
       <Pager pager={pager} nextCursor={users.data?.nextCursor} />
 
       <UserDialog open={dialog?.kind === 'add' || dialog?.kind === 'edit'} user={dialog?.kind === 'edit' ? dialog.user : undefined} onClose={() => setDialog(undefined)} />
       <ImportDialog open={dialog?.kind === 'import'} onClose={() => setDialog(undefined)} />
+      {dialog?.kind === 'signature' ? <SignatureDialog user={dialog.user} onClose={() => setDialog(undefined)} /> : null}
       {dialog?.kind === 'delete' ? <DeleteUser user={dialog.user} onClose={() => setDialog(undefined)} /> : null}
     </section>
   );
@@ -119,7 +134,7 @@ function SortHeader({ label, k, sort, setSort }: { label: string; k: SortKey; so
   );
 }
 
-function UserRow({ user, onEdit, onDelete }: { user: User; onEdit: () => void; onDelete: () => void }) {
+function UserRow({ user, onSignature, onEdit, onDelete }: { user: User; onSignature: () => void; onEdit: () => void; onDelete: () => void }) {
   const { me } = useOrg();
   const actions = useUserActions();
   const [link, setLink] = useState<string>();
@@ -127,6 +142,11 @@ function UserRow({ user, onEdit, onDelete }: { user: User; onEdit: () => void; o
     const answer = await actions.resendInvitation(user);
     if (answer.invitationUrl) setLink(answer.invitationUrl);
     else notices.show({ kind: 'success', text: `A new invitation was sent to ${user.email}.` });
+  });
+  const suspended = user.status === 'suspended';
+  const setStatus = useMutation(async () => {
+    await actions.setStatus(user, suspended ? 'active' : 'suspended');
+    notices.show({ kind: 'success', text: `${user.name || user.email} is ${suspended ? 'restored' : 'suspended'}.` });
   });
   const who = user.name || user.email;
   const locked = deleteLocked(me, user);
@@ -138,16 +158,25 @@ function UserRow({ user, onEdit, onDelete }: { user: User; onEdit: () => void; o
         <br />
         <span className="muted small">{user.email}</span>
       </td>
-      <td>
+      <td data-label="Role">
         <span className="pill">{user.role}</span>
       </td>
-      <td>{user.department || <span className="muted">—</span>}</td>
-      <td>
-        {user.status === 'invited' ? <span className="pill pill-warning">Invited</span> : <span className="pill pill-success">Active</span>}
+      <td data-label="Department">{user.department || <span className="muted">—</span>}</td>
+      <td data-label="Status">
+        {suspended ? (
+          <span className="pill">Suspended</span>
+        ) : user.status === 'invited' ? (
+          <span className="pill pill-warning">Invited</span>
+        ) : (
+          <span className="pill pill-success">Active</span>
+        )}
         {user.mfaEnabled ? <span className="muted small"> · 2-step</span> : null}
       </td>
       <td>
         <div className="cell-actions">
+          <Button className="btn-small" onClick={onSignature} aria-label={`Signature of ${who}`}>
+            Signature
+          </Button>
           <Button className="btn-small" onClick={onEdit} aria-label={`Edit ${who}`}>
             Edit
           </Button>
@@ -156,13 +185,18 @@ function UserRow({ user, onEdit, onDelete }: { user: User; onEdit: () => void; o
               Resend invitation
             </Button>
           ) : null}
+          {user.userId !== me.userId && user.role !== 'owner' ? (
+            <Button className="btn-small" onClick={() => void setStatus.run()} disabled={setStatus.pending} aria-label={`${suspended ? 'Restore' : 'Suspend'} ${who}`}>
+              {suspended ? 'Restore' : 'Suspend'}
+            </Button>
+          ) : null}
           {user.userId !== me.userId ? (
             <Button className="btn-small" variant="danger" onClick={onDelete} disabled={!!locked} title={locked} aria-label={`Remove ${who}`}>
               Remove
             </Button>
           ) : null}
         </div>
-        <ErrorMessage error={resend.error} />
+        <ErrorMessage error={resend.error ?? setStatus.error} />
         {link ? <InvitationLink email={user.email} url={link} /> : null}
       </td>
     </tr>
@@ -185,3 +219,4 @@ function DeleteUser({ user, onClose }: { user: User; onClose: () => void }) {
     </ConfirmDialog>
   );
 }
+

@@ -3,8 +3,9 @@
 // editing, removing, re-inviting and importing people, each followed by a refresh of what a
 // change of people moves: the lists, the org's seat count and its plan status.
 import { call } from '../../shared/api/client.ts';
-import { invalidate } from '../../shared/api/query.ts';
+import { invalidate, useQuery } from '../../shared/api/query.ts';
 import { useUserList } from '../../shared/api/resources.ts';
+import { largestPage } from '../../shared/api/field-limits.ts';
 import { useOrg } from '../../shared/app-context.tsx';
 import type { operations, Role, User } from '../../shared/api/types.ts';
 
@@ -12,10 +13,12 @@ export interface UserFilters {
   q: string;
   role: Role | '';
   department: string;
-  status: 'invited' | 'active' | '';
+  status: 'invited' | 'active' | 'suspended' | '';
+  /** A group's id (groups come from SCIM: docs/scim.md). */
+  group: string;
 }
 
-export const NO_FILTERS: UserFilters = { q: '', role: '', department: '', status: '' };
+export const NO_FILTERS: UserFilters = { q: '', role: '', department: '', status: '', group: '' };
 export const PAGE_SIZE = 25;
 
 /** The list's orders (the service sorts): a column, `-` first for descending. */
@@ -34,7 +37,14 @@ export function useUsers(filters: UserFilters, cursor: string | undefined, sort:
     ...(filters.role ? { role: filters.role } : {}),
     ...(filters.department.trim() ? { department: filters.department.trim() } : {}),
     ...(filters.status ? { status: filters.status } : {}),
+    ...(filters.group ? { group: filters.group } : {}),
   });
+}
+
+/** The org's groups (pushed by SCIM), for the group filter: the largest page, oldest first. */
+export function useGroups() {
+  const { api, orgId } = useOrg();
+  return useQuery(['groups', orgId], () => call(api.GET('/v1/orgs/{orgId}/groups', { params: { path: { orgId }, query: { limit: largestPage('listGroups') } } })));
 }
 
 /** A change of people moves the lists, the seats used and perhaps the seat cap's block. */
@@ -54,6 +64,12 @@ export function useUserActions() {
     /** Saves the fields that differ from `user`, against the version read. */
     async update(user: User, changed: Partial<UserFields>) {
       const saved = await call(api.PATCH('/v1/orgs/{orgId}/users/{userId}', { params: { path: { orgId, userId: user.userId } }, body: { version: user.version, ...changed } }));
+      await refreshPeople(orgId);
+      return saved;
+    },
+    /** Suspends (no sign-in, seat or signature) or restores a user (402 when every seat is taken). */
+    async setStatus(user: User, status: 'active' | 'suspended') {
+      const saved = await call(api.PATCH('/v1/orgs/{orgId}/users/{userId}', { params: { path: { orgId, userId: user.userId } }, body: { version: user.version, status } }));
       await refreshPeople(orgId);
       return saved;
     },
@@ -80,4 +96,10 @@ export function useUserActions() {
       return answer.results;
     },
   };
+}
+
+/** Any user's signature as the service renders it for them (`GET …/users/{userId}/signature`; admins). */
+export function useUserSignature(userId: string) {
+  const { api, orgId } = useOrg();
+  return useQuery(['signature', orgId, userId], () => call(api.GET('/v1/orgs/{orgId}/users/{userId}/signature', { params: { path: { orgId, userId } } })));
 }

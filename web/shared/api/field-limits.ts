@@ -15,3 +15,11 @@ export function maxLengthOf<Op extends keyof operations>(operation: Op, field: k
 export function largestPage(operation: keyof operations): number {
   return limits.pages[operation] ?? 50;
 }
+
+/**
+ * A bound of the design document (the OpenAPI document's `Design` schema): `part` is a block type,
+ * `style`, or `design` (for `blocks`, the most a design holds).
+ */
+export function designBound(part: string, field: string): { minimum?: number; maximum?: number; maxLength?: number; maxItems?: number } {
+  return limits.design[part]?.[field] ?? {};
+}

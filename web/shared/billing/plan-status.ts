@@ -10,8 +10,11 @@ export interface BannerText {
 
 const DAY_MS = 86_400_000;
 
-/** What the banner says for a plan status, or nothing when all is well. */
-export function bannerFor(status: PlanStatus, now = Date.now()): BannerText | undefined {
+/**
+ * What the banner says for a plan status, or nothing when all is well. Seats concern only those who
+ * add users (admins and owners): a member cannot act on them, so is not told on every page.
+ */
+export function bannerFor(status: PlanStatus, opts: { managesUsers: boolean }, now = Date.now()): BannerText | undefined {
   if (status.blockedBy === 'grace_expired') {
     return {
       tone: 'error',
@@ -20,6 +23,7 @@ export function bannerFor(status: PlanStatus, now = Date.now()): BannerText | un
     };
   }
   if (status.blockedBy === 'seats') {
+    if (!opts.managesUsers) return undefined;
     return {
       tone: 'warning',
       title: `All seats are used (${status.seats.used} of ${status.seats.limit})`,

@@ -2,7 +2,7 @@
 // the first answer is on its way, what an empty list says, else the table (named by `label`) with
 // its column heads and the caller's rows. Column heads given as text are plain `<th scope="col">`;
 // a sortable or hidden head is passed as its own element.
-import { Fragment, type ReactNode } from 'react';
+import { Fragment, useEffect, useRef, useState, type ReactNode } from 'react';
 import { Empty, ErrorMessage, Loading } from './Status.tsx';
 
 export function ListTable<T>(props: {
@@ -22,13 +22,16 @@ export function ListTable<T>(props: {
   busy?: boolean;
 }) {
   const { items } = props;
+  const wrap = useRef<HTMLDivElement>(null);
+  const scrolls = useScrolls(wrap, !!items?.length);
   return (
     <>
       <ErrorMessage error={props.error} />
       {props.loading && !items ? <Loading /> : null}
       {items && items.length === 0 && props.empty ? <Empty>{props.empty}</Empty> : null}
       {items && items.length > 0 ? (
-        <div className={props.flat ? 'table-wrap flat' : 'table-wrap'}>
+        // A table wider than its place scrolls sideways: then the keyboard must reach it too (a tab stop, named as the table).
+        <div ref={wrap} className={props.flat ? 'table-wrap flat' : 'table-wrap'} {...(scrolls ? { tabIndex: 0, role: 'region', 'aria-label': props.label } : {})}>
           <table aria-label={props.label} className={props.className} aria-busy={props.busy || undefined}>
             <thead>
               <tr>
@@ -57,3 +60,19 @@ export const actionsColumn = (
     <span className="sr-only">Actions</span>
   </th>
 );
+
+/** Whether the element is narrower than its content (it scrolls sideways), kept up to date as either resizes. */
+function useScrolls(ref: { current: HTMLElement | null }, shown: boolean): boolean {
+  const [scrolls, setScrolls] = useState(false);
+  useEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const measure = () => setScrolls(el.scrollWidth > el.clientWidth + 1);
+    measure();
+    const observer = new ResizeObserver(measure);
+    observer.observe(el);
+    if (el.firstElementChild) observer.observe(el.firstElementChild);
+    return () => observer.disconnect();
+  }, [ref, shown]);
+  return scrolls;
+}

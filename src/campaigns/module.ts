@@ -1,0 +1,46 @@
+// Campaigns: scheduled banners for an audience, their impressions (counted behind, in batches) and
+// stats. Render asks `bannerFor` and counts impressions through `countImpression`; the pixel
+// attributes opens through `campaignOpen`.
+import type { Core } from '../core/core.ts';
+import type { Module } from '../core/module.ts';
+import type { RuleService } from '../rules/module.ts';
+import type { ClickService } from '../clicks/module.ts';
+import { campaignStatsRepo } from '../store/repositories/campaign-stats.ts';
+import { ImpressionCounter } from './impressions.ts';
+import { campaignRoutes, campaignStatsRoutes } from './routes.ts';
+import { createCampaignService, type CampaignService } from './service.ts';
+
+export type { CampaignService, CampaignBanner } from './service.ts';
+
+export type CampaignsModule = Module<CampaignService> & {
+  countImpression: (orgId: string, campaignId: string, variant: number) => void;
+  /** A pixel open carrying a campaign's signed `c`: an impression of it (a forged one counts nothing). */
+  campaignOpen: (c: string) => void;
+};
+
+export function campaignsModule(core: Core, needs: { rules: Module<RuleService>; clicks: Module<ClickService> }): CampaignsModule {
+  const { db, clock, config } = core;
+  const clicks = needs.clicks.service;
+  const impressions = new ImpressionCounter((counts) => campaignStatsRepo.addImpressions(db, counts), core.logger);
+  const campaigns = createCampaignService({
+    db,
+    caches: core.caches,
+    rules: needs.rules.service,
+    clock,
+    baseUrl: config.baseUrl,
+    flushCounts: async () => {
+      await Promise.all([impressions.flush(), clicks.flush()]);
+    },
+  });
+  return {
+    name: 'campaigns',
+    service: campaigns,
+    countImpression: (orgId, campaignId, variant) => impressions.record(orgId, campaignId, variant, clock()),
+    campaignOpen: (c) => {
+      const p = clicks.campaignOfPixel(c);
+      if (p) impressions.record(p.orgId, p.campaignId, p.variant, clock());
+    },
+    api: ({ guards, billing }) => [campaignRoutes({ guards, billing, campaigns }), campaignStatsRoutes({ guards, campaigns })],
+    close: () => impressions.close(),
+  };
+}

@@ -1,0 +1,28 @@
+// Tracked links: the signed click route (public: the per-address bucket, then the click bucket),
+// clicks written behind in batches, and old addresses truncated to their network every hour.
+import { randomBytes } from 'node:crypto';
+import { byAddress, type Core } from '../core/core.ts';
+import type { Module } from '../core/module.ts';
+import { publicThrottle } from '../ratelimit/hook.ts';
+import { clickRoutes } from './routes.ts';
+import { createClickService, startTruncatingAddresses, type ClickService } from './service.ts';
+import { clickKey } from './token.ts';
+
+export type { ClickService };
+export type { ClickTarget, PixelCampaign } from './token.ts';
+
+export function clicksModule(core: Core): Module<ClickService> {
+  const { config, db, clock, logger } = core;
+  // Signed under a key derived from SECRETS_KEY (the embedded mode generates one); without any, a
+  // key for this process's life (its links stop resolving after a restart).
+  const key = clickKey(config.secretsKey ?? randomBytes(32).toString('base64'));
+  const clicks = createClickService({ db, key, baseUrl: config.baseUrl, clock, logger });
+  const throttle = publicThrottle(byAddress(core), core.refusal, { limiter: core.limiters.click, limit: config.clickRateLimit.burst, scope: 'click', bucketOf: () => 'click' });
+  return {
+    name: 'clicks',
+    service: clicks,
+    public: [clickRoutes({ throttle, clicks })],
+    timers: [() => startTruncatingAddresses({ db, logger, clock, retentionDays: config.clickAddressRetentionDays })],
+    close: () => clicks.close(),
+  };
+}

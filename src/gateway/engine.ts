@@ -1,0 +1,220 @@
+// One message through the gateway (docs/gateway.md, "What it does" and "Delivery"): which org
+// the connection proved, whether its domains allow the sender, whether to stamp, the stamping,
+// and the relay to the org's next hop, whose answer becomes the client's. Nothing is queued here:
+// the client hears the next hop's answer (a 4xx stays a 4xx, and the sender retries).
+import { randomUUID } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import mailsplit from '@zone-eu/mailsplit';
+import type { GatewayOutcome, GatewaySettingsRow } from '../store/schema.ts';
+import type { Logger } from '../log.ts';
+import { AlreadySigned, scan, SPLIT_OPTIONS, stamper, type MessageFacts } from './mime.ts';
+import { Spool } from './spool.ts';
+import type { Relay } from './relay.ts';
+
+const { Splitter, Joiner } = mailsplit;
+
+/** What a connection proved before DATA (listener.ts). */
+export interface ConnectionProof {
+  remoteAddress: string;
+  helo: string;
+  /** The org of the AUTH credentials, or of the SNI name `<gatewayId>.<GATEWAY_DOMAIN>`. */
+  provenOrg: string | undefined;
+  /** Orgs whose allowed networks hold the address: an owned range names the org; a shared one does not. */
+  networks: { orgId: string; shared: boolean }[];
+}
+
+export interface Envelope {
+  from: string;
+  to: string[];
+  use8BitMime: boolean;
+}
+
+/** An SMTP answer: a code and its text. */
+export interface Reply {
+  code: number;
+  message: string;
+  outcome: GatewayOutcome;
+  orgId: string | undefined;
+}
+
+export interface EngineDeps {
+  logger: Logger;
+  clock: () => Date;
+  hostname: string;
+  failClosed: boolean;
+  relay: Relay;
+  /** The lookups the engine needs, each scoped as its name says. */
+  lookups: {
+    settings(orgId: string): Promise<GatewaySettingsRow | undefined>;
+    orgsOfTenant(tenantId: string): Promise<string[]>;
+    verifiedDomains(orgId: string): Promise<string[]>;
+    verifiedOwner(domain: string): Promise<string | undefined>;
+    liveUser(orgId: string, email: string): Promise<{ id: string } | undefined>;
+  };
+  /** The signature of a user for a message (the default template today; the rules pick it later). */
+  signatureFor(orgId: string, userId: string, opts: { reply: boolean }): Promise<{ html: string; text: string }>;
+  record(event: { orgId: string | undefined; outcome: GatewayOutcome; reason: string; correlationId: string; remoteAddress: string; sender: string }): Promise<void>;
+}
+
+const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+
+class Refusal extends Error {
+  readonly code: number;
+  constructor(code: number, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export function createEngine(deps: EngineDeps) {
+  const { logger, lookups } = deps;
+
+  /** The org the connection and the message's headers prove, or a refusal. */
+  async function orgOf(proof: ConnectionProof, facts: MessageFacts): Promise<string> {
+    if (proof.provenOrg) return proof.provenOrg;
+    const owned = proof.networks.filter((n) => !n.shared);
+    if (owned.length === 1) return owned[0]!.orgId;
+    if (facts.tenantId) {
+      const tenantOrgs = new Set(await lookups.orgsOfTenant(facts.tenantId));
+      const match = proof.networks.filter((n) => tenantOrgs.has(n.orgId));
+      if (match.length === 1) return match[0]!.orgId;
+    }
+    throw new Refusal(550, '5.7.1 This connection does not prove its organisation: authenticate, connect to your own smart-host name, or (Microsoft 365) set the tenant id');
+  }
+
+  /** The envelope sender must be the org's; no address may name another org's domain. */
+  async function checkDomains(orgId: string, envelope: Envelope, facts: MessageFacts): Promise<void> {
+    const ours = new Set(await lookups.verifiedDomains(orgId));
+    if (envelope.from !== '' && !ours.has(domainOf(envelope.from))) {
+      const owner = await lookups.verifiedOwner(domainOf(envelope.from));
+      throw new Refusal(550, owner ? '5.7.1 The sender domain belongs to another organisation' : '5.7.1 The sender domain is not verified for this organisation');
+    }
+    if (facts.from && !ours.has(domainOf(facts.from))) {
+      const owner = await lookups.verifiedOwner(domainOf(facts.from));
+      if (owner && owner !== orgId) throw new Refusal(550, '5.7.1 The From domain belongs to another organisation');
+    }
+  }
+
+  /** Why the message passes unstamped, or undefined to stamp it for the user. */
+  async function decide(orgId: string, settings: GatewaySettingsRow, envelope: Envelope, facts: MessageFacts): Promise<{ pass: string } | { userId: string }> {
+    if (facts.alreadyStamped) return { pass: 'already stamped' };
+    if (facts.untouchable) return { pass: facts.untouchable };
+    const user = facts.from ? await lookups.liveUser(orgId, facts.from) : undefined;
+    if (!user) return { pass: 'sender is not a user' };
+    if (!settings.stamp_internal) {
+      const ours = new Set(await lookups.verifiedDomains(orgId));
+      if (envelope.to.every((to) => ours.has(domainOf(to)))) return { pass: 'internal' };
+    }
+    return { userId: user.id };
+  }
+
+  function prefix(orgId: string, proof: ConnectionProof, correlationId: string, state: 'stamped' | 'passed' | undefined): Buffer {
+    const received = `Received: from ${proof.helo.replace(/[^\x21-\x7e]/g, '') || 'unknown'} ([${proof.remoteAddress}])\r\n\tby ${deps.hostname} (sigsvc gateway) with ESMTP id ${correlationId};\r\n\t${deps.clock().toUTCString()}\r\n`;
+    return Buffer.from(state ? `${received}X-Sigsvc-Stamped: ${orgId}; ${state}\r\n` : received);
+  }
+
+  async function stamp(source: Readable, signature: { html: string; text: string }, userId: string): Promise<Spool> {
+    const out = new Spool();
+    try {
+      await out.fill(Readable.from(joined(source, signature, userId)));
+      return out;
+    } catch (err) {
+      await out.dispose();
+      throw err;
+    }
+  }
+
+  async function* joined(source: Readable, signature: { html: string; text: string }, userId: string) {
+    const joiner = new Joiner();
+    const done = pipeline(source, new Splitter(SPLIT_OPTIONS), stamper(signature, userId), joiner);
+    // The pipeline's failure ends the joiner; it is rethrown after the last chunk.
+    const failure = done.then(() => undefined, (err: unknown) => err);
+    // The joiner writes a chunk per line: handed on in batches of 64 KB.
+    let batch: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of joiner) {
+      batch.push(chunk as Buffer);
+      size += (chunk as Buffer).length;
+      if (size >= 64 * 1024) {
+        yield Buffer.concat(batch);
+        batch = [];
+        size = 0;
+      }
+    }
+    if (size > 0) yield Buffer.concat(batch);
+    const err = await failure;
+    if (err) throw err;
+  }
+
+  return {
+    /** At MAIL FROM, for a connection that proved its org: the refusal its sender earns, if any. */
+    async refuseSender(orgId: string, from: string, remoteAddress: string): Promise<{ code: number; message: string } | undefined> {
+      try {
+        await checkDomains(orgId, { from, to: [], use8BitMime: false }, { from: undefined, alreadyStamped: false, tenantId: undefined, isReply: false, untouchable: undefined });
+        return undefined;
+      } catch (err) {
+        if (!(err instanceof Refusal)) throw err;
+        const correlationId = randomUUID();
+        logger.info({ correlationId, orgId, remoteAddress, sender: from, outcome: 'refused', code: err.code, reason: err.message }, 'gateway message');
+        await deps.record({ orgId, outcome: 'refused', reason: `MAIL FROM: ${err.message}`, correlationId, remoteAddress, sender: from });
+        return { code: err.code, message: err.message };
+      }
+    },
+
+    /** Handles one received message: the reply the client gets. */
+    async handle(proof: ConnectionProof, envelope: Envelope, message: Spool, correlationId: string): Promise<Reply> {
+      const log = logger.child({ correlationId, remoteAddress: proof.remoteAddress, sender: envelope.from });
+      let orgId: string | undefined;
+      const finish = async (reply: Omit<Reply, 'orgId'>, reason: string) => {
+        log.info({ orgId, outcome: reply.outcome, code: reply.code, reason }, 'gateway message');
+        await deps.record({ orgId, outcome: reply.outcome, reason, correlationId, remoteAddress: proof.remoteAddress, sender: envelope.from }).catch((err: unknown) => log.error({ err }, 'gateway count failed'));
+        return { ...reply, orgId };
+      };
+      let facts: MessageFacts;
+      try {
+        facts = await scan(message.open());
+      } catch (err) {
+        return finish({ code: 550, message: `5.6.0 The message's MIME structure cannot be read (${(err as Error).message})`, outcome: 'refused' }, 'malformed');
+      }
+      let settings: GatewaySettingsRow | undefined;
+      try {
+        orgId = await orgOf(proof, facts);
+        settings = await lookups.settings(orgId);
+        if (!settings) throw new Refusal(550, '5.7.1 This organisation has no gateway settings');
+        await checkDomains(orgId, envelope, facts);
+      } catch (err) {
+        if (err instanceof Refusal) return finish({ code: err.code, message: err.message, outcome: 'refused' }, err.message);
+        throw err;
+      }
+      const decision = await decide(orgId, settings, envelope, facts);
+      let body: Spool | undefined;
+      let outcome: GatewayOutcome = 'passed';
+      let reason = 'pass' in decision ? decision.pass : 'stamped';
+      if ('userId' in decision) {
+        try {
+          body = await stamp(message.open(), await deps.signatureFor(orgId, decision.userId, { reply: facts.isReply }), decision.userId);
+          outcome = 'stamped';
+        } catch (err) {
+          if (err instanceof AlreadySigned) {
+            reason = 'signature already present';
+          } else {
+            log.warn({ err }, 'stamping failed');
+            if (deps.failClosed) return finish({ code: 451, message: '4.3.0 The signature could not be added; try again later', outcome: 'failed' }, `stamping failed: ${(err as Error).message}`);
+            outcome = 'failed';
+            reason = `stamping failed, sent unstamped: ${(err as Error).message}`;
+          }
+        }
+      }
+      const state = facts.alreadyStamped ? undefined : outcome === 'stamped' ? 'stamped' : 'passed';
+      try {
+        const answer = await deps.relay.send(settings, envelope, [prefix(orgId, proof, correlationId, state), body ?? message]);
+        return await finish({ code: answer.code, message: answer.message, outcome: answer.code < 400 ? outcome : 'failed' }, answer.code < 400 ? reason : `next hop answered ${answer.code}`);
+      } finally {
+        await body?.dispose();
+      }
+    },
+  };
+}
+
+export type Engine = ReturnType<typeof createEngine>;

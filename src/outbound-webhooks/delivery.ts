@@ -1,0 +1,178 @@
+// Delivering: a `webhook.drain` job per endpoint with work (events.ts queues it in the transaction
+// that wrote the deliveries) sends the endpoint's due deliveries, taken in batches by one worker at
+// a time across every instance (the repository's claimBatch) and sent at most CAP at once, and ends
+// when none is due; when the next is a scheduled retry,
+// it queues a drain for that time. A delivery is leased while in flight: an instance that dies
+// mid-send leaves it to be sent again (at least once; the same `webhook-id` lets receivers notice).
+//
+// Retries (docs/webhooks.md, "Retries"): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the
+// attempts that failed, then `failed`. An endpoint none of whose attempts succeeded for 3 days is
+// disabled (with an audit entry). Times come from the injected clock.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import type { Db } from '../store/db.ts';
+import type { Logger } from '../log.ts';
+import type { Clock } from '../lib/clock.ts';
+import type { SecretBox } from '../secrets/module.ts';
+import type { DeliveryAttempt, OutboundEndpointRow } from '../store/schema.ts';
+import { outboundRepo } from '../store/repositories/outbound-webhooks.ts';
+import { enqueue, type JobHandler } from '../jobs/queue.ts';
+import { recordAudit } from '../audit/record.ts';
+import { DRAIN_KIND } from './events.ts';
+import { openSecrets, signedHeaders, type EndpointSecrets } from './signing.ts';
+import { resolveTarget, TargetRefused, type ResolvedTarget } from './target.ts';
+import { send } from './send.ts';
+
+export const RETRY_SCHEDULE_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 5 * 3600_000, 10 * 3600_000, 10 * 3600_000];
+export const DISABLE_AFTER_MS = 3 * 24 * 3600_000;
+/** Deliveries of one endpoint in flight at once, across instances. */
+export const CAP = 4;
+export const TIMEOUT_MS = 10_000;
+/** Deliveries one worker takes at once (each claim costs a transaction; sending is still CAP at a time). */
+const BATCH = 32;
+/** A drain that finds another worker sending looks again this often, this many times, before it ends. */
+const HELD_WAIT_MS = 100;
+const HELD_TRIES = 100;
+/** How long taken deliveries stay taken without renewal (renewed while the worker sends them). */
+const LEASE_MS = TIMEOUT_MS + 5_000;
+const RENEW_EVERY_MS = 5_000;
+
+type Prepared = { target: Promise<ResolvedTarget>; secrets: () => EndpointSecrets };
+type Claimed = { id: string; event_id: string; body: string; lease_token: string | null; attempt_count: number };
+
+export interface DeliveryOptions {
+  allowPrivate: boolean;
+  retryScheduleMs: readonly number[];
+  timeoutMs: number;
+}
+
+export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: SecretBox; options: DeliveryOptions }): { handle: JobHandler<{ endpointId: string }>; close(): void } {
+  const { db, clock, options } = deps;
+  // Connections kept open between deliveries (each to an address target.ts checked for its first request).
+  const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: CAP * 8 }), https: new HttpsAgent({ keepAlive: true, maxSockets: CAP * 8 }) };
+
+  /**
+   * What every delivery of a batch shares, made once per batch (a batch is sent within seconds):
+   * the opened secrets, and the endpoint's address resolved and checked (target.ts).
+   */
+  function prepare(endpoint: OutboundEndpointRow): Prepared {
+    const target = resolveTarget(endpoint.url, options.allowPrivate);
+    target.catch(() => {}); // each attempt reports it
+    let secrets: EndpointSecrets | undefined;
+    return {
+      target,
+      secrets: () => (secrets ??= openSecrets(deps.secrets, endpoint.org_id, endpoint.sealed_secrets)),
+    };
+  }
+
+  async function attempt(endpoint: OutboundEndpointRow, prepared: Prepared, delivery: Claimed, signal: AbortSignal, logger: Logger, health: { healthy: boolean }) {
+    const at = clock();
+    const started = performance.now();
+    let status: number | null = null;
+    let error: string | null = null;
+    let responseBody = '';
+    try {
+      const secrets = prepared.secrets();
+      const signing = [secrets.current, ...(secrets.previous && endpoint.previous_until && endpoint.previous_until > at ? [secrets.previous] : [])];
+      const target = await prepared.target;
+      const result = await send(target, signedHeaders(delivery.event_id, at, delivery.body, signing), delivery.body, options.timeoutMs, signal, agents);
+      ({ status, error } = result);
+      responseBody = result.body;
+      if (error === null && (status === null || status < 200 || status > 299)) error = `HTTP ${status}`;
+    } catch (err) {
+      error = err instanceof TargetRefused ? err.message : `could not send: ${(err as Error).message}`;
+      if (!(err instanceof TargetRefused)) logger.warn({ err, deliveryId: delivery.id }, 'webhook delivery failed before sending');
+    }
+    if (signal.aborted) return; // the lease runs out and the delivery is sent again
+    const ok = error === null;
+    const record: DeliveryAttempt = { at: at.toISOString(), responseStatus: status, durationMs: Math.round(performance.now() - started), error, ...(responseBody ? { responseBody } : {}) };
+    const made = delivery.attempt_count + 1;
+    const delay = options.retryScheduleMs[made - 1];
+    const next = ok
+      ? { state: 'succeeded' as const, nextAttemptAt: null }
+      : delay === undefined
+        ? { state: 'failed' as const, nextAttemptAt: null }
+        : { state: 'pending' as const, nextAttemptAt: new Date(at.getTime() + delay) };
+    if (!(await outboundRepo.recordAttempt(db, delivery.id, delivery.lease_token ?? '', record, next))) return;
+    if (ok) {
+      if (health.healthy) return;
+      health.healthy = true;
+      return outboundRepo.markSuccess(db, endpoint.id, at);
+    }
+    health.healthy = false;
+    const failingSince = await outboundRepo.markFailure(db, endpoint.id, at);
+    if (at.getTime() - failingSince.getTime() >= DISABLE_AFTER_MS) await disable(endpoint, failingSince);
+  }
+
+  async function disable(endpoint: OutboundEndpointRow, since: Date) {
+    const reason = `No delivery attempt succeeded since ${since.toISOString()} (3 days): disabled automatically.`;
+    await db.transaction().execute(async (tx) => {
+      const disabled = await outboundRepo.disable(tx, endpoint.id, reason);
+      if (disabled) await recordAudit(tx, { orgId: endpoint.org_id, correlationId: null }, { action: 'webhookEndpoint.disable', targetId: endpoint.id, changes: ['disabled', 'disabledReason'] });
+    });
+  }
+
+  /**
+   * Sends one claimed batch, CAP at a time, renewing its lease meanwhile. A healthy endpoint's
+   * success is not written again for every delivery (`health`), only after a failure.
+   */
+  async function sendBatch(endpointId: string, token: string, deliveries: Claimed[], signal: AbortSignal, logger: Logger): Promise<boolean> {
+    const endpoint = await outboundRepo.endpointById(db, endpointId);
+    if (!endpoint) return false;
+    const health = { healthy: endpoint.failing_since === null && endpoint.last_success_at !== null };
+    const prepared = prepare(endpoint);
+    const renewal = setInterval(() => {
+      outboundRepo.renewLease(db, token, LEASE_MS).catch((err: unknown) => logger.warn({ err }, 'could not renew the lease of webhook deliveries'));
+    }, RENEW_EVERY_MS);
+    try {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: Math.min(CAP, deliveries.length) }, async () => {
+          while (next < deliveries.length && !signal.aborted) await attempt(endpoint, prepared, deliveries[next++]!, signal, logger, health);
+        }),
+      );
+    } finally {
+      clearInterval(renewal);
+    }
+    return true;
+  }
+
+  /** Sends the endpoint's due deliveries, batch after batch; waits a little while another worker sends them. */
+  async function drain(endpointId: string, signal: AbortSignal, logger: Logger): Promise<void> {
+    let held = 0;
+    while (!signal.aborted) {
+      const claim = await outboundRepo.claimBatch(db, endpointId, clock(), BATCH, LEASE_MS);
+      if (claim.kind === 'none') return;
+      if (claim.kind === 'held') {
+        if (++held > HELD_TRIES) return;
+        await sleep(HELD_WAIT_MS, undefined, { signal }).catch(() => {});
+        continue;
+      }
+      held = 0;
+      if (!(await sendBatch(endpointId, claim.token, claim.deliveries, signal, logger))) return;
+    }
+  }
+
+  const handle: JobHandler<{ endpointId: string }> = async (job, ctx) => {
+    const { endpointId } = job.payload;
+    await drain(endpointId, ctx.signal, ctx.logger);
+    if (ctx.signal.aborted) return;
+    const endpoint = await outboundRepo.endpointById(db, endpointId);
+    if (!endpoint || endpoint.deleted_at || endpoint.disabled) return;
+    const next = await outboundRepo.nextDue(db, endpointId);
+    if (next.kind === 'none') return;
+    // In flight elsewhere (its lease may run out) or a retry scheduled: a drain for then. The job
+    // queue compares times with the database's clock, the service's clock is the same in production.
+    const wait = next.kind === 'now' ? LEASE_MS : Math.max(0, next.at.getTime() - clock().getTime());
+    const runAfter = new Date(clock().getTime() + wait);
+    await enqueue(db, { kind: DRAIN_KIND, orgId: endpoint.org_id, payload: { endpointId }, runAfter, dedupeKey: `at:${endpointId}:${runAfter.toISOString()}` });
+  };
+  return {
+    handle,
+    close() {
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+}

@@ -1,0 +1,85 @@
+// Outbound webhooks (issue 30; docs/webhooks.md): endpoints an org registers, the events its changes
+// and renders cause, delivered signed per Standard Webhooks.
+//
+// Deliveries run on a job queue of their own (the same durable `jobs` table and code as
+// src/jobs/queue.ts, claiming only `webhook.drain`), so an endpoint that is slow to answer holds
+// its own slots (at most 4 per endpoint) and never the mail, syncs and pushes of the main queue;
+// another org's endpoints keep the rest of this queue's slots.
+import type { Core } from '../core/core.ts';
+import type { Module, Stop } from '../core/module.ts';
+import type { SecretBox } from '../secrets/module.ts';
+import { createJobQueue } from '../jobs/queue.ts';
+import { listenToAudit } from '../audit/record.ts';
+import { every } from '../lib/every.ts';
+import { outboundRepo } from '../store/repositories/outbound-webhooks.ts';
+import { createOutboundWebhookService, type OutboundWebhookService } from './service.ts';
+import { createDrainHandler, RETRY_SCHEDULE_MS, TIMEOUT_MS } from './delivery.ts';
+import { DRAIN_KIND, emitForAudit } from './events.ts';
+import { RenderedEvents, type RenderedData } from './rendered.ts';
+import { outboundWebhookRoutes } from './routes.ts';
+
+export { recordFailedDeployment } from './events.ts';
+export type { OutboundWebhookService, RenderedData };
+
+/** Finished deliveries (and their events) are kept this long for the log, then purged hourly. */
+export const DELIVERY_RETENTION_MS = 30 * 24 * 3600_000;
+const PURGE_EVERY_MS = 3600_000;
+
+/** Deliveries one instance sends at the same time, across endpoints (each endpoint: 4 at most). */
+const DELIVERY_CONCURRENCY = 32;
+
+export interface OutboundWebhooksTuning {
+  /** Tests: shorter waits between attempts than the contract's 5 s … 10 h. */
+  retryScheduleMs?: number[];
+  /** Tests: a shorter limit than 10 s for an answer. */
+  timeoutMs?: number;
+}
+
+/** The module, and what the render module tells of every signature served (`signature.rendered`). */
+export type OutboundWebhooksModule = Module<OutboundWebhookService> & { rendered: RenderedEvents };
+
+export function outboundWebhooksModule(core: Core, needs: { secrets: Module<SecretBox> }, tuning: OutboundWebhooksTuning = {}): OutboundWebhooksModule {
+  const { db, clock, config } = core;
+  const secrets = needs.secrets.service;
+  const logger = core.logger.child({ component: 'outbound-webhooks' });
+  const allowPrivate = config.webhookAllowPrivate;
+  // Every audit entry, in its transaction, makes its events (events.ts).
+  listenToAudit(emitForAudit);
+  const service = createOutboundWebhookService({ db, clock, secrets, invalidate: core.caches.invalidate, allowPrivate });
+  const rendered = new RenderedEvents({ db, caches: core.caches, clock, logger });
+  const queue = createJobQueue({
+    db,
+    logger,
+    // A delivery is due at once: looked for at least 4 times a second.
+    options: { ...config.jobs, concurrency: DELIVERY_CONCURRENCY, pollMs: Math.min(config.jobs.pollMs, 250) },
+  });
+  const drain = createDrainHandler({
+    db,
+    clock,
+    secrets,
+    options: { allowPrivate, retryScheduleMs: tuning.retryScheduleMs ?? RETRY_SCHEDULE_MS, timeoutMs: tuning.timeoutMs ?? TIMEOUT_MS },
+  });
+  queue.registerHandler(DRAIN_KIND, drain.handle);
+  const worker = (): Stop => {
+    if (!core.jobWorker) return async () => {};
+    queue.start();
+    return () => queue.stop();
+  };
+  const purge = (): Stop =>
+    every(PURGE_EVERY_MS, () => outboundRepo.purgeFinished(db, new Date(clock().getTime() - DELIVERY_RETENTION_MS)), {
+      logger,
+      message: 'purging old webhook deliveries failed',
+    });
+  return {
+    name: 'outbound-webhooks',
+    service,
+    rendered,
+    api: ({ guards, billing }) => [outboundWebhookRoutes({ guards, billing, webhooks: service })],
+    timers: [worker, purge],
+    async close() {
+      await queue.stop();
+      drain.close();
+      await rendered.close();
+    },
+  };
+}

@@ -1,0 +1,3 @@
+import type { FeatureRoute } from '../../shared/feature.ts';
+
+export const route: FeatureRoute = { path: 'webhooks', label: 'Webhooks', order: 78, min: 'admin', page: () => import('./WebhooksPage.tsx') };
