@@ -106,6 +106,26 @@ describe('the SMTP gateway', () => {
     }
   });
 
+  test("the org's rules choose the template: a reply (In-Reply-To) gets the rule's reply template, a new message the default", async () => {
+    const templates = await server.request('GET', `/v1/orgs/${a.orgId}/templates`, { key: a.key });
+    const fallback = templates.body.items.find((t: { isDefault: boolean }) => t.isDefault).templateId as string;
+    const reply = await server.request('POST', `/v1/orgs/${a.orgId}/templates`, { key: a.key, body: { name: 'Short', html: '<p>Short reply from {{ user.name }}</p>', text: 'Short reply from {{ user.name }}' } });
+    assert.equal(reply.status, 201, reply.text);
+    const put = await server.request('PUT', `/v1/orgs/${a.orgId}/rules`, { key: a.key, body: [{ name: 'Everyone', when: {}, templateId: fallback, replyTemplateId: reply.body.templateId }] });
+    assert.equal(put.status, 200, put.text);
+    try {
+      assert.equal((await sendRaw(asA(), { from: a.user.email, to: ['grace@ext.example'] }, fixture('outlook-reply.eml', a))).code, 250);
+      const answered = await simpleParser((await sink.next(++sent)).raw);
+      assert.match(answered.html || '', /Short reply from Ada Lovelace/);
+      await asA().sendMail({ from: `Ada <${a.user.email}>`, to: 'grace@ext.example', subject: 'New', text: 'Hi.', html: '<p>Hi.</p>' });
+      const fresh = await simpleParser((await sink.next(++sent)).raw);
+      assert.doesNotMatch(fresh.html || '', /Short reply from/);
+      assert.match(fresh.html || '', /Ada Lovelace/);
+    } finally {
+      await server.request('PUT', `/v1/orgs/${a.orgId}/rules`, { key: a.key, body: [] });
+    }
+  });
+
   test('charsets and transfer encodings are kept: base64 UTF-8, quoted-printable ISO-8859-1, 8bit UTF-8', async () => {
     assert.equal((await sendRaw(asA(), { from: a.user.email, to: ['grace@ext.example'] }, fixture('gmail-reply.eml', a))).code, 250);
     const gmail = (await sink.next(++sent)).raw.toString('latin1');

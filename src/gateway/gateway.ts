@@ -64,8 +64,9 @@ export function createGateway(deps: GatewayDeps) {
 
   const signatureFor: EngineDeps['signatureFor'] =
     deps.signatureFor ??
-    (async (orgId, userId) => {
-      const rendered = await deps.render.render(orgId, userId);
+    (async (orgId, userId, { reply }) => {
+      // The org's rules choose the template: a reply or forward (In-Reply-To or References) takes the reply template.
+      const rendered = await deps.render.render(orgId, userId, undefined, null, reply ? 'reply' : 'new');
       return { html: markSignature(rendered.html, userId), text: rendered.text };
     });
 
