@@ -58,7 +58,12 @@ describe('templates with designs', () => {
     assert.match(out.body.html, /Grace Hopper/);
     assert.match(out.body.html, /she\/her/);
     assert.ok(out.body.html.includes(`${baseUrl()}/v1/social/github.png`), 'the hosted icon');
-    assert.ok(out.body.html.includes('https://github.com/grace'));
+    // The social link goes through the click route (tracked links), which leads to the user's profile.
+    const tracked = /href="([^"]*\/v1\/c\/[^"]+)"/.exec(out.body.html)?.[1];
+    assert.ok(tracked, out.body.html);
+    const followed = await fetch(tracked.replaceAll('&amp;', '&'), { redirect: 'manual' });
+    assert.equal(followed.status, 302);
+    assert.equal(followed.headers.get('location'), 'https://github.com/grace');
     assert.doesNotMatch(out.body.html, /linkedin\.png/, 'a network without a link is left out');
   });
 

@@ -25,7 +25,7 @@ describe('orgs and users', () => {
     const res = await client.GET('/v1/orgs/{orgId}', orgPath());
     const body = ok(res, 200);
     assert.deepEqual(Object.keys(body).sort(), [
-      'address', 'createdAt', 'currentPeriodEnd', 'fields', 'gracePeriodEndsAt', 'logoImageId', 'name', 'orgId', 'overSeatLimit', 'plan', 'priceVersion',
+      'address', 'clickTracking', 'createdAt', 'currentPeriodEnd', 'fields', 'gracePeriodEndsAt', 'logoImageId', 'name', 'orgId', 'overSeatLimit', 'plan', 'priceVersion',
       'seats', 'seatsUsed', 'selfServiceFields', 'social', 'subscriptionStatus', 'updatedAt', 'version', 'website',
     ]);
     assert.equal(body.subscriptionStatus, 'trialing');

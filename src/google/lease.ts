@@ -20,7 +20,7 @@ export function createGoogleLease(deps: { db: Db; enqueue: Enqueue; clock: () =>
     async exclusively<T>(orgId: string, what: 'sync' | 'push', work: () => Promise<T>): Promise<T | null> {
       const token = randomUUID();
       if (!(await googleRepo.lease(db, orgId, what, token, LEASE_S))) {
-        await deps.enqueue(db, { kind: JOB_KINDS[what], orgId, dedupeKey: what, runAfter: new Date(deps.clock().getTime() + busyRetryMs) });
+        await deps.enqueue(db, { kind: JOB_KINDS[what], orgId, dedupeKey: what, delayMs: busyRetryMs });
         return null;
       }
       const renew = setInterval(() => void googleRepo.lease(db, orgId, what, token, LEASE_S).catch(() => {}), (LEASE_S * 1000) / 3);

@@ -125,6 +125,11 @@ export interface EnqueueRequest {
   orgId: string | null;
   payload?: unknown;
   runAfter?: Date;
+  /**
+   * Due this long from now by the database's clock, which the worker claims by: a delay measured
+   * from a service's injected clock (a test's, moved ahead) would land at another time.
+   */
+  delayMs?: number;
   /** A queued job of the same kind, org and key is not queued twice: enqueue answers that one. */
   dedupeKey?: string;
 }
@@ -145,6 +150,7 @@ export async function enqueue(trx: Db, request: EnqueueRequest): Promise<Enqueue
     orgId: request.orgId,
     payload: request.payload ?? {},
     runAfter: request.runAfter,
+    delayMs: request.delayMs,
     dedupeKey: request.dedupeKey,
   });
   return { jobId: row.id, kind: row.kind, state: row.state, createdAt: row.created_at, deduplicated };

@@ -12,6 +12,8 @@ export interface NewJob {
   orgId: string | null;
   payload: unknown;
   runAfter?: Date | undefined;
+  /** Due this long after the database's now (the clock the queue claims by). */
+  delayMs?: number | undefined;
   dedupeKey?: string | undefined;
 }
 
@@ -26,7 +28,7 @@ export const jobsRepo = {
   async insert(db: Db, job: NewJob): Promise<{ row: JobRow; deduplicated: boolean }> {
     const id = randomUUID();
     const payload = JSON.stringify(job.payload ?? {});
-    const runAfter = job.runAfter ? sql`${job.runAfter.toISOString()}::timestamptz` : sql`now()`;
+    const runAfter = job.runAfter ? sql`${job.runAfter.toISOString()}::timestamptz` : job.delayMs ? sql`now() + ${ms(job.delayMs)}` : sql`now()`;
     if (job.dedupeKey === undefined) {
       const row = await sql<JobRow>`
         insert into jobs (id, kind, org_id, payload, run_after)
