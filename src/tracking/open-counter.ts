@@ -1,9 +1,8 @@
 // Open counts of the tracking pixel, kept off the request path: counted in memory per user and
-// day, written once a second in one statement (a crash loses at most that second).
+// day, written once a second in one statement (lib/write-behind.ts; a crash loses at most that second).
 import type { Logger } from '../log.ts';
 import type { OpenCount } from '../store/repositories/opens.ts';
-
-const FLUSH_EVERY_MS = 1000;
+import { WriteBehindCounts } from '../lib/write-behind.ts';
 
 // Fetches that are not a person opening the mail: Gmail's image proxy fetches once for many
 // opens, Yahoo's likewise, and Apple Mail Privacy Protection prefetches every image with a bare
@@ -14,53 +13,29 @@ export function isProxy(userAgent: string | undefined): boolean {
 }
 
 export class OpenCounter {
-  readonly #write: (counts: OpenCount[]) => Promise<void>;
-  readonly #logger: Logger;
-  #pending = new Map<string, OpenCount>();
-  readonly #timer: NodeJS.Timeout;
-  #flushing: Promise<void> = Promise.resolve();
+  readonly #counts: WriteBehindCounts<OpenCount>;
 
   constructor(write: (counts: OpenCount[]) => Promise<void>, logger: Logger) {
-    this.#write = write;
-    this.#logger = logger;
-    this.#timer = setInterval(() => void this.flush(), FLUSH_EVERY_MS);
-    this.#timer.unref();
+    this.#counts = new WriteBehindCounts<OpenCount>({
+      write,
+      keyOf: (c) => `${c.userId}|${c.day}`,
+      merge: (into, from) => {
+        into.real += from.real;
+        into.proxied += from.proxied;
+      },
+      onError: (err, rows) => logger.warn({ err, rows }, 'could not write open counts; keeping them for the next flush'),
+    });
   }
 
   record(userId: string, proxied: boolean, at: Date): void {
-    const day = at.toISOString().slice(0, 10);
-    const key = `${userId}|${day}`;
-    let count = this.#pending.get(key);
-    if (!count) {
-      count = { userId, day, real: 0, proxied: 0 };
-      this.#pending.set(key, count);
-    }
-    if (proxied) count.proxied++;
-    else count.real++;
+    this.#counts.add({ userId, day: at.toISOString().slice(0, 10), real: proxied ? 0 : 1, proxied: proxied ? 1 : 0 });
   }
 
   flush(): Promise<void> {
-    if (this.#pending.size === 0) return this.#flushing;
-    const batch = [...this.#pending.values()];
-    this.#pending = new Map();
-    this.#flushing = this.#flushing.then(() =>
-      this.#write(batch).catch((err) => {
-        this.#logger.warn({ err, rows: batch.length }, 'could not write open counts; keeping them for the next flush');
-        for (const c of batch) {
-          const key = `${c.userId}|${c.day}`;
-          const pending = this.#pending.get(key);
-          if (pending) {
-            pending.real += c.real;
-            pending.proxied += c.proxied;
-          } else this.#pending.set(key, c);
-        }
-      }),
-    );
-    return this.#flushing;
+    return this.#counts.flush();
   }
 
-  async close(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.flush();
+  close(): Promise<void> {
+    return this.#counts.close();
   }
 }
