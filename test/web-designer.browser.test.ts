@@ -83,6 +83,9 @@ describe('the signature designer', { skip }, () => {
     await handle.focus();
     await page.keyboard.press('Space');
     await page.locator('[aria-label="Move Social links, block 4"][aria-pressed="true"]').waitFor();
+    // Once its keyboard sensor listens, dnd-kit announces the block over its own place: an arrow
+    // pressed before that is lost.
+    await page.getByText('Social links is over position 4.').waitFor({ state: 'attached' });
     await page.keyboard.press('ArrowUp');
     await page.getByText('Social links is over position 3.').waitFor({ state: 'attached' });
     await page.keyboard.press('ArrowUp');
