@@ -4,6 +4,7 @@
 // click. axe on both pages; no console errors.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { waitFor } from './helpers/wait.ts';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
 import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
@@ -64,6 +65,8 @@ describe('SCIM in the dashboard', { skip }, () => {
     await page.getByLabel('Group').selectOption({ label: 'Engineering (1)' });
     const row = page.getByRole('row', { name: /Grace Hopper/ });
     await row.getByText('Suspended').waitFor();
+    // The filtered list replaces the whole one when its answer arrives: wait for it, then count.
+    await waitFor(async () => (await page.getByRole('row').count()) === 2, 'the list filtered to the group');
     assert.equal(await page.getByRole('row').count(), 2, 'the header and the group member');
     await page.getByLabel('Status').selectOption('suspended');
     await row.waitFor();
