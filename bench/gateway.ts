@@ -82,12 +82,24 @@ try {
   dns.setTxt(claimed.verificationRecord.name, [claimed.verificationRecord.value]);
   await api('POST', `/v1/orgs/${org.orgId}/domains/${domain}/verify`);
   await api('POST', `/v1/orgs/${org.orgId}/users`, { email: `ada@${domain}`, name: 'Ada Lovelace', title: 'Engineer' });
-  const gw = await api('PUT', `/v1/orgs/${org.orgId}/integrations/gateway`, { nextHop: { host: '127.0.0.1', port: sinkPort, secure: false }, allowedNetworks: [], stampInternal: false });
+  const gw = await api('PUT', `/v1/orgs/${org.orgId}/integrations/gateway`, {
+    nextHop: { host: '127.0.0.1', port: sinkPort, secure: false },
+    allowedNetworks: [],
+    stampInternal: false,
+  });
 
   const html = `<html><body>${'<p>Numbers, tables and the engine: a paragraph of a long message. </p>\n'.repeat(280)}</body></html>`;
   const message = (from: string) => ({ from, to: 'grace@ext.example', subject: 'Bench', html, text: 'A long message.' });
   const transports = Array.from({ length: clients }, () =>
-    nodemailer.createTransport({ host: '127.0.0.1', port: gatewayPort, secure: false, ignoreTLS: true, pool: true, maxConnections: 1, auth: { user: gw.gatewayId, pass: gw.password } } as Parameters<typeof nodemailer.createTransport>[0]),
+    nodemailer.createTransport({
+      host: '127.0.0.1',
+      port: gatewayPort,
+      secure: false,
+      ignoreTLS: true,
+      pool: true,
+      maxConnections: 1,
+      auth: { user: gw.gatewayId, pass: gw.password },
+    } as Parameters<typeof nodemailer.createTransport>[0]),
   );
 
   /** `clients` senders for `seconds`: messages/s and latencies (ms). */
@@ -120,10 +132,16 @@ try {
   await slice(`ada@${domain}`, warmS);
   await slice(`printer@${domain}`, warmS);
   // Alternating slices, so that drift (the machine, the database's growth) falls on both alike.
-  const totals = { stamped: { messages: 0, errors: 0, latencies: [] as number[], seconds: 0 }, passed: { messages: 0, errors: 0, latencies: [] as number[], seconds: 0 } };
+  const totals = {
+    stamped: { messages: 0, errors: 0, latencies: [] as number[], seconds: 0 },
+    passed: { messages: 0, errors: 0, latencies: [] as number[], seconds: 0 },
+  };
   const rounds = 4;
   for (let i = 0; i < rounds; i++) {
-    for (const [kind, from] of [['passed', `printer@${domain}`], ['stamped', `ada@${domain}`]] as const) {
+    for (const [kind, from] of [
+      ['passed', `printer@${domain}`],
+      ['stamped', `ada@${domain}`],
+    ] as const) {
       const t0 = performance.now();
       const r = await slice(from, durationS / rounds / 2);
       const t = totals[kind];
@@ -139,8 +157,18 @@ try {
   const throughput = {
     clients,
     messageBytes: Buffer.byteLength(html),
-    baseline: { messagesPerS: Math.round(rate('passed')), p50Ms: +pct(totals.passed.latencies, 50).toFixed(1), p99Ms: +pct(totals.passed.latencies, 99).toFixed(1), errors: totals.passed.errors },
-    stamped: { messagesPerS: Math.round(rate('stamped')), p50Ms: +pct(totals.stamped.latencies, 50).toFixed(1), p99Ms: +pct(totals.stamped.latencies, 99).toFixed(1), errors: totals.stamped.errors },
+    baseline: {
+      messagesPerS: Math.round(rate('passed')),
+      p50Ms: +pct(totals.passed.latencies, 50).toFixed(1),
+      p99Ms: +pct(totals.passed.latencies, 99).toFixed(1),
+      errors: totals.passed.errors,
+    },
+    stamped: {
+      messagesPerS: Math.round(rate('stamped')),
+      p50Ms: +pct(totals.stamped.latencies, 50).toFixed(1),
+      p99Ms: +pct(totals.stamped.latencies, 99).toFixed(1),
+      errors: totals.stamped.errors,
+    },
     ratio: +(rate('stamped') / rate('passed')).toFixed(2),
   };
 
@@ -150,14 +178,31 @@ try {
   let peak = before;
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb())), 20);
   const attachment = randomBytes(Math.floor(bigMb * 1024 * 1024 * 0.74));
-  const big = nodemailer.createTransport({ host: '127.0.0.1', port: gatewayPort, secure: false, ignoreTLS: true, auth: { user: gw.gatewayId, pass: gw.password } } as Parameters<typeof nodemailer.createTransport>[0]);
+  const big = nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: gatewayPort,
+    secure: false,
+    ignoreTLS: true,
+    auth: { user: gw.gatewayId, pass: gw.password },
+  } as Parameters<typeof nodemailer.createTransport>[0]);
   const t0 = performance.now();
   const relayedBefore = relayed;
-  const info = (await big.sendMail({ ...message(`ada@${domain}`), attachments: [{ filename: 'big.bin', content: attachment }] })) as { response: string; messageSize?: number };
+  const info = (await big.sendMail({ ...message(`ada@${domain}`), attachments: [{ filename: 'big.bin', content: attachment }] })) as {
+    response: string;
+    messageSize?: number;
+  };
   const bigMs = performance.now() - t0;
   clearInterval(sampler);
   big.close();
-  const bigResult = { megabytes: bigMb, reply: info.response.slice(0, 3), relayed: relayed - relayedBefore, seconds: +(bigMs / 1000).toFixed(1), rssBeforeMb: Math.round(before), rssPeakMb: Math.round(peak), rssGrowthMb: Math.round(peak - before) };
+  const bigResult = {
+    megabytes: bigMb,
+    reply: info.response.slice(0, 3),
+    relayed: relayed - relayedBefore,
+    seconds: +(bigMs / 1000).toFixed(1),
+    rssBeforeMb: Math.round(before),
+    rssPeakMb: Math.round(peak),
+    rssGrowthMb: Math.round(peak - before),
+  };
 
   const result = { throughput, big: bigResult };
   if (values.json) process.stdout.write(`${JSON.stringify(result)}\n`);

@@ -52,13 +52,17 @@ const procs: ServiceProcess[] = [];
 const templateHtml = (edition: number) =>
   `<table role="presentation"><tr><td><b>{{ user.name }}</b><br>{{ user.title }}, {{ user.department }}<br>{{ org.name }} · {{ user.phone }}${edition ? ` · ${edition}` : ''}</td></tr></table>`;
 try {
-  const created = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'Bench Ltd', '--seats', String(userCount + 10), '--owner-email', `owner@${domain}`], env);
+  const created = await runNode(
+    ['src/cli/main.ts', 'org', 'create', '--name', 'Bench Ltd', '--seats', String(userCount + 10), '--owner-email', `owner@${domain}`],
+    env,
+  );
   if (created.code !== 0) throw new Error(`org create: ${created.stderr}`);
   const org = JSON.parse(created.stdout) as { orgId: string; ownerUserId: string; apiKey: { key: string } };
   const port = await freePort();
   const service = await startProcess({ ...env, BASE_URL: `http://127.0.0.1:${port}` }, port);
   procs.push(service);
-  const api = (method: string, path: string, body?: unknown) => httpRequest(service.url, method, `/v1/orgs/${org.orgId}${path}`, { key: org.apiKey.key, ...(body ? { body } : {}) });
+  const api = (method: string, path: string, body?: unknown) =>
+    httpRequest(service.url, method, `/v1/orgs/${org.orgId}${path}`, { key: org.apiKey.key, ...(body ? { body } : {}) });
   // The default template, in place of the starter design a new org comes with: the one pushed (and edited below).
   const template = await api('POST', '/templates', { name: 'Standard', html: templateHtml(0), text: '{{ user.name }}', isDefault: true });
   if (template.status !== 201) throw new Error(`template: ${template.text}`);
@@ -67,7 +71,10 @@ try {
     let n = 0;
     let cursor: string | null = null;
     do {
-      const page: { body: { items: unknown[]; nextCursor: string | null } } = await api('GET', `/deployments?state=deployed&limit=200${cursor ? `&cursor=${cursor}` : ''}`);
+      const page: { body: { items: unknown[]; nextCursor: string | null } } = await api(
+        'GET',
+        `/deployments?state=deployed&limit=200${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       n += page.body.items.length;
       cursor = page.body.nextCursor;
     } while (cursor);
@@ -83,7 +90,12 @@ try {
 
   progress(`… connecting; syncing ${userCount} users`);
   const t0 = performance.now();
-  const put = await api('PUT', '/integrations/google', { serviceAccountKey: workspace.keyFile, adminEmail: workspace.adminEmail, syncUsers: true, pushSignatures: false });
+  const put = await api('PUT', '/integrations/google', {
+    serviceAccountKey: workspace.keyFile,
+    adminEmail: workspace.adminEmail,
+    syncUsers: true,
+    pushSignatures: false,
+  });
   if (put.status !== 200) throw new Error(`connect: ${put.text}`);
   // The connection queued the first sync itself: wait until every user of the directory is here.
   for (;;) {
@@ -177,7 +189,9 @@ try {
   else {
     console.log(`| users | sync (s) | push (s) | PATCHes | users/s | push again, unchanged (s) | PATCHes again |`);
     console.log(`|---|---|---|---|---|---|---|`);
-    console.log(`| ${result.users} | ${result.syncSeconds} | ${result.pushSeconds} | ${result.patchesSent} | ${result.pushPerSecond} | ${result.unchangedPushSeconds} | ${result.patchesSentAgain} |`);
+    console.log(
+      `| ${result.users} | ${result.syncSeconds} | ${result.pushSeconds} | ${result.patchesSent} | ${result.pushPerSecond} | ${result.unchangedPushSeconds} | ${result.patchesSentAgain} |`,
+    );
     if (hot) {
       console.log(`\nThe hot routes, ${load.connections} connections, ${load.durationS} s each; the service idle:`);
       console.log(seriesTable(hot.idle).join('\n'));

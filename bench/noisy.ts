@@ -71,7 +71,13 @@ export async function noisyNeighbour(load: Load): Promise<NoisyResult> {
       const cpuBefore = cpuTimeUs(service.pid);
       const [flood, busy] = await Promise.all([
         // In a worker thread: the flood's client must not delay this thread, which times the quiet org.
-        autocannon({ url: `${service.url}/v1/orgs/${noisy.orgId}`, headers: { 'x-api-key': noisy.apiKey.key }, connections: load.connections, duration: load.durationS, workers: 1 }),
+        autocannon({
+          url: `${service.url}/v1/orgs/${noisy.orgId}`,
+          headers: { 'x-api-key': noisy.apiKey.key },
+          connections: load.connections,
+          duration: load.durationS,
+          workers: 1,
+        }),
         quietly(service.url, quiet.orgId, quiet.apiKey.key, load.durationS),
       ]);
       const cpuUs = cpuTimeUs(service.pid) - cpuBefore;

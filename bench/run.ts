@@ -63,7 +63,10 @@ const procs: ServiceProcess[] = [];
 try {
   progress('… seeding an org');
   const password = 'bench owner password';
-  const created = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'Bench Ltd', '--seats', '100000', '--owner-email', 'owner@bench.test', '--owner-password', password], env);
+  const created = await runNode(
+    ['src/cli/main.ts', 'org', 'create', '--name', 'Bench Ltd', '--seats', '100000', '--owner-email', 'owner@bench.test', '--owner-password', password],
+    env,
+  );
   if (created.code !== 0) throw new Error(`org create: ${created.stderr}`);
   const org = JSON.parse(created.stdout) as { orgId: string; ownerUserId: string; apiKey: { key: string } };
 
@@ -85,7 +88,13 @@ try {
   for (let i = 0; i < userCount; i += 50) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(50, userCount - i) }, (_, j) =>
-        api('POST', `/v1/orgs/${org.orgId}/users`, { email: `user${i + j}@bench.test`, name: `User ${i + j}`, title: 'Engineer', department: 'R&D', phone: '+44 20 7946 0000' }),
+        api('POST', `/v1/orgs/${org.orgId}/users`, {
+          email: `user${i + j}@bench.test`,
+          name: `User ${i + j}`,
+          title: 'Engineer',
+          department: 'R&D',
+          phone: '+44 20 7946 0000',
+        }),
       ),
     );
     for (const r of batch) userIds.push(r.body.userId);
@@ -158,7 +167,16 @@ try {
     runs.baseline,
   );
   const rssMb = peakRssMb(service.pid);
-  const report = { node: process.version, cpus: cpus().length, database: process.env.DATABASE_URL ? 'postgres' : 'embedded', durationS: duration, connections, scenarios, rssMb, ...(noisy ? { noisy } : {}) };
+  const report = {
+    node: process.version,
+    cpus: cpus().length,
+    database: process.env.DATABASE_URL ? 'postgres' : 'embedded',
+    durationS: duration,
+    connections,
+    scenarios,
+    rssMb,
+    ...(noisy ? { noisy } : {}),
+  };
   if (values.json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {

@@ -22,7 +22,10 @@ const dataDir = mkdtempSync(join(tmpdir(), 'sigsvc-bench-scim-'));
 const env = benchEnv(dataDir, { STAGE: 'benchscim' });
 let service: ServiceProcess | undefined;
 try {
-  const created = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'SCIM Bench', '--seats', String(userCount + 10), '--owner-email', 'owner@scim-bench.test'], env);
+  const created = await runNode(
+    ['src/cli/main.ts', 'org', 'create', '--name', 'SCIM Bench', '--seats', String(userCount + 10), '--owner-email', 'owner@scim-bench.test'],
+    env,
+  );
   if (created.code !== 0) throw new Error(`org create: ${created.stderr}`);
   const org = JSON.parse(created.stdout) as { orgId: string; apiKey: { key: string } };
   const port = await freePort();
@@ -78,7 +81,9 @@ try {
   let cursor: string | null = null;
   let rows = 0;
   do {
-    const page: TestResponse = await httpRequest(url, 'GET', `/v1/orgs/${org.orgId}/users?limit=200${cursor ? `&cursor=${cursor}` : ''}`, { key: org.apiKey.key });
+    const page: TestResponse = await httpRequest(url, 'GET', `/v1/orgs/${org.orgId}/users?limit=200${cursor ? `&cursor=${cursor}` : ''}`, {
+      key: org.apiKey.key,
+    });
     for (const u of page.body.items as { email: string }[]) {
       emails.add(u.email);
       rows++;
@@ -102,7 +107,8 @@ try {
       2,
     ),
   );
-  if (!ok) throw new Error(`expected ${userCount} users once each: SCIM counted ${listed.body.totalResults}, the API listed ${rows}, missing ${missing.length}`);
+  if (!ok)
+    throw new Error(`expected ${userCount} users once each: SCIM counted ${listed.body.totalResults}, the API listed ${rows}, missing ${missing.length}`);
 } finally {
   await service?.stop();
   rmSync(dataDir, { recursive: true, force: true });

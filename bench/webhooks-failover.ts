@@ -46,7 +46,10 @@ try {
   procs.push(...(await Promise.all(ports.map((port) => startProcess({ ...env, BASE_URL: `http://127.0.0.1:${port}` }, port)))));
   const [a, b] = procs as [ServiceProcess, ServiceProcess];
   const key = org.apiKey.key;
-  const tpl = await httpRequest(a.url, 'POST', `/v1/orgs/${org.orgId}/templates`, { key, body: { name: 'Bench', html: '<p>{{ user.name }}</p>', isDefault: true } });
+  const tpl = await httpRequest(a.url, 'POST', `/v1/orgs/${org.orgId}/templates`, {
+    key,
+    body: { name: 'Bench', html: '<p>{{ user.name }}</p>', isDefault: true },
+  });
   if (tpl.status !== 201) throw new Error(`template: ${tpl.text}`);
   const ep = await httpRequest(a.url, 'POST', `/v1/orgs/${org.orgId}/webhook-endpoints`, { key, body: { url: receiver.url, events: ['signature.rendered'] } });
   if (ep.status !== 201) throw new Error(`endpoint: ${ep.text}`);

@@ -225,10 +225,14 @@ async function buildModules(core: Core, overrides: DepsOverrides, add: <M extend
   const clicks = add(clicksModule(core));
   const campaigns = add(campaignsModule(core, { rules, clicks }));
   const render = add(
-    renderModule(core, { orgs, users, rules, campaigns, clicks }, {
-      pool: overrides.shared?.renderPool,
-      onRendered: (orgId, r, correlationId) => webhooks.rendered.record(orgId, { userId: r.userId, templateId: r.templateId, bytes: r.bytes, correlationId }),
-    }),
+    renderModule(
+      core,
+      { orgs, users, rules, campaigns, clicks },
+      {
+        pool: overrides.shared?.renderPool,
+        onRendered: (orgId, r, correlationId) => webhooks.rendered.record(orgId, { userId: r.userId, templateId: r.templateId, bytes: r.bytes, correlationId }),
+      },
+    ),
   );
   const templates = add(templatesModule(core, { render }));
   add(designerModule(core));
@@ -246,7 +250,36 @@ async function buildModules(core: Core, overrides: DepsOverrides, add: <M extend
   add(webhooksModule(core, { billing }));
   const limits = { templateSourceChars: TEMPLATE_SOURCE_MAX, imageBytes: IMAGE_MAX_BYTES, imageSidePx: IMAGE_MAX_SIDE, passwordMinChars: MIN_PASSWORD_LENGTH };
   add(webAppsModule(core, { clientIds: idp.service.clientIds, limits }));
-  return { health, audit, secrets, mail, jobs, apiKeys, idp, auth, people, orgs, billing, images, users, webhooks, rules, clicks, campaigns, render, templates, tracking, deployments, directory, outlook, microsoft, google, scim, gateway, admin };
+  return {
+    health,
+    audit,
+    secrets,
+    mail,
+    jobs,
+    apiKeys,
+    idp,
+    auth,
+    people,
+    orgs,
+    billing,
+    images,
+    users,
+    webhooks,
+    rules,
+    clicks,
+    campaigns,
+    render,
+    templates,
+    tracking,
+    deployments,
+    directory,
+    outlook,
+    microsoft,
+    google,
+    scim,
+    gateway,
+    admin,
+  };
 }
 
 function pick<T, K extends keyof T>(from: T, keys: K[]): Pick<T, K> {

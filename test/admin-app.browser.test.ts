@@ -87,7 +87,12 @@ describe('the staff admin app', { skip }, () => {
     const spool = new Spool();
     await spool.fill(Readable.from([Buffer.from('From: ada@refused.example\r\n\r\nHi.\r\n')]));
     const proof = { remoteAddress: '192.0.2.7', helo: 'client.example', provenOrg: org.orgId, networks: [] };
-    const reply = await server.deps.gateway.engine.handle(proof, { from: 'ada@refused.example', to: ['grace@ext.example'], use8BitMime: false }, spool, randomUUID());
+    const reply = await server.deps.gateway.engine.handle(
+      proof,
+      { from: 'ada@refused.example', to: ['grace@ext.example'], use8BitMime: false },
+      spool,
+      randomUUID(),
+    );
     assert.equal(reply.code, 550);
     const { page } = staff;
     await page.goto(admin(`/gateway-errors?orgId=${org.orgId}`));
@@ -193,7 +198,10 @@ describe('the staff admin app', { skip }, () => {
     await page.waitForFunction("new URL(location.href).searchParams.get('sort') === 'name'");
     await table.getByRole('link', { name: `${tag} 00` }).waitFor();
     const first = await names();
-    assert.deepEqual(first, Array.from({ length: 25 }, (_, i) => String(i).padStart(2, '0')));
+    assert.deepEqual(
+      first,
+      Array.from({ length: 25 }, (_, i) => String(i).padStart(2, '0')),
+    );
     await page.getByRole('button', { name: 'Next' }).focus();
     await page.keyboard.press('Enter');
     await table.getByRole('link', { name: `${tag} 25` }).waitFor();
@@ -306,7 +314,10 @@ describe('the staff admin app', { skip }, () => {
     assert.equal(org.status, 200);
     assert.equal(org.body.seats, 12);
     const users = await server.request('GET', `/v1/orgs/${orgId}/users`, { key });
-    assert.deepEqual(users.body.items.map((u: { email: string; role: string }) => [u.email, u.role]), [[ownerEmail, 'owner']]);
+    assert.deepEqual(
+      users.body.items.map((u: { email: string; role: string }) => [u.email, u.role]),
+      [[ownerEmail, 'owner']],
+    );
     await clean(staff);
   });
 
@@ -333,11 +344,17 @@ describe('the staff admin app', { skip }, () => {
     assert.match((await smtp.waitFor(invitee)).subject, /staff of Signature Service/);
 
     await page.getByRole('button', { name: `Reset TOTP of ${other.email}` }).click();
-    await page.getByRole('dialog', { name: `Reset the TOTP of ${other.email}?` }).getByRole('button', { name: 'Reset TOTP' }).click();
+    await page
+      .getByRole('dialog', { name: `Reset the TOTP of ${other.email}?` })
+      .getByRole('button', { name: 'Reset TOTP' })
+      .click();
     await table.getByRole('row').filter({ hasText: other.email }).getByText('not enrolled').waitFor();
 
     await page.getByRole('button', { name: `Disable ${leaving.email}` }).click();
-    await page.getByRole('dialog', { name: `Disable ${leaving.email}?` }).getByRole('button', { name: 'Disable' }).click();
+    await page
+      .getByRole('dialog', { name: `Disable ${leaving.email}?` })
+      .getByRole('button', { name: 'Disable' })
+      .click();
     await table.getByRole('row').filter({ hasText: leaving.email }).getByText('disabled').waitFor();
     await shot(page, 'staff');
     await clean(staff);

@@ -69,7 +69,10 @@ describe('staff invitations with mail', () => {
     const done = await browser.submit(link, { password: 'grace chose this', passwordConfirm: 'grace chose this' }, adminUrl);
     assert.equal(done.url, adminUrl, 'accepting leads to the admin app');
     const listed = (await server.request('GET', '/v1/admin/staff?status=active&limit=200', { token })).body.items;
-    assert.ok(listed.some((s: { userId: string }) => s.userId === res.body.userId), 'active once the password is chosen');
+    assert.ok(
+      listed.some((s: { userId: string }) => s.userId === res.body.userId),
+      'active once the password is chosen',
+    );
 
     // No session was started by the link: the admin client asks for the password, then enrols TOTP.
     const admin = await oidcClient(authUrl, `admin-client-${stage}`, adminUrl);

@@ -54,7 +54,10 @@ describe('staff API: orgs and payment events', () => {
     // The org answers to its own first key, as one the CLI made does.
     const org = await server.request('GET', `/v1/orgs/${orgId}`, { key: res.body.apiKey.key });
     assert.equal(org.status, 200);
-    assert.deepEqual([org.body.name, org.body.seats, org.body.plan, org.body.subscriptionStatus, org.body.seatsUsed], ['Acme Staff-made', 12, 'pro', 'trialing', 1]);
+    assert.deepEqual(
+      [org.body.name, org.body.seats, org.body.plan, org.body.subscriptionStatus, org.body.seatsUsed],
+      ['Acme Staff-made', 12, 'pro', 'trialing', 1],
+    );
     const owner = await server.request('GET', `/v1/orgs/${orgId}/users/${ownerUserId}`, { token });
     assert.deepEqual([owner.body.email, owner.body.role], [ownerEmail, 'owner']);
 
@@ -95,7 +98,10 @@ describe('staff API: orgs and payment events', () => {
       assert.equal(refused.status, 400, `${JSON.stringify(body)}: ${refused.text}`);
       assert.equal(refused.body.error.code, 'BAD_REQUEST');
       const fields = [refused.body.error.details?.field, ...(refused.body.error.details?.issues ?? []).map((i: { field: string }) => i.field)];
-      assert.ok(fields.some((f) => String(f).startsWith(field)), `${JSON.stringify(body)} names ${JSON.stringify(fields)}`);
+      assert.ok(
+        fields.some((f) => String(f).startsWith(field)),
+        `${JSON.stringify(body)} names ${JSON.stringify(fields)}`,
+      );
     }
     assert.deepEqual((await get(`/v1/admin/orgs?q=${bad}`)).body.items, []);
   });
@@ -215,9 +221,16 @@ describe('staff API: orgs and payment events', () => {
     await deliver(server, created);
     await deliver(server, failedPay);
     const all = (await get(`/v1/admin/webhook-events?orgId=${o!.orgId}`)).body.items;
-    assert.deepEqual(all.map((e: { id: string }) => e.id), [failedPay.id, created.id], 'newest first');
+    assert.deepEqual(
+      all.map((e: { id: string }) => e.id),
+      [failedPay.id, created.id],
+      'newest first',
+    );
     const byType = (await get(`/v1/admin/webhook-events?orgId=${o!.orgId}&type=invoice.payment_failed`)).body.items;
-    assert.deepEqual(byType.map((e: { id: string }) => e.id), [failedPay.id]);
+    assert.deepEqual(
+      byType.map((e: { id: string }) => e.id),
+      [failedPay.id],
+    );
 
     const one = await get(`/v1/admin/webhook-events/${created.id}`);
     assert.equal(one.status, 200, one.text);
@@ -264,10 +277,15 @@ describe('staff API: orgs and payment events', () => {
     assert.deepEqual([waiting.subscriptionStatus, waiting.providerCustomerId], ['active', customer]);
     assert.equal((await get(`/v1/admin/webhook-events/${blocked.id}`)).body.status, 'applied');
 
-    const trail = (await get(`/v1/admin/audit?action=webhookEvent.replay&actorId=${staffId}`)).body.items.filter((e: { targetId: string }) => e.targetId === blocked.id);
+    const trail = (await get(`/v1/admin/audit?action=webhookEvent.replay&actorId=${staffId}`)).body.items.filter(
+      (e: { targetId: string }) => e.targetId === blocked.id,
+    );
     assert.deepEqual(
       trail.map((e: { correlationId: string; orgId: string | null }) => [e.correlationId, e.orgId]),
-      [['corr-replay-all', b!.orgId], ['corr-replay-one', null]],
+      [
+        ['corr-replay-all', b!.orgId],
+        ['corr-replay-one', null],
+      ],
     );
   });
 

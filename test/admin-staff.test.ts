@@ -66,8 +66,13 @@ describe('staff API: staff, the staff audit, the 7-day staff sign-in', () => {
   const as = (token: string) => ({
     get: (path: string) => server.request('GET', path, { token }),
     post: (path: string, body?: unknown, correlationId?: string) =>
-      server.request('POST', path, { token, ...(body === undefined ? {} : { body }), ...(correlationId ? { headers: { 'x-correlation-id': correlationId } } : {}) }),
-    del: (path: string, correlationId?: string) => server.request('DELETE', path, { token, ...(correlationId ? { headers: { 'x-correlation-id': correlationId } } : {}) }),
+      server.request('POST', path, {
+        token,
+        ...(body === undefined ? {} : { body }),
+        ...(correlationId ? { headers: { 'x-correlation-id': correlationId } } : {}),
+      }),
+    del: (path: string, correlationId?: string) =>
+      server.request('DELETE', path, { token, ...(correlationId ? { headers: { 'x-correlation-id': correlationId } } : {}) }),
   });
 
   test('list and invite: an invited member has no password yet; a live email twice is 409; bad input 400 and nothing made', async () => {
@@ -98,14 +103,20 @@ describe('staff API: staff, the staff audit, the 7-day staff sign-in', () => {
       cursor = res.body.nextCursor;
     } while (cursor);
     assert.equal(new Set(seen.map((s) => s.userId)).size, seen.length, 'no one twice');
-    assert.deepEqual(seen.find((s) => s.userId === me.userId), { ...seen.find((s) => s.userId === me.userId), status: 'active', mfaEnabled: true });
+    assert.deepEqual(
+      seen.find((s) => s.userId === me.userId),
+      { ...seen.find((s) => s.userId === me.userId), status: 'active', mfaEnabled: true },
+    );
     assert.ok(seen.findIndex((s) => s.userId === me.userId) < seen.findIndex((s) => s.userId === invited.body.userId));
     const invitedOnly = (await api.get('/v1/admin/staff?status=invited&limit=200')).body.items;
     assert.ok(invitedOnly.some((s: { userId: string }) => s.userId === invited.body.userId));
     assert.ok(invitedOnly.every((s: { status: string }) => s.status === 'invited'));
 
     const trail = (await api.get(`/v1/admin/audit?actorId=${me.userId}&action=staff.invite`)).body.items;
-    assert.deepEqual(trail.map((e: { targetId: string; correlationId: string; orgId: null }) => [e.targetId, e.correlationId, e.orgId]), [[invited.body.userId, 'corr-invite', null]]);
+    assert.deepEqual(
+      trail.map((e: { targetId: string; correlationId: string; orgId: null }) => [e.targetId, e.correlationId, e.orgId]),
+      [[invited.body.userId, 'corr-invite', null]],
+    );
   });
 
   test("disable: the other's sessions and tokens end at once; never oneself; unknown or already disabled 404", async () => {
@@ -117,7 +128,10 @@ describe('staff API: staff, the staff audit, the 7-day staff sign-in', () => {
     const self = await api.del(`/v1/admin/staff/${me.userId}`);
     assert.equal(self.status, 403);
     assert.match(self.body.error.message, /yourself/);
-    assert.equal((await api.get('/v1/admin/staff?status=disabled&limit=200')).body.items.some((s: { userId: string }) => s.userId === me.userId), false);
+    assert.equal(
+      (await api.get('/v1/admin/staff?status=disabled&limit=200')).body.items.some((s: { userId: string }) => s.userId === me.userId),
+      false,
+    );
 
     const res = await api.del(`/v1/admin/staff/${other.userId}`, 'corr-disable');
     assert.equal(res.status, 200, res.text);
@@ -134,7 +148,10 @@ describe('staff API: staff, the staff audit, the 7-day staff sign-in', () => {
     assert.equal((await api.del(`/v1/admin/staff/${randomUUID()}`)).status, 404);
     assert.equal((await api.del('/v1/admin/staff/not-a-uuid')).status, 400);
     const trail = (await api.get(`/v1/admin/audit?actorId=${me.userId}`)).body.items;
-    assert.deepEqual(trail.map((e: { action: string; targetId: string; correlationId: string }) => [e.action, e.targetId, e.correlationId]), [['staff.disable', other.userId, 'corr-disable']]);
+    assert.deepEqual(
+      trail.map((e: { action: string; targetId: string; correlationId: string }) => [e.action, e.targetId, e.correlationId]),
+      [['staff.disable', other.userId, 'corr-disable']],
+    );
   });
 
   test("TOTP reset: the other's sessions end and their next sign-in enrols again; never one's own", async () => {
@@ -158,7 +175,10 @@ describe('staff API: staff, the staff audit, the 7-day staff sign-in', () => {
 
     assert.equal((await api.post(`/v1/admin/staff/${randomUUID()}/mfa/reset`)).status, 404);
     const trail = (await api.get(`/v1/admin/audit?actorId=${me.userId}&action=staff.mfa.reset`)).body.items;
-    assert.deepEqual(trail.map((e: { targetId: string; correlationId: string }) => [e.targetId, e.correlationId]), [[other.userId, 'corr-mfa']]);
+    assert.deepEqual(
+      trail.map((e: { targetId: string; correlationId: string }) => [e.targetId, e.correlationId]),
+      [[other.userId, 'corr-mfa']],
+    );
   });
 
   test('the staff audit holds staff actions across orgs, newest first, and none of anyone else', async () => {
@@ -166,13 +186,20 @@ describe('staff API: staff, the staff audit, the 7-day staff sign-in', () => {
     const api = as(me.token);
     const org = await createOrg(server);
     // A staff write through an org route, and an org's own write with its key.
-    const renamed = await server.request('PATCH', `/v1/orgs/${org.orgId}`, { token: me.token, headers: { 'x-correlation-id': 'corr-staff-patch' }, body: { version: 1, name: 'Renamed by staff' } });
+    const renamed = await server.request('PATCH', `/v1/orgs/${org.orgId}`, {
+      token: me.token,
+      headers: { 'x-correlation-id': 'corr-staff-patch' },
+      body: { version: 1, name: 'Renamed by staff' },
+    });
     assert.equal(renamed.status, 200, renamed.text);
     assert.equal((await server.request('PATCH', `/v1/orgs/${org.orgId}`, { key: org.key, body: { version: 2, name: 'Renamed by the org' } })).status, 200);
     const invited = await api.post('/v1/admin/staff', { email: `audit-${randomUUID().slice(0, 8)}@operator.test` }, 'corr-staff-invite');
 
     const all = (await api.get('/v1/admin/audit?limit=200')).body.items;
-    assert.ok(all.every((e: { actor: { type: string } }) => e.actor.type === 'staff'), 'only staff actions');
+    assert.ok(
+      all.every((e: { actor: { type: string } }) => e.actor.type === 'staff'),
+      'only staff actions',
+    );
     const mine = all.filter((e: { actor: { id: string } }) => e.actor.id === me.userId);
     assert.deepEqual(
       mine.map((e: { action: string; orgId: string | null; targetId: string; correlationId: string }) => [e.action, e.orgId, e.targetId, e.correlationId]),
@@ -182,13 +209,19 @@ describe('staff API: staff, the staff audit, the 7-day staff sign-in', () => {
       ],
     );
     const byOrg = (await api.get(`/v1/admin/audit?orgId=${org.orgId}`)).body.items;
-    assert.deepEqual(byOrg.map((e: { action: string }) => e.action), ['org.update']);
+    assert.deepEqual(
+      byOrg.map((e: { action: string }) => e.action),
+      ['org.update'],
+    );
     for (const bad of ['actorId=x', 'orgId=1', 'action=a%00b', 'limit=0']) {
       assert.equal((await api.get(`/v1/admin/audit?${bad}`)).status, 400, bad);
     }
     // The org's audit does not hold the staff actions of no org.
     const orgTrail = (await server.request('GET', `/v1/orgs/${org.orgId}/audit?limit=200`, { key: org.key })).body.items;
-    assert.equal(orgTrail.some((e: { action: string }) => e.action === 'staff.invite'), false);
+    assert.equal(
+      orgTrail.some((e: { action: string }) => e.action === 'staff.invite'),
+      false,
+    );
   });
 
   test('a staff sign-in lasts no longer than 7 days: the session then signs no one in silently, and no token from it refreshes', async () => {

@@ -100,7 +100,10 @@ describe('sigsvc org create', () => {
   test('creates an org, its owner and a first key that the service accepts', async () => {
     const { env, cleanup } = await isolatedStore();
     try {
-      const res = await runCli(['org', 'create', '--name', 'Acme', '--seats', '3', '--owner-email', 'boss@acme.test', '--owner-password', 'correct horse battery'], env);
+      const res = await runCli(
+        ['org', 'create', '--name', 'Acme', '--seats', '3', '--owner-email', 'boss@acme.test', '--owner-password', 'correct horse battery'],
+        env,
+      );
       assert.equal(res.code, 0, res.stderr);
       const out = JSON.parse(res.stdout);
       assert.deepEqual(Object.keys(out).sort(), ['apiKey', 'orgId', 'ownerUserId']);

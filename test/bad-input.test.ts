@@ -18,8 +18,7 @@ const NUL = 'a\u0000b';
 const LONE_SURROGATE = 'a\ud800b';
 const b64 = (s: string) => Buffer.from(s).toString('base64url');
 
-const isString = (s: JsonSchema): boolean =>
-  s.type === 'string' || (Array.isArray(s.type) && s.type.includes('string')) || (s.anyOf ?? []).some(isString);
+const isString = (s: JsonSchema): boolean => s.type === 'string' || (Array.isArray(s.type) && s.type.includes('string')) || (s.anyOf ?? []).some(isString);
 const isNumber = (s: JsonSchema): boolean => s.type === 'integer' || s.type === 'number' || (s.anyOf ?? []).some(isNumber);
 
 /** Asserts a 400 in the envelope whose issues name `field`. */
@@ -49,7 +48,10 @@ describe('bad input is a 400 naming the field, never a 500', () => {
     ids.keyId = org.keyId;
     ids.eventId = 'evt_unknown';
     // An endpoint of the org (its deliveries list is one of the lists), at a port nothing listens on.
-    const endpoint = await server.request('POST', `/v1/orgs/${org.orgId}/webhook-endpoints`, { key: org.key, body: { url: 'http://127.0.0.1:9/hooks', events: ['deployment.failed'] } });
+    const endpoint = await server.request('POST', `/v1/orgs/${org.orgId}/webhook-endpoints`, {
+      key: org.key,
+      body: { url: 'http://127.0.0.1:9/hooks', events: ['deployment.failed'] },
+    });
     assert.equal(endpoint.status, 201, endpoint.text);
     ids.endpointId = endpoint.body.endpointId;
     staffToken = await mintStaffToken(server);
@@ -223,7 +225,11 @@ describe('bad input is a 400 naming the field, never a 500', () => {
       'body.name',
       'org name',
     );
-    assertRefused(await server.request('POST', `/v1/orgs/${org.orgId}/users`, { key: org.key, body: { email: 'nul@example.test', name: NUL } }), 'body.name', 'user name');
+    assertRefused(
+      await server.request('POST', `/v1/orgs/${org.orgId}/users`, { key: org.key, body: { email: 'nul@example.test', name: NUL } }),
+      'body.name',
+      'user name',
+    );
     const afterwards = await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key });
     assert.deepEqual(afterwards.body, before.body);
     assert.equal((await server.request('GET', `${audit}?limit=200`, { key: org.key })).body.items.length, trail);

@@ -42,21 +42,23 @@ const before20250331: Shape = {
 
 // Since 2025-03-31: the period on the subscription's items, the subscription under `parent`.
 const since20250331: Shape = {
-  subscription: (customer, { status, quantity }) => ({
-    id: `sub_${customer}`,
-    object: 'subscription',
-    customer,
-    status,
-    metadata: {},
-    items: { object: 'list', data: [{ id: `si_${customer}`, object: 'subscription_item', quantity, current_period_end: PERIOD_END, price }] },
-  }) satisfies DeepPartial<Stripe.Subscription>,
-  invoice: (customer, status) => ({
-    id: `in_${customer}_${status}`,
-    object: 'invoice',
-    customer,
-    status,
-    parent: { type: 'subscription_details', subscription_details: { subscription: `sub_${customer}`, metadata: {} } },
-  }) satisfies DeepPartial<Stripe.Invoice>,
+  subscription: (customer, { status, quantity }) =>
+    ({
+      id: `sub_${customer}`,
+      object: 'subscription',
+      customer,
+      status,
+      metadata: {},
+      items: { object: 'list', data: [{ id: `si_${customer}`, object: 'subscription_item', quantity, current_period_end: PERIOD_END, price }] },
+    }) satisfies DeepPartial<Stripe.Subscription>,
+  invoice: (customer, status) =>
+    ({
+      id: `in_${customer}_${status}`,
+      object: 'invoice',
+      customer,
+      status,
+      parent: { type: 'subscription_details', subscription_details: { subscription: `sub_${customer}`, metadata: {} } },
+    }) satisfies DeepPartial<Stripe.Invoice>,
 };
 
 const SHAPES = { 'before 2025-03-31': before20250331, 'since 2025-03-31': since20250331 };
@@ -137,7 +139,10 @@ describe('billing is order-independent', () => {
         assert.deepEqual(await billing(o), signedUp, order.join(', '));
         const seen = await statuses(o);
         assert.equal(seen.length, 3, `${order.join(', ')}: every event linked to the org`);
-        assert.ok(seen.every((s: string) => s === 'applied' || s === 'ignored'), `${order.join(', ')}: none left waiting or failed (${seen})`);
+        assert.ok(
+          seen.every((s: string) => s === 'applied' || s === 'ignored'),
+          `${order.join(', ')}: none left waiting or failed (${seen})`,
+        );
         // Replaying changes nothing: nothing is failed, and a repeat is a duplicate.
         assert.deepEqual((await deliver(server, events.created)).body, { received: true, deduplicated: true });
       }
@@ -171,17 +176,24 @@ describe('billing is order-independent', () => {
   });
 
   test('the failure alone, in either order with the sign-up, leaves the org past due with a grace counted from the failure', async () => {
-    for (const order of [['signup', 'failed'], ['failed', 'signup']] as const) {
+    for (const order of [
+      ['signup', 'failed'],
+      ['failed', 'signup'],
+    ] as const) {
       const o = await createOrg(server);
       const customer = `cus_${o.orgId.slice(0, 8)}`;
       const up = signUp(o, customer, since20250331);
       const { failed } = recovery(customer, since20250331);
       for (const step of order) await deliverAll(step === 'signup' ? [up.paid, up.created, up.checkout] : [failed]);
-      assert.deepEqual(await billing(o), {
-        ...signedUp,
-        subscriptionStatus: 'past_due',
-        gracePeriodEndsAt: new Date((T + 86400 + 14 * 86400) * 1000).toISOString(),
-      }, order.join(', '));
+      assert.deepEqual(
+        await billing(o),
+        {
+          ...signedUp,
+          subscriptionStatus: 'past_due',
+          gracePeriodEndsAt: new Date((T + 86400 + 14 * 86400) * 1000).toISOString(),
+        },
+        order.join(', '),
+      );
     }
   });
 });

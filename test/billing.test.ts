@@ -31,7 +31,10 @@ describe('payment-provider webhooks and billing', () => {
     const o = await createOrg(server);
     const customer = `cus_${o.orgId.slice(0, 8)}`;
     const periodEnd = ts() + 30 * 86400;
-    let res = await deliver(server, event('checkout.session.completed', { customer, client_reference_id: o.orgId, subscription: 'sub_test', current_period_end: periodEnd }));
+    let res = await deliver(
+      server,
+      event('checkout.session.completed', { customer, client_reference_id: o.orgId, subscription: 'sub_test', current_period_end: periodEnd }),
+    );
     assert.deepEqual(res.body, { received: true, kind: 'patch' });
     let state = await org(o);
     assert.equal(state.subscriptionStatus, 'active');
@@ -42,7 +45,10 @@ describe('payment-provider webhooks and billing', () => {
     state = await org(o);
     assert.deepEqual([state.plan, state.priceVersion, state.seats], ['team', 'price_team_v3', 12]);
 
-    res = await deliver(server, event('customer.subscription.updated', subscription(o.orgId, { quantity: 12, lookupKey: 'business', priceId: 'price_biz_v1' })));
+    res = await deliver(
+      server,
+      event('customer.subscription.updated', subscription(o.orgId, { quantity: 12, lookupKey: 'business', priceId: 'price_biz_v1' })),
+    );
     state = await org(o);
     assert.deepEqual([state.plan, state.priceVersion], ['business', 'price_biz_v1']);
 
@@ -120,7 +126,11 @@ describe('payment-provider webhooks and billing', () => {
   });
 
   test('a body without id, type or data.object is 400', async () => {
-    for (const body of [{ type: 'invoice.paid', data: { object: {} } }, { id: 'evt_x', data: { object: {} } }, { id: 'evt_x', type: 'x', data: {} }]) {
+    for (const body of [
+      { type: 'invoice.paid', data: { object: {} } },
+      { id: 'evt_x', data: { object: {} } },
+      { id: 'evt_x', type: 'x', data: {} },
+    ]) {
       const res = await deliver(server, body);
       assert.equal(res.status, 400, JSON.stringify(body));
       assert.equal(res.body.error.code, 'BAD_REQUEST');
@@ -142,7 +152,10 @@ describe('payment-provider webhooks and billing', () => {
     const o = await createOrg(server);
     const evt = event('customer.subscription.updated', subscription(o.orgId, { quantity: 33 }));
     const results = await Promise.all(Array.from({ length: 6 }, () => deliver(server, evt)));
-    assert.deepEqual(results.map((r) => r.status), [200, 200, 200, 200, 200, 200]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      [200, 200, 200, 200, 200, 200],
+    );
     assert.equal(results.filter((r) => r.body.kind === 'patch').length, 1);
     assert.equal(results.filter((r) => r.body.deduplicated).length, 5);
     const audit = await auditOf(o, { action: 'billing.customer.subscription.updated' });
@@ -192,7 +205,11 @@ describe('payment-provider webhooks and billing', () => {
       asStaff.GET('/v1/admin/webhook-events', { params: { query } });
     const replay = (eventId: string) => asStaff.POST('/v1/admin/webhook-events/{eventId}/replay', { params: { path: { eventId } } });
     const failed = ok(await events({ status: 'failed' }), 200);
-    assert.equal(failed.items.find((e) => e.id === invoice.id), undefined, 'waiting is not failing');
+    assert.equal(
+      failed.items.find((e) => e.id === invoice.id),
+      undefined,
+      'waiting is not failing',
+    );
     const pending = ok(await events({ status: 'pending', limit: 200 })).items;
     const kept = pending.find((e) => e.id === invoice.id);
     assert.equal(kept?.customerId, customer);
@@ -214,7 +231,10 @@ describe('payment-provider webhooks and billing', () => {
     await deliver(server, event('checkout.session.completed', { customer, client_reference_id: o.orgId }, { created: checkoutCreated }));
     assert.equal((await org(o)).subscriptionStatus, 'past_due');
     const applied = ok(await events({ orgId: o.orgId, type: 'invoice.payment_failed' })).items;
-    assert.deepEqual(applied.map((e) => [e.id, e.status]), [[invoice.id, 'applied']]);
+    assert.deepEqual(
+      applied.map((e) => [e.id, e.status]),
+      [[invoice.id, 'applied']],
+    );
     assert.equal(ok(await replay(invoice.id)).result, 'not-failed');
     // Staff only.
     refused(await api(server).GET('/v1/admin/webhook-events', {}), 401);
@@ -225,12 +245,14 @@ describe('payment-provider webhooks and billing', () => {
   // Deliveries that arrive while a transaction is being written are applied together (group
   // commit). intake() called several times in one turn puts them in one batch.
   const intakeAll = (events: ReturnType<typeof event>[]) =>
-    Promise.all(events.map((e) => server.deps.billing.intake({ id: e.id, type: e.type, created: e.created, object: e.data.object }, Buffer.from(JSON.stringify(e)), 'corr-burst')));
+    Promise.all(
+      events.map((e) =>
+        server.deps.billing.intake({ id: e.id, type: e.type, created: e.created, object: e.data.object }, Buffer.from(JSON.stringify(e)), 'corr-burst'),
+      ),
+    );
   const receivedAt = async (ids: string[]) =>
     new Set(
-      (await server.deps.database.db.selectFrom('webhook_events').select('received_at').where('id', 'in', ids).execute()).map((r) =>
-        r.received_at.getTime(),
-      ),
+      (await server.deps.database.db.selectFrom('webhook_events').select('received_at').where('id', 'in', ids).execute()).map((r) => r.received_at.getTime()),
     );
   const billingState = async (o: TestOrg) => {
     const s = await org(o);
@@ -267,17 +289,30 @@ describe('payment-provider webhooks and billing', () => {
     assert.deepEqual(one, results);
     assert.equal((await receivedAt(apart.events.map((e) => e.id))).size, apart.events.length - 1, 'one transaction each (the duplicate has none)');
 
-    for (const [x, y] of [[together.a, apart.a], [together.b, apart.b]] as const) {
+    for (const [x, y] of [
+      [together.a, apart.a],
+      [together.b, apart.b],
+    ] as const) {
       assert.deepEqual(await billingState(x), await billingState(y));
     }
     assert.deepEqual(await billingState(together.a), { status: 'past_due', seats: 50, plan: 'trial', grace: true, version: 3 });
     assert.deepEqual(await billingState(together.b), { status: 'active', seats: 7, plan: 'team', grace: false, version: 2 });
     const audit = await auditOf(together.a, { limit: 50 });
     assert.deepEqual(
-      audit.filter((e) => e.action.startsWith('billing.')).map((e) => [e.action, e.correlationId]).reverse(),
-      [['billing.checkout.session.completed', 'corr-burst'], ['billing.invoice.payment_failed', 'corr-burst']],
+      audit
+        .filter((e) => e.action.startsWith('billing.'))
+        .map((e) => [e.action, e.correlationId])
+        .reverse(),
+      [
+        ['billing.checkout.session.completed', 'corr-burst'],
+        ['billing.invoice.payment_failed', 'corr-burst'],
+      ],
     );
-    const failed = await server.deps.database.db.selectFrom('webhook_events').selectAll().where('id', '=', together.events[5]?.id as string).executeTakeFirstOrThrow();
+    const failed = await server.deps.database.db
+      .selectFrom('webhook_events')
+      .selectAll()
+      .where('id', '=', together.events[5]?.id as string)
+      .executeTakeFirstOrThrow();
     assert.equal(failed.status, 'pending');
     assert.equal(failed.customer_id, `cus_nobody_${together.a.orgId.slice(0, 8)}`);
   });
@@ -294,7 +329,15 @@ describe('payment-provider webhooks and billing', () => {
       ];
       const results: string[] = together ? await intakeAll(events) : [];
       if (!together) for (const e of events) results.push((await intakeAll([e]))[0] as string);
-      const rows = await server.deps.database.db.selectFrom('webhook_events').select(['id', 'status']).where('id', 'in', events.map((e) => e.id)).execute();
+      const rows = await server.deps.database.db
+        .selectFrom('webhook_events')
+        .select(['id', 'status'])
+        .where(
+          'id',
+          'in',
+          events.map((e) => e.id),
+        )
+        .execute();
       return { o, results, statuses: events.map((e) => rows.find((r) => r.id === e.id)?.status) };
     };
     const together = await run(true);
@@ -323,7 +366,11 @@ describe('payment-provider webhooks and billing', () => {
     assert.equal((await org(a)).subscriptionStatus, 'active');
     assert.equal((await org(b)).subscriptionStatus, 'trialing');
     assert.equal((await org(c)).seats, 9);
-    const kept = await server.deps.database.db.selectFrom('webhook_events').selectAll().where('id', '=', events[1]?.id as string).executeTakeFirstOrThrow();
+    const kept = await server.deps.database.db
+      .selectFrom('webhook_events')
+      .selectAll()
+      .where('id', '=', events[1]?.id as string)
+      .executeTakeFirstOrThrow();
     assert.equal(kept.status, 'failed');
     // Staff read a sentence and a stable code; the database's own text stays in the log.
     assert.equal(kept.error_code, 'CUSTOMER_TAKEN');
@@ -432,7 +479,7 @@ describe('webhook configuration and dedup window', () => {
       offsetMs = 122_000;
       assert.ok((await server.deps.billing.purge()) >= 1);
       assert.equal(await stored(unrelated.id), undefined, 'ids older than the window are purged');
-      assert.ok(await stored(evt.id), 'an org\'s history stays: a late event is applied by re-applying it');
+      assert.ok(await stored(evt.id), "an org's history stays: a late event is applied by re-applying it");
     } finally {
       await server.close();
     }

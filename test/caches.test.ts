@@ -37,12 +37,15 @@ describe('caches: what a write must invalidate, through HTTP', () => {
   /** What a user write must forget: the user's account state, its org (seat count), its renders' row. */
   function assertUserForgotten(orgId: string, userId: string) {
     assert.equal(caches().accounts.has(userId), false, 'the account state is forgotten');
-    assert.equal(caches().orgs.has(orgId), false, "the org (with its seat count) is forgotten");
+    assert.equal(caches().orgs.has(orgId), false, 'the org (with its seat count) is forgotten');
     assert.equal(caches().renderUsers.has(`${orgId}:${userId}`), false, "the user's render row is forgotten");
   }
 
   function render(org: TestOrg, userId: string, templateId?: string) {
-    return api(server, org).POST('/v1/orgs/{orgId}/render/{userId}', { params: { path: { orgId: org.orgId, userId } }, body: templateId ? { templateId } : {} });
+    return api(server, org).POST('/v1/orgs/{orgId}/render/{userId}', {
+      params: { path: { orgId: org.orgId, userId } },
+      body: templateId ? { templateId } : {},
+    });
   }
   const renderedHtml = async (org: TestOrg, userId: string, templateId?: string) => ok(await render(org, userId, templateId), 200).html;
   const userPath = (org: TestOrg, userId: string) => ({ params: { path: { orgId: org.orgId, userId } } });
@@ -54,7 +57,10 @@ describe('caches: what a write must invalidate, through HTTP', () => {
       const template = await createTemplate(server, org);
       assert.match((await warm(org, user.userId, template.templateId)).html, /Before Name/);
 
-      ok(await api(server, org).PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(org, user.userId), body: { version: user.version, name: 'After Name' } }), 200);
+      ok(
+        await api(server, org).PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(org, user.userId), body: { version: user.version, name: 'After Name' } }),
+        200,
+      );
       assertUserForgotten(org.orgId, user.userId);
       assert.match(await renderedHtml(org, user.userId, template.templateId), /After Name/);
 
@@ -89,7 +95,12 @@ describe('caches: what a write must invalidate, through HTTP', () => {
 
       // Through the API's MFA service (which audits in the same transaction, then forgets).
       await warm(org, user.userId, template.templateId);
-      const self: Access = { orgId: org.orgId, principal: { kind: 'user', userId: user.userId, orgId: org.orgId, role: 'member' }, role: 'member', userId: user.userId };
+      const self: Access = {
+        orgId: org.orgId,
+        principal: { kind: 'user', userId: user.userId, orgId: org.orgId, role: 'member' },
+        role: 'member',
+        userId: user.userId,
+      };
       const ctx = { orgId: org.orgId, principal: self.principal, correlationId: 'caches-test' };
       await server.deps.mfa.disable(self, ctx, user.userId);
       assertUserForgotten(org.orgId, user.userId);
@@ -126,7 +137,7 @@ describe('caches: what a write must invalidate, through HTTP', () => {
       assert.match(await renderedHtml(org, user.userId), /third/);
     });
 
-    test("an org write (its name; its billing state): the org, so renders show the new name", async () => {
+    test('an org write (its name; its billing state): the org, so renders show the new name', async () => {
       const org = await createOrg(server, { name: 'Old Org Name' });
       const user = await createUser(server, org);
       const template = await createTemplate(server, org, { html: '<p>{{ org.name }}</p>' });

@@ -21,7 +21,7 @@ describe('campaigns and Gmail', () => {
 
   test("a campaign's start adds its banner to its audience's Gmail signatures, and its end takes it away", async () => {
     const org = await createOrg(server, { seats: 50 });
-    await createTemplate(server, org, { html: '<p>{{ user.name }}</p>{{ campaign.banner | raw }}', });
+    await createTemplate(server, org, { html: '<p>{{ user.name }}</p>{{ campaign.banner | raw }}' });
     const ws = workspace(fake, 4);
     await connect(server, org, ws);
     const everyone = [ws.admin, ...ws.users];
@@ -48,8 +48,11 @@ describe('campaigns and Gmail', () => {
     assert.ok(sales.length > 0 && others.length > 0);
 
     clock.advance(HOUR);
-    await waitFor(() => sales.every((u) => u.signature?.includes('alt="Launch"')), 'the banner in the Sales users\' Gmail', 60_000);
-    assert.ok(others.every((u) => !u.signature?.includes('alt="Launch"')), 'not in the others\'');
+    await waitFor(() => sales.every((u) => u.signature?.includes('alt="Launch"')), "the banner in the Sales users' Gmail", 60_000);
+    assert.ok(
+      others.every((u) => !u.signature?.includes('alt="Launch"')),
+      "not in the others'",
+    );
 
     clock.advance(HOUR);
     await waitFor(() => sales.every((u) => !u.signature?.includes('alt="Launch"')), 'the banner gone at the end', 60_000);

@@ -37,7 +37,12 @@ describe('campaigns', () => {
 
   async function setUp() {
     const org = await createOrg(server);
-    await createTemplate(server, org, { name: 'With banner', html: '<p>{{ user.name }}</p>{{ campaign.banner | raw }}', text: '{{ user.name }}\n{{ campaign.text }}', isDefault: true });
+    await createTemplate(server, org, {
+      name: 'With banner',
+      html: '<p>{{ user.name }}</p>{{ campaign.banner | raw }}',
+      text: '{{ user.name }}\n{{ campaign.text }}',
+      isDefault: true,
+    });
     const sales = await createUser(server, org, { name: 'Sally', department: 'Sales' });
     const engineer = await createUser(server, org, { name: 'Eddie', department: 'Engineering' });
     return { org, sales, engineer, images: [await upload(org, 1200, 300), await upload(org, 600, 100)] };
@@ -75,7 +80,10 @@ describe('campaigns', () => {
     assert.equal((await api('GET', `/campaigns/${id}`)).body.status, 'ended');
     assert.doesNotMatch((await signature(org, sales.userId)).html, /<img/, 'not after its end');
     const listed = await api('GET', '/campaigns');
-    assert.deepEqual(listed.body.items.map((c: { campaignId: string; status: string }) => [c.campaignId, c.status]), [[id, 'ended']]);
+    assert.deepEqual(
+      listed.body.items.map((c: { campaignId: string; status: string }) => [c.campaignId, c.status]),
+      [[id, 'ended']],
+    );
   });
 
   test('ending now with PATCH {version, endsAt}; the newest started wins an overlap; DELETE stops a banner', async () => {
@@ -83,7 +91,14 @@ describe('campaigns', () => {
     const api = as(org);
     const base = { audience: {}, variants: [{ imageId: images[1], link: 'https://a.example/', alt: 'A', weight: 1 }] };
     const first = (await api('POST', '/campaigns', { ...base, name: 'First', startsAt: at(-2 * HOUR) })).body;
-    const second = (await api('POST', '/campaigns', { ...base, name: 'Second', startsAt: at(-HOUR), variants: [{ imageId: images[1], link: 'https://b.example/', alt: 'B', weight: 1 }] })).body;
+    const second = (
+      await api('POST', '/campaigns', {
+        ...base,
+        name: 'Second',
+        startsAt: at(-HOUR),
+        variants: [{ imageId: images[1], link: 'https://b.example/', alt: 'B', weight: 1 }],
+      })
+    ).body;
     assert.match((await signature(org, sales.userId)).html, /alt="B"/, 'the newest started');
     const stale = await api('PATCH', `/campaigns/${second.campaignId}`, { version: 99, endsAt: at(0) });
     assert.equal(stale.status, 409, stale.text);
@@ -122,15 +137,30 @@ describe('campaigns', () => {
       ],
     });
     assert.equal(paused.status, 200, paused.text);
-    assert.deepEqual(await seen(), people.map(() => 2));
+    assert.deepEqual(
+      await seen(),
+      people.map(() => 2),
+    );
 
     const other = await createOrg(server);
     const foreignImage = await upload(other, 10, 10);
     const bad: [unknown, string][] = [
-      [{ name: 'x', startsAt: at(0), audience: {}, variants: [{ imageId: foreignImage, link: 'https://x.example/', alt: '', weight: 1 }] }, 'body.variants.0.imageId'],
-      [{ name: 'x', startsAt: at(0), endsAt: at(-1), audience: {}, variants: [{ imageId: images[0], link: 'https://x.example/', alt: '', weight: 1 }] }, 'body.endsAt'],
-      [{ name: 'x', startsAt: at(0), audience: {}, variants: [{ imageId: images[0], link: 'javascript:alert(1)', alt: '', weight: 1 }] }, 'body.variants.0.link'],
-      [{ name: 'x', startsAt: at(0), audience: {}, variants: [{ imageId: images[0], link: 'https://x.example/', alt: '', weight: -1 }] }, 'body.variants.0.weight'],
+      [
+        { name: 'x', startsAt: at(0), audience: {}, variants: [{ imageId: foreignImage, link: 'https://x.example/', alt: '', weight: 1 }] },
+        'body.variants.0.imageId',
+      ],
+      [
+        { name: 'x', startsAt: at(0), endsAt: at(-1), audience: {}, variants: [{ imageId: images[0], link: 'https://x.example/', alt: '', weight: 1 }] },
+        'body.endsAt',
+      ],
+      [
+        { name: 'x', startsAt: at(0), audience: {}, variants: [{ imageId: images[0], link: 'javascript:alert(1)', alt: '', weight: 1 }] },
+        'body.variants.0.link',
+      ],
+      [
+        { name: 'x', startsAt: at(0), audience: {}, variants: [{ imageId: images[0], link: 'https://x.example/', alt: '', weight: -1 }] },
+        'body.variants.0.weight',
+      ],
       [{ name: 'x', startsAt: at(0), audience: {}, variants: [] }, 'body.variants'],
     ];
     for (const [body, field] of bad) {

@@ -21,7 +21,11 @@ describe('clicks', () => {
     const org = await createOrg(server);
     await createTemplate(server, org, { name: 'Banner', html: '<p>{{ user.name }}</p>{{ campaign.banner | raw }}', isDefault: true });
     const user = await createUser(server, org, { department: 'Sales' });
-    const upload = await fetch(`${server.url}/v1/orgs/${org.orgId}/images`, { method: 'POST', headers: { 'x-api-key': org.key, 'content-type': 'image/png' }, body: new Uint8Array(png(600, 100)) });
+    const upload = await fetch(`${server.url}/v1/orgs/${org.orgId}/images`, {
+      method: 'POST',
+      headers: { 'x-api-key': org.key, 'content-type': 'image/png' },
+      body: new Uint8Array(png(600, 100)),
+    });
     const imageId = ((await upload.json()) as { imageId: string }).imageId;
     const made = await server.request('POST', `/v1/orgs/${org.orgId}/campaigns`, {
       key: org.key,
@@ -59,13 +63,18 @@ describe('clicks', () => {
     assert.equal(get.headers.get('location'), head.headers.get('location'));
     const rows = await clicksOf(org.orgId, campaignId);
     assert.equal(rows.length, 1);
-    assert.deepEqual([rows[0]!.user_id, rows[0]!.variant, rows[0]!.suspected_bot, rows[0]!.destination.startsWith('https://shop.example/spring')], [user.userId, 0, false, true]);
+    assert.deepEqual(
+      [rows[0]!.user_id, rows[0]!.variant, rows[0]!.suspected_bot, rows[0]!.destination.startsWith('https://shop.example/spring')],
+      [user.userId, 0, false, true],
+    );
   });
 
   test('a token that is not ours is 404 and records nothing', async () => {
     const { org, campaignId, href } = await bannerLink();
     const [body, mac] = href.slice(href.lastIndexOf('/') + 1).split('.') as [string, string];
-    const forged = Buffer.from(JSON.stringify([org.orgId, campaignId, 0, '00000000-0000-4000-8000-000000000000', 'https://evil.example/'])).toString('base64url');
+    const forged = Buffer.from(JSON.stringify([org.orgId, campaignId, 0, '00000000-0000-4000-8000-000000000000', 'https://evil.example/'])).toString(
+      'base64url',
+    );
     for (const token of [`${forged}.${mac}`, `${body}.AAAAAAAAAAAAAAAAAAAAAA`, 'x']) {
       const res = await follow(`${server.url}/v1/c/${token}`);
       assert.equal(res.status, 404, token);
@@ -74,7 +83,7 @@ describe('clicks', () => {
     assert.equal((await clicksOf(org.orgId, campaignId)).length, 0);
   });
 
-  test('a scanner\'s click and a second distinct link within 10 s are kept, marked suspectedBot', async () => {
+  test("a scanner's click and a second distinct link within 10 s are kept, marked suspectedBot", async () => {
     const { org, user, campaignId, href } = await bannerLink();
     assert.equal((await follow(href, 'GET', 'Mozilla/5.0 HeadlessChrome/120.0.0.0')).status, 302);
     // Another link of the same signature (as the track filter makes them), from the same address, at once.
@@ -98,8 +107,12 @@ describe('clicks', () => {
     });
     assert.equal(renamed.status, 200, renamed.text);
     // bannerLink served one signature; two more, and a preview that does not count.
-    for (let i = 0; i < 2; i++) assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/users/${user.userId}/signature`, { key: org.key })).status, 200);
-    const preview = await server.request('POST', `/v1/orgs/${org.orgId}/templates/preview`, { key: org.key, body: { userId: user.userId, html: '{{ campaign.banner | raw }}' } });
+    for (let i = 0; i < 2; i++)
+      assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/users/${user.userId}/signature`, { key: org.key })).status, 200);
+    const preview = await server.request('POST', `/v1/orgs/${org.orgId}/templates/preview`, {
+      key: org.key,
+      body: { userId: user.userId, html: '{{ campaign.banner | raw }}' },
+    });
     assert.equal(preview.status, 200, preview.text);
     assert.equal((await follow(href)).status, 302);
     assert.equal((await follow(href, 'GET', 'Mimecast-URL-Protect/1.0')).status, 302);
@@ -116,7 +129,9 @@ describe('clicks', () => {
     const bad = await server.request('GET', `/v1/orgs/${org.orgId}/campaigns/${campaignId}/stats?from=2026-02-01&to=2026-01-01`, { key: org.key });
     assert.equal(bad.status, 400);
 
-    const csv = await fetch(`${server.url}/v1/orgs/${org.orgId}/campaigns/${campaignId}/stats?from=${today}&to=${today}`, { headers: { 'x-api-key': org.key, accept: 'text/csv' } });
+    const csv = await fetch(`${server.url}/v1/orgs/${org.orgId}/campaigns/${campaignId}/stats?from=${today}&to=${today}`, {
+      headers: { 'x-api-key': org.key, accept: 'text/csv' },
+    });
     assert.equal(csv.status, 200);
     assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
     const lines = (await csv.text()).trim().split('\r\n');
@@ -124,9 +139,13 @@ describe('clicks', () => {
     assert.equal(lines[1], `"'=HYPERLINK(""http://evil.example"")",${today},0,Spring,3,2,1,1,0.333333`);
   });
 
-  test('hand-written HTML: a URL through `track` is a tracked link; with clickTracking false the org\'s links render as they are', async () => {
+  test("hand-written HTML: a URL through `track` is a tracked link; with clickTracking false the org's links render as they are", async () => {
     const org = await createOrg(server);
-    await createTemplate(server, org, { name: 'Hand', html: '<p><a href="{{ \'https://docs.example/guide?a=1&b=2\' | track }}">Guide</a> <a href="mailto:x@example.com">mail</a></p>', isDefault: true });
+    await createTemplate(server, org, {
+      name: 'Hand',
+      html: '<p><a href="{{ \'https://docs.example/guide?a=1&b=2\' | track }}">Guide</a> <a href="mailto:x@example.com">mail</a></p>',
+      isDefault: true,
+    });
     const user = await createUser(server, org);
     const sig = await server.request('GET', `/v1/orgs/${org.orgId}/users/${user.userId}/signature`, { key: org.key });
     const href = /href="([^"]+)"/.exec(sig.body.html)![1]!.replaceAll('&amp;', '&');
@@ -151,7 +170,18 @@ describe('clicks', () => {
     const db = server.deps.database.db;
     const now = Date.now();
     const day = 86_400_000;
-    const row = (address: string, at: number) => ({ orgId: org.orgId, campaignId, variant: 0, userId: user.userId, destination: 'https://x.example/', at: new Date(at), address, userAgent: '', suspectedBot: false, botReason: null });
+    const row = (address: string, at: number) => ({
+      orgId: org.orgId,
+      campaignId,
+      variant: 0,
+      userId: user.userId,
+      destination: 'https://x.example/',
+      at: new Date(at),
+      address,
+      userAgent: '',
+      suspectedBot: false,
+      botReason: null,
+    });
     await clicksRepo.insertMany(db, [row('203.0.113.77', now - 31 * day), row('2001:db8:1234:5678::9', now - 31 * day), row('198.51.100.9', now - 2 * day)]);
     await clicksRepo.truncateAddresses(db, new Date(now - server.deps.config.clickAddressRetentionDays * day));
     const addresses = (await clicksOf(org.orgId, campaignId)).map((r) => r.address);
@@ -160,11 +190,16 @@ describe('clicks', () => {
 
   test('a pixel open of a signature with a banner counts as an impression of its campaign (signed c); a forged c counts nothing', async () => {
     const { org, user, campaignId } = await bannerLink();
-    await createTemplate(server, org, { name: 'Pixel', html: '<p>{{ user.name }}</p>{{ campaign.banner | raw }}<img src="{{ pixel_url }}" width="1" height="1" alt="">', isDefault: true });
+    await createTemplate(server, org, {
+      name: 'Pixel',
+      html: '<p>{{ user.name }}</p>{{ campaign.banner | raw }}<img src="{{ pixel_url }}" width="1" height="1" alt="">',
+      isDefault: true,
+    });
     const sig = await server.request('GET', `/v1/orgs/${org.orgId}/users/${user.userId}/signature`, { key: org.key });
     const pixel = /src="([^"]*\/v1\/p\/[^"]+)"/.exec(sig.body.html)?.[1]?.replaceAll('&amp;', '&');
     assert.ok(pixel?.includes('?c='), sig.body.html);
-    const statsNow = async () => (await server.request('GET', `/v1/orgs/${org.orgId}/campaigns/${campaignId}/stats`, { key: org.key })).body.variants[0].impressions as number;
+    const statsNow = async () =>
+      (await server.request('GET', `/v1/orgs/${org.orgId}/campaigns/${campaignId}/stats`, { key: org.key })).body.variants[0].impressions as number;
     const before = await statsNow();
     assert.equal((await fetch(pixel!)).status, 200);
     assert.equal(await statsNow(), before + 1, 'the open counted');

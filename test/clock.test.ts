@@ -27,9 +27,7 @@ function codeOf(text: string): string[] {
 
 /** Where a text reads the wall clock, as `line: what`. */
 export function clockReads(text: string): string[] {
-  return codeOf(text).flatMap((line, i) =>
-    READS_OF_THE_CLOCK.filter(({ pattern }) => pattern.test(line)).map(({ name }) => `${i + 1}: ${name}`),
-  );
+  return codeOf(text).flatMap((line, i) => READS_OF_THE_CLOCK.filter(({ pattern }) => pattern.test(line)).map(({ name }) => `${i + 1}: ${name}`));
 }
 
 test('the matcher finds each way of reading the wall clock, and nothing else', () => {
@@ -50,8 +48,6 @@ test('no file of src/ but the clock module reads the wall clock', () => {
   assert.ok(files.length > 50, `found ${files.length} files`);
   assert.ok(files.includes(CLOCK_MODULE));
   assert.ok(clockReads(readFileSync(path.join(SRC, CLOCK_MODULE), 'utf8')).length > 0, 'the clock module reads the clock');
-  const found = files
-    .filter((f) => f !== CLOCK_MODULE)
-    .flatMap((f) => clockReads(readFileSync(path.join(SRC, f), 'utf8')).map((at) => `${f}:${at}`));
+  const found = files.filter((f) => f !== CLOCK_MODULE).flatMap((f) => clockReads(readFileSync(path.join(SRC, f), 'utf8')).map((at) => `${f}:${at}`));
   assert.deepEqual(found, []);
 });

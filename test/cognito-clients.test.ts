@@ -26,11 +26,14 @@ describe('Cognito clients: openid-client and aws-jwt-verify', () => {
     const { authUrl, appUrl } = server.deps.config;
     app = await oidcClient(authUrl, 'app-client-cog', appUrl);
     // What a Cognito app configures: the pool's issuer, its client id, the JWKS the discovery names.
-    verifier = JwtVerifier.create({
-      issuer: authUrl,
-      audience: 'app-client-cog',
-      jwksUri: String(app.config.serverMetadata().jwks_uri),
-    }, { jwksCache });
+    verifier = JwtVerifier.create(
+      {
+        issuer: authUrl,
+        audience: 'app-client-cog',
+        jwksUri: String(app.config.serverMetadata().jwks_uri),
+      },
+      { jwksCache },
+    );
   });
   after(() => server.close());
 
@@ -66,7 +69,10 @@ describe('Cognito clients: openid-client and aws-jwt-verify', () => {
   test('the verifier refuses a token of another client, and a tampered one', async () => {
     const member = await userWithPassword(server, org, 'member');
     const { tokens } = await signIn(app, { username: member.email, password: member.password });
-    const otherClient = JwtVerifier.create({ issuer: server.deps.config.authUrl, audience: 'admin-client-cog', jwksUri: String(app.config.serverMetadata().jwks_uri) }, { jwksCache });
+    const otherClient = JwtVerifier.create(
+      { issuer: server.deps.config.authUrl, audience: 'admin-client-cog', jwksUri: String(app.config.serverMetadata().jwks_uri) },
+      { jwksCache },
+    );
     await assert.rejects(otherClient.verify(tokens.id_token as string), /audience/i);
     const [h, p, s] = (tokens.id_token as string).split('.');
     const body = JSON.parse(Buffer.from(p as string, 'base64url').toString());

@@ -51,7 +51,11 @@ describe('cursors are exact: rows sharing a timestamp to the microsecond, walked
     await sharedTimestamp('users', 'created_at', ids);
     const seen = await walk(`/v1/orgs/${org.orgId}/users`, (u) => u.userId as string);
     assert.equal(new Set(seen).size, seen.length, 'no user twice');
-    assert.deepEqual(seen.filter((id) => ids.includes(id)), ids, 'every user once, in creation order');
+    assert.deepEqual(
+      seen.filter((id) => ids.includes(id)),
+      ids,
+      'every user once, in creation order',
+    );
     assert.equal(seen.length, ROWS + 1, 'and the owner');
   });
 

@@ -12,7 +12,9 @@ import { waitFor } from './helpers/wait.ts';
 
 const LOCK_MODULE = new URL('../src/store/data-dir-lock.ts', import.meta.url).href;
 
-test('a zombie owner (killed, never reaped) does not hold the lock; a live one does', { skip: process.platform !== 'linux' && 'zombies are read from /proc' }, async () => {
+test('a zombie owner (killed, never reaped) does not hold the lock; a live one does', {
+  skip: process.platform !== 'linux' && 'zombies are read from /proc',
+}, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'sigsvc-lock-'));
   // sh starts the owner in the background, prints its pid, and becomes `sleep`, which never reaps
   // it: once killed, the owner stays a zombie for as long as sleep runs.
@@ -26,7 +28,10 @@ test('a zombie owner (killed, never reaped) does not hold the lock; a live one d
     await waitFor(() => /pid \d+/.test(out) && out.includes('locked'), 'the owner to take the lock');
     const pid = Number(/pid (\d+)/.exec(out)![1]);
     assert.equal(Number(readFileSync(join(dir, 'sigsvc.lock'), 'utf8').split(' ')[0]), pid);
-    assert.throws(() => lockDataDir(dir), (err: Error) => err instanceof DataDirInUseError && err.message.includes(`in use by process ${pid}`));
+    assert.throws(
+      () => lockDataDir(dir),
+      (err: Error) => err instanceof DataDirInUseError && err.message.includes(`in use by process ${pid}`),
+    );
 
     process.kill(pid, 'SIGKILL');
     await waitFor(() => processStat(pid)?.state === 'Z', `process ${pid} to be a zombie`, 10_000);
@@ -41,7 +46,9 @@ test('a zombie owner (killed, never reaped) does not hold the lock; a live one d
   }
 });
 
-test("a lock naming a live process under another start time (the dead owner's pid, reused) is taken over; a bare pid of a live one is not", { skip: process.platform !== 'linux' && 'start times are read from /proc' }, async () => {
+test("a lock naming a live process under another start time (the dead owner's pid, reused) is taken over; a bare pid of a live one is not", {
+  skip: process.platform !== 'linux' && 'start times are read from /proc',
+}, async () => {
   const dir = mkdtempSync(join(tmpdir(), 'sigsvc-lock-'));
   const other = spawn('sleep', ['120'], { stdio: 'ignore' });
   try {

@@ -38,7 +38,11 @@ async function until(what: string, ok: () => Promise<boolean> | boolean, withinM
   throw new Error(`${what}: not within ${withinMs} ms`);
 }
 
-const healthy = (url: string) => () => fetch(`${url}/health`).then((r) => r.status === 200, () => false);
+const healthy = (url: string) => () =>
+  fetch(`${url}/health`).then(
+    (r) => r.status === 200,
+    () => false,
+  );
 
 describe('PostgreSQL backends terminated during a burst of writes', () => {
   test('the process lives, every write answered 201 is stored, the others are 503 with Retry-After, /health is 200 again', async (t) => {
@@ -48,7 +52,16 @@ describe('PostgreSQL backends terminated during a burst of writes', () => {
     let service: Awaited<ReturnType<typeof startProcess>> | undefined;
     try {
       // The burst measures the database, not the buckets: the stage's and the org's are raised out of its way.
-      const env = { DATABASE_URL: scratch.url, LOG_LEVEL: 'warn', RATE_LIMIT_RPS: '100000', RATE_LIMIT_BURST: '100000', ORG_RATE_LIMIT_RPS: '100000', ORG_RATE_LIMIT_BURST: '100000', QUOTA_REQUESTS_PER_MONTH: '0', THROTTLE_REFUSAL_DELAY_MS: '0' };
+      const env = {
+        DATABASE_URL: scratch.url,
+        LOG_LEVEL: 'warn',
+        RATE_LIMIT_RPS: '100000',
+        RATE_LIMIT_BURST: '100000',
+        ORG_RATE_LIMIT_RPS: '100000',
+        ORG_RATE_LIMIT_BURST: '100000',
+        QUOTA_REQUESTS_PER_MONTH: '0',
+        THROTTLE_REFUSAL_DELAY_MS: '0',
+      };
       const created = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'Burst', '--owner-email', 'burst@example.test', '--seats', '1000'], env);
       assert.equal(created.code, 0, created.stderr);
       const org = JSON.parse(created.stdout) as { orgId: string; apiKey: { key: string } };
@@ -80,7 +93,10 @@ describe('PostgreSQL backends terminated during a burst of writes', () => {
       }
       await burst;
       t.diagnostic(`backends terminated: ${killed.join(', ')}; answers: ${JSON.stringify(count(answers.map((a) => a.status)))}`);
-      assert.ok(killed.every((n) => n > 0), `each termination ended the service's backends (${killed})`);
+      assert.ok(
+        killed.every((n) => n > 0),
+        `each termination ended the service's backends (${killed})`,
+      );
 
       assert.equal(process.kill(service.pid!, 0), true, 'the process is alive');
       assert.doesNotMatch(service.output(), /Unhandled 'error' event/);
@@ -99,7 +115,10 @@ describe('PostgreSQL backends terminated during a burst of writes', () => {
       const rows = await admin.query<{ email: string }>('select email from users where email = any($1::text[])', [acknowledged]);
       assert.equal(rows.rows.length, acknowledged.length, 'every acknowledged write is in the database');
 
-      const after = await httpRequest(url, 'POST', `/v1/orgs/${org.orgId}/users`, { key: org.apiKey.key, body: { email: `after-${randomBytes(4).toString('hex')}@example.test` } });
+      const after = await httpRequest(url, 'POST', `/v1/orgs/${org.orgId}/users`, {
+        key: org.apiKey.key,
+        body: { email: `after-${randomBytes(4).toString('hex')}@example.test` },
+      });
       assert.equal(after.status, 201);
     } finally {
       await service?.stop();
@@ -197,7 +216,15 @@ describe('a stalled Redis', () => {
     probe.on('error', () => {});
     let server: TestServer | undefined;
     try {
-      await until('redis-server answers', () => probe.ping().then(() => true, () => false), 10_000);
+      await until(
+        'redis-server answers',
+        () =>
+          probe.ping().then(
+            () => true,
+            () => false,
+          ),
+        10_000,
+      );
       server = await startServer({
         STAGE: `rs${randomBytes(4).toString('hex')}`,
         REDIS_URL: `redis://127.0.0.1:${port}`,

@@ -46,16 +46,27 @@ describe('deployments', () => {
     assert.equal((await list(`?userId=${userIds[0]}`)).body.items.length, 2);
     assert.equal((await list('?target=outlook')).body.items.length, 1);
     const skipped = await list('?target=gmail&state=skipped');
-    assert.deepEqual(skipped.body.items.map((i: { reason: string }) => i.reason), ['too_long']);
+    assert.deepEqual(
+      skipped.body.items.map((i: { reason: string }) => i.reason),
+      ['too_long'],
+    );
     assert.equal((await list(`?userId=${userIds[4]}`)).body.items.length, 0);
   });
 
   test('paginates without repeating or skipping, and a redeploy keeps its place', async () => {
-    await server.deps.deployments.record({ orgId: org.orgId, userId: userIds[3]!, target: 'gmail', state: 'deployed', deployed: { contentHash: 'h3', at: new Date() } });
+    await server.deps.deployments.record({
+      orgId: org.orgId,
+      userId: userIds[3]!,
+      target: 'gmail',
+      state: 'deployed',
+      deployed: { contentHash: 'h3', at: new Date() },
+    });
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const res: { body: { items: { userId: string; target: string }[]; nextCursor: string | null } } = await list(`?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      const res: { body: { items: { userId: string; target: string }[]; nextCursor: string | null } } = await list(
+        `?limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       assert.ok(res.body.items.length <= 2);
       seen.push(...res.body.items.map((i) => `${i.userId}:${i.target}`));
       cursor = res.body.nextCursor;

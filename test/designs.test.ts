@@ -31,10 +31,15 @@ describe('templates with designs', () => {
   after(() => server.close());
 
   const base = () => `/v1/orgs/${org.orgId}`;
-  const req = (method: string, path: string, body?: unknown) => server.request(method, `${base()}${path}`, { key: org.key, ...(body !== undefined ? { body } : {}) });
+  const req = (method: string, path: string, body?: unknown) =>
+    server.request(method, `${base()}${path}`, { key: org.key, ...(body !== undefined ? { body } : {}) });
   const baseUrl = () => server.deps.config.baseUrl.replace(/\/$/, '');
   const uploadImage = async (width: number, height: number) => {
-    const res = await fetch(`${server.url}${base()}/images`, { method: 'POST', headers: { 'x-api-key': org.key, 'content-type': 'image/png' }, body: png(width, height) });
+    const res = await fetch(`${server.url}${base()}/images`, {
+      method: 'POST',
+      headers: { 'x-api-key': org.key, 'content-type': 'image/png' },
+      body: png(width, height),
+    });
     return ((await res.json()) as { imageId: string }).imageId;
   };
 
@@ -87,14 +92,25 @@ describe('templates with designs', () => {
 
   test("logo and banner blocks use the org's live images; another org's or a missing image is a warning and no image", async () => {
     const logo = await uploadImage(400, 100);
-    const design: Design = { ...DESIGN, blocks: [...DESIGN.blocks, { type: 'logo', imageId: logo, width: 120, link: 'https://acme.example' }, { type: 'banner', imageId: crypto.randomUUID(), alt: 'Launch' }] };
+    const design: Design = {
+      ...DESIGN,
+      blocks: [
+        ...DESIGN.blocks,
+        { type: 'logo', imageId: logo, width: 120, link: 'https://acme.example' },
+        { type: 'banner', imageId: crypto.randomUUID(), alt: 'Launch' },
+      ],
+    };
     const created = await req('POST', '/templates', { name: 'Images', design, isDefault: false });
     assert.equal(created.status, 201, created.text);
     assert.ok(created.body.html.includes(`src="${baseUrl()}/v1/images/${logo}" width="120" height="30"`), created.body.html);
     assert.equal(created.body.warnings.length, 1, JSON.stringify(created.body.warnings));
     assert.match(created.body.warnings[0], /banner image .* not one of the organisation's images/);
     const other = await createOrg(server);
-    const foreign = await fetch(`${server.url}/v1/orgs/${other.orgId}/images`, { method: 'POST', headers: { 'x-api-key': other.key, 'content-type': 'image/png' }, body: png(400, 100) });
+    const foreign = await fetch(`${server.url}/v1/orgs/${other.orgId}/images`, {
+      method: 'POST',
+      headers: { 'x-api-key': other.key, 'content-type': 'image/png' },
+      body: png(400, 100),
+    });
     const foreignId = ((await foreign.json()) as { imageId: string }).imageId;
     const borrowed = await req('POST', '/templates/compile', { design: { ...DESIGN, blocks: [{ type: 'logo', imageId: foreignId, width: 100 }] } });
     assert.equal(borrowed.status, 200);
@@ -110,7 +126,10 @@ describe('templates with designs', () => {
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(Object.keys(res.body).sort(), ['html', 'text', 'warnings']);
     assert.equal(res.body.html, compileDesign(design, { baseUrl: baseUrl(), images: new Map() }).html);
-    assert.ok(res.body.warnings.some((w: string) => /flex/i.test(w)), `a client-support warning: ${JSON.stringify(res.body.warnings)}`);
+    assert.ok(
+      res.body.warnings.some((w: string) => /flex/i.test(w)),
+      `a client-support warning: ${JSON.stringify(res.body.warnings)}`,
+    );
     assert.equal((await req('GET', '/templates?limit=200')).body.items.length, before, 'no template saved');
     assert.equal((await req('GET', '/audit?limit=200')).body.items.length, auditBefore, 'nothing audited');
   });

@@ -25,7 +25,14 @@ test('Google: a directory still paging at the page limit is an error, not a part
     },
   } as unknown as GoogleClient;
   const connector = googleConnector({ db: unused, secrets, client, enqueue: unused, lease: unused, syncIntervalS: 3600 });
-  const row = { org_id: 'o', admin_email: 'admin@example.test', client_email: 'sa@example.test', client_id: '1', private_key_id: 'k', sealed_private_key: secrets.seal('pem', sealedContext('google', 'o')) } as GoogleIntegrationRow;
+  const row = {
+    org_id: 'o',
+    admin_email: 'admin@example.test',
+    client_email: 'sa@example.test',
+    client_id: '1',
+    private_key_id: 'k',
+    sealed_private_key: secrets.seal('pem', sealedContext('google', 'o')),
+  } as GoogleIntegrationRow;
   await assert.rejects(
     readDirectory(connector, row),
     (err) => err instanceof ConnectorError && err.source === 'google' && /^Google listed more than 2000 pages of users; nothing was changed/.test(err.message),
@@ -38,14 +45,20 @@ test('Microsoft: a tenant still paging at the page limit is an error, not a part
   const fake = async (url: string | URL | Request) => {
     if (String(url).includes('/oauth2/v2.0/token')) return Response.json({ access_token: 't' });
     page++;
-    return Response.json({ value: [{ id: `u${page}`, mail: `u${page}@example.test`, displayName: `U ${page}` }], '@odata.nextLink': `https://graph.example.test/v1.0/users?page=${page}` });
+    return Response.json({
+      value: [{ id: `u${page}`, mail: `u${page}@example.test`, displayName: `U ${page}` }],
+      '@odata.nextLink': `https://graph.example.test/v1.0/users?page=${page}`,
+    });
   };
   const graph = createGraphClient({ loginUrl: 'https://login.example.test', graphUrl: 'https://graph.example.test', fetch: fake as typeof fetch });
   const connector = microsoftConnector({ db: unused, secrets, graph, clock: () => new Date(), syncIntervalS: 3600 });
   const row = { org_id: 'o', tenant_id: 't', client_id: 'c', sealed_secret: secrets.seal('s', sealedContext('microsoft', 'o')) } as MicrosoftIntegrationRow;
   await assert.rejects(
     readDirectory(connector, row),
-    (err) => err instanceof ConnectorError && err.source === 'microsoft' && /^Microsoft Graph listed more than 5000 pages of users; nothing was changed/.test(err.message),
+    (err) =>
+      err instanceof ConnectorError &&
+      err.source === 'microsoft' &&
+      /^Microsoft Graph listed more than 5000 pages of users; nothing was changed/.test(err.message),
   );
   assert.equal(page, 5001, 'one page past the limit read, none more');
 });

@@ -70,7 +70,11 @@ describe('directory: applying a directory to an org', () => {
     assert.ok(!tokens.some((t) => created.some((u) => u.userId === t.account_id)), 'synced users are not invited');
     const invited = await createUser(server, org);
     const viaApi = await server.deps.database.db.selectFrom('account_tokens').select('purpose').where('account_id', '=', invited.userId).execute();
-    assert.deepEqual(viaApi.map((t) => t.purpose), ['invitation'], 'a user created through the API is (the check above can fail)');
+    assert.deepEqual(
+      viaApi.map((t) => t.purpose),
+      ['invitation'],
+      'a user created through the API is (the check above can fail)',
+    );
 
     // The same directory again changes nothing.
     const again = await apply(org, directory);
@@ -81,7 +85,10 @@ describe('directory: applying a directory to an org', () => {
     const org = await createOrg(server, { seats: 50 });
     const domain = `${randomUUID().slice(0, 8)}.test`;
     const apiUser = await createUser(server, org, { email: `api-only@${domain}` });
-    await apply(org, [1, 2, 3].map((n) => dirUser(domain, n)));
+    await apply(
+      org,
+      [1, 2, 3].map((n) => dirUser(domain, n)),
+    );
     const r = await apply(org, [dirUser(domain, 1, { title: 'CTO', name: 'Grace' }), dirUser(domain, 2, { active: false })]);
     assert.deepEqual([r.created, r.updated, r.deleted, r.skipped], [0, 2, 1, 0]);
     const users = await listUsers(org);
@@ -92,9 +99,15 @@ describe('directory: applying a directory to an org', () => {
     assert.ok(!users.some((u) => u.email === `user3@${domain}`), 'gone users are deleted');
     // Active again in the directory: restored.
     const back = await apply(org, [dirUser(domain, 1, { title: 'CTO', name: 'Grace' }), dirUser(domain, 2)]);
-    assert.deepEqual(back.changes.map((c) => [c.email, c.fields]), [[`user2@${domain}`, ['status']]]);
+    assert.deepEqual(
+      back.changes.map((c) => [c.email, c.fields]),
+      [[`user2@${domain}`, ['status']]],
+    );
     assert.equal((await listUsers(org)).find((u) => u.email === `user2@${domain}`)?.status, 'invited');
-    assert.ok(users.some((u) => u.userId === apiUser.userId), 'a user the directory did not create stays');
+    assert.ok(
+      users.some((u) => u.userId === apiUser.userId),
+      'a user the directory did not create stays',
+    );
     // The read path sees the change at once (caches forgotten).
     const one = await server.request('GET', `/v1/orgs/${org.orgId}/users/${u1!.userId}`, { key: org.key });
     assert.equal(one.body.title, 'CTO');
@@ -116,12 +129,19 @@ describe('directory: applying a directory to an org', () => {
     const other = await createOrg(server, { seats: 50 });
     const domain = `${randomUUID().slice(0, 8)}.test`;
     await createUser(server, other, { email: `user1@${domain}` });
-    const r = await apply(org, [1, 2, 3, 4].map((n) => dirUser(domain, n)));
+    const r = await apply(
+      org,
+      [1, 2, 3, 4].map((n) => dirUser(domain, n)),
+    );
     // The owner holds one of 3 seats; user1's address is another org's; users 2 and 3 fit; 4 does not.
     assert.deepEqual([r.created, r.skipped], [2, 2]);
     const reasons = Object.fromEntries(r.changes.filter((c) => c.action === 'skip').map((c) => [c.email, c.reason]));
     assert.deepEqual(reasons, { [`user1@${domain}`]: 'email_in_other_org', [`user4@${domain}`]: 'seat_limit' });
-    const dry = await apply(org, [1, 2, 3, 4].map((n) => dirUser(domain, n)), true);
+    const dry = await apply(
+      org,
+      [1, 2, 3, 4].map((n) => dirUser(domain, n)),
+      true,
+    );
     assert.deepEqual([dry.created, dry.skipped], [0, 2], 'a dry run judges the seats as the run would');
   });
 
@@ -133,7 +153,16 @@ describe('directory: applying a directory to an org', () => {
     const db = server.deps.database.db;
     await db
       .insertInto('oidc_payloads')
-      .values({ model: 'Session', id: randomUUID(), payload: JSON.stringify({ accountId: userId }), account_id: userId, grant_id: null, uid: null, user_code: null, expires_at: new Date(Date.now() + 3600_000) })
+      .values({
+        model: 'Session',
+        id: randomUUID(),
+        payload: JSON.stringify({ accountId: userId }),
+        account_id: userId,
+        grant_id: null,
+        uid: null,
+        user_code: null,
+        expires_at: new Date(Date.now() + 3600_000),
+      })
       .execute();
     await apply(org, [dirUser(domain, 1, { active: false })]);
     const left = await db.selectFrom('oidc_payloads').select('id').where('account_id', '=', userId).execute();
@@ -168,13 +197,19 @@ describe('directory: applying a directory to an org', () => {
     assert.equal((await server.request('DELETE', `/v1/orgs/${org.orgId}/users/${u1.userId}`, { key: org.key })).status, 204);
     await expect(org.orgId, 2, 'deleted through the API');
     const domain = `${randomUUID().slice(0, 8)}.test`;
-    await apply(org, [1, 2, 3].map((n) => dirUser(domain, n)));
+    await apply(
+      org,
+      [1, 2, 3].map((n) => dirUser(domain, n)),
+    );
     await expect(org.orgId, 5, 'created by a sync');
     await apply(org, [dirUser(domain, 1, { active: false }), dirUser(domain, 2), dirUser(domain, 3)]);
     await expect(org.orgId, 4, 'suspended in the directory');
     // Writes no service makes, straight in SQL: the count still follows.
     const id = randomUUID();
-    await db.insertInto('users').values({ id, org_id: org.orgId, email: `raw-${id}@x.test`, role: 'member' }).execute();
+    await db
+      .insertInto('users')
+      .values({ id, org_id: org.orgId, email: `raw-${id}@x.test`, role: 'member' })
+      .execute();
     await expect(org.orgId, 5, 'inserted');
     await db.updateTable('users').set({ name: 'Renamed', deleted_at: null }).where('id', '=', id).execute();
     await expect(org.orgId, 5, 'a live user updated');
@@ -183,7 +218,11 @@ describe('directory: applying a directory to an org', () => {
     await expect(other.orgId, 2, 'moved in');
     await db.updateTable('users').set({ deleted_at: new Date() }).where('id', '=', id).execute();
     await expect(other.orgId, 1, 'deleted');
-    await db.updateTable('users').set({ deleted_at: new Date(Date.now() + 1000) }).where('id', '=', id).execute();
+    await db
+      .updateTable('users')
+      .set({ deleted_at: new Date(Date.now() + 1000) })
+      .where('id', '=', id)
+      .execute();
     await expect(other.orgId, 1, 'a deleted user updated');
     await db.updateTable('users').set({ deleted_at: null }).where('id', '=', id).execute();
     await expect(other.orgId, 2, 'restored');
@@ -197,10 +236,12 @@ describe('directory: applying a directory to an org', () => {
     const n = 4_999;
     // The org's users as an earlier sync left them, written in one statement (the owner is the
     // 5,000th), longer than the service's statement timeout allows on PostgreSQL.
-    await server.deps.database.unbounded((db) => sql`
+    await server.deps.database.unbounded((db) =>
+      sql`
       INSERT INTO users (id, org_id, email, name, role, title, department, phone, mobile, directory_source, directory_id)
       SELECT gen_random_uuid(), ${org.orgId}, 'user' || i || '@' || ${domain}, 'User ' || i, 'member', 'Engineer', 'R&D', '+1 555 0100', '', 'google', 'ext-' || ${domain} || '-' || i
-      FROM generate_series(1, ${n}) AS i`.execute(db));
+      FROM generate_series(1, ${n}) AS i`.execute(db),
+    );
     assert.deepEqual(await liveCounts(org.orgId), { kept: 5_000, counted: 5_000 });
 
     // 100 suspended (their seats are freed first), 50 with a new title, 150 new of which 100 fit.
@@ -216,7 +257,11 @@ describe('directory: applying a directory to an org', () => {
     assert.deepEqual([dry.created, dry.updated, dry.deleted, dry.skipped], [100, 150, 0, 50], 'the dry run planned the same');
     const skipped = r.changes.filter((c) => c.action === 'skip');
     assert.ok(skipped.every((c) => c.reason === 'seat_limit'));
-    assert.deepEqual(skipped.map((c) => c.email), Array.from({ length: 50 }, (_, i) => `user${n + 101 + i}@${domain}`), 'the first entries take the free seats');
+    assert.deepEqual(
+      skipped.map((c) => c.email),
+      Array.from({ length: 50 }, (_, i) => `user${n + 101 + i}@${domain}`),
+      'the first entries take the free seats',
+    );
     assert.deepEqual(
       r.changes.filter((c) => c.action === 'update').map((c) => [c.email, c.fields]),
       [

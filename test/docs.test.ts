@@ -6,12 +6,21 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(import.meta.dirname, '..');
-const files = ['README.md', 'BENCHMARKS.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const files = [
+  'README.md',
+  'BENCHMARKS.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 test('the README opens with the two commands', () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
   const block = /^# Signature Service\n\n```sh\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
-  const commands = block.trim().split('\n').map((l) => l.replace(/\s+#.*$/, '').trim());
+  const commands = block
+    .trim()
+    .split('\n')
+    .map((l) => l.replace(/\s+#.*$/, '').trim());
   assert.deepEqual(commands, ['npm install && npm start', 'npm install && npm test']);
 });
 

@@ -32,7 +32,7 @@ describe('the deadline of a Google dry run', () => {
     fake.delayMs = 0;
     const dry = await server.request('POST', url, { key: org.key });
     assert.equal(dry.status, 200, dry.text);
-    assert.equal(dry.body.created, 4, "the admin and the three users");
+    assert.equal(dry.body.created, 4, 'the admin and the three users');
     assert.equal(await users(), before);
   });
 });

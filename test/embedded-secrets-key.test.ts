@@ -15,7 +15,8 @@ import { runCli } from './helpers/cli.ts';
 import { graphUser, startFakeMicrosoft, type FakeMicrosoft } from './helpers/fake-microsoft.ts';
 import { ON_POSTGRES } from './helpers/pg.ts';
 
-const ADVICE = /SECRETS_KEY is not set, so a key was generated into .*secrets\.key \(mode 0600\).*Back it up with the data directory, or set its content as SECRETS_KEY/;
+const ADVICE =
+  /SECRETS_KEY is not set, so a key was generated into .*secrets\.key \(mode 0600\).*Back it up with the data directory, or set its content as SECRETS_KEY/;
 
 describe('the embedded default makes SECRETS_KEY', { skip: ON_POSTGRES && 'a behaviour of the embedded database, tested once, in its pass' }, () => {
   let fake: FakeMicrosoft;
@@ -29,17 +30,33 @@ describe('the embedded default makes SECRETS_KEY', { skip: ON_POSTGRES && 'a beh
     await store?.cleanup();
   });
 
-  test('a fresh data directory: connecting Microsoft 365 works without SECRETS_KEY, the key file is 0600, and a restart opens the sealed secret', { timeout: 300_000 }, async () => {
-    const env = { DATA_DIR: store.dir, DATABASE_URL: '', SECRETS_KEY: '', SECRETS_KEY_PREVIOUS: '', MICROSOFT_LOGIN_URL: fake.url, MICROSOFT_GRAPH_URL: fake.url };
+  test('a fresh data directory: connecting Microsoft 365 works without SECRETS_KEY, the key file is 0600, and a restart opens the sealed secret', {
+    timeout: 300_000,
+  }, async () => {
+    const env = {
+      DATA_DIR: store.dir,
+      DATABASE_URL: '',
+      SECRETS_KEY: '',
+      SECRETS_KEY_PREVIOUS: '',
+      MICROSOFT_LOGIN_URL: fake.url,
+      MICROSOFT_GRAPH_URL: fake.url,
+    };
     const file = join(store.dir, 'secrets.key');
-    const created = await runCli(['org', 'create', '--name', 'Contoso', '--owner-email', `owner-${randomUUID().slice(0, 8)}@contoso.test`, '--owner-password', 'a long password'], env);
+    const created = await runCli(
+      ['org', 'create', '--name', 'Contoso', '--owner-email', `owner-${randomUUID().slice(0, 8)}@contoso.test`, '--owner-password', 'a long password'],
+      env,
+    );
     assert.equal(created.code, 0, created.stderr);
     const { orgId, apiKey } = JSON.parse(created.stdout) as { orgId: string; apiKey: { key: string } };
     assert.ok(!existsSync(file), 'a CLI command reads the key file, never makes it');
 
     const tenantId = randomUUID();
     const clientId = randomUUID();
-    fake.tenants.set(tenantId, { clientId, clientSecret: 'the client secret', users: [graphUser({ displayName: 'Ada Lovelace' }), graphUser({ displayName: 'Grace Hopper' })] });
+    fake.tenants.set(tenantId, {
+      clientId,
+      clientSecret: 'the client secret',
+      users: [graphUser({ displayName: 'Ada Lovelace' }), graphUser({ displayName: 'Grace Hopper' })],
+    });
     const call = (service: ServiceProcess, method: string, path: string, body?: unknown) =>
       fetch(`${service.url}/v1/orgs/${orgId}${path}`, {
         method,

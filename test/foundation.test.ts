@@ -14,15 +14,18 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 describe('HTTP foundation', () => {
   let server: TestServer;
   before(async () => {
-    server = await startServer({ BODY_LIMIT_BYTES: '2048' }, {
-      beforeReady(app) {
-        // Routes that exist only in this test, to drive the error handler's generic paths.
-        app.post('/test/echo', async (request) => ({ got: request.body }));
-        app.get('/test/boom', async () => {
-          throw new Error('db password hunter2 at arn:aws:rds:eu-west-1:123:db/x');
-        });
+    server = await startServer(
+      { BODY_LIMIT_BYTES: '2048' },
+      {
+        beforeReady(app) {
+          // Routes that exist only in this test, to drive the error handler's generic paths.
+          app.post('/test/echo', async (request) => ({ got: request.body }));
+          app.get('/test/boom', async () => {
+            throw new Error('db password hunter2 at arn:aws:rds:eu-west-1:123:db/x');
+          });
+        },
       },
-    });
+    );
   });
   after(() => server.close());
 
@@ -223,8 +226,14 @@ describe('the process', () => {
       assert.match(out, /listening on http:\/\/127\.0\.0\.1:\d+; API reference at .*\/docs; database: embedded PostgreSQL \(PGlite\) in /);
       assert.match(out, /"applied":\["001_tenancy"/);
       assert.match(out, /"msg":"stopped"/);
-      const lines = out.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l));
-      for (const [id, url] of [['trace-log-health', '/health'], ['trace-log-pixel', '/v1/p/']]) {
+      const lines = out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l));
+      for (const [id, url] of [
+        ['trace-log-health', '/health'],
+        ['trace-log-pixel', '/v1/p/'],
+      ]) {
         const line = lines.find((l) => l.correlationId === id);
         assert.equal(line?.msg, 'request completed', id);
         assert.equal(line.status, 200);

@@ -20,7 +20,12 @@ describe('bad input at the SMTP gateway', () => {
   const delay = monitorEventLoopDelay({ resolution: 10 });
   before(async () => {
     sink = await startSink();
-    server = await startServer({ GATEWAY_ALLOW_PRIVATE_NEXT_HOP: 'true', GATEWAY_MAX_BYTES: String(MAX), GATEWAY_SOCKET_TIMEOUT_MS: '1000', GATEWAY_FAIL_CLOSED: 'true' });
+    server = await startServer({
+      GATEWAY_ALLOW_PRIVATE_NEXT_HOP: 'true',
+      GATEWAY_MAX_BYTES: String(MAX),
+      GATEWAY_SOCKET_TIMEOUT_MS: '1000',
+      GATEWAY_FAIL_CLOSED: 'true',
+    });
     listener = await server.deps.gateway.listen({ port: 0 });
     port = listener.port;
     a = await gatewayOrg(server, sink, { domain: 'bad-input.example' });
@@ -75,7 +80,11 @@ describe('bad input at the SMTP gateway', () => {
 
   test('over GATEWAY_MAX_BYTES: 552 and nothing relayed', async () => {
     const before = sink.messages.length;
-    const res = await sendRaw(asA(), { from: a.user.email, to: ['grace@ext.example'] }, `${head()}\r\n${'c'.repeat(76)}\r\n`.repeat(1) + `${'d'.repeat(76)}\r\n`.repeat(Math.ceil((MAX + 1000) / 78)));
+    const res = await sendRaw(
+      asA(),
+      { from: a.user.email, to: ['grace@ext.example'] },
+      `${head()}\r\n${'c'.repeat(76)}\r\n`.repeat(1) + `${'d'.repeat(76)}\r\n`.repeat(Math.ceil((MAX + 1000) / 78)),
+    );
     assert.equal(res.code, 552, res.response);
     assert.equal(sink.messages.length, before);
   });
@@ -117,9 +126,16 @@ describe('bad input at the SMTP gateway', () => {
     const org = await createOrgWithoutTemplates(server);
     await server.deps.gateway.staffVerify({ staffId: 'test', correlationId: 'test' }, org.orgId, 'no-template.example');
     await createUser(server, org, { email: 'ada@no-template.example' });
-    const put = await server.request('PUT', `/v1/orgs/${org.orgId}/integrations/gateway`, { key: org.key, body: { nextHop: { host: '127.0.0.1', port: sink.port, secure: false }, allowedNetworks: [], stampInternal: false } });
+    const put = await server.request('PUT', `/v1/orgs/${org.orgId}/integrations/gateway`, {
+      key: org.key,
+      body: { nextHop: { host: '127.0.0.1', port: sink.port, secure: false }, allowedNetworks: [], stampInternal: false },
+    });
     const before = sink.messages.length;
-    const res = await sendRaw(client(port, { user: put.body.gatewayId, pass: put.body.password }), { from: 'ada@no-template.example', to: ['grace@ext.example'] }, 'From: ada@no-template.example\r\nTo: grace@ext.example\r\n\r\nHi.\r\n');
+    const res = await sendRaw(
+      client(port, { user: put.body.gatewayId, pass: put.body.password }),
+      { from: 'ada@no-template.example', to: ['grace@ext.example'] },
+      'From: ada@no-template.example\r\nTo: grace@ext.example\r\n\r\nHi.\r\n',
+    );
     assert.equal(res.code, 451, res.response);
     assert.equal(sink.messages.length, before);
     const settings = await server.request('GET', `/v1/orgs/${org.orgId}/integrations/gateway`, { key: org.key });

@@ -54,7 +54,10 @@ describe('gateway domains and settings', () => {
     assert.equal(ok.body.verifiedBy, 'dns');
 
     const list = await server.request('GET', `/v1/orgs/${org.orgId}/domains`, { key: org.key });
-    assert.deepEqual(list.body.items.map((d: { domain: string; verified: boolean }) => [d.domain, d.verified]), [['contoso-gw.example', true]]);
+    assert.deepEqual(
+      list.body.items.map((d: { domain: string; verified: boolean }) => [d.domain, d.verified]),
+      [['contoso-gw.example', true]],
+    );
     const audit = await server.request('GET', `/v1/orgs/${org.orgId}/audit`, { key: org.key });
     const actions = audit.body.items.map((e: { action: string }) => e.action);
     assert.ok(actions.includes('gateway.domain.claim') && actions.includes('gateway.domain.verify'), actions.join());

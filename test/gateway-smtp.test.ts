@@ -63,9 +63,15 @@ describe('the SMTP gateway', () => {
   const asB = () => client(port, { user: b.gatewayId, pass: b.password });
 
   test('an HTML and text message from a user is stamped in both bodies, relayed, counted and measured', async () => {
-    const res = await asA().sendMail({ from: `Ada <${a.user.email}>`, to: 'grace@ext.example', subject: 'Hello', text: 'Hi Grace,\n\nSee you.', html: '<html><body><p>Hi Grace,</p><p>See you.</p></body></html>' });
+    const res = await asA().sendMail({
+      from: `Ada <${a.user.email}>`,
+      to: 'grace@ext.example',
+      subject: 'Hello',
+      text: 'Hi Grace,\n\nSee you.',
+      html: '<html><body><p>Hi Grace,</p><p>See you.</p></body></html>',
+    });
     assert.match(res.response, /^250 /);
-    assert.match(res.response, /queued as sink-1/, 'the next hop\'s answer is passed back');
+    assert.match(res.response, /queued as sink-1/, "the next hop's answer is passed back");
     const got = await sink.next(++sent);
     assert.equal(stampedHeader(got.raw), `${a.orgId}; stamped`);
     assert.deepEqual([got.from, got.to], [a.user.email, ['grace@ext.example']]);
@@ -88,12 +94,28 @@ describe('the SMTP gateway', () => {
     assert.match(got.raw.toString('latin1'), /^Received: from .*\(\[127\.0\.0\.1\]\)\r\n\tby .* with ESMTP id [0-9a-f-]{36};\r\n/);
   });
 
-  test('replies and forwards: the signature goes before each client\'s quote, in HTML and in text', async () => {
+  test("replies and forwards: the signature goes before each client's quote, in HTML and in text", async () => {
     const cases = [
-      { name: 'outlook-reply.eml', html: /Thursday works\.<\/div>\s*<div class="sigsvc-signature[^"]*">[\s\S]*<\/div><div id="appendonsend">/, text: /Thursday works\.\r?\n\r?\nAda Lovelace[\s\S]*\r?\n\r?\n_{10,}\r?\nFrom: Grace/ },
-      { name: 'gmail-reply.eml', html: /café\.<\/div><br><div class="sigsvc-signature[^"]*">[\s\S]*<\/div><div class="gmail_quote/, text: /café\.\r?\n\r?\nAda Lovelace[\s\S]*\r?\n\r?\nOn Tue, 24 Nov 2026/ },
-      { name: 'apple-reply.eml', html: /lineBreakAtBeginningOfMessage"><div><br><div class="sigsvc-signature[^"]*">[\s\S]*<\/div><div>On 24 Nov 2026, at 09:00/, text: /Here they are\.\r?\n\r?\nAda Lovelace[\s\S]*\r?\n\r?\n> On 24 Nov/ },
-      { name: 'thunderbird-forward.eml', html: /<div class="moz-forward-container"><br>\s*<div class="sigsvc-signature[^"]*">[\s\S]*<\/div><div class="moz-cite-prefix">/, text: /déjà vu\.\r?\n\r?\nAda Lovelace[\s\S]*\r?\n\r?\n-------- Forwarded Message/ },
+      {
+        name: 'outlook-reply.eml',
+        html: /Thursday works\.<\/div>\s*<div class="sigsvc-signature[^"]*">[\s\S]*<\/div><div id="appendonsend">/,
+        text: /Thursday works\.\r?\n\r?\nAda Lovelace[\s\S]*\r?\n\r?\n_{10,}\r?\nFrom: Grace/,
+      },
+      {
+        name: 'gmail-reply.eml',
+        html: /café\.<\/div><br><div class="sigsvc-signature[^"]*">[\s\S]*<\/div><div class="gmail_quote/,
+        text: /café\.\r?\n\r?\nAda Lovelace[\s\S]*\r?\n\r?\nOn Tue, 24 Nov 2026/,
+      },
+      {
+        name: 'apple-reply.eml',
+        html: /lineBreakAtBeginningOfMessage"><div><br><div class="sigsvc-signature[^"]*">[\s\S]*<\/div><div>On 24 Nov 2026, at 09:00/,
+        text: /Here they are\.\r?\n\r?\nAda Lovelace[\s\S]*\r?\n\r?\n> On 24 Nov/,
+      },
+      {
+        name: 'thunderbird-forward.eml',
+        html: /<div class="moz-forward-container"><br>\s*<div class="sigsvc-signature[^"]*">[\s\S]*<\/div><div class="moz-cite-prefix">/,
+        text: /déjà vu\.\r?\n\r?\nAda Lovelace[\s\S]*\r?\n\r?\n-------- Forwarded Message/,
+      },
     ];
     for (const c of cases) {
       assert.equal((await sendRaw(asA(), { from: a.user.email, to: ['grace@ext.example'] }, fixture(c.name, a))).code, 250, c.name);
@@ -109,9 +131,15 @@ describe('the SMTP gateway', () => {
   test("the org's rules choose the template: a reply (In-Reply-To) gets the rule's reply template, a new message the default", async () => {
     const templates = await server.request('GET', `/v1/orgs/${a.orgId}/templates`, { key: a.key });
     const fallback = templates.body.items.find((t: { isDefault: boolean }) => t.isDefault).templateId as string;
-    const reply = await server.request('POST', `/v1/orgs/${a.orgId}/templates`, { key: a.key, body: { name: 'Short', html: '<p>Short reply from {{ user.name }}</p>', text: 'Short reply from {{ user.name }}' } });
+    const reply = await server.request('POST', `/v1/orgs/${a.orgId}/templates`, {
+      key: a.key,
+      body: { name: 'Short', html: '<p>Short reply from {{ user.name }}</p>', text: 'Short reply from {{ user.name }}' },
+    });
     assert.equal(reply.status, 201, reply.text);
-    const put = await server.request('PUT', `/v1/orgs/${a.orgId}/rules`, { key: a.key, body: [{ name: 'Everyone', when: {}, templateId: fallback, replyTemplateId: reply.body.templateId }] });
+    const put = await server.request('PUT', `/v1/orgs/${a.orgId}/rules`, {
+      key: a.key,
+      body: [{ name: 'Everyone', when: {}, templateId: fallback, replyTemplateId: reply.body.templateId }],
+    });
     assert.equal(put.status, 200, put.text);
     try {
       assert.equal((await sendRaw(asA(), { from: a.user.email, to: ['grace@ext.example'] }, fixture('outlook-reply.eml', a))).code, 250);
@@ -154,16 +182,36 @@ describe('the SMTP gateway', () => {
     const parsed = await simpleParser(Buffer.from(got, 'latin1'));
     assert.match(parsed.html || '', /The plan is attached\.<\/p><div class="sigsvc-signature/);
     assert.match(parsed.text || '', /The plan is attached\.\n\nAda Lovelace/);
-    assert.deepEqual(parsed.attachments.map((a) => [a.filename, a.content.length]), [['plan.png', 3008], ['notes.txt', 37]]);
+    assert.deepEqual(
+      parsed.attachments.map((a) => [a.filename, a.content.length]),
+      [
+        ['plan.png', 3008],
+        ['notes.txt', 37],
+      ],
+    );
   });
 
   test('passed byte for byte: S/MIME signed, a calendar invitation, an already stamped message, a sender who is not a user, internal mail', async () => {
     const cases: { raw: Buffer; to?: string[]; from?: string; header: string | undefined; why: string }[] = [
       { raw: fixture('smime-signed.eml', a), header: `${a.orgId}; passed`, why: 'S/MIME' },
       { raw: fixture('calendar-invite.eml', a), header: `${a.orgId}; passed`, why: 'calendar' },
-      { raw: Buffer.from(`X-Sigsvc-Stamped: ${a.orgId}; stamped\r\nFrom: ${a.user.email}\r\nTo: grace@ext.example\r\nSubject: again\r\n\r\nLooped.\r\n`), header: `${a.orgId}; stamped`, why: 'already stamped' },
-      { raw: Buffer.from(`From: printer@${a.domain}\r\nTo: grace@ext.example\r\nSubject: scan\r\n\r\nScanned.\r\n`), from: `printer@${a.domain}`, header: `${a.orgId}; passed`, why: 'not a user' },
-      { raw: Buffer.from(`From: ${a.user.email}\r\nTo: bob@${a.domain}\r\nSubject: lunch\r\nContent-Type: text/html\r\n\r\n<p>Lunch?</p>\r\n`), to: [`bob@${a.domain}`], header: `${a.orgId}; passed`, why: 'internal' },
+      {
+        raw: Buffer.from(`X-Sigsvc-Stamped: ${a.orgId}; stamped\r\nFrom: ${a.user.email}\r\nTo: grace@ext.example\r\nSubject: again\r\n\r\nLooped.\r\n`),
+        header: `${a.orgId}; stamped`,
+        why: 'already stamped',
+      },
+      {
+        raw: Buffer.from(`From: printer@${a.domain}\r\nTo: grace@ext.example\r\nSubject: scan\r\n\r\nScanned.\r\n`),
+        from: `printer@${a.domain}`,
+        header: `${a.orgId}; passed`,
+        why: 'not a user',
+      },
+      {
+        raw: Buffer.from(`From: ${a.user.email}\r\nTo: bob@${a.domain}\r\nSubject: lunch\r\nContent-Type: text/html\r\n\r\n<p>Lunch?</p>\r\n`),
+        to: [`bob@${a.domain}`],
+        header: `${a.orgId}; passed`,
+        why: 'internal',
+      },
     ];
     for (const c of cases) {
       const res = await sendRaw(asA(), { from: c.from ?? a.user.email, to: c.to ?? ['grace@ext.example'] }, c.raw);
@@ -201,29 +249,41 @@ describe('the SMTP gateway', () => {
     assert.equal(envelope.code, 550, envelope.response);
     assert.match(envelope.response, /another organisation/);
     const header = await sendRaw(asB(), { from: b.user.email, to: ['grace@ext.example'] }, fixture('outlook-reply.eml', a));
-    assert.equal(header.code, 550, 'From: names org A while the envelope is org B\'s');
+    assert.equal(header.code, 550, "From: names org A while the envelope is org B's");
     assert.match(header.response, /From domain belongs to another organisation/);
     const unverified = await sendRaw(asB(), { from: 'x@nobody.example', to: ['grace@ext.example'] }, Buffer.from('From: x@nobody.example\r\n\r\nx\r\n'));
     assert.equal(unverified.code, 550);
     assert.equal(sink.messages.length + sinkB.messages.length, before);
     const staffErrors = await server.deps.gateway.errors({ orgId: b.orgId }, 10);
-    assert.ok(staffErrors.some((e) => e.outcome === 'refused' && e.reason === 'MAIL FROM: 5.7.1 The sender domain belongs to another organisation'), 'refused at MAIL FROM, before the message was sent');
+    assert.ok(
+      staffErrors.some((e) => e.outcome === 'refused' && e.reason === 'MAIL FROM: 5.7.1 The sender domain belongs to another organisation'),
+      'refused at MAIL FROM, before the message was sent',
+    );
     assert.ok(staffErrors.some((e) => e.outcome === 'refused' && /From domain belongs to another organisation/.test(e.reason)));
   });
 
   test('without credentials: no allowed network is 530; a wrong password is 535; never an open relay', async () => {
     const anonymous = await sendRaw(client(port), { from: a.user.email, to: ['grace@ext.example'] }, fixture('outlook-reply.eml', a));
     assert.equal(anonymous.code, 530, anonymous.response);
-    const wrong = await sendRaw(client(port, { user: a.gatewayId, pass: 'not the password' }), { from: a.user.email, to: ['grace@ext.example'] }, Buffer.from('x'));
+    const wrong = await sendRaw(
+      client(port, { user: a.gatewayId, pass: 'not the password' }),
+      { from: a.user.email, to: ['grace@ext.example'] },
+      Buffer.from('x'),
+    );
     assert.equal(wrong.code, 535, wrong.response);
   });
 
-  test('shared ranges: an address match alone names no org; the Microsoft 365 tenant header does, and cannot name another org\'s domain', async () => {
+  test("shared ranges: an address match alone names no org; the Microsoft 365 tenant header does, and cannot name another org's domain", async () => {
     // Both orgs list the loopback range as a provider's shared range.
     for (const org of [a, b]) {
       const res = await server.request('PUT', `/v1/orgs/${org.orgId}/integrations/gateway`, {
         key: org.key,
-        body: { nextHop: { host: '127.0.0.1', port: (org === a ? sink : sinkB).port, secure: false }, allowedNetworks: [{ cidr: '127.0.0.0/8', shared: true }], stampInternal: false, m365TenantId: org === a ? TENANT_A : TENANT_B },
+        body: {
+          nextHop: { host: '127.0.0.1', port: (org === a ? sink : sinkB).port, secure: false },
+          allowedNetworks: [{ cidr: '127.0.0.0/8', shared: true }],
+          stampInternal: false,
+          m365TenantId: org === a ? TENANT_A : TENANT_B,
+        },
       });
       assert.equal(res.status, 200);
     }
@@ -239,7 +299,7 @@ describe('the SMTP gateway', () => {
 
     const spoof = Buffer.concat([Buffer.from(`X-MS-Exchange-CrossTenant-Id: ${TENANT_B}\r\n`), plain]);
     const refused = await sendRaw(client(port), { from: a.user.email, to: ['grace@ext.example'] }, spoof);
-    assert.equal(refused.code, 550, 'org B\'s tenant cannot send as org A\'s domain');
+    assert.equal(refused.code, 550, "org B's tenant cannot send as org A's domain");
     assert.equal(sinkB.messages.length, sentB);
 
     // An owned range names its org alone.
@@ -273,12 +333,20 @@ describe('the SMTP gateway', () => {
     assert.equal(res.code, 250, res.response);
     assert.equal(stampedHeader((await sinkB.next(++sentB)).raw), `${c.orgId}; stamped`);
     // Its range removed again: the later tests expect a connection without credentials to name no org.
-    const reset = await server.request('PUT', `/v1/orgs/${c.orgId}/integrations/gateway`, { key: c.key, body: { nextHop: { host: '127.0.0.1', port: sinkB.port, secure: false }, allowedNetworks: [], stampInternal: false } });
+    const reset = await server.request('PUT', `/v1/orgs/${c.orgId}/integrations/gateway`, {
+      key: c.key,
+      body: { nextHop: { host: '127.0.0.1', port: sinkB.port, secure: false }, allowedNetworks: [], stampInternal: false },
+    });
     assert.equal(reset.status, 200);
   });
 
   test('stampInternal: internal mail is stamped when the org asks for it', async () => {
-    const body = (stampInternal: boolean) => ({ nextHop: { host: '127.0.0.1', port: sink.port, secure: false }, allowedNetworks: [], stampInternal, m365TenantId: TENANT_A });
+    const body = (stampInternal: boolean) => ({
+      nextHop: { host: '127.0.0.1', port: sink.port, secure: false },
+      allowedNetworks: [],
+      stampInternal,
+      m365TenantId: TENANT_A,
+    });
     assert.equal((await server.request('PUT', `/v1/orgs/${a.orgId}/integrations/gateway`, { key: a.key, body: body(true) })).status, 200);
     const raw = Buffer.from(`From: ${a.user.email}\r\nTo: bob@${a.domain}\r\nSubject: lunch\r\nContent-Type: text/html\r\n\r\n<p>Lunch?</p>\r\n`);
     assert.equal((await sendRaw(asA(), { from: a.user.email, to: [`bob@${a.domain}`] }, raw)).code, 250);
@@ -304,9 +372,16 @@ describe('the SMTP gateway', () => {
     const org = await createOrgWithoutTemplates(server);
     await server.deps.gateway.staffVerify({ staffId: 'test', correlationId: 'test' }, org.orgId, 'open.example');
     await createUser(server, org, { email: 'ada@open.example' });
-    const put = await server.request('PUT', `/v1/orgs/${org.orgId}/integrations/gateway`, { key: org.key, body: { nextHop: { host: '127.0.0.1', port: sink.port, secure: false }, allowedNetworks: [], stampInternal: false } });
+    const put = await server.request('PUT', `/v1/orgs/${org.orgId}/integrations/gateway`, {
+      key: org.key,
+      body: { nextHop: { host: '127.0.0.1', port: sink.port, secure: false }, allowedNetworks: [], stampInternal: false },
+    });
     const raw = Buffer.from('From: ada@open.example\r\nTo: grace@ext.example\r\nSubject: x\r\n\r\nHi.\r\n');
-    const res = await sendRaw(client(port, { user: put.body.gatewayId, pass: put.body.password }), { from: 'ada@open.example', to: ['grace@ext.example'] }, raw);
+    const res = await sendRaw(
+      client(port, { user: put.body.gatewayId, pass: put.body.password }),
+      { from: 'ada@open.example', to: ['grace@ext.example'] },
+      raw,
+    );
     assert.equal(res.code, 250, res.response);
     const got = await sink.next(++sent);
     assert.deepEqual(original(got.raw), raw);
@@ -318,7 +393,10 @@ describe('the SMTP gateway', () => {
   });
 
   test('POST …/gateway/test sends a message from the caller through the gateway', async () => {
-    const res = await server.request('POST', `/v1/orgs/${a.orgId}/integrations/gateway/test`, { key: a.key, body: { to: 'grace@ext.example', from: a.user.email } });
+    const res = await server.request('POST', `/v1/orgs/${a.orgId}/integrations/gateway/test`, {
+      key: a.key,
+      body: { to: 'grace@ext.example', from: a.user.email },
+    });
     assert.equal(res.status, 200, res.text);
     assert.equal(res.body.outcome, 'stamped');
     assert.match(res.body.reply, /^250 /);
@@ -326,7 +404,10 @@ describe('the SMTP gateway', () => {
     assert.match(got.raw.toString('latin1'), /Subject: Signature gateway test/);
     const noFrom = await server.request('POST', `/v1/orgs/${a.orgId}/integrations/gateway/test`, { key: a.key, body: { to: 'grace@ext.example' } });
     assert.equal(noFrom.status, 409);
-    const foreign = await server.request('POST', `/v1/orgs/${a.orgId}/integrations/gateway/test`, { key: a.key, body: { to: 'grace@ext.example', from: b.user.email } });
+    const foreign = await server.request('POST', `/v1/orgs/${a.orgId}/integrations/gateway/test`, {
+      key: a.key,
+      body: { to: 'grace@ext.example', from: b.user.email },
+    });
     assert.equal(foreign.status, 409);
   });
 

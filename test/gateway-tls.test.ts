@@ -26,7 +26,27 @@ describe('the gateway over STARTTLS, orgs named by SNI', () => {
     dir = mkdtempSync(path.join(tmpdir(), 'sigsvc-gw-tls-'));
     const key = path.join(dir, 'key.pem');
     const cert = path.join(dir, 'cert.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', `/CN=*.${DOMAIN}`, '-addext', `subjectAltName=DNS:*.${DOMAIN}`], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+        '-days',
+        '2',
+        '-subj',
+        `/CN=*.${DOMAIN}`,
+        '-addext',
+        `subjectAltName=DNS:*.${DOMAIN}`,
+      ],
+      { stdio: 'ignore' },
+    );
     sink = await startSink();
     sinkB = await startSink();
     server = await startServer({ GATEWAY_ALLOW_PRIVATE_NEXT_HOP: 'true', GATEWAY_TLS_CERT: cert, GATEWAY_TLS_KEY: key, GATEWAY_DOMAIN: DOMAIN });
@@ -45,7 +65,14 @@ describe('the gateway over STARTTLS, orgs named by SNI', () => {
   });
 
   const tlsClient = (servername: string, auth?: { user: string; pass: string }) =>
-    nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, requireTLS: true, tls: { servername, rejectUnauthorized: false }, ...(auth ? { auth } : {}) } as Parameters<typeof nodemailer.createTransport>[0]);
+    nodemailer.createTransport({
+      host: '127.0.0.1',
+      port,
+      secure: false,
+      requireTLS: true,
+      tls: { servername, rejectUnauthorized: false },
+      ...(auth ? { auth } : {}),
+    } as Parameters<typeof nodemailer.createTransport>[0]);
   const message = (org: GatewayOrg) => Buffer.from(`From: ${org.user.email}\r\nTo: grace@ext.example\r\nSubject: tls\r\n\r\nHi.\r\n`);
 
   test("the org's own smart-host name names it: stamped and relayed to its next hop", async () => {

@@ -49,12 +49,20 @@ describe('Google jobs', () => {
       assert.deepEqual(await jobsSettled(server, org.orgId), []);
       const counts = patchCounts(fake, ws.domain);
       assert.equal(counts.size, 61);
-      assert.ok([...counts.values()].every((n) => n === 1), 'no signature sent twice');
+      assert.ok(
+        [...counts.values()].every((n) => n === 1),
+        'no signature sent twice',
+      );
       const metrics = (await server.request('GET', '/metrics')).text;
       assert.match(metrics, /google_api_requests_total\{api="gmail",outcome="retried"\} [1-9]/);
       // Some users ran out of quick retries: the push went on in a later job (the queue's retry of
       // the same job, or the push already queued after it, which then does the rest).
-      const pushes = await server.deps.database.db.selectFrom('jobs').select(['attempts', 'state']).where('org_id', '=', org.orgId).where('kind', '=', 'google.push').execute();
+      const pushes = await server.deps.database.db
+        .selectFrom('jobs')
+        .select(['attempts', 'state'])
+        .where('org_id', '=', org.orgId)
+        .where('kind', '=', 'google.push')
+        .execute();
       assert.ok(pushes.every((j) => j.state === 'succeeded'));
       assert.ok(pushes.some((j) => j.attempts > 1) || pushes.length > 1, `a push went on later: ${JSON.stringify(pushes)}`);
     } finally {
@@ -73,7 +81,9 @@ describe('Google jobs', () => {
     const url = scratch?.url ?? '';
     const ws = workspace(fake, 150);
     let org: TestOrg;
-    let first: TestServer | undefined = await startGoogleServer(fake, url, env, { google: { retry: { baseMs: 20, maxMs: 200 }, schedulerTickMs: 200, busyRetryMs: 200, pushConcurrency: 4 } });
+    let first: TestServer | undefined = await startGoogleServer(fake, url, env, {
+      google: { retry: { baseMs: 20, maxMs: 200 }, schedulerTickMs: 200, busyRetryMs: 200, pushConcurrency: 4 },
+    });
     let second: TestServer | undefined;
     try {
       org = await createOrg(first, { seats: 200 });
@@ -99,7 +109,11 @@ describe('Google jobs', () => {
       await waitFor(async () => (await deployedCount(s, org)) === 151, 'the push finished by the new instance', 90_000);
       const counts = patchCounts(fake, ws.domain);
       assert.equal(counts.size, 151);
-      assert.deepEqual([...counts.entries()].filter(([, n]) => n !== 1), [], 'no one pushed twice');
+      assert.deepEqual(
+        [...counts.entries()].filter(([, n]) => n !== 1),
+        [],
+        'no one pushed twice',
+      );
     } finally {
       fake.delayMs = 0;
       await first?.close();
@@ -135,7 +149,10 @@ describe('Google jobs', () => {
       for (const { domain } of orgs) {
         const counts = patchCounts(fake, domain);
         assert.equal(counts.size, 31);
-        assert.ok([...counts.values()].every((n) => n === 1), 'no one pushed twice');
+        assert.ok(
+          [...counts.values()].every((n) => n === 1),
+          'no one pushed twice',
+        );
       }
       const metrics = async (s: TestServer) => (await s.request('GET', '/metrics')).text;
       const [textA, textB] = [await metrics(a), await metrics(b)];
@@ -144,8 +161,20 @@ describe('Google jobs', () => {
       // Each job ran once: the attempts that succeeded on the two instances are the jobs there are.
       const succeeded = (text: string) =>
         [...text.matchAll(/jobs_total\{kind="google\.(?:sync|push)",outcome="succeeded"\} (\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
-      const jobs = await a.deps.database.db.selectFrom('jobs').select(['state', 'attempts']).where('org_id', 'in', orgs.map((o) => o.org.orgId)).where('kind', 'like', 'google.%').execute();
-      assert.ok(jobs.every((j) => j.state === 'succeeded' && j.attempts === 1), JSON.stringify(jobs));
+      const jobs = await a.deps.database.db
+        .selectFrom('jobs')
+        .select(['state', 'attempts'])
+        .where(
+          'org_id',
+          'in',
+          orgs.map((o) => o.org.orgId),
+        )
+        .where('kind', 'like', 'google.%')
+        .execute();
+      assert.ok(
+        jobs.every((j) => j.state === 'succeeded' && j.attempts === 1),
+        JSON.stringify(jobs),
+      );
       const [byA, byB] = [succeeded(textA), succeeded(textB)];
       assert.equal(byA + byB, jobs.length);
       assert.ok(byA > 0 && byB > 0, `both instances ran jobs (${byA} and ${byB})`);

@@ -50,7 +50,10 @@ describe('Google Workspace', () => {
     assert.match(row.sealed_private_key, /^v1\./);
     assert.ok(!row.sealed_private_key.includes('PRIVATE'));
     // Changing the settings keeps the key; no key on a first connection is a 400.
-    const changed = await server.request('PUT', base(org), { key: org.key, body: { adminEmail: ws.admin.primaryEmail, syncUsers: true, pushSignatures: false } });
+    const changed = await server.request('PUT', base(org), {
+      key: org.key,
+      body: { adminEmail: ws.admin.primaryEmail, syncUsers: true, pushSignatures: false },
+    });
     assert.equal(changed.status, 200);
     assert.equal(changed.body.syncUsers, true);
     const other = await createOrg(server);
@@ -78,7 +81,11 @@ describe('Google Workspace', () => {
       assert.match(res.body.error.message, message);
       assert.equal(res.body.error.details.field, 'body.serviceAccountKey');
     }
-    for (const bad of [{ serviceAccountKey: 'a string', adminEmail: ws.admin.primaryEmail }, { serviceAccountKey: ws.account.keyFile, adminEmail: 'not an address' }, { serviceAccountKey: ws.account.keyFile }]) {
+    for (const bad of [
+      { serviceAccountKey: 'a string', adminEmail: ws.admin.primaryEmail },
+      { serviceAccountKey: ws.account.keyFile, adminEmail: 'not an address' },
+      { serviceAccountKey: ws.account.keyFile },
+    ]) {
       assert.equal((await server.request('PUT', base(org), { key: org.key, body: bad })).status, 400);
     }
     assert.equal((await server.request('GET', base(org), { key: org.key })).status, 404, 'nothing was stored');
@@ -109,7 +116,10 @@ describe('Google Workspace', () => {
     const ok = await server.request('POST', `${base(org)}/test`, { key: org.key });
     assert.equal(ok.status, 200);
     assert.equal(ok.body.ok, true, ok.text);
-    assert.deepEqual(ok.body.steps.map((s: { step: string }) => s.step), ['token', 'directory', 'gmail']);
+    assert.deepEqual(
+      ok.body.steps.map((s: { step: string }) => s.step),
+      ['token', 'directory', 'gmail'],
+    );
     assert.match(ok.body.steps[1].message, /Read 4 users/);
 
     // Delegation not granted (or not yet active) for the directory scope.
@@ -197,8 +207,11 @@ describe('Google Workspace', () => {
     assert.equal(after.body.items.find((u: { email: string }) => u.email === user2.primaryEmail).title, 'Head of Sales');
     assert.equal(after.body.items.find((u: { email: string }) => u.email === user3.primaryEmail).status, 'suspended', 'suspended in Google → suspended');
     // The changed user's signature follows, pushed by the sync; the suspended one is skipped.
-    await waitFor(() => fake.users.get(user2.primaryEmail)!.signature === '<p>User 2 — Head of Sales</p>', "the new title in Gmail");
-    await waitFor(async () => (await deployments(org, '&state=skipped')).some((d) => d.email === user3.primaryEmail && d.reason === 'suspended'), 'the suspended user skipped');
+    await waitFor(() => fake.users.get(user2.primaryEmail)!.signature === '<p>User 2 — Head of Sales</p>', 'the new title in Gmail');
+    await waitFor(
+      async () => (await deployments(org, '&state=skipped')).some((d) => d.email === user3.primaryEmail && d.reason === 'suspended'),
+      'the suspended user skipped',
+    );
     assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
   });
 
@@ -228,14 +241,17 @@ describe('Google Workspace', () => {
     const me = (await server.request('GET', `/v1/orgs/${org.orgId}/users?limit=200`, { key: org.key })).body.items.find(
       (u: { email: string }) => u.email === ws.users[1]!.primaryEmail,
     );
-    const renamed = await server.request('PATCH', `/v1/orgs/${org.orgId}/users/${me.userId}`, { key: org.key, body: { version: me.version, name: 'Grace Hopper' } });
+    const renamed = await server.request('PATCH', `/v1/orgs/${org.orgId}/users/${me.userId}`, {
+      key: org.key,
+      body: { version: me.version, name: 'Grace Hopper' },
+    });
     assert.equal(renamed.status, 200);
     await waitFor(() => fake.users.get(me.email)!.signature?.startsWith('<p>Grace Hopper</p>'), 'the new name in Gmail', 60_000);
     assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
     assert.equal(patchesTo(ws.domain).length, before + sales.length + 1);
   });
 
-  test("an org change re-pushes every user whose signature shows it, without anyone asking (a change to a template, a user or the org re-pushes)", async () => {
+  test('an org change re-pushes every user whose signature shows it, without anyone asking (a change to a template, a user or the org re-pushes)', async () => {
     const org = await createOrg(server, { seats: 50, name: 'Old Name Ltd' });
     await createTemplate(server, org, { html: '<p>{{ user.name }}</p><p>{{ org.name }}</p>' });
     const ws = workspace(fake, 3);
@@ -243,7 +259,10 @@ describe('Google Workspace', () => {
     await waitFor(async () => (await deployments(org, '&state=deployed')).length === 4, 'first push');
     assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
     const everyone = [ws.admin, ...ws.users];
-    assert.ok(everyone.every((u) => u.signature?.includes('Old Name Ltd')), 'the first push showed the old name');
+    assert.ok(
+      everyone.every((u) => u.signature?.includes('Old Name Ltd')),
+      'the first push showed the old name',
+    );
     const before = patchesTo(ws.domain).length;
 
     const current = await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key });
@@ -252,7 +271,10 @@ describe('Google Workspace', () => {
     await waitFor(() => everyone.every((u) => u.signature?.includes('New Name Ltd')), 'the new org name in every Gmail signature', 60_000);
     assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
     assert.deepEqual(
-      patchesTo(ws.domain).slice(before).map((p) => p.email).sort(),
+      patchesTo(ws.domain)
+        .slice(before)
+        .map((p) => p.email)
+        .sort(),
       everyone.map((u) => u.primaryEmail).sort(),
       'each user pushed once more',
     );
@@ -302,12 +324,15 @@ describe('Google Workspace', () => {
     assert.equal(audit.body.items.length, 1);
   });
 
-  test("a settings change keeps the stored key as it is then, even one sealed again while the change ran (PostgreSQL)", { skip: !ON_POSTGRES && NEEDS_POSTGRES }, async () => {
+  test('a settings change keeps the stored key as it is then, even one sealed again while the change ran (PostgreSQL)', {
+    skip: !ON_POSTGRES && NEEDS_POSTGRES,
+  }, async () => {
     const org = await createOrg(server, { seats: 50 });
     const ws = workspace(fake, 1);
     await connect(server, org, ws, { syncUsers: false, pushSignatures: false });
     const db = server.deps.database.db;
-    const stored = () => db.selectFrom('google_integrations').select(['sealed_private_key', 'admin_email']).where('org_id', '=', org.orgId).executeTakeFirstOrThrow();
+    const stored = () =>
+      db.selectFrom('google_integrations').select(['sealed_private_key', 'admin_email']).where('org_id', '=', org.orgId).executeTakeFirstOrThrow();
     const resealed = server.deps.secrets.seal('what `secrets rekey` wrote meanwhile', `google:${org.orgId}`);
     // The row is held, as `sigsvc secrets rekey` holds it while it seals again; the settings change
     // reads the connection, then waits on the row; the key is replaced and the hold let go.
@@ -319,7 +344,11 @@ describe('Google Workspace', () => {
       change = server.request('PUT', base(org), { key: org.key, body: { adminEmail: `other-admin@${ws.domain}`, syncUsers: false, pushSignatures: false } });
       // The change is waiting on the held row: a session of this database is blocked by ours.
       await waitFor(async () => {
-        const blocked = await sql<{ pid: number }>`select pid from pg_stat_activity where datname = current_database() and query ilike '%update%google_integrations%' and ${holder} = any(pg_blocking_pids(pid))`.execute(db);
+        const blocked = await sql<{
+          pid: number;
+        }>`select pid from pg_stat_activity where datname = current_database() and query ilike '%update%google_integrations%' and ${holder} = any(pg_blocking_pids(pid))`.execute(
+          db,
+        );
         return blocked.rows.length > 0;
       }, 'the settings change to wait on the held row');
       await trx.updateTable('google_integrations').set({ sealed_private_key: resealed }).where('org_id', '=', org.orgId).execute();

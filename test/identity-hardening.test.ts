@@ -234,7 +234,11 @@ describe('identity provider hardening', () => {
     const first = await browser.follow((await authorizeUrl(app)).url, app.redirectUri);
     const action = new URL(/action="([^"]+)"/.exec(browser.lastPage)![1]!, first.url).toString();
     const post = (headers: Record<string, string>, fields: Record<string, string>) =>
-      browser.fetch(action, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields).toString() });
+      browser.fetch(action, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(fields).toString(),
+      });
     const before = hashes;
     const crossSite: Record<string, string>[] = [{ origin: 'https://evil.example' }, { origin: 'null' }, { 'sec-fetch-site': 'cross-site' }];
     for (const headers of crossSite) {
@@ -246,7 +250,10 @@ describe('identity provider hardening', () => {
     assert.equal(hashes, before, 'no password was checked');
     assert.equal(await failures(u.userId), 0);
     // The page's own origin, as a browser sends it, signs in.
-    const own = await post({ origin: new URL(server.deps.config.authUrl).origin, 'sec-fetch-site': 'same-origin' }, { username: u.email, password: u.password });
+    const own = await post(
+      { origin: new URL(server.deps.config.authUrl).origin, 'sec-fetch-site': 'same-origin' },
+      { username: u.email, password: u.password },
+    );
     assert.equal(own.status, 303);
 
     // The code step and the provider's logout confirmation alike.
@@ -254,7 +261,11 @@ describe('identity provider hardening', () => {
     advance();
     const { browser: b2, step } = await toPassword({ email: t.email, password: t.password });
     const otpAction = new URL(/action="([^"]+)"/.exec(b2.lastPage)![1]!, step.url).toString();
-    const otp = await b2.fetch(otpAction, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' }, body: `otp=${t.code()}` });
+    const otp = await b2.fetch(otpAction, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: 'https://evil.example' },
+      body: `otp=${t.code()}`,
+    });
     assert.equal(otp.status, 403);
     const confirm = await fetch(`${server.deps.config.authUrl}/logout/confirm`, {
       method: 'POST',
@@ -339,7 +350,10 @@ describe('identity provider hardening', () => {
     // The logout link held a live ID token: the request log has it redacted.
     const logged = logLines.filter((l) => l.includes('/logout?') && l.includes('id_token_hint'));
     assert.ok(logged.length > 0, 'the logout request was logged');
-    assert.ok(logLines.every((l) => !l.includes(tokens.id_token as string)), 'no ID token in the log');
+    assert.ok(
+      logLines.every((l) => !l.includes(tokens.id_token as string)),
+      'no ID token in the log',
+    );
     assert.match(logged[0]!, /id_token_hint=\[redacted\]/);
   });
 
@@ -357,7 +371,9 @@ describe('identity provider hardening', () => {
     await browser.follow(url, app.redirectUri);
     assert.match(browser.lastPage, /name="password"/, 'signed out: the password is asked again');
 
-    const evil = await fetch(`${auth}/logout?${new URLSearchParams({ client_id: 'app-client-hard', logout_uri: 'https://evil.example/' })}`, { redirect: 'manual' });
+    const evil = await fetch(`${auth}/logout?${new URLSearchParams({ client_id: 'app-client-hard', logout_uri: 'https://evil.example/' })}`, {
+      redirect: 'manual',
+    });
     assert.equal(evil.status, 200, 'never redirected to a URL that is not a callback');
     assert.equal(evil.headers.get('location'), null);
     assert.match(await evil.text(), /You are signed out/);

@@ -36,7 +36,10 @@ describe('identity provider: authorization code + PKCE', () => {
     assert.equal(jwksRes.headers.get('x-correlation-id'), 'idp-trace-1', 'the provider echoes correlation ids too');
     const jwks = (await jwksRes.json()) as { keys: Record<string, unknown>[] };
     assert.ok(jwks.keys.length >= 1);
-    assert.ok(jwks.keys.every((k: Record<string, unknown>) => k.d === undefined), 'no private parts published');
+    assert.ok(
+      jwks.keys.every((k: Record<string, unknown>) => k.d === undefined),
+      'no private parts published',
+    );
   });
 
   test('sign-in, code exchange, ID token on the API; the access token is refused', async () => {
@@ -122,10 +125,15 @@ describe('identity provider: authorization code + PKCE', () => {
     const to = new URL(noChallenge.headers.get('location') as string);
     assert.equal(`${to.origin}${to.pathname}`, app.redirectUri);
     assert.equal(to.searchParams.get('error'), 'invalid_request');
-    const plain = await fetch(`${auth}?${new URLSearchParams({ ...common, code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' })}`, { redirect: 'manual' });
+    const plain = await fetch(`${auth}?${new URLSearchParams({ ...common, code_challenge: 'x'.repeat(43), code_challenge_method: 'plain' })}`, {
+      redirect: 'manual',
+    });
     assert.equal(new URL(plain.headers.get('location') as string).searchParams.get('error'), 'invalid_request');
     for (const redirect of ['https://evil.example/cb', server.deps.config.adminUrl]) {
-      const res = await fetch(`${auth}?${new URLSearchParams({ ...common, redirect_uri: redirect, code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`, { redirect: 'manual' });
+      const res = await fetch(
+        `${auth}?${new URLSearchParams({ ...common, redirect_uri: redirect, code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`,
+        { redirect: 'manual' },
+      );
       assert.equal(res.status, 400, redirect);
       assert.equal(res.headers.get('location'), null);
     }
@@ -166,7 +174,11 @@ describe('identity provider: authorization code + PKCE', () => {
     ok(await asAdmin.DELETE('/v1/orgs/{orgId}/users/{userId}/mfa/totp', userPath), 200);
     const audit = ok(await api(server, org).GET('/v1/orgs/{orgId}/audit', { params: { path: { orgId: org.orgId }, query: { targetId: member.userId } } }));
     const actions = audit.items.map((e) => e.action);
-    assert.deepEqual(actions.filter((a) => a.startsWith('user.mfa')), ['user.mfa.disable', 'user.mfa.enable'], 'the refused code left no entry');
+    assert.deepEqual(
+      actions.filter((a) => a.startsWith('user.mfa')),
+      ['user.mfa.disable', 'user.mfa.enable'],
+      'the refused code left no entry',
+    );
     assert.equal(ok(await asMember.GET('/v1/orgs/{orgId}/users/{userId}', userPath)).mfaEnabled, false);
   });
 
@@ -221,7 +233,7 @@ describe('identity provider: authorization code + PKCE', () => {
       step = await browser.submit(step.url, { username: member.email, password: 'wrong password!' }, app.redirectUri);
       assert.equal(browser.lastStatus, 401);
     }
-    const lockedPage = (await browser.submit(step.url, { username: member.email, password: member.password }, app.redirectUri));
+    const lockedPage = await browser.submit(step.url, { username: member.email, password: member.password }, app.redirectUri);
     assert.equal(lockedPage.callback, undefined, 'the right password is refused while locked');
     const lockedText = browser.lastPage.replace(/value="[^"]*"/, '');
     await browser.submit(step.url, { username: 'nobody@nowhere.test', password: 'whatever it is' }, app.redirectUri);
@@ -244,10 +256,19 @@ describe('identity provider: authorization code + PKCE', () => {
     refused(await asMember.POST('/v1/orgs/{orgId}/api-keys', { ...orgPath, body: { name: 'x' } }), 403);
     const self = ok(await asMember.GET('/v1/orgs/{orgId}/users/{userId}', userPath(member.userId)));
     // Who edits what (wave 3): a member's own title is the admin's (not in the default selfServiceFields); their name is theirs.
-    const titleEdit = refused(await asMember.PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(member.userId), body: { version: self.version, title: 'Chief' } }), 403);
+    const titleEdit = refused(
+      await asMember.PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(member.userId), body: { version: self.version, title: 'Chief' } }),
+      403,
+    );
     assert.equal(titleEdit.error.details?.field, 'title');
-    const ownEdit = ok(await asMember.PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(member.userId), body: { version: self.version, name: 'Chief' } }), 200);
-    const roleEdit = refused(await asMember.PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(member.userId), body: { version: ownEdit.version, role: 'admin' } }), 403);
+    const ownEdit = ok(
+      await asMember.PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(member.userId), body: { version: self.version, name: 'Chief' } }),
+      200,
+    );
+    const roleEdit = refused(
+      await asMember.PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(member.userId), body: { version: ownEdit.version, role: 'admin' } }),
+      403,
+    );
     assert.equal(roleEdit.error.details?.field, 'role');
     refused(await asMember.PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(adminU.userId), body: { version: 1, title: 'x' } }), 403);
     const o2 = `o2-${crypto.randomUUID().slice(0, 8)}@example.test`;

@@ -74,17 +74,26 @@ describe('images', () => {
     assert.ok((await auditActions(org)).includes('image.create'));
   });
 
-  test('list: paginated, oldest first, only the org\'s own; delete is soft: the URL stops answering', async () => {
+  test("list: paginated, oldest first, only the org's own; delete is soft: the URL stops answering", async () => {
     const o = await createOrg(server);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await upload(o, png(10 + i, 10), 'image/png')).body.imageId);
     const first = await list(o, '?limit=2');
-    assert.deepEqual(first.items.map((i: { imageId: string }) => i.imageId), ids.slice(0, 2));
+    assert.deepEqual(
+      first.items.map((i: { imageId: string }) => i.imageId),
+      ids.slice(0, 2),
+    );
     assert.ok(first.nextCursor);
     const second = await list(o, `?limit=2&cursor=${first.nextCursor}`);
-    assert.deepEqual(second.items.map((i: { imageId: string }) => i.imageId), ids.slice(2));
+    assert.deepEqual(
+      second.items.map((i: { imageId: string }) => i.imageId),
+      ids.slice(2),
+    );
     assert.equal(second.nextCursor, null);
-    assert.equal((await list(other)).items.some((i: { imageId: string }) => ids.includes(i.imageId)), false);
+    assert.equal(
+      (await list(other)).items.some((i: { imageId: string }) => ids.includes(i.imageId)),
+      false,
+    );
 
     // Another org cannot delete it through its own path.
     const foreign = await server.request('DELETE', `/v1/orgs/${other.orgId}/images/${ids[0]}`, { key: other.key });
@@ -98,7 +107,10 @@ describe('images', () => {
     const gone = await server.request('GET', `/v1/images/${ids[0]}`);
     assert.equal(gone.status, 404);
     assert.equal(gone.body.error.code, 'NOT_FOUND');
-    assert.deepEqual((await list(o)).items.map((i: { imageId: string }) => i.imageId), ids.slice(1));
+    assert.deepEqual(
+      (await list(o)).items.map((i: { imageId: string }) => i.imageId),
+      ids.slice(1),
+    );
     assert.equal((await server.request('DELETE', `/v1/orgs/${o.orgId}/images/${ids[0]}`, { key: o.key })).status, 404);
     assert.equal((await server.request('GET', `/v1/images/${randomUUID()}`)).status, 404);
     assert.equal((await server.request('GET', '/v1/images/not-a-uuid')).status, 400);
@@ -159,8 +171,11 @@ describe('images', () => {
     try {
       const o = await createOrg(capped);
       const send = (body: Uint8Array) =>
-        fetch(`${capped.url}/v1/orgs/${o.orgId}/images`, { method: 'POST', headers: { 'x-api-key': o.key, 'content-type': 'image/png' }, body: new Uint8Array(body) })
-          .then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+        fetch(`${capped.url}/v1/orgs/${o.orgId}/images`, {
+          method: 'POST',
+          headers: { 'x-api-key': o.key, 'content-type': 'image/png' },
+          body: new Uint8Array(body),
+        }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
       const image = Buffer.concat([png(4, 4), Buffer.alloc(1000 - png(4, 4).length)]); // 1,000 bytes
       for (let i = 0; i < 3; i++) assert.equal((await send(image)).status, 201);
       const over = await send(png(1, 1));
@@ -170,7 +185,16 @@ describe('images', () => {
       assert.equal(over.body.error.details.maxBytes, 3000);
       // Another org is not held by this one's use; a deletion frees room.
       const other = await createOrg(capped);
-      assert.equal((await fetch(`${capped.url}/v1/orgs/${other.orgId}/images`, { method: 'POST', headers: { 'x-api-key': other.key, 'content-type': 'image/png' }, body: new Uint8Array(png(2, 2)) })).status, 201);
+      assert.equal(
+        (
+          await fetch(`${capped.url}/v1/orgs/${other.orgId}/images`, {
+            method: 'POST',
+            headers: { 'x-api-key': other.key, 'content-type': 'image/png' },
+            body: new Uint8Array(png(2, 2)),
+          })
+        ).status,
+        201,
+      );
       const first = (await capped.request('GET', `/v1/orgs/${o.orgId}/images`, { key: o.key })).body.items[0].imageId;
       assert.equal((await capped.request('DELETE', `/v1/orgs/${o.orgId}/images/${first}`, { key: o.key })).status, 204);
       assert.equal((await send(png(1, 1))).status, 201);
@@ -182,7 +206,16 @@ describe('images', () => {
     const o = await createOrg(server);
     const tiny = png(1, 1);
     for (let i = 0; i < 495; i++) {
-      await imagesRepo.insert(server.deps.database.db, { id: randomUUID(), org_id: o.orgId, content_type: 'image/png', width: 1, height: 1, bytes: tiny.length, sha256: 'b'.repeat(64), data: null });
+      await imagesRepo.insert(server.deps.database.db, {
+        id: randomUUID(),
+        org_id: o.orgId,
+        content_type: 'image/png',
+        width: 1,
+        height: 1,
+        bytes: tiny.length,
+        sha256: 'b'.repeat(64),
+        data: null,
+      });
     }
     const statuses = await Promise.all(Array.from({ length: 10 }, () => upload(o, tiny, 'image/png').then((r) => r.status)));
     assert.deepEqual(statuses.sort(), [201, 201, 201, 201, 201, 413, 413, 413, 413, 413]);
@@ -216,7 +249,16 @@ describe('images', () => {
     // An image stored before (its bytes in the row) is moved to a file when a service starts on it.
     const legacy = randomUUID();
     const old = gif(5, 6);
-    await imagesRepo.insert(server.deps.database.db, { id: legacy, org_id: o.orgId, content_type: 'image/gif', width: 5, height: 6, bytes: old.length, sha256: 'a'.repeat(64), data: old });
+    await imagesRepo.insert(server.deps.database.db, {
+      id: legacy,
+      org_id: o.orgId,
+      content_type: 'image/gif',
+      width: 5,
+      height: 6,
+      bytes: old.length,
+      sha256: 'a'.repeat(64),
+      data: old,
+    });
     const next = await startServer({}, { shared: { database: server.deps.database } });
     try {
       assert.ok(readFileSync(join(filesDir!, 'images', o.orgId, legacy)).equals(old));

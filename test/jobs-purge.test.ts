@@ -39,7 +39,11 @@ test('the worker purges jobs that finished more than 30 days ago, and keeps the 
   });
   const ago = (days: number) => sql<Date>`now() - make_interval(days => ${days})`;
   const finish = (id: string, state: 'succeeded' | 'failed', days: number) =>
-    db.updateTable('jobs').set({ state, started_at: ago(days), finished_at: ago(days) }).where('id', '=', id).execute();
+    db
+      .updateTable('jobs')
+      .set({ state, started_at: ago(days), finished_at: ago(days) })
+      .where('id', '=', id)
+      .execute();
   await finish(made.succeededLongAgo!, 'succeeded', 31);
   await finish(made.failedLongAgo!, 'failed', 45);
   await finish(made.succeededRecently!, 'succeeded', 29);

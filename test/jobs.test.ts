@@ -8,7 +8,17 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { openDatabase, type Database } from '../src/store/db.ts';
 import { createLogger } from '../src/log.ts';
-import { backoffMs, createJobQueue, enqueue, JobDeferredError, JobFailedError, RetryableJobError, type JobOutcome, type JobQueue, type QueueOptions } from '../src/jobs/queue.ts';
+import {
+  backoffMs,
+  createJobQueue,
+  enqueue,
+  JobDeferredError,
+  JobFailedError,
+  RetryableJobError,
+  type JobOutcome,
+  type JobQueue,
+  type QueueOptions,
+} from '../src/jobs/queue.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { SERVICE_NODE_FLAGS } from '../src/runtime.ts';
 import { migratedSnapshot } from './helpers/snapshot.ts';
@@ -33,7 +43,10 @@ const kindOf = (name: string) => `test.${name}.${randomUUID().slice(0, 8)}`;
 /** Orgs for jobs that belong to one (jobs.org_id references orgs). */
 async function newOrgs(database: Database, n: number): Promise<string[]> {
   const ids = Array.from({ length: n }, () => randomUUID());
-  await database.db.insertInto('orgs').values(ids.map((id) => ({ id, name: `Jobs ${id.slice(0, 8)}` }))).execute();
+  await database.db
+    .insertInto('orgs')
+    .values(ids.map((id) => ({ id, name: `Jobs ${id.slice(0, 8)}` })))
+    .execute();
   return ids;
 }
 
@@ -75,7 +88,11 @@ describe('job queue', () => {
     await waitFor(async () => (await jobRow(database, committed.jobId)).state === 'succeeded', 'the committed job');
     // The rolled-back job left no row, so no later poll can run it: no waiting needed to show it.
     const rows = await database.db.selectFrom('jobs').select('id').where('kind', '=', kind).execute();
-    assert.deepEqual(rows.map((r) => r.id), [committed.jobId], 'the rolled-back job left no row');
+    assert.deepEqual(
+      rows.map((r) => r.id),
+      [committed.jobId],
+      'the rolled-back job left no row',
+    );
     assert.deepEqual(runs, ['2']);
     const row = await jobRow(database, committed.jobId);
     assert.equal(row.attempts, 1);
@@ -164,7 +181,10 @@ describe('job queue', () => {
     q.start();
     const told = await enqueue(database.db, { kind, orgId: null, payload: { how: 'told' } });
     const bug = await enqueue(database.db, { kind, orgId: null, payload: { how: 'bug' } });
-    await waitFor(async () => (await jobRow(database, told.jobId)).state === 'failed' && (await jobRow(database, bug.jobId)).state === 'failed', 'both failures');
+    await waitFor(
+      async () => (await jobRow(database, told.jobId)).state === 'failed' && (await jobRow(database, bug.jobId)).state === 'failed',
+      'both failures',
+    );
     const [a, b] = [await jobRow(database, told.jobId), await jobRow(database, bug.jobId)];
     assert.equal(a.attempts, 1);
     assert.equal(a.error, 'The service account was refused by Google.');
@@ -310,11 +330,26 @@ describe('job queue', () => {
 
   test('backoff doubles from the base, stays within [half, full] of it, and is capped', () => {
     const o = { retryBaseMs: 1000, retryMaxMs: 10_000 };
-    assert.equal(backoffMs(1, o, () => 0), 500);
-    assert.equal(backoffMs(1, o, () => 0.999999), 1000);
-    assert.equal(backoffMs(3, o, () => 0), 2000);
-    assert.equal(backoffMs(3, o, () => 0.999999), 4000);
-    assert.equal(backoffMs(50, o, () => 0.999999), 10_000);
+    assert.equal(
+      backoffMs(1, o, () => 0),
+      500,
+    );
+    assert.equal(
+      backoffMs(1, o, () => 0.999999),
+      1000,
+    );
+    assert.equal(
+      backoffMs(3, o, () => 0),
+      2000,
+    );
+    assert.equal(
+      backoffMs(3, o, () => 0.999999),
+      4000,
+    );
+    assert.equal(
+      backoffMs(50, o, () => 0.999999),
+      10_000,
+    );
     for (let i = 0; i < 100; i++) {
       const d = backoffMs(2, o);
       assert.ok(d >= 1000 && d <= 2000, String(d));
@@ -364,10 +399,19 @@ describe('job queue on PostgreSQL: several instances', async () => {
       for (let i = 0; i < 200; i++) ids.push((await enqueue(trx, { kind, orgId: null, payload: { i } })).jobId);
     });
     for (const q of queues) q.start();
-    await waitFor(async () => {
-      const r = await d0.db.selectFrom('jobs').select((eb) => eb.fn.countAll<string>().as('n')).where('kind', '=', kind).where('state', '=', 'succeeded').executeTakeFirstOrThrow();
-      return Number(r.n) === 200;
-    }, 'all 200 jobs', 60_000);
+    await waitFor(
+      async () => {
+        const r = await d0.db
+          .selectFrom('jobs')
+          .select((eb) => eb.fn.countAll<string>().as('n'))
+          .where('kind', '=', kind)
+          .where('state', '=', 'succeeded')
+          .executeTakeFirstOrThrow();
+        return Number(r.n) === 200;
+      },
+      'all 200 jobs',
+      60_000,
+    );
     assert.equal(runs.size, 200);
     const twice = [...runs.entries()].filter(([, by]) => by.length !== 1);
     assert.deepEqual(twice, [], 'no job ran twice');

@@ -15,7 +15,7 @@ const SRC = path.join(import.meta.dirname, '..', 'src');
 /** What a folder (or a file at src/'s root) is: lower tiers never import higher ones. */
 const TIERS = ['neutral', 'store', 'platform', 'capability', 'edge'] as const;
 type Tier = (typeof TIERS)[number];
-const NEUTRAL = ['kernel', 'lib', 'config.ts', 'log.ts', 'runtime.ts', 'node-flags.json'];
+const NEUTRAL = ['kernel', 'lib', 'config.ts', 'config-fields.ts', 'log.ts', 'runtime.ts', 'node-flags.json'];
 /** What every capability may use directly: the core and what it is made of, and the HTTP layer's shared parts. */
 const PLATFORM = ['core', 'cache', 'http', 'jobs', 'metrics', 'audit', 'ratelimit', 'quota'];
 const EDGE = ['app.ts', 'deps.ts', 'main.ts', 'cli'];
@@ -196,7 +196,10 @@ test('every capability folder with routes, or imported by another folder, has a 
     (c) => files.some((f) => folderOf(f) === c && ROUTE_FILE.test(f)) || arrows.some(({ from, to }) => folderOf(to) === c && folderOf(from) !== c),
   );
   assert.ok(composed.length >= 15, composed.join(' '));
-  assert.deepEqual(composed.filter((c) => !files.includes(`${c}/module.ts`)), []);
+  assert.deepEqual(
+    composed.filter((c) => !files.includes(`${c}/module.ts`)),
+    [],
+  );
 });
 
 test('the tiers and layers are what the rules say', () => {

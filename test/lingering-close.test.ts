@@ -98,7 +98,7 @@ describe('a body over the limit: the 413 reaches the client (lingering close)', 
     assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).status, 200);
   });
 
-  test("node:http clients uploading 5 MB + 10 bytes ten at a time all get the 413", async () => {
+  test('node:http clients uploading 5 MB + 10 bytes ten at a time all get the 413', async () => {
     const body = Buffer.alloc(limit + 10, 0x20);
     const one = () =>
       new Promise<{ status: number; code: string }>((resolve, reject) => {

@@ -118,14 +118,26 @@ describe('list filters', () => {
     const all = (await list('limit=200')).items;
     const keyActor = all.find((e) => e.targetId === u1.userId)!.actor.id;
     assert.equal(keyActor, org.keyId, 'API-key writes name the key');
-    assert.deepEqual((await list(`actorId=${keyActor}`)).items.map((e) => e.targetId), [u2.userId, u1.userId]);
+    assert.deepEqual(
+      (await list(`actorId=${keyActor}`)).items.map((e) => e.targetId),
+      [u2.userId, u1.userId],
+    );
     assert.deepEqual((await list(`actorId=someone-else`)).items, []);
-    assert.deepEqual((await list(`from=${encodeURIComponent(mid.toISOString())}&action=user.create`)).items.map((e) => e.targetId), [u2.userId]);
+    assert.deepEqual(
+      (await list(`from=${encodeURIComponent(mid.toISOString())}&action=user.create`)).items.map((e) => e.targetId),
+      [u2.userId],
+    );
     const to = await list(`to=${encodeURIComponent(mid.toISOString())}&action=user.create`);
     // (The org's creation made its owner, before u1.)
-    assert.deepEqual(to.items.map((e) => e.targetId), [u1.userId, org.ownerUserId]);
+    assert.deepEqual(
+      to.items.map((e) => e.targetId),
+      [u1.userId, org.ownerUserId],
+    );
     const at = all.find((e) => e.targetId === u2.userId)!.at;
-    assert.deepEqual((await list(`from=${encodeURIComponent(at)}&to=${encodeURIComponent(new Date(Date.parse(at) + 1).toISOString())}`)).items.map((e) => e.targetId), [u2.userId]);
+    assert.deepEqual(
+      (await list(`from=${encodeURIComponent(at)}&to=${encodeURIComponent(new Date(Date.parse(at) + 1).toISOString())}`)).items.map((e) => e.targetId),
+      [u2.userId],
+    );
     assert.deepEqual((await list(`to=${encodeURIComponent(at)}&targetId=${u2.userId}`)).items, [], 'to is exclusive');
     assert.equal((await list('from=2000-01-01&to=2999-12-31')).items.length, all.length);
     assert.deepEqual((await list('to=2000-01-01')).items, []);
@@ -135,7 +147,14 @@ describe('list filters', () => {
     const page2 = await list(`actorId=${keyActor}&limit=1&cursor=${page1.nextCursor}`);
     assert.deepEqual([page1.items[0]!.targetId, page2.items[0]!.targetId], [u2.userId, u1.userId]);
 
-    for (const bad of ['from=yesterday', 'to=2026-02-30', 'from=2026-01-02&to=2026-01-01', 'from=2026-01-01T00:00:00', 'actorId=a%00b', `actorId=${'x'.repeat(101)}`]) {
+    for (const bad of [
+      'from=yesterday',
+      'to=2026-02-30',
+      'from=2026-01-02&to=2026-01-01',
+      'from=2026-01-01T00:00:00',
+      'actorId=a%00b',
+      `actorId=${'x'.repeat(101)}`,
+    ]) {
       const res = await server.request('GET', `/v1/orgs/${org.orgId}/audit?${bad}`, { key: org.key });
       assert.equal(res.status, 400, `${bad}: ${res.text}`);
       assert.match(res.body.error.details.field, /^query\./, bad);

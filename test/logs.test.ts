@@ -66,9 +66,15 @@ describe('log lines', () => {
     await signIn(app, { username: owner.email, password: owner.password });
     const urls = find((l) => l.msg === 'request completed').map((l) => String(l.url));
     for (const path of ['/.well-known/openid-configuration', '/oauth2/authorize', '/oauth2/token']) {
-      assert.ok(urls.some((u) => u.startsWith(`${auth}${path}`)), `${auth}${path} in ${urls.join(' ')}`);
+      assert.ok(
+        urls.some((u) => u.startsWith(`${auth}${path}`)),
+        `${auth}${path} in ${urls.join(' ')}`,
+      );
     }
-    assert.ok(urls.some((u) => u.startsWith(`${auth}/interaction/`)), 'the sign-in pages too');
+    assert.ok(
+      urls.some((u) => u.startsWith(`${auth}/interaction/`)),
+      'the sign-in pages too',
+    );
     assert.ok(!urls.some((u) => /^\/(oauth2|\.well-known|interaction)\//.test(u)), `a path without its mount: ${urls.join(' ')}`);
   });
 
@@ -77,7 +83,13 @@ describe('log lines', () => {
     const res = await fetch(`${server.deps.config.authUrl}/oauth2/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-correlation-id': correlationId },
-      body: new URLSearchParams({ grant_type: 'authorization_code', client_id: 'app-client-dev', code: 'no-such-code', code_verifier: 'v'.repeat(43), redirect_uri: server.deps.config.appUrl }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        client_id: 'app-client-dev',
+        code: 'no-such-code',
+        code_verifier: 'v'.repeat(43),
+        redirect_uri: server.deps.config.appUrl,
+      }).toString(),
     });
     assert.equal(res.status, 400);
     await res.arrayBuffer();

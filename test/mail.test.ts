@@ -16,8 +16,7 @@ import { migrate } from '../src/store/migrate.ts';
 
 const FAST_JOBS = { JOBS_POLL_MS: '25', JOBS_RETRY_BASE_MS: '100', JOBS_RETRY_MAX_MS: '300' };
 
-const jobOf = (server: TestServer, jobId: string) =>
-  server.deps.database.db.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow();
+const jobOf = (server: TestServer, jobId: string) => server.deps.database.db.selectFrom('jobs').selectAll().where('id', '=', jobId).executeTakeFirstOrThrow();
 
 describe('mail', () => {
   let smtp: TestSmtp;
@@ -56,7 +55,12 @@ describe('mail', () => {
   test('SMTP down for a while: the mail arrives once the server is back, once', async () => {
     const to = `outage-${randomUUID().slice(0, 8)}@example.test`;
     await smtp.down();
-    const jobId = await server.deps.mail.queue(server.deps.database.db, null, to, invitationMail({ orgName: 'Acme', inviteeName: '', url: 'http://x.test/i', ttlS: 3600 }));
+    const jobId = await server.deps.mail.queue(
+      server.deps.database.db,
+      null,
+      to,
+      invitationMail({ orgName: 'Acme', inviteeName: '', url: 'http://x.test/i', ttlS: 3600 }),
+    );
     assert.ok(jobId);
     // At least two failed attempts while the server is away.
     const waiting = await waitFor(async () => {
@@ -77,7 +81,12 @@ describe('mail', () => {
     const to = `refused-${randomUUID().slice(0, 8)}@example.test`;
     smtp.refuseWith(550);
     try {
-      const jobId = await server.deps.mail.queue(server.deps.database.db, null, to, invitationMail({ orgName: 'Acme', inviteeName: '', url: 'http://x.test/i', ttlS: 3600 }));
+      const jobId = await server.deps.mail.queue(
+        server.deps.database.db,
+        null,
+        to,
+        invitationMail({ orgName: 'Acme', inviteeName: '', url: 'http://x.test/i', ttlS: 3600 }),
+      );
       const job = await waitFor(async () => {
         const j = await jobOf(server, jobId!);
         return j.state === 'failed' ? j : undefined;
@@ -93,7 +102,12 @@ describe('mail', () => {
     const plain = await startServer({ ...FAST_JOBS });
     try {
       assert.equal(plain.deps.mail.configured, false);
-      const jobId = await plain.deps.mail.queue(plain.deps.database.db, null, 'x@example.test', invitationMail({ orgName: 'A', inviteeName: '', url: 'http://x', ttlS: 60 }));
+      const jobId = await plain.deps.mail.queue(
+        plain.deps.database.db,
+        null,
+        'x@example.test',
+        invitationMail({ orgName: 'A', inviteeName: '', url: 'http://x', ttlS: 60 }),
+      );
       assert.equal(jobId, undefined);
     } finally {
       await plain.close();
@@ -116,14 +130,19 @@ describe('mail: two instances on one PostgreSQL database', async () => {
       const addresses = Array.from({ length: 30 }, (_, i) => `two-${i}-${randomUUID().slice(0, 6)}@example.test`);
       const jobIds = await a.deps.database.db.transaction().execute(async (trx) => {
         const ids: string[] = [];
-        for (const to of addresses) ids.push((await a.deps.mail.queue(trx, null, to, invitationMail({ orgName: 'Acme', inviteeName: '', url: 'http://x.test/i', ttlS: 3600 })))!);
+        for (const to of addresses)
+          ids.push((await a.deps.mail.queue(trx, null, to, invitationMail({ orgName: 'Acme', inviteeName: '', url: 'http://x.test/i', ttlS: 3600 })))!);
         return ids;
       });
       // Every job settled: none can be claimed again, so what the server holds is all there will be.
-      await waitFor(async () => {
-        const open = await a.deps.database.db.selectFrom('jobs').select('id').where('id', 'in', jobIds).where('state', '!=', 'succeeded').execute();
-        return open.length === 0;
-      }, 'every mail job to succeed', 60_000);
+      await waitFor(
+        async () => {
+          const open = await a.deps.database.db.selectFrom('jobs').select('id').where('id', 'in', jobIds).where('state', '!=', 'succeeded').execute();
+          return open.length === 0;
+        },
+        'every mail job to succeed',
+        60_000,
+      );
       for (const to of addresses) assert.equal(smtp.to(to).length, 1, `one mail to ${to}`);
     } finally {
       for (const s of servers) await s.close();
@@ -134,7 +153,7 @@ describe('mail: two instances on one PostgreSQL database', async () => {
 });
 
 describe('mail caps (DECISIONS wave 3, "Mail caps")', () => {
-  test('past MAIL_PER_ORG_PER_HOUR an org\'s mails wait in the queue for the next hour, not fail; other orgs\' mails go on', async () => {
+  test("past MAIL_PER_ORG_PER_HOUR an org's mails wait in the queue for the next hour, not fail; other orgs' mails go on", async () => {
     const smtp = await startSmtp();
     // 30 s before an hour ends, on a clock that moves only when the test says.
     const hourEnd = Math.ceil(Date.now() / 3600_000) * 3600_000;
@@ -163,7 +182,11 @@ describe('mail caps (DECISIONS wave 3, "Mail caps")', () => {
       // The next hour: the waiting mail goes out (the deferral is 30 s of the service's clock; the
       // test brings its run time forward rather than wait).
       clock.advance(30_000);
-      await server.deps.database.db.updateTable('jobs').set({ run_after: new Date(Date.now() - 1000) }).where('id', '=', deferred.id).execute();
+      await server.deps.database.db
+        .updateTable('jobs')
+        .set({ run_after: new Date(Date.now() - 1000) })
+        .where('id', '=', deferred.id)
+        .execute();
       server.deps.queue.poke();
       await smtp.waitFor(to.find((a) => !arrived.includes(a))!);
     } finally {

@@ -57,7 +57,11 @@ describe('GET /metrics', () => {
       const res = await fetch(`${auth}${path}?x=${randomUUID()}`);
       await res.arrayBuffer();
     }
-    const token = await fetch(`${auth}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=authorization_code&code=x' });
+    const token = await fetch(`${auth}/oauth2/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'grant_type=authorization_code&code=x',
+    });
     await token.arrayBuffer();
     const text = await scrape();
     assert.equal(sample(text, 'http_requests_total', { method: 'GET', route: '/auth/.well-known/openid-configuration', status: '200' }), 1);
@@ -131,7 +135,12 @@ describe('GET /metrics with METRICS_TOKEN', () => {
   after(() => server.close());
 
   test('without the token, or with another, 401 in the error envelope', async () => {
-    for (const headers of [{} as Record<string, string>, { authorization: 'Bearer wrong' }, { authorization: 'Basic c2NyYXBlLXNlY3JldC0xMjM=' }, { authorization: 'Bearer scrape-secret-1234' }]) {
+    for (const headers of [
+      {} as Record<string, string>,
+      { authorization: 'Bearer wrong' },
+      { authorization: 'Basic c2NyYXBlLXNlY3JldC0xMjM=' },
+      { authorization: 'Bearer scrape-secret-1234' },
+    ]) {
       const res = await server.request('GET', '/metrics', { headers });
       assert.equal(res.status, 401, JSON.stringify(headers));
       assert.equal(res.body.error.code, 'UNAUTHORIZED');

@@ -37,21 +37,52 @@ describe('Microsoft Entra directory sync', () => {
     const tenantId = randomUUID();
     const clientId = randomUUID();
     fake.tenants.set(tenantId, { clientId, clientSecret: 'the-right-secret', users });
-    const res = await server.request('PUT', `/v1/orgs/${org.orgId}/integrations/microsoft`, { key: org.key, body: { tenantId, clientId, clientSecret: secret } });
+    const res = await server.request('PUT', `/v1/orgs/${org.orgId}/integrations/microsoft`, {
+      key: org.key,
+      body: { tenantId, clientId, clientSecret: secret },
+    });
     assert.equal(res.status, 200, res.text);
     const audit = await server.request('GET', `/v1/orgs/${org.orgId}/audit?action=integration.microsoft.connect`, { key: org.key });
-    const syncJob = (await server.deps.database.db.selectFrom('jobs').select(['id']).where('org_id', '=', org.orgId).where('kind', '=', 'microsoft.sync').executeTakeFirstOrThrow()).id;
+    const syncJob = (
+      await server.deps.database.db
+        .selectFrom('jobs')
+        .select(['id'])
+        .where('org_id', '=', org.orgId)
+        .where('kind', '=', 'microsoft.sync')
+        .executeTakeFirstOrThrow()
+    ).id;
     return { org, tenantId, clientId, connect: res.body, audit: audit.body, syncJob };
   }
 
   const jobOf = (org: TestOrg, jobId: string) => server.request('GET', `/v1/orgs/${org.orgId}/jobs/${jobId}`, { key: org.key }).then((r) => r.body);
-  const finished = (org: TestOrg, jobId: string) => until(() => jobOf(org, jobId), (j) => j.state === 'succeeded' || j.state === 'failed', `job ${jobId} ends`);
+  const finished = (org: TestOrg, jobId: string) =>
+    until(
+      () => jobOf(org, jobId),
+      (j) => j.state === 'succeeded' || j.state === 'failed',
+      `job ${jobId} ends`,
+    );
   const usersOf = async (org: TestOrg) =>
-    (await server.request('GET', `/v1/orgs/${org.orgId}/users?limit=200`, { key: org.key })).body.items as { userId: string; email: string; name: string; title: string; department: string; phone: string; mobile: string; role: string; status: string }[];
+    (await server.request('GET', `/v1/orgs/${org.orgId}/users?limit=200`, { key: org.key })).body.items as {
+      userId: string;
+      email: string;
+      name: string;
+      title: string;
+      department: string;
+      phone: string;
+      mobile: string;
+      role: string;
+      status: string;
+    }[];
 
   test('connecting stores the secret sealed, answers no secret, and the first sync maps every page of users', async () => {
     const people = [
-      graphUser({ displayName: 'Ada Lovelace', jobTitle: 'Engineer', department: 'R&D', businessPhones: ['+44 20 7946 0000', '+44 20 7946 0001'], mobilePhone: '+44 7700 900000' }),
+      graphUser({
+        displayName: 'Ada Lovelace',
+        jobTitle: 'Engineer',
+        department: 'R&D',
+        businessPhones: ['+44 20 7946 0000', '+44 20 7946 0001'],
+        mobilePhone: '+44 7700 900000',
+      }),
       graphUser({ displayName: 'Grace Hopper', mail: null, userPrincipalName: `grace-${randomUUID().slice(0, 6)}@contoso.onmicrosoft.com` }),
       graphUser({ displayName: 'Disabled Person', accountEnabled: false }),
       graphUser({ displayName: 'Alan Turing', jobTitle: 'Researcher' }),
@@ -69,10 +100,14 @@ describe('Microsoft Entra directory sync', () => {
     const users = await usersOf(org);
     const byEmail = new Map(users.map((u) => [u.email.toLowerCase(), u]));
     const ada = byEmail.get(people[0]!.mail!.toLowerCase());
-    assert.deepEqual(
-      ada && { name: ada.name, title: ada.title, department: ada.department, phone: ada.phone, mobile: ada.mobile, role: ada.role },
-      { name: 'Ada Lovelace', title: 'Engineer', department: 'R&D', phone: '+44 20 7946 0000', mobile: '+44 7700 900000', role: 'member' },
-    );
+    assert.deepEqual(ada && { name: ada.name, title: ada.title, department: ada.department, phone: ada.phone, mobile: ada.mobile, role: ada.role }, {
+      name: 'Ada Lovelace',
+      title: 'Engineer',
+      department: 'R&D',
+      phone: '+44 20 7946 0000',
+      mobile: '+44 7700 900000',
+      role: 'member',
+    });
     assert.ok(byEmail.has(people[1]!.userPrincipalName!.toLowerCase()), 'no mail: userPrincipalName is the address');
     assert.ok(!byEmail.has(people[2]!.mail!.toLowerCase()), 'a disabled account gets no user');
     assert.ok(byEmail.has(people[4]!.mail!.toLowerCase()), 'the last page was read');
@@ -84,11 +119,19 @@ describe('Microsoft Entra directory sync', () => {
     assert.equal(status.status, 200);
     assert.ok(status.body.lastSyncAt);
     assert.equal(status.body.lastError, null);
-    assert.deepEqual({ ...status.body.lastRun, startedAt: undefined, finishedAt: undefined }, { created: 4, updated: 0, deleted: 0, skipped: 0, startedAt: undefined, finishedAt: undefined });
+    assert.deepEqual(
+      { ...status.body.lastRun, startedAt: undefined, finishedAt: undefined },
+      { created: 4, updated: 0, deleted: 0, skipped: 0, startedAt: undefined, finishedAt: undefined },
+    );
   });
 
   test('a dry run answers what a sync would change and changes nothing; the sync then disables, removes, updates and creates', async () => {
-    const people = [graphUser({ displayName: 'Stays Same' }), graphUser({ displayName: 'Will Be Disabled' }), graphUser({ displayName: 'Will Leave' }), graphUser({ displayName: 'Gets Promoted', jobTitle: 'Analyst' })];
+    const people = [
+      graphUser({ displayName: 'Stays Same' }),
+      graphUser({ displayName: 'Will Be Disabled' }),
+      graphUser({ displayName: 'Will Leave' }),
+      graphUser({ displayName: 'Gets Promoted', jobTitle: 'Analyst' }),
+    ];
     const { org, tenantId, syncJob } = await connected(people);
     assert.equal((await finished(org, syncJob)).state, 'succeeded');
     const before = await usersOf(org);
@@ -98,7 +141,10 @@ describe('Microsoft Entra directory sync', () => {
 
     const dry = await server.request('POST', `/v1/orgs/${org.orgId}/integrations/microsoft/sync?dryRun=true`, { key: org.key });
     assert.equal(dry.status, 200, dry.text);
-    assert.deepEqual({ created: dry.body.created, updated: dry.body.updated, deleted: dry.body.deleted, skipped: dry.body.skipped }, { created: 1, updated: 2, deleted: 1, skipped: 0 });
+    assert.deepEqual(
+      { created: dry.body.created, updated: dry.body.updated, deleted: dry.body.deleted, skipped: dry.body.skipped },
+      { created: 1, updated: 2, deleted: 1, skipped: 0 },
+    );
     assert.deepEqual(await usersOf(org), before, 'a dry run changes nothing');
 
     const started = await server.request('POST', `/v1/orgs/${org.orgId}/integrations/microsoft/sync`, { key: org.key });
@@ -126,7 +172,11 @@ describe('Microsoft Entra directory sync', () => {
 
     fake.throttle = { page: 0, times: 1, retryAfterS: 3600 };
     const other = await connected([graphUser({ displayName: 'Later' })]);
-    const back = await until(() => jobOf(other.org, other.syncJob), (j) => j.state === 'queued' && j.error !== null, 'the job back in the queue');
+    const back = await until(
+      () => jobOf(other.org, other.syncJob),
+      (j) => j.state === 'queued' && j.error !== null,
+      'the job back in the queue',
+    );
     assert.match(back.error, /throttling/);
     const runAfter = (await server.deps.database.db.selectFrom('jobs').select('run_after').where('id', '=', other.syncJob).executeTakeFirstOrThrow()).run_after;
     assert.ok(runAfter.getTime() - Date.now() > 3000_000, `retried after Retry-After (${runAfter.toISOString()})`);
@@ -151,7 +201,12 @@ describe('Microsoft Entra directory sync', () => {
     const { org, syncJob } = await connected([graphUser({ displayName: 'Stays After' })]);
     await finished(org, syncJob);
     assert.equal((await server.request('DELETE', `/v1/orgs/${org.orgId}/integrations/microsoft`, { key: org.key })).status, 204);
-    for (const [method, path] of [['GET', ''], ['DELETE', ''], ['POST', '/sync'], ['POST', '/sync?dryRun=true']] as const) {
+    for (const [method, path] of [
+      ['GET', ''],
+      ['DELETE', ''],
+      ['POST', '/sync'],
+      ['POST', '/sync?dryRun=true'],
+    ] as const) {
       const res = await server.request(method, `/v1/orgs/${org.orgId}/integrations/microsoft${path}`, { key: org.key });
       assert.equal(res.status, 404, `${method} ${path}: ${res.text}`);
     }
@@ -185,7 +240,10 @@ describe('the Entra sync runs on its schedule', () => {
       const tenantId = randomUUID();
       const clientId = randomUUID();
       fake.tenants.set(tenantId, { clientId, clientSecret: 'x', users: [graphUser({ displayName: 'Scheduled' })] });
-      const res = await server.request('PUT', `/v1/orgs/${org.orgId}/integrations/microsoft`, { key: org.key, body: { tenantId, clientId, clientSecret: 'x' } });
+      const res = await server.request('PUT', `/v1/orgs/${org.orgId}/integrations/microsoft`, {
+        key: org.key,
+        body: { tenantId, clientId, clientSecret: 'x' },
+      });
       assert.equal(res.status, 200);
       const db = server.deps.database.db;
       await until(

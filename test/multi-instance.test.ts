@@ -80,7 +80,10 @@ describe('two instances, one stage', () => {
     const send = (p: ServiceProcess | undefined) =>
       call(p, 'POST', '/v1/webhooks/payment-provider', { rawBody: payload, headers: { 'provider-signature': signedHeader(payload) } });
     const results = await Promise.all([send(a), send(b), send(a), send(b)]);
-    assert.deepEqual(results.map((r) => r.status), [200, 200, 200, 200]);
+    assert.deepEqual(
+      results.map((r) => r.status),
+      [200, 200, 200, 200],
+    );
     assert.equal(results.filter((r) => r.body.kind === 'patch').length, 1);
     assert.equal(results.filter((r) => r.body.deduplicated === true).length, 3);
     const audit = await call(b, 'GET', `/v1/orgs/${org.orgId}/audit?action=billing.customer.subscription.updated`, { key: org.apiKey.key });
@@ -90,7 +93,9 @@ describe('two instances, one stage', () => {
   test('a burst delivered to both, in opposite orders, applies every event exactly once', async (t) => {
     if (skipReason) return t.skip(skipReason);
     // Each instance batches what arrives together; the batches overlap and claim the same ids.
-    const events = Array.from({ length: 40 }, (_, i) => event('invoice.payment_failed', { customer: `cus_${org.orgId}`, metadata: { orgId: org.orgId }, attempt_count: i }));
+    const events = Array.from({ length: 40 }, (_, i) =>
+      event('invoice.payment_failed', { customer: `cus_${org.orgId}`, metadata: { orgId: org.orgId }, attempt_count: i }),
+    );
     const send = (p: ServiceProcess | undefined, evt: ReturnType<typeof event>) => {
       const payload = JSON.stringify(evt);
       return call(p, 'POST', '/v1/webhooks/payment-provider', { rawBody: payload, headers: { 'provider-signature': signedHeader(payload) } });
@@ -247,7 +252,10 @@ describe('two instances: per-org buckets and the monthly quota', () => {
     await Promise.all([...[a, b, a, b, a, b, a, b].map((p) => floodWorker(p, 25)), quietWorker()]);
     const admitted = flood.filter((r) => r.status === 200).length;
     assert.deepEqual(quietStatuses, Array(10).fill(200), 'the quiet org was never refused');
-    assert.ok(flood.every((r) => r.status === 200 || (r.status === 429 && r.scope === 'org')), 'only 200 and 429 scope org');
+    assert.ok(
+      flood.every((r) => r.status === 200 || (r.status === 429 && r.scope === 'org')),
+      'only 200 and 429 scope org',
+    );
     assert.ok(admitted >= ORG_BURST * 0.95 && admitted < 200 / 2, `admitted ${admitted}: the org's bucket, shared by both`);
     // Both instances flush within a second; the total is then exactly what was admitted, and stays.
     await waitFor(async () => (await counted(noisy.orgId)) === admitted, `the count of ${admitted}`, 5000);

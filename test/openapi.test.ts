@@ -97,7 +97,10 @@ describe('the OpenAPI document', () => {
 
   test('the sign-in pages and the identity provider are not API operations', () => {
     const authPath = new URL(server.deps.config.authUrl).pathname;
-    assert.deepEqual(Object.keys(doc.paths).filter((p) => p.startsWith(authPath)), []);
+    assert.deepEqual(
+      Object.keys(doc.paths).filter((p) => p.startsWith(authPath)),
+      [],
+    );
     assert.ok(!doc.paths['/v1/openapi.json']);
   });
 
@@ -178,7 +181,8 @@ describe('the OpenAPI document', () => {
         if (json) media.push([`${method.toUpperCase()} ${route} ${status}`, json]);
       }
       for (const [at, m] of media) {
-        const examples = m.example !== undefined ? [m.example] : ((m.schema.examples ?? m.schema.anyOf?.find((s: Json) => s.examples)?.examples ?? []) as unknown[]);
+        const examples =
+          m.example !== undefined ? [m.example] : ((m.schema.examples ?? m.schema.anyOf?.find((s: Json) => s.examples)?.examples ?? []) as unknown[]);
         if (examples.length === 0) problems.push(`${at}: no example (add .meta({ examples: [...] }) to its zod schema)`);
         for (const example of examples) check(m.schema, example, at);
         checked++;
@@ -188,7 +192,7 @@ describe('the OpenAPI document', () => {
     assert.ok(checked > 150, `${checked} bodies checked`);
   });
 
-  test("the 400 and 404 examples of the org routes are what the service answers to that request", async () => {
+  test('the 400 and 404 examples of the org routes are what the service answers to that request', async () => {
     const user = await createUser(server, org);
     const template = await createTemplate(server, org);
     const ids: Record<string, string> = { orgId: org.orgId, userId: user.userId, templateId: template.templateId, keyId: org.keyId };
@@ -204,7 +208,8 @@ describe('the OpenAPI document', () => {
       let path: string | undefined;
       let body: unknown;
       if (field?.startsWith('body.')) [path, body] = [route.replace(/\{(\w+)\}/g, (_, p: string) => ids[p] ?? randomUUID()), {}];
-      else if (field?.startsWith('params.')) path = route.replace(/\{(\w+)\}/g, (_, p: string) => (`params.${p}` === field ? 'not-a-uuid' : (ids[p] ?? randomUUID())));
+      else if (field?.startsWith('params.'))
+        path = route.replace(/\{(\w+)\}/g, (_, p: string) => (`params.${p}` === field ? 'not-a-uuid' : (ids[p] ?? randomUUID())));
       if (path) {
         const res = await server.request(method.toUpperCase(), path, { key: org.key, body });
         assert.equal(res.status, 400, `${name}: ${res.text}`);
@@ -215,7 +220,11 @@ describe('the OpenAPI document', () => {
       const missing = example(op, '404');
       const last = [...route.matchAll(/\{(\w+)\}/g)].at(-1)?.[1];
       if (missing && (method === 'get' || method === 'delete') && last && last !== 'orgId') {
-        const res = await server.request(method.toUpperCase(), route.replace(/\{(\w+)\}/g, (_, p: string) => (p === last ? randomUUID() : ids[p] ?? randomUUID())), { key: org.key });
+        const res = await server.request(
+          method.toUpperCase(),
+          route.replace(/\{(\w+)\}/g, (_, p: string) => (p === last ? randomUUID() : (ids[p] ?? randomUUID()))),
+          { key: org.key },
+        );
         assert.equal(res.status, 404, `${name}: ${res.text}`);
         assert.equal(res.body.error.message, missing.message, name);
         compared++;
@@ -249,7 +258,11 @@ describe('the OpenAPI document', () => {
     assert.equal(doc.paths['/v1/orgs/{orgId}/users'].get.responses['200'].headers.ETag, undefined);
     // Every GET of the org and public routes that answers 200 here sends an ETag exactly when its
     // document says so.
-    const upload = await fetch(`${server.url}/v1/orgs/${org.orgId}/images`, { method: 'POST', headers: { 'x-api-key': org.key, 'content-type': 'image/gif' }, body: PIXEL });
+    const upload = await fetch(`${server.url}/v1/orgs/${org.orgId}/images`, {
+      method: 'POST',
+      headers: { 'x-api-key': org.key, 'content-type': 'image/gif' },
+      body: PIXEL,
+    });
     const ids: Record<string, string> = { orgId: org.orgId, userId: user.userId, templateId: template.templateId, keyId: org.keyId };
     assert.equal(upload.status, 201, await upload.clone().text());
     ids.imageId = ((await upload.json()) as { imageId: string }).imageId;

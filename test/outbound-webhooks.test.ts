@@ -17,7 +17,18 @@ import { isPublicAddress } from '../src/outbound-webhooks/target.ts';
 import { outboundRepo } from '../src/store/repositories/outbound-webhooks.ts';
 
 const FAST = { retryScheduleMs: [50, 50, 50, 50, 50, 50, 50], timeoutMs: 1500 };
-const ALL = ['signature.rendered', 'audit.event', 'user.created', 'user.updated', 'user.deleted', 'template.created', 'template.updated', 'template.deleted', 'deployment.failed', 'org.subscription_status_changed'];
+const ALL = [
+  'signature.rendered',
+  'audit.event',
+  'user.created',
+  'user.updated',
+  'user.deleted',
+  'template.created',
+  'template.updated',
+  'template.deleted',
+  'deployment.failed',
+  'org.subscription_status_changed',
+];
 
 async function addEndpoint(server: TestServer, org: TestOrg, url: string, events: string[] = ALL) {
   const res = await server.request('POST', `/v1/orgs/${org.orgId}/webhook-endpoints`, { key: org.key, body: { url, events } });
@@ -59,9 +70,15 @@ describe('outbound webhooks', () => {
     assert.deepEqual([one.body.url, one.body.events, one.body.disabled], [receiver.url, ['audit.event'], false]);
     const stale = await server.request('PATCH', `${base}/${created.endpointId}`, { key: org.key, body: { version: 9, disabled: true } });
     assert.equal(stale.status, 409);
-    const patched = await server.request('PATCH', `${base}/${created.endpointId}`, { key: org.key, body: { version: 1, events: ['user.created'], disabled: true } });
+    const patched = await server.request('PATCH', `${base}/${created.endpointId}`, {
+      key: org.key,
+      body: { version: 1, events: ['user.created'], disabled: true },
+    });
     assert.equal(patched.status, 200, patched.text);
-    assert.deepEqual([patched.body.events, patched.body.disabled, patched.body.disabledReason, patched.body.version], [['user.created'], true, 'Disabled by an admin.', 2]);
+    assert.deepEqual(
+      [patched.body.events, patched.body.disabled, patched.body.disabledReason, patched.body.version],
+      [['user.created'], true, 'Disabled by an admin.', 2],
+    );
     const disabledTest = await server.request('POST', `${base}/${created.endpointId}/test`, { key: org.key });
     assert.equal(disabledTest.status, 409, 'a disabled endpoint gets no test event');
     const bad = await server.request('POST', base, { key: org.key, body: { url: receiver.url, events: ['no.such'] } });
@@ -81,24 +98,43 @@ describe('outbound webhooks', () => {
       const user = await createUser(server, org);
       await until(r, 'user.created');
       const got = await server.request('GET', `/v1/orgs/${org.orgId}/users/${user.userId}`, { key: org.key });
-      const patched = await server.request('PATCH', `/v1/orgs/${org.orgId}/users/${user.userId}`, { key: org.key, body: { version: got.body.version, title: 'Head of hooks' }, headers: { 'x-correlation-id': 'corr-hooks-1' } });
+      const patched = await server.request('PATCH', `/v1/orgs/${org.orgId}/users/${user.userId}`, {
+        key: org.key,
+        body: { version: got.body.version, title: 'Head of hooks' },
+        headers: { 'x-correlation-id': 'corr-hooks-1' },
+      });
       assert.equal(patched.status, 200, patched.text);
       const template = await createTemplate(server, org);
       const tpl = await server.request('GET', `/v1/orgs/${org.orgId}/templates/${template.templateId}`, { key: org.key });
-      await server.request('PATCH', `/v1/orgs/${org.orgId}/templates/${template.templateId}`, { key: org.key, body: { version: tpl.body.version, name: 'renamed' } });
+      await server.request('PATCH', `/v1/orgs/${org.orgId}/templates/${template.templateId}`, {
+        key: org.key,
+        body: { version: tpl.body.version, name: 'renamed' },
+      });
       const rendered = await server.request('POST', `/v1/orgs/${org.orgId}/render/${user.userId}`, { key: org.key, body: {} });
       assert.equal(rendered.status, 200, rendered.text);
       // The Outlook add-in serves signatures too; an editor preview is not a signature served.
       const addinKey = (await server.request('POST', `/v1/orgs/${org.orgId}/integrations/outlook/rotate-key`, { key: org.key })).body.addinKey as string;
-      const addin = await server.request('GET', `/v1/addin/signature?email=${encodeURIComponent(user.email)}&compose=new`, { headers: { 'x-addin-key': addinKey } });
+      const addin = await server.request('GET', `/v1/addin/signature?email=${encodeURIComponent(user.email)}&compose=new`, {
+        headers: { 'x-addin-key': addinKey },
+      });
       assert.equal(addin.status, 200, addin.text);
-      const preview = await server.request('POST', `/v1/orgs/${org.orgId}/templates/preview`, { key: org.key, body: { userId: user.userId, html: '<p>{{ user.name }}</p>', text: '' } });
+      const preview = await server.request('POST', `/v1/orgs/${org.orgId}/templates/preview`, {
+        key: org.key,
+        body: { userId: user.userId, html: '<p>{{ user.name }}</p>', text: '' },
+      });
       assert.equal(preview.status, 200, preview.text);
       await server.request('DELETE', `/v1/orgs/${org.orgId}/templates/${template.templateId}`, { key: org.key });
       await server.request('DELETE', `/v1/orgs/${org.orgId}/users/${user.userId}`, { key: org.key });
-      await recordFailedDeployment(server.deps.database.db, { orgId: org.orgId, userId: user.userId, target: 'gmail', state: 'failed', error: 'refused by the mailbox' }, new Date());
+      await recordFailedDeployment(
+        server.deps.database.db,
+        { orgId: org.orgId, userId: user.userId, target: 'gmail', state: 'failed', error: 'refused by the mailbox' },
+        new Date(),
+      );
       const customer = `cus_${org.orgId.slice(0, 8)}`;
-      assert.equal((await deliver(server, event('checkout.session.completed', { customer, client_reference_id: org.orgId, subscription: 'sub_test' }))).status, 200);
+      assert.equal(
+        (await deliver(server, event('checkout.session.completed', { customer, client_reference_id: org.orgId, subscription: 'sub_test' }))).status,
+        200,
+      );
       assert.equal((await deliver(server, event('customer.subscription.updated', subscription(org.orgId, { status: 'past_due' })))).status, 200);
 
       for (const type of ALL) await until(r, type);
@@ -115,7 +151,12 @@ describe('outbound webhooks', () => {
       assert.equal(ofType(r, 'deployment.failed')[0]!.json.data.error, 'refused by the mailbox');
       // Two changes, two events (in any order: deliveries run side by side), each with the status it made.
       await waitFor(() => ofType(r, 'org.subscription_status_changed').length >= 2, 'both status changes');
-      assert.deepEqual(ofType(r, 'org.subscription_status_changed').map((x) => x.json.data.subscriptionStatus).sort(), ['active', 'past_due']);
+      assert.deepEqual(
+        ofType(r, 'org.subscription_status_changed')
+          .map((x) => x.json.data.subscriptionStatus)
+          .sort(),
+        ['active', 'past_due'],
+      );
       // audit.event carries the entry exactly as GET …/audit lists it.
       const audit = await server.request('GET', `/v1/orgs/${org.orgId}/audit?action=user.update`, { key: org.key });
       const entry = ofType(r, 'audit.event').find((x) => x.json.data.action === 'user.update')!;
@@ -124,7 +165,11 @@ describe('outbound webhooks', () => {
       const wh = new Webhook(secret);
       const ids = new Set<string>();
       for (const x of r.received) {
-        const headers = { 'webhook-id': String(x.headers['webhook-id']), 'webhook-timestamp': String(x.headers['webhook-timestamp']), 'webhook-signature': String(x.headers['webhook-signature']) };
+        const headers = {
+          'webhook-id': String(x.headers['webhook-id']),
+          'webhook-timestamp': String(x.headers['webhook-timestamp']),
+          'webhook-signature': String(x.headers['webhook-signature']),
+        };
         assert.deepEqual(wh.verify(x.body, headers), x.json);
         assert.match(headers['webhook-id'], /^msg_/);
         ids.add(headers['webhook-id']);
@@ -133,7 +178,9 @@ describe('outbound webhooks', () => {
       // Each event has its own webhook-id (an attempt that timed out on a busy machine may arrive twice, with the same id).
       const log = await deliveries(server, org, endpointId);
       assert.deepEqual([...ids].sort(), log.map((d) => d.eventId).sort());
-      assert.throws(() => new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(r.received[0]!.body, r.received[0]!.headers as Record<string, string>));
+      assert.throws(() =>
+        new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(r.received[0]!.body, r.received[0]!.headers as Record<string, string>),
+      );
       assert.ok(log.length >= ALL.length && log.every((d) => d.state === 'succeeded' && d.attempts[0].responseStatus === 200));
     } finally {
       await r.close();
@@ -157,7 +204,11 @@ describe('outbound webhooks', () => {
       }, 'the delivery to succeed');
       assert.deepEqual(
         d!.attempts.map((x) => [x.responseStatus, x.error === null]),
-        [[500, false], [null, false], [200, true]],
+        [
+          [500, false],
+          [null, false],
+          [200, true],
+        ],
       );
       assert.match(d!.attempts[1].error, /no answer within/);
       assert.equal(d!.eventId, a!.headers['webhook-id']);
@@ -202,7 +253,7 @@ describe('outbound webhooks', () => {
       assert.equal(test.status, 202, test.text);
       const [x] = await until(r, 'webhook.test');
       assert.equal(String(x!.headers['webhook-signature']).split(' ').length, 2);
-      for (const s of [old, fresh]) assert.equal(((new Webhook(s).verify(x!.body, x!.headers as Record<string, string>)) as any).type, 'webhook.test');
+      for (const s of [old, fresh]) assert.equal((new Webhook(s).verify(x!.body, x!.headers as Record<string, string>) as any).type, 'webhook.test');
     } finally {
       await r.close();
     }
@@ -269,7 +320,8 @@ describe('outbound webhooks', () => {
     assert.equal(mine.status, 404, "another org's endpoint id finds nothing");
     const { authUrl, appUrl, stage } = server.deps.config;
     const member = await userWithPassword(server, org, 'member');
-    const token = (await signIn(await oidcClient(authUrl, `app-client-${stage}`, appUrl), { username: member.email, password: member.password })).tokens.id_token as string;
+    const token = (await signIn(await oidcClient(authUrl, `app-client-${stage}`, appUrl), { username: member.email, password: member.password })).tokens
+      .id_token as string;
     const refused = await server.request('POST', base, { token, body: { url: receiver.url, events: ['audit.event'] } });
     assert.equal(refused.status, 403);
   });
@@ -278,7 +330,10 @@ describe('outbound webhooks', () => {
 describe('outbound webhooks: disabling after 3 days without success (controlled clock)', () => {
   test('an endpoint whose attempts all failed for 3 days is disabled, with an audit entry', async () => {
     const clock = manualClock();
-    const server = await startServer({ WEBHOOK_ALLOW_PRIVATE: 'true', DATABASE_URL: 'memory://' }, { webhooks: { retryScheduleMs: [60_000, 60_000, 60_000, 60_000, 60_000, 60_000, 60_000], timeoutMs: 400 }, clock: clock.now });
+    const server = await startServer(
+      { WEBHOOK_ALLOW_PRIVATE: 'true', DATABASE_URL: 'memory://' },
+      { webhooks: { retryScheduleMs: [60_000, 60_000, 60_000, 60_000, 60_000, 60_000, 60_000], timeoutMs: 400 }, clock: clock.now },
+    );
     const r = await startReceiver();
     try {
       r.answer = () => ({ status: 500 });
@@ -329,18 +384,43 @@ describe('outbound webhooks: where deliveries may go', () => {
 
   test('without WEBHOOK_ALLOW_PRIVATE: http and private or loopback addresses refused with 400', async () => {
     const org = await createOrg(server);
-    for (const url of ['http://93.184.215.14/hooks', 'https://127.0.0.1/hooks', 'https://10.1.2.3/hooks', 'https://[::1]/hooks', 'https://169.254.169.254/latest', 'https://[::ffff:192.168.0.1]/x', 'https://localhost/hooks', 'https://user:pw@93.184.215.14/x']) {
+    for (const url of [
+      'http://93.184.215.14/hooks',
+      'https://127.0.0.1/hooks',
+      'https://10.1.2.3/hooks',
+      'https://[::1]/hooks',
+      'https://169.254.169.254/latest',
+      'https://[::ffff:192.168.0.1]/x',
+      'https://localhost/hooks',
+      'https://user:pw@93.184.215.14/x',
+    ]) {
       const res = await server.request('POST', `/v1/orgs/${org.orgId}/webhook-endpoints`, { key: org.key, body: { url, events: ['audit.event'] } });
       assert.equal(res.status, 400, `${url}: ${res.text}`);
       assert.equal(res.body.error.details.field, 'body.url');
     }
-    const ok = await server.request('POST', `/v1/orgs/${org.orgId}/webhook-endpoints`, { key: org.key, body: { url: 'https://93.184.215.14/hooks', events: ['deployment.failed'] } });
+    const ok = await server.request('POST', `/v1/orgs/${org.orgId}/webhook-endpoints`, {
+      key: org.key,
+      body: { url: 'https://93.184.215.14/hooks', events: ['deployment.failed'] },
+    });
     assert.equal(ok.status, 201, ok.text);
   });
 
   test('public and private addresses told apart', () => {
     for (const a of ['8.8.8.8', '2606:4700:4700::1111', '203.0.114.1']) assert.equal(isPublicAddress(a), true, a);
-    for (const a of ['127.0.0.1', '10.0.0.1', '172.16.5.4', '192.168.1.1', '169.254.169.254', '100.64.0.1', '0.0.0.0', '::1', 'fe80::1', 'fc00::1', '::ffff:10.0.0.1', '224.0.0.1']) {
+    for (const a of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      'fe80::1',
+      'fc00::1',
+      '::ffff:10.0.0.1',
+      '224.0.0.1',
+    ]) {
       assert.equal(isPublicAddress(a), false, a);
     }
   });

@@ -50,7 +50,9 @@ describe('Outlook add-in: key, manifest, files', () => {
 
   test('a GET makes nothing (no key, no audit entry); the first manifest download makes the key, once', async () => {
     const auditOf = async () =>
-      (await server.request('GET', `/v1/orgs/${org.orgId}/audit`, { key: org.key })).body.items.filter((e: { action: string }) => e.action === 'outlook.key.create').length;
+      (await server.request('GET', `/v1/orgs/${org.orgId}/audit`, { key: org.key })).body.items.filter(
+        (e: { action: string }) => e.action === 'outlook.key.create',
+      ).length;
     const untouched = await readOutlook(server, org);
     assert.equal(untouched.addinKey, null);
     assert.equal(untouched.manifestUrl, `${server.url}/v1/orgs/${org.orgId}/integrations/outlook/manifest.xml`);
@@ -74,7 +76,11 @@ describe('Outlook add-in: key, manifest, files', () => {
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /^application\/xml/);
     assert.match(res.headers.get('content-disposition') ?? '', /attachment; filename=".+\.xml"/);
-    const parser = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@', isArray: (name) => ['LaunchEvent', 'bt:Url', 'bt:Image', 'Runtime', 'ExtensionPoint', 'Set', 'bt:Set', 'AppDomain'].includes(name) });
+    const parser = new XMLParser({
+      ignoreAttributes: false,
+      attributeNamePrefix: '@',
+      isArray: (name) => ['LaunchEvent', 'bt:Url', 'bt:Image', 'Runtime', 'ExtensionPoint', 'Set', 'bt:Set', 'AppDomain'].includes(name),
+    });
     const doc = parser.parse(res.text);
     const app = doc.OfficeApp;
     assert.equal(app['@xsi:type'], 'MailApp');
@@ -200,7 +206,10 @@ describe('GET /v1/addin/signature', () => {
       assert.equal(res.headers.get('cache-control'), 'no-store');
       assert.equal(res.headers.get('access-control-allow-origin'), '*');
     }
-    const preflight = await fetch(`${server.url}/v1/addin/signature`, { method: 'OPTIONS', headers: { origin: 'https://outlook.office.com', 'access-control-request-headers': 'x-addin-key' } });
+    const preflight = await fetch(`${server.url}/v1/addin/signature`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://outlook.office.com', 'access-control-request-headers': 'x-addin-key' },
+    });
     assert.equal(preflight.status, 204);
     assert.match(preflight.headers.get('access-control-allow-headers') ?? '', /X-Addin-Key/i);
   });
@@ -274,7 +283,9 @@ describe('GET /v1/addin/signature', () => {
     assert.match(res.body.error.message, /Outlook accepts at most 30000/);
     await eventually(async () => {
       const rows = await server.request('GET', `/v1/orgs/${big.orgId}/deployments?target=outlook`, { key: big.key });
-      return rows.body.items.some((d: { userId: string; state: string; reason: string }) => d.userId === person.userId && d.state === 'skipped' && d.reason === 'too_long');
+      return rows.body.items.some(
+        (d: { userId: string; state: string; reason: string }) => d.userId === person.userId && d.state === 'skipped' && d.reason === 'too_long',
+      );
     }, 'the user skipped as too_long');
   });
 
@@ -290,7 +301,9 @@ describe('GET /v1/addin/signature', () => {
     assert.equal(res.body.error.code, 'PAYMENT_REQUIRED');
     await eventually(async () => {
       const rows = await server.request('GET', `/v1/orgs/${lapsed.orgId}/deployments?target=outlook`, { key: lapsed.key });
-      return rows.body.items.some((d: { userId: string; state: string; reason: string }) => d.userId === person.userId && d.state === 'skipped' && d.reason === 'payment_required');
+      return rows.body.items.some(
+        (d: { userId: string; state: string; reason: string }) => d.userId === person.userId && d.state === 'skipped' && d.reason === 'payment_required',
+      );
     }, 'the user skipped as payment_required');
   });
 });
@@ -332,7 +345,8 @@ describe('the add-in route has its own throttle bucket, and needs SECRETS_KEY fo
         users.push({ org, user: await createUser(server, org), key: (await outlookOf(server, org)).addinKey });
       }
       const anonymous: number[] = [];
-      for (let i = 0; i < 10; i++) anonymous.push((await signature(server, i % 2 ? 'wrong' : `${users[0]!.key.slice(0, -4)}AAAA`, users[0]!.user.email)).status);
+      for (let i = 0; i < 10; i++)
+        anonymous.push((await signature(server, i % 2 ? 'wrong' : `${users[0]!.key.slice(0, -4)}AAAA`, users[0]!.user.email)).status);
       assert.deepEqual(anonymous, [401, 401, 401, 401, 429, 429, 429, 429, 429, 429], 'the address has 4 tokens');
       const refused = await signature(server, undefined, users[0]!.user.email);
       assert.equal(refused.body.error.details.scope, 'address');

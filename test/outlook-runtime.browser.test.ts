@@ -28,7 +28,10 @@ describe('the Outlook add-in runtime', () => {
     server = await startServer({ ADDIN_FETCH_TIMEOUT_MS: String(TIMEOUT_MS) });
     org = await createOrg(server);
     await createTemplate(server, org, { html: '<p>{{ user.name }} <{{ user.email }}></p>', text: '{{ user.name }}' });
-    for (const [name, displayName] of [['alice', 'Alice Arden'], ['shared', 'Sales Team']] as const) {
+    for (const [name, displayName] of [
+      ['alice', 'Alice Arden'],
+      ['shared', 'Sales Team'],
+    ] as const) {
       const user = await createUser(server, org, { name: displayName });
       const rendered = await server.request('POST', `/v1/orgs/${org.orgId}/render/${user.userId}`, { key: org.key });
       // The add-in's answer carries the marker by which the SMTP gateway knows a signature is there.
@@ -49,9 +52,7 @@ describe('the Outlook add-in runtime', () => {
     page.on('request', (r) => {
       if (r.url().includes('/v1/addin/signature')) requests.push(new URL(r.url()));
     });
-    await page.route(OFFICE_JS, (route) =>
-      route.fulfill({ contentType: 'text/javascript', body: `(${installOfficeStandIn.toString()})(window);` }),
-    );
+    await page.route(OFFICE_JS, (route) => route.fulfill({ contentType: 'text/javascript', body: `(${installOfficeStandIn.toString()})(window);` }));
     const res = await page.goto(`${server.url}/addin/commands.html${key ? `?key=${key}` : ''}`);
     assert.equal(res?.status(), 200);
     return { page, requests };
@@ -72,7 +73,11 @@ describe('the Outlook add-in runtime', () => {
 
   test("new mail, reply and forward: the sender's signature lands, the client's own is turned off, the service hears the compose type", async () => {
     const { page, requests } = await outlookPage();
-    for (const [composeType, compose] of [['newMail', 'new'], ['reply', 'reply'], ['forward', 'forward']]) {
+    for (const [composeType, compose] of [
+      ['newMail', 'new'],
+      ['reply', 'reply'],
+      ['forward', 'forward'],
+    ]) {
       const played = await play(page, { handler: 'onNewMessageComposeHandler', composeType, from: people.alice!.email });
       assertInserted(played, people.alice!.html);
       assert.equal(played.disabled, 1, 'disableClientSignatureAsync called');
@@ -123,7 +128,9 @@ describe('the Outlook add-in runtime', () => {
 
   test('a failing service (500), a network failure, a missing key: nothing inserted, completed', async () => {
     const failing = await outlookPage();
-    await failing.page.route(`${server.url}/v1/addin/signature**`, (route) => route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":{"code":"INTERNAL_ERROR","message":"boom"}}' }));
+    await failing.page.route(`${server.url}/v1/addin/signature**`, (route) =>
+      route.fulfill({ status: 500, contentType: 'application/json', body: '{"error":{"code":"INTERNAL_ERROR","message":"boom"}}' }),
+    );
     assertNothingInserted(await play(failing.page, { handler: 'onNewMessageComposeHandler', from: people.alice!.email }));
     await failing.page.unroute(`${server.url}/v1/addin/signature**`);
     await failing.page.route(`${server.url}/v1/addin/signature**`, (route) => route.abort('connectionrefused'));

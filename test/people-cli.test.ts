@@ -22,7 +22,10 @@ describe('org create invites the owner', () => {
       assert.match(out.ownerInvitationUrl, /^https:\/\/id\.example\.test\/auth\/invitation\/[A-Za-z0-9_-]{43}$/);
       assert.ok(out.orgId && out.ownerUserId && out.apiKey.key);
 
-      const withPassword = await runCli(['org', 'create', '--name', 'Has PW', '--owner-email', `pw-${email}`, '--owner-password', 'a long owner password'], env);
+      const withPassword = await runCli(
+        ['org', 'create', '--name', 'Has PW', '--owner-email', `pw-${email}`, '--owner-password', 'a long owner password'],
+        env,
+      );
       assert.equal(withPassword.code, 0, withPassword.stderr);
       assert.equal(JSON.parse(withPassword.stdout).ownerInvitationUrl, undefined);
 
@@ -47,7 +50,13 @@ describe('migration 011: addresses unique across the stage', () => {
         await database.db.insertInto('schema_migrations').values({ version: f.version }).execute();
       }
       const [a, b] = [randomUUID(), randomUUID()];
-      await database.db.insertInto('orgs').values([{ id: a, name: 'A' }, { id: b, name: 'B' }]).execute();
+      await database.db
+        .insertInto('orgs')
+        .values([
+          { id: a, name: 'A' },
+          { id: b, name: 'B' },
+        ])
+        .execute();
       const user = (org: string, email: string, deleted = false) => ({
         id: randomUUID(),
         org_id: org,
@@ -76,7 +85,11 @@ describe('migration 011: addresses unique across the stage', () => {
       const { applied } = await migrate(database);
       assert.ok(applied.includes('011_people'));
       const statuses = await database.db.selectFrom('users').select('status').distinct().execute();
-      assert.deepEqual(statuses.map((s) => s.status), ['invited'], 'users without a password are invited');
+      assert.deepEqual(
+        statuses.map((s) => s.status),
+        ['invited'],
+        'users without a password are invited',
+      );
     } finally {
       await database.close();
     }

@@ -110,7 +110,11 @@ describe('people get in, with mail', () => {
     const differ = await browser.submit(link, { password: 'a long password one', passwordConfirm: 'a long password two' }, appUrl);
     assert.equal(differ.status, 400);
     assert.match(browser.lastPage, /differ/);
-    const nul = await browser.fetch(link, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'password=abc%00defghijklmn&passwordConfirm=abc%00defghijklmn' });
+    const nul = await browser.fetch(link, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'password=abc%00defghijklmn&passwordConfirm=abc%00defghijklmn',
+    });
     assert.equal(nul.status, 400);
     const user = await server.request('GET', `/v1/orgs/${org.orgId}/users/${created.body.userId}`, { key: org.key });
     assert.equal(user.body.status, 'invited', 'nothing changed');
@@ -138,12 +142,23 @@ describe('people get in, with mail', () => {
     assert.match(voided.page ?? '', /no longer works/);
 
     // The second link expires (its time passes in the database).
-    const hash = (await import('node:crypto')).createHash('sha256').update(second.split('/').pop() as string).digest('hex');
-    await server.deps.database.db.updateTable('account_tokens').set({ expires_at: new Date(Date.now() - 1000) }).where('token_hash', '=', hash).execute();
+    const hash = (await import('node:crypto'))
+      .createHash('sha256')
+      .update(second.split('/').pop() as string)
+      .digest('hex');
+    await server.deps.database.db
+      .updateTable('account_tokens')
+      .set({ expires_at: new Date(Date.now() - 1000) })
+      .where('token_hash', '=', hash)
+      .execute();
     const expired = await new Browser().follow(second, appUrl);
     assert.equal(expired.status, 410);
     assert.match(expired.page ?? '', /expired/);
-    const expiredPost = await new Browser().fetch(second, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'password=a+long+password+x&passwordConfirm=a+long+password+x' });
+    const expiredPost = await new Browser().fetch(second, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'password=a+long+password+x&passwordConfirm=a+long+password+x',
+    });
     assert.equal(expiredPost.status, 410);
 
     const base = server.deps.config.authUrl;
@@ -232,7 +247,7 @@ describe('people get in, with mail', () => {
     assert.match(b.lastPage, /Enter an email address/);
   });
 
-  test('changing an invited user\'s address voids the link and invites the new address; emailVerified follows the address', async () => {
+  test("changing an invited user's address voids the link and invites the new address; emailVerified follows the address", async () => {
     const email = address('move');
     const created = await server.request('POST', `/v1/orgs/${org.orgId}/users`, { key: org.key, body: { email } });
     const oldLink = INVITATION_LINK.exec((await smtp.waitFor(email)).text)?.[0] as string;
@@ -245,7 +260,10 @@ describe('people get in, with mail', () => {
     await choosePassword(browser, newLink, 'moved password 11', 'moved password 11', appUrl);
     const verified = await server.request('GET', `/v1/orgs/${org.orgId}/users/${created.body.userId}`, { key: org.key });
     assert.equal(verified.body.emailVerified, true);
-    const again = await server.request('PATCH', `/v1/orgs/${org.orgId}/users/${created.body.userId}`, { key: org.key, body: { version: verified.body.version, email: address('third') } });
+    const again = await server.request('PATCH', `/v1/orgs/${org.orgId}/users/${created.body.userId}`, {
+      key: org.key,
+      body: { version: verified.body.version, email: address('third') },
+    });
     assert.equal(again.body.emailVerified, false, 'a new address is not proved');
     assert.equal(again.body.status, 'active');
   });
@@ -255,7 +273,8 @@ describe('people get in, with mail', () => {
     const db = server.deps.database.db;
     const since = new Date(Date.now() - 1000);
     const forgot = `${server.deps.config.authUrl}/forgot-password`;
-    const post = (email: string) => fetch(forgot, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ email }) });
+    const post = (email: string) =>
+      fetch(forgot, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ email }) });
     const [known, unknown] = [await post(member.email), await post(address('nobody'))];
     assert.equal(known.status, 200);
     assert.equal(unknown.status, 200);
@@ -279,7 +298,12 @@ describe('people get in, with mail', () => {
     const member = await userWithPassword(server, org, 'member', 'csrf old password');
     const forgot = `${server.deps.config.authUrl}/forgot-password`;
     const form = (url: string, headers: Record<string, string>, fields: Record<string, string>) =>
-      fetch(url, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields), redirect: 'manual' });
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(fields),
+        redirect: 'manual',
+      });
     const attacker = 'attacker password 1';
     const crossSite: Record<string, string>[] = [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }];
     for (const headers of crossSite) {
@@ -289,7 +313,11 @@ describe('people get in, with mail', () => {
       assert.match(await accept.text(), /another site/);
       assert.equal((await form(forgot, headers, { email: member.email })).status, 403);
     }
-    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/users/${created.body.userId}`, { key: org.key })).body.status, 'invited', 'the invitation is unused');
+    assert.equal(
+      (await server.request('GET', `/v1/orgs/${org.orgId}/users/${created.body.userId}`, { key: org.key })).body.status,
+      'invited',
+      'the invitation is unused',
+    );
     await new Promise((r) => setTimeout(r, 300));
     assert.equal(smtp.to(member.email, RESET).length, 0, 'no reset mail');
 
@@ -298,7 +326,11 @@ describe('people get in, with mail', () => {
     const resetLink = RESET_LINK.exec((await smtp.waitFor(member.email, 1, { subject: RESET })).text)?.[0] as string;
     assert.equal((await form(resetLink, { origin: 'null' }, { password: attacker, passwordConfirm: attacker })).status, 403);
     assert.equal((await new Browser().follow(resetLink, appUrl)).status, 200, 'the reset link still works');
-    const own = await form(resetLink, { origin: new URL(resetLink).origin, 'sec-fetch-site': 'same-origin' }, { password: 'csrf new password', passwordConfirm: 'csrf new password' });
+    const own = await form(
+      resetLink,
+      { origin: new URL(resetLink).origin, 'sec-fetch-site': 'same-origin' },
+      { password: 'csrf new password', passwordConfirm: 'csrf new password' },
+    );
     assert.equal(own.status, 303);
     assert.ok((await signIn(app, { username: member.email, password: 'csrf new password' })).tokens.id_token);
     // A link's page, like every page of AUTH_URL: its forms post here (or to the apps).
@@ -398,11 +430,22 @@ describe('people get in, without SMTP_URL', () => {
     assert.equal(short.body.error.details.field, 'newPassword');
     const same = await server.request('POST', path, { token: idToken, body: { currentPassword: member.password, newPassword: member.password } });
     assert.equal(same.status, 400);
-    const extra = await server.request('POST', path, { token: idToken, body: { currentPassword: member.password, newPassword: 'my brand new password', role: 'owner' } });
+    const extra = await server.request('POST', path, {
+      token: idToken,
+      body: { currentPassword: member.password, newPassword: 'my brand new password', role: 'owner' },
+    });
     assert.equal(extra.status, 400);
-    assert.equal((await server.request('POST', path, { key: org.key, body: { currentPassword: member.password, newPassword: 'my brand new password' } })).status, 403, 'not an API key');
+    assert.equal(
+      (await server.request('POST', path, { key: org.key, body: { currentPassword: member.password, newPassword: 'my brand new password' } })).status,
+      403,
+      'not an API key',
+    );
     const adminToken = (await signIn(app, { username: other.email, password: other.password })).tokens.id_token as string;
-    assert.equal((await server.request('POST', path, { token: adminToken, body: { currentPassword: member.password, newPassword: 'my brand new password' } })).status, 403, 'not an admin for someone else');
+    assert.equal(
+      (await server.request('POST', path, { token: adminToken, body: { currentPassword: member.password, newPassword: 'my brand new password' } })).status,
+      403,
+      'not an admin for someone else',
+    );
     assert.ok((await signIn(app, { username: member.email, password: member.password })).tokens.id_token, 'nothing changed so far');
 
     const ok = await server.request('POST', path, { token: idToken, body: { currentPassword: member.password, newPassword: 'my brand new password' } });

@@ -31,9 +31,14 @@ describe('rendering richer profiles', () => {
   after(() => server.close());
 
   const base = () => `/v1/orgs/${org.orgId}`;
-  const req = (method: string, path: string, body?: unknown) => server.request(method, `${base()}${path}`, { key: org.key, ...(body !== undefined ? { body } : {}) });
+  const req = (method: string, path: string, body?: unknown) =>
+    server.request(method, `${base()}${path}`, { key: org.key, ...(body !== undefined ? { body } : {}) });
   const uploadImage = async () => {
-    const res = await fetch(`${server.url}${base()}/images`, { method: 'POST', headers: { 'x-api-key': org.key, 'content-type': 'image/png' }, body: png(100, 100) });
+    const res = await fetch(`${server.url}${base()}/images`, {
+      method: 'POST',
+      headers: { 'x-api-key': org.key, 'content-type': 'image/png' },
+      body: png(100, 100),
+    });
     return ((await res.json()) as { imageId: string }).imageId;
   };
 
@@ -43,7 +48,13 @@ describe('rendering richer profiles', () => {
     assert.deepEqual(template.warnings, []);
     const logo = await uploadImage();
     const current = (await req('GET', '')).body;
-    const orgSet = await req('PATCH', '', { version: current.version, website: 'https://acme.example', address: 'HQ\nTown', social: { x: 'https://x.com/acme' }, logoImageId: logo });
+    const orgSet = await req('PATCH', '', {
+      version: current.version,
+      website: 'https://acme.example',
+      address: 'HQ\nTown',
+      social: { x: 'https://x.com/acme' },
+      logoImageId: logo,
+    });
     assert.equal(orgSet.status, 200, orgSet.text);
     const user = await createUser(server, org, {
       pronouns: 'she/her',
@@ -52,14 +63,27 @@ describe('rendering richer profiles', () => {
       social: { linkedin: 'https://linkedin.com/in/ada', github: 'https://github.com/ada' },
       attributes: { booking_link: 'https://cal.example/ada' },
     });
-    const photo = await fetch(`${server.url}${base()}/users/${user.userId}/photo`, { method: 'POST', headers: { 'x-api-key': org.key, 'content-type': 'image/png' }, body: png(200, 200) });
+    const photo = await fetch(`${server.url}${base()}/users/${user.userId}/photo`, {
+      method: 'POST',
+      headers: { 'x-api-key': org.key, 'content-type': 'image/png' },
+      body: png(200, 200),
+    });
     const photoId = ((await photo.json()) as { photoImageId: string }).photoImageId;
     const out = await req('POST', `/render/${user.userId}`, { templateId: template.templateId });
     assert.equal(out.status, 200, out.text);
     const baseUrl = server.deps.config.baseUrl.replace(/\/$/, '');
     const expected = [
-      'P=she/her', 'W=https://ada.example', 'A=1 Road\nCity', `PH=${baseUrl}/v1/images/${photoId}`, 'LI=https://linkedin.com/in/ada',
-      'GH=https://github.com/ada', 'BK=https://cal.example/ada', 'OW=https://acme.example', 'OA=HQ\nTown', 'OX=https://x.com/acme', `LOGO=${baseUrl}/v1/images/${logo}`,
+      'P=she/her',
+      'W=https://ada.example',
+      'A=1 Road\nCity',
+      `PH=${baseUrl}/v1/images/${photoId}`,
+      'LI=https://linkedin.com/in/ada',
+      'GH=https://github.com/ada',
+      'BK=https://cal.example/ada',
+      'OW=https://acme.example',
+      'OA=HQ\nTown',
+      'OX=https://x.com/acme',
+      `LOGO=${baseUrl}/v1/images/${logo}`,
     ].join('|');
     assert.equal(out.body.text, expected);
     assert.ok(out.body.html.includes(expected), out.body.html);
@@ -71,7 +95,16 @@ describe('rendering richer profiles', () => {
     const [first, second] = res.body.warnings as string[];
     assert.match(first!, /Unknown variable "org\.logo"/);
     assert.match(second!, /Unknown variable "user\.pronoun"/);
-    for (const known of ['user.pronouns', 'user.photo_url', 'user.social.linkedin', 'user.attributes.<key>', 'org.website', 'org.address', 'org.social.github', 'org.logo_url']) {
+    for (const known of [
+      'user.pronouns',
+      'user.photo_url',
+      'user.social.linkedin',
+      'user.attributes.<key>',
+      'org.website',
+      'org.address',
+      'org.social.github',
+      'org.logo_url',
+    ]) {
       assert.ok(first!.includes(known), `${known} in ${first}`);
     }
   });
@@ -85,7 +118,11 @@ describe('rendering richer profiles', () => {
     let u = (await req('GET', `/users/${user.userId}`)).body;
     u = (await req('PATCH', `/users/${user.userId}`, { version: u.version, pronouns: 'they/them', social: { github: 'https://github.com/two' } })).body;
     assert.match(await render(), /P=they\/them\|.*GH=https:\/\/github\.com\/two/s);
-    await fetch(`${server.url}${base()}/users/${user.userId}/photo`, { method: 'POST', headers: { 'x-api-key': org.key, 'content-type': 'image/png' }, body: png(50, 50) });
+    await fetch(`${server.url}${base()}/users/${user.userId}/photo`, {
+      method: 'POST',
+      headers: { 'x-api-key': org.key, 'content-type': 'image/png' },
+      body: png(50, 50),
+    });
     const withPhoto = (await req('GET', `/users/${user.userId}`)).body;
     assert.ok((await render()).includes(`/v1/images/${withPhoto.photoImageId}`));
     await req('DELETE', `/users/${user.userId}/photo`);

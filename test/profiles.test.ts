@@ -38,10 +38,7 @@ describe('profiles', () => {
   test('a user answers the new profile fields, empty by default; an admin sets them on create and PATCH', async () => {
     const created = await createUser(server, org);
     const fresh = await getUser(created.userId);
-    assert.deepEqual(
-      [fresh.pronouns, fresh.website, fresh.address, fresh.photoImageId, fresh.social, fresh.attributes],
-      ['', '', '', null, {}, {}],
-    );
+    assert.deepEqual([fresh.pronouns, fresh.website, fresh.address, fresh.photoImageId, fresh.social, fresh.attributes], ['', '', '', null, {}, {}]);
     await setFields([{ key: 'booking_link', label: 'Booking link', type: 'url', selfService: true }]);
     const made = await asAdmin('POST', `${orgBase()}/users`, {
       email: `p-${crypto.randomUUID().slice(0, 8)}@example.test`,
@@ -73,7 +70,11 @@ describe('profiles', () => {
       attributes: { booking_link: 'https://cal.example/u', desk: '4F-12' },
     });
     assert.equal(res.status, 200, res.text);
-    res = await asAdmin('PATCH', `${orgBase()}/users/${u.userId}`, { version: res.body.version, social: { x: null, github: 'https://github.com/u' }, attributes: { desk: null } });
+    res = await asAdmin('PATCH', `${orgBase()}/users/${u.userId}`, {
+      version: res.body.version,
+      social: { x: null, github: 'https://github.com/u' },
+      attributes: { desk: null },
+    });
     assert.equal(res.status, 200, res.text);
     assert.deepEqual(res.body.social, { linkedin: 'https://www.linkedin.com/in/u', github: 'https://github.com/u' });
     assert.deepEqual(res.body.attributes, { booking_link: 'https://cal.example/u' });
@@ -111,7 +112,10 @@ describe('profiles', () => {
     assert.equal(first.status, 200);
     assert.deepEqual(first.body, []);
     const etag = first.headers.get('etag')!;
-    const fields = [{ key: 'booking_link', label: 'Booking link', type: 'url', selfService: true }, { key: 'desk', label: 'Desk', type: 'text' }];
+    const fields = [
+      { key: 'booking_link', label: 'Booking link', type: 'url', selfService: true },
+      { key: 'desk', label: 'Desk', type: 'text' },
+    ];
     const put = await server.request('PUT', base, { key: o.key, body: fields, headers: { 'if-match': etag } });
     assert.equal(put.status, 200, put.text);
     assert.deepEqual(put.body, [fields[0], { ...fields[1], selfService: false }]);
@@ -132,7 +136,13 @@ describe('profiles', () => {
       [[{ key: '1abc', label: 'x', type: 'text' }], 'body.0.key'],
       [[{ key: 'a', label: 'x', type: 'date' }], 'body.0.type'],
       [[{ key: 'a', label: 'x', type: 'text', extra: 1 }], 'body.0.extra'],
-      [[{ key: 'a', label: 'x', type: 'text' }, { key: 'a', label: 'y', type: 'url' }], 'body'],
+      [
+        [
+          { key: 'a', label: 'x', type: 'text' },
+          { key: 'a', label: 'y', type: 'url' },
+        ],
+        'body',
+      ],
     ] as const) {
       const res = await server.request('PUT', base, { key: o.key, body });
       assert.equal(res.status, 400, JSON.stringify(body));
@@ -142,7 +152,13 @@ describe('profiles', () => {
 
   test("a field that goes takes users' values with it, and their versions move (renders key on them)", async () => {
     const o = await createOrg(server);
-    await server.request('PUT', `/v1/orgs/${o.orgId}/fields`, { key: o.key, body: [{ key: 'desk', label: 'Desk', type: 'text' }, { key: 'team', label: 'Team', type: 'text' }] });
+    await server.request('PUT', `/v1/orgs/${o.orgId}/fields`, {
+      key: o.key,
+      body: [
+        { key: 'desk', label: 'Desk', type: 'text' },
+        { key: 'team', label: 'Team', type: 'text' },
+      ],
+    });
     const u = await createUser(server, o, { attributes: { desk: '4F', team: 'Blue' } });
     assert.deepEqual(u.attributes, { desk: '4F', team: 'Blue' });
     await server.request('PUT', `/v1/orgs/${o.orgId}/fields`, { key: o.key, body: [{ key: 'team', label: 'Team', type: 'text' }] });
@@ -157,14 +173,28 @@ describe('profiles', () => {
     let current = (await server.request('GET', base, { key: o.key })).body;
     assert.deepEqual(current.selfServiceFields, ['name', 'pronouns', 'phone', 'mobile', 'photoImageId', 'social']);
     assert.deepEqual([current.website, current.address, current.social, current.logoImageId], ['', '', {}, null]);
-    const image = await fetch(`${server.url}${base}/images`, { method: 'POST', headers: { 'x-api-key': o.key, 'content-type': 'image/png' }, body: png(200, 60) });
+    const image = await fetch(`${server.url}${base}/images`, {
+      method: 'POST',
+      headers: { 'x-api-key': o.key, 'content-type': 'image/png' },
+      body: png(200, 60),
+    });
     const imageId = ((await image.json()) as { imageId: string }).imageId;
     let res = await server.request('PATCH', base, {
       key: o.key,
-      body: { version: current.version, website: 'https://acme.example', address: 'A\nB', social: { linkedin: 'https://linkedin.com/company/acme' }, logoImageId: imageId, selfServiceFields: ['name', 'title'] },
+      body: {
+        version: current.version,
+        website: 'https://acme.example',
+        address: 'A\nB',
+        social: { linkedin: 'https://linkedin.com/company/acme' },
+        logoImageId: imageId,
+        selfServiceFields: ['name', 'title'],
+      },
     });
     assert.equal(res.status, 200, res.text);
-    assert.deepEqual([res.body.website, res.body.address, res.body.logoImageId, res.body.selfServiceFields], ['https://acme.example', 'A\nB', imageId, ['name', 'title']]);
+    assert.deepEqual(
+      [res.body.website, res.body.address, res.body.logoImageId, res.body.selfServiceFields],
+      ['https://acme.example', 'A\nB', imageId, ['name', 'title']],
+    );
     res = await server.request('PATCH', base, { key: o.key, body: { version: res.body.version, social: { youtube: 'https://youtube.com/@acme' } } });
     assert.deepEqual(res.body.social, { linkedin: 'https://linkedin.com/company/acme', youtube: 'https://youtube.com/@acme' });
     current = res.body;
@@ -179,13 +209,17 @@ describe('profiles', () => {
       assert.equal(bad.body.error.details.field, field, JSON.stringify(patch));
     }
     // Another org's image is not this org's logo.
-    const other = await fetch(`${server.url}/v1/orgs/${org.orgId}/images`, { method: 'POST', headers: { 'x-api-key': org.key, 'content-type': 'image/png' }, body: png(10, 10) });
+    const other = await fetch(`${server.url}/v1/orgs/${org.orgId}/images`, {
+      method: 'POST',
+      headers: { 'x-api-key': org.key, 'content-type': 'image/png' },
+      body: png(10, 10),
+    });
     const foreignId = ((await other.json()) as { imageId: string }).imageId;
     const foreign = await server.request('PATCH', base, { key: o.key, body: { version: current.version, logoImageId: foreignId } });
     assert.equal(foreign.status, 400);
   });
 
-  test("who edits what: a member changes only their own self-service fields and self-service custom fields; everything else 403, nothing changed", async () => {
+  test('who edits what: a member changes only their own self-service fields and self-service custom fields; everything else 403, nothing changed', async () => {
     await setFields([
       { key: 'booking_link', label: 'Booking link', type: 'url', selfService: true },
       { key: 'desk', label: 'Desk', type: 'text', selfService: false },
@@ -262,7 +296,11 @@ describe('profiles', () => {
     assert.equal(tooWide.status, 400);
     const tooBig = await upload(memberId, bearer, Buffer.concat([png(10, 10), Buffer.alloc(1024 * 1024)]));
     assert.equal(tooBig.status, 413);
-    const stale = await fetch(photoPath(memberId), { method: 'POST', headers: { ...bearer, 'content-type': 'image/png', 'if-match': '"1"' }, body: png(10, 10) });
+    const stale = await fetch(photoPath(memberId), {
+      method: 'POST',
+      headers: { ...bearer, 'content-type': 'image/png', 'if-match': '"1"' },
+      body: png(10, 10),
+    });
     assert.equal(stale.status, 412);
     assert.equal((await getUser(memberId)).photoImageId, me.photoImageId, 'refused uploads left the photo as it was');
 
@@ -287,7 +325,11 @@ describe('profiles', () => {
     assert.equal(row.status, 'created', JSON.stringify(row));
     const u = await getUser(row.userId);
     assert.deepEqual([u.pronouns, u.website, u.address], ['he/him', 'https://imp.example', '1 Road\nTown']);
-    const bad = await server.request('POST', `${orgBase()}/users/import`, { key: org.key, rawBody: 'email,website\nbad@example.test,ftp://x\n', headers: { 'content-type': 'text/csv' } });
+    const bad = await server.request('POST', `${orgBase()}/users/import`, {
+      key: org.key,
+      rawBody: 'email,website\nbad@example.test,ftp://x\n',
+      headers: { 'content-type': 'text/csv' },
+    });
     assert.equal(bad.body.results[0].status, 'refused');
   });
 });

@@ -127,7 +127,7 @@ describe('staff overrides: PATCH /v1/admin/orgs/{orgId}', () => {
     }
   });
 
-  test('seats and plan: the override is effective, payment events never erase it, null gives the events\' back', async () => {
+  test("seats and plan: the override is effective, payment events never erase it, null gives the events' back", async () => {
     const server = await startServer();
     try {
       const token = await staffToken(server);
@@ -138,13 +138,20 @@ describe('staff overrides: PATCH /v1/admin/orgs/{orgId}', () => {
       const customer = `cus_ovr_${org.orgId.slice(0, 8)}`;
       await deliver(server, event('customer.subscription.updated', subscription(org.orgId, { customer, quantity: 3, lookupKey: 'team' })));
       const seen = await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key });
-      assert.deepEqual([seen.body.seats, seen.body.plan], [40, 'enterprise'], 'the event changed the events\' values only');
-      assert.equal(seen.body.overrides, undefined, 'the org\'s own callers see the effective values only');
+      assert.deepEqual([seen.body.seats, seen.body.plan], [40, 'enterprise'], "the event changed the events' values only");
+      assert.equal(seen.body.overrides, undefined, "the org's own callers see the effective values only");
       const asStaff = await server.request('GET', `/v1/orgs/${org.orgId}`, { token });
-      assert.deepEqual(asStaff.body.overrides, { seatsOverride: 40, planOverride: 'enterprise', trialEndsAt: null, quotaPerMonth: null }, 'staff see the overrides');
+      assert.deepEqual(
+        asStaff.body.overrides,
+        { seatsOverride: 40, planOverride: 'enterprise', trialEndsAt: null, quotaPerMonth: null },
+        'staff see the overrides',
+      );
       // The seat cap follows the effective seats: 3 users fit although the events give 3 seats and the owner has one.
       for (let i = 0; i < 3; i++) {
-        const res = await server.request('POST', `/v1/orgs/${org.orgId}/users`, { key: org.key, body: { email: `u${i}-${org.orgId.slice(0, 6)}@example.test` } });
+        const res = await server.request('POST', `/v1/orgs/${org.orgId}/users`, {
+          key: org.key,
+          body: { email: `u${i}-${org.orgId.slice(0, 6)}@example.test` },
+        });
         assert.equal(res.status, 201, res.text);
       }
       const cleared = await server.request('PATCH', `/v1/admin/orgs/${org.orgId}`, { token, body: { seatsOverride: null, planOverride: null } });
@@ -163,7 +170,8 @@ describe('staff overrides: PATCH /v1/admin/orgs/{orgId}', () => {
       const token = await staffToken(server);
       const org = await createOrg(server);
       await lapseOrg(server, org.orgId);
-      const write = () => server.request('POST', `/v1/orgs/${org.orgId}/users`, { key: org.key, body: { email: `t-${Math.random().toString(36).slice(2)}@example.test` } });
+      const write = () =>
+        server.request('POST', `/v1/orgs/${org.orgId}/users`, { key: org.key, body: { email: `t-${Math.random().toString(36).slice(2)}@example.test` } });
       assert.equal((await write()).status, 402);
       const until = new Date(Date.now() + 86_400_000).toISOString();
       const set = await server.request('PATCH', `/v1/admin/orgs/${org.orgId}`, { token, body: { trialEndsAt: until } });

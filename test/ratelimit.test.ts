@@ -121,7 +121,7 @@ describe('throttling after authentication: anonymous requests have per-client bu
     }
   });
 
-  test('an anonymous client past its burst gets the throttle\'s 429; 401 while its bucket has tokens', async () => {
+  test("an anonymous client past its burst gets the throttle's 429; 401 while its bucket has tokens", async () => {
     const server = await startServer(
       { STAGE: stage(), REDIS_URL: '', RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '5', ANON_RATE_LIMIT_RPS: '1', ANON_RATE_LIMIT_BURST: '3', RETRY_AFTER_S: '30' },
       still,
@@ -206,7 +206,15 @@ describe('throttling on Redis: the org and stage buckets in one round trip', () 
   test("an org's refusals take nothing from the stage's bucket; both buckets live in Redis", async (t) => {
     if (!(await redisAvailable())) return t.skip('no Redis reachable');
     const server = await startServer(
-      { STAGE: stage(), REDIS_URL: redisUrl(), REDIS_COMMAND_TIMEOUT_MS: '2000', RATE_LIMIT_RPS: '1', RATE_LIMIT_BURST: '10', ORG_RATE_LIMIT_RPS: '1', ORG_RATE_LIMIT_BURST: '3' },
+      {
+        STAGE: stage(),
+        REDIS_URL: redisUrl(),
+        REDIS_COMMAND_TIMEOUT_MS: '2000',
+        RATE_LIMIT_RPS: '1',
+        RATE_LIMIT_BURST: '10',
+        ORG_RATE_LIMIT_RPS: '1',
+        ORG_RATE_LIMIT_BURST: '3',
+      },
       { clock: manualClock().now },
     );
     const direct = new Redis(redisUrl());
@@ -264,7 +272,9 @@ describe('wave 3: per-org buckets, public routes per address (DECISIONS, "No ten
     try {
       const org = await createOrg(server);
       assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).status, 200);
-      const refused = await Promise.all([1, 2, 3].map((i) => server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key, headers: { 'x-correlation-id': `held-${i}` } })));
+      const refused = await Promise.all(
+        [1, 2, 3].map((i) => server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key, headers: { 'x-correlation-id': `held-${i}` } })),
+      );
       for (const [i, res] of refused.entries()) {
         assert.equal(res.status, 429);
         assert.equal(res.headers.get('x-correlation-id'), `held-${i + 1}`);
@@ -323,10 +333,7 @@ describe('wave 3: per-org buckets, public routes per address (DECISIONS, "No ten
   });
 
   test('the images have a stage-wide bucket (ASSET_RATE_LIMIT_*), scope asset', async () => {
-    const server = await startServer(
-      { STAGE: stage(), REDIS_URL: '', ASSET_RATE_LIMIT_RPS: '1', ASSET_RATE_LIMIT_BURST: '2' },
-      { clock: manualClock().now },
-    );
+    const server = await startServer({ STAGE: stage(), REDIS_URL: '', ASSET_RATE_LIMIT_RPS: '1', ASSET_RATE_LIMIT_BURST: '2' }, { clock: manualClock().now });
     try {
       const org = await createOrg(server);
       const upload = await fetch(`${server.url}/v1/orgs/${org.orgId}/images`, {

@@ -19,7 +19,12 @@ const render = (server: TestServer, org: TestOrg, userId: string, templateId: st
 /** An answer's status and body (the data or the error envelope), for assertions on either. */
 const seen = async <D, E>(answer: Promise<{ data?: D; error?: E; response: Response }>) => {
   const { data, error, response } = await answer;
-  return { status: response.status, data, error: error as { error: { code: string; message: string; details?: Record<string, any> } } | undefined, text: JSON.stringify(data ?? error) };
+  return {
+    status: response.status,
+    data,
+    error: error as { error: { code: string; message: string; details?: Record<string, any> } } | undefined,
+    text: JSON.stringify(data ?? error),
+  };
 };
 
 const nest = (n: number, inner = 'x') => `${'<div>'.repeat(n)}${inner}${'</div>'.repeat(n)}`;
@@ -88,7 +93,10 @@ describe('hostile templates never stall the service', () => {
           seen(save(server, org, { name: 'hostile', html })),
           seen(preview(server, org, { userId: user.userId, html })),
         ]);
-        for (const [what, res] of [['save', saved], ['preview', previewed]] as const) {
+        for (const [what, res] of [
+          ['save', saved],
+          ['preview', previewed],
+        ] as const) {
           assert.equal(res.status, 400, `${what} of ${name}: ${res.status} ${res.text.slice(0, 300)}`);
           assert.equal(res.error?.error.code, 'BAD_REQUEST');
           assert.equal(res.error?.error.details?.field, 'body.html', `${what} of ${name}`);
@@ -115,7 +123,11 @@ describe('hostile templates never stall the service', () => {
   });
 
   test('a template that includes files is told templates cannot, without the library internals', async () => {
-    for (const [html, tag] of [["{% include 'secrets' %}", 'include'], ["<p>\n  {% render '/etc/passwd' %}</p>", 'render'], ["{% layout 'base' %}", 'layout']] as const) {
+    for (const [html, tag] of [
+      ["{% include 'secrets' %}", 'include'],
+      ["<p>\n  {% render '/etc/passwd' %}</p>", 'render'],
+      ["{% layout 'base' %}", 'layout'],
+    ] as const) {
       const res = await seen(save(server, org, { name: 'inc', html }));
       assert.equal(res.status, 400, res.text);
       assert.equal(res.error?.error.details?.field, 'body.html');
@@ -144,18 +156,18 @@ const PAYLOADS = [
   '<<SCRIPT>alert("XSS");//<</SCRIPT>',
   '<img src=x onerror=alert(1)>',
   '<IMG SRC="javascript:alert(\'XSS\');">',
-  '<IMG SRC=JaVaScRiPt:alert(\'XSS\')>',
+  "<IMG SRC=JaVaScRiPt:alert('XSS')>",
   '<IMG SRC=&#106;&#97;&#118;&#97;&#115;&#99;&#114;&#105;&#112;&#116;&#58;&#97;&#108;&#101;&#114;&#116;&#40;&#39;&#88;&#83;&#83;&#39;&#41;>',
   '<IMG SRC="jav&#x09;ascript:alert(\'XSS\');">',
   '<a href=" &#14;  javascript:alert(\'XSS\');">x</a>',
   '<a href="data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==">x</a>',
   '<IMG """><SCRIPT>alert("XSS")</SCRIPT>">',
   '<svg/onload=alert(1)>',
-  '<BODY ONLOAD=alert(\'XSS\')>',
+  "<BODY ONLOAD=alert('XSS')>",
   '<iframe src="javascript:alert(1)"></iframe>',
   '<object data="javascript:alert(1)"></object>',
   '<meta http-equiv="refresh" content="0;url=javascript:alert(1)">',
-  '<STYLE>@import\'http://x.test/xss.css\';</STYLE>',
+  "<STYLE>@import'http://x.test/xss.css';</STYLE>",
   '<div style="background-image: url(javascript:alert(1))">x</div>',
   '<div style="width: expression(alert(1));">x</div>',
   '<div style="behavior: url(xss.htc);">x</div>',
@@ -217,7 +229,11 @@ describe('script never reaches a signature', () => {
     cases.push(
       { context: 'issue: raw filter', html: '{{ "<script>alert(1)</script>" | raw }}', title: 'Engineer' },
       { context: 'issue: title', html: '{{ user.title | raw }}', title: '<img src=x onerror=alert(1)>' },
-      { context: 'issue: raw in attribute', html: '<a title="{% raw %}{{ x" onmouseover="alert(1) }}{% endraw %}" href="https://x.test">a</a>', title: 'Engineer' },
+      {
+        context: 'issue: raw in attribute',
+        html: '<a title="{% raw %}{{ x" onmouseover="alert(1) }}{% endraw %}" href="https://x.test">a</a>',
+        title: 'Engineer',
+      },
     );
 
     const counts = { saved: 0, refused: 0, rendered: 0, previewed: 0 };

@@ -41,7 +41,9 @@ describe('render worker pool', () => {
       console.log(`a render of 40-60 ms (wall clock, idle) took ${wallMs.toFixed(0)} ms of wall clock with 6 busy threads on this machine`);
       // Forty times the work is past the limit, busy or not (a busy machine's 40 ms of wall clock
       // may be far less CPU).
-      const heavy = await pool.render({ key: `heavy:${n}`, htmlPrepared: template(n * 40), text: '', scope: SAMPLE_SCOPE, limitBytes: 10_000_000 }).catch((e: unknown) => e);
+      const heavy = await pool
+        .render({ key: `heavy:${n}`, htmlPrepared: template(n * 40), text: '', scope: SAMPLE_SCOPE, limitBytes: 10_000_000 })
+        .catch((e: unknown) => e);
       assert.ok(heavy instanceof AppError && heavy.code === 'BAD_REQUEST', String(heavy));
       assert.match(heavy.message, /CPU time/);
     } finally {
@@ -65,7 +67,9 @@ describe('render worker pool', () => {
   });
 
   test('output over the limit is 413; refusals come back as the error they are', async () => {
-    const big = await pool.render({ key: 'big', htmlPrepared: `{% for i in (1..2000) %}<p>{{ user.name }}</p>{% endfor %}`, text: '', scope: SAMPLE_SCOPE, limitBytes: LIMIT }).catch((e: unknown) => e);
+    const big = await pool
+      .render({ key: 'big', htmlPrepared: `{% for i in (1..2000) %}<p>{{ user.name }}</p>{% endfor %}`, text: '', scope: SAMPLE_SCOPE, limitBytes: LIMIT })
+      .catch((e: unknown) => e);
     assert.ok(big instanceof AppError && big.code === 'PAYLOAD_TOO_LARGE', String(big));
     assert.equal(big.details?.limitBytes, LIMIT);
     const syntax = await pool.compile({ html: '{{ user.name', text: '' }).catch((e: unknown) => e);

@@ -142,7 +142,12 @@ describe('templates as untrusted input, and rendering', () => {
       }),
     );
     assert.match((await rendered(o, user.userId)).html, /v2 Before User/);
-    ok(await client.PATCH('/v1/orgs/{orgId}/users/{userId}', { params: { path: { orgId: o.orgId, userId: user.userId } }, body: { version: user.version, name: 'After User' } }));
+    ok(
+      await client.PATCH('/v1/orgs/{orgId}/users/{userId}', {
+        params: { path: { orgId: o.orgId, userId: user.userId } },
+        body: { version: user.version, name: 'After User' },
+      }),
+    );
     assert.match((await rendered(o, user.userId)).html, /v2 After User Before Org/);
     const orgNow = ok(await client.GET('/v1/orgs/{orgId}', { params: { path: { orgId: o.orgId } } }));
     ok(await client.PATCH('/v1/orgs/{orgId}', { params: { path: { orgId: o.orgId } }, body: { version: orgNow.version, name: 'After Org' } }));
@@ -178,7 +183,10 @@ describe('templates as untrusted input, and rendering', () => {
     };
     try {
       const direct = await Promise.allSettled([...users, gone].map((u) => server.deps.render.render(o.orgId, u.userId)));
-      assert.deepEqual(direct.map((r) => r.status), [...Array(30).fill('fulfilled'), 'rejected']);
+      assert.deepEqual(
+        direct.map((r) => r.status),
+        [...Array(30).fill('fulfilled'), 'rejected'],
+      );
     } finally {
       usersRepo.findMany = findMany;
     }
@@ -195,7 +203,11 @@ describe('templates as untrusted input, and rendering', () => {
     const client = api(server, o);
     const preview = async (body: { userId: string; html: string; text?: string }) =>
       ok(await client.POST('/v1/orgs/{orgId}/templates/preview', { params: { path: { orgId: o.orgId } }, body }), 200);
-    const res = await preview({ userId: user.userId, html: '<p>{{ user.name }}</p><img src="https://cdn.example.com/logo.png" alt="logo">', text: '{{ user.name }}' });
+    const res = await preview({
+      userId: user.userId,
+      html: '<p>{{ user.name }}</p><img src="https://cdn.example.com/logo.png" alt="logo">',
+      text: '{{ user.name }}',
+    });
     assert.match(res.html, /Preview Person/);
     assert.equal(res.templateId, null);
     assert.ok(res.warnings.some((w) => /width and height/.test(w)));
@@ -216,7 +228,8 @@ describe('the open-tracking pixel', () => {
   });
   after(() => server.close());
 
-  const fetchPixel = (id: string, ua = 'Mozilla/5.0 (Macintosh) AppleWebKit Thunderbird') => fetch(`${server.url}/v1/p/${id}`, { headers: { 'user-agent': ua } });
+  const fetchPixel = (id: string, ua = 'Mozilla/5.0 (Macintosh) AppleWebKit Thunderbird') =>
+    fetch(`${server.url}/v1/p/${id}`, { headers: { 'user-agent': ua } });
 
   test('the same GIF and no-cache headers for known, unknown and malformed ids', async () => {
     const org = await createOrg(server);

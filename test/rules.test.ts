@@ -15,7 +15,8 @@ describe('rules', () => {
 
   const as = (org: TestOrg) => (method: string, path: string, body?: unknown, headers?: Record<string, string>) =>
     server.request(method, `/v1/orgs/${org.orgId}${path}`, { key: org.key, ...(body !== undefined ? { body } : {}), ...(headers ? { headers } : {}) });
-  const template = async (org: TestOrg, name: string) => (await createTemplate(server, org, { name, html: `<p>${name}: {{ user.name }}</p>`, text: name })).templateId;
+  const template = async (org: TestOrg, name: string) =>
+    (await createTemplate(server, org, { name, html: `<p>${name}: {{ user.name }}</p>`, text: name })).templateId;
   const signatureOf = async (org: TestOrg, userId: string, compose = 'new') => {
     const res = await as(org)('GET', `/users/${userId}/signature?compose=${compose}`);
     assert.equal(res.status, 200, res.text);
@@ -45,7 +46,10 @@ describe('rules', () => {
     assert.equal(stale.body.error.code, 'PRECONDITION_FAILED');
     assert.equal((await api('GET', '/rules')).body.length, 1, 'a refused PUT changes nothing');
 
-    const kept = await api('PUT', '/rules', [{ ruleId, name: 'Sales team', when: { departments: ['Sales'] }, templateId: t }, { name: 'All', when: {}, templateId: t }]);
+    const kept = await api('PUT', '/rules', [
+      { ruleId, name: 'Sales team', when: { departments: ['Sales'] }, templateId: t },
+      { name: 'All', when: {}, templateId: t },
+    ]);
     assert.equal(kept.status, 200, 'without If-Match the last write wins');
     assert.equal(kept.body[0].ruleId, ruleId);
     assert.notEqual(kept.body[1].ruleId, ruleId);
@@ -61,7 +65,13 @@ describe('rules', () => {
     const cases: [unknown, string][] = [
       [[{ name: 'x', when: {}, templateId: randomUUID() }], 'body.0.templateId'],
       [[{ name: 'x', when: {}, templateId: t, replyTemplateId: foreign }], 'body.0.replyTemplateId'],
-      [[{ ruleId, name: 'x', when: {}, templateId: t }, { ruleId, name: 'y', when: {}, templateId: t }], 'body.1.ruleId'],
+      [
+        [
+          { ruleId, name: 'x', when: {}, templateId: t },
+          { ruleId, name: 'y', when: {}, templateId: t },
+        ],
+        'body.1.ruleId',
+      ],
       [[{ name: 'x', when: { departments: [] }, templateId: t }], 'body.0.when.departments'],
       [[{ name: 'x', when: { shoeSize: ['42'] }, templateId: t }], 'body.0.when'],
     ];
@@ -150,10 +160,25 @@ describe('rules', () => {
 
     const scim = (await api('POST', '/integrations/scim')).body.token as string;
     const scimReq = (method: string, path: string, body: unknown) =>
-      server.request(method, `/scim/v2${path}`, { rawBody: JSON.stringify(body), headers: { authorization: `Bearer ${scim}`, 'content-type': 'application/scim+json' } });
-    const group = await scimReq('POST', '/Groups', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], displayName: 'Finance', members: [{ value: user.userId }] });
+      server.request(method, `/scim/v2${path}`, {
+        rawBody: JSON.stringify(body),
+        headers: { authorization: `Bearer ${scim}`, 'content-type': 'application/scim+json' },
+      });
+    const group = await scimReq('POST', '/Groups', {
+      schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'],
+      displayName: 'Finance',
+      members: [{ value: user.userId }],
+    });
     assert.equal(group.status, 201, group.text);
-    assert.equal((await api('PUT', '/rules', [{ name: 'Finance', when: { groups: ['Finance'] }, templateId: tFinance }, { name: 'Sales', when: { departments: ['Sales'] }, templateId: tSales }])).status, 200);
+    assert.equal(
+      (
+        await api('PUT', '/rules', [
+          { name: 'Finance', when: { groups: ['Finance'] }, templateId: tFinance },
+          { name: 'Sales', when: { departments: ['Sales'] }, templateId: tSales },
+        ])
+      ).status,
+      200,
+    );
     assert.equal((await signatureOf(org, user.userId)).templateId, tFinance, 'the new rules apply at once');
 
     const removed = await scimReq('PATCH', `/Groups/${group.body.id}`, {
@@ -177,7 +202,9 @@ describe('rules', () => {
     assert.equal((await api('PUT', '/rules', [{ name: 'Sales', when: { departments: ['Sales'] }, templateId: tNew, replyTemplateId: tReply }])).status, 200);
     const { addinKey } = (await api('POST', '/integrations/outlook/rotate-key')).body as { addinKey: string };
     const addin = async (compose: string) => {
-      const res = await server.request('GET', `/v1/addin/signature?email=${encodeURIComponent(user.email)}&compose=${compose}`, { headers: { 'x-addin-key': addinKey } });
+      const res = await server.request('GET', `/v1/addin/signature?email=${encodeURIComponent(user.email)}&compose=${compose}`, {
+        headers: { 'x-addin-key': addinKey },
+      });
       assert.equal(res.status, 200, res.text);
       return res.body.html as string;
     };

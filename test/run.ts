@@ -152,7 +152,10 @@ async function runShards(chosen: string[], count: number): Promise<boolean> {
 // from; on PostgreSQL, the migrated database and the template each process's database is cloned from.
 await globalSetup();
 const units = runUnits(unitFiles);
-const shared = await runShards(files.filter((f) => !alone(f)), SHARDS);
+const shared = await runShards(
+  files.filter((f) => !alone(f)),
+  SHARDS,
+);
 const oneByOne = await runShards(files.filter(alone), 1);
 if (ON_POSTGRES) await dropFileDatabases(process.env.DATABASE_URL!);
 process.exit(units && shared && oneByOne ? 0 : 1);

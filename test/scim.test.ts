@@ -30,14 +30,18 @@ describe('SCIM 2.0 provisioning', () => {
     return res.body as { baseUrl: string; token: string };
   };
   /** A request as a SCIM client sends it: its token, SCIM's content type. */
-  const scim = (token: string) => async (method: string, path: string, body?: unknown): Promise<TestResponse> => {
-    const res = await server.request(method, `/scim/v2${path}`, {
-      token,
-      ...(body === undefined ? {} : { rawBody: JSON.stringify(body), headers: { 'content-type': 'application/scim+json; charset=utf-8', accept: 'application/scim+json' } }),
-    });
-    if (res.status !== 204) assert.match(res.headers.get('content-type') ?? '', /^application\/scim\+json/, `${method} ${path}: ${res.text}`);
-    return res;
-  };
+  const scim =
+    (token: string) =>
+    async (method: string, path: string, body?: unknown): Promise<TestResponse> => {
+      const res = await server.request(method, `/scim/v2${path}`, {
+        token,
+        ...(body === undefined
+          ? {}
+          : { rawBody: JSON.stringify(body), headers: { 'content-type': 'application/scim+json; charset=utf-8', accept: 'application/scim+json' } }),
+      });
+      if (res.status !== 204) assert.match(res.headers.get('content-type') ?? '', /^application\/scim\+json/, `${method} ${path}: ${res.text}`);
+      return res;
+    };
   const ourUser = async (org: TestOrg, userId: string) => server.request('GET', `/v1/orgs/${org.orgId}/users/${userId}`, { key: org.key });
   const isScimError = (res: TestResponse, status: number, scimType?: string) => {
     assert.equal(res.status, status, res.text);
@@ -79,7 +83,10 @@ describe('SCIM 2.0 provisioning', () => {
     assert.equal(created.status, 201, created.text);
     const id = created.body.id as string;
     assert.equal(created.headers.get('location'), `${baseUrl}/Users/${id}`);
-    assert.deepEqual([created.body.userName, created.body.active, created.body.externalId, created.body.displayName], [email, true, '00ujl29u0le5T6Aj10h7', 'Test User']);
+    assert.deepEqual(
+      [created.body.userName, created.body.active, created.body.externalId, created.body.displayName],
+      [email, true, '00ujl29u0le5T6Aj10h7', 'Test User'],
+    );
     let user = (await ourUser(org, id)).body;
     assert.deepEqual([user.email, user.name, user.status, user.role], [email, 'Test User', 'invited', 'member']);
     const tokens = await server.deps.database.db.selectFrom('account_tokens').select('purpose').where('account_id', '=', id).execute();
@@ -89,7 +96,11 @@ describe('SCIM 2.0 provisioning', () => {
 
     assert.equal((await okta('GET', `/Users/${id}`)).body.userName, email);
     const found = await okta('GET', `/Users?filter=${encodeURIComponent(`userName eq "${email.toUpperCase()}"`)}&startIndex=1&count=100`);
-    assert.deepEqual(found.body.Resources.map((r: { id: string }) => r.id), [id], 'userName compares without case');
+    assert.deepEqual(
+      found.body.Resources.map((r: { id: string }) => r.id),
+      [id],
+      'userName compares without case',
+    );
 
     // An app integration built in the wizard updates with PUT, the whole user.
     const put = await okta('PUT', `/Users/${id}`, {
@@ -99,7 +110,10 @@ describe('SCIM 2.0 provisioning', () => {
       name: { givenName: 'Tess', familyName: 'User' },
       emails: [{ primary: true, value: email, type: 'work' }],
       title: 'Engineer',
-      phoneNumbers: [{ value: '+1 555 0100', type: 'work' }, { value: '+1 555 0199', type: 'mobile' }],
+      phoneNumbers: [
+        { value: '+1 555 0100', type: 'work' },
+        { value: '+1 555 0199', type: 'mobile' },
+      ],
       [ENTERPRISE]: { department: 'R&D' },
       active: true,
     });
@@ -117,22 +131,44 @@ describe('SCIM 2.0 provisioning', () => {
     assert.equal((await ourUser(org, id)).body.status, 'invited');
 
     // Groups: push a group with a member, rename it, add and remove members.
-    const other = (await okta('POST', '/Users', { schemas: [CORE], userName: `okta2-${randomUUID().slice(0, 8)}@example.test`, name: { givenName: 'Two', familyName: 'Person' }, active: true })).body.id as string;
+    const other = (
+      await okta('POST', '/Users', {
+        schemas: [CORE],
+        userName: `okta2-${randomUUID().slice(0, 8)}@example.test`,
+        name: { givenName: 'Two', familyName: 'Person' },
+        active: true,
+      })
+    ).body.id as string;
     const group = await okta('POST', '/Groups', { schemas: [GROUP], displayName: 'Test SCIMv2', members: [{ value: id, display: email }] });
     assert.equal(group.status, 201, group.text);
     const gid = group.body.id as string;
-    assert.deepEqual(group.body.members.map((m: { value: string }) => m.value), [id]);
-    const renamed = await okta('PATCH', `/Groups/${gid}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', value: { id: gid, displayName: 'Sales EMEA' } }] });
+    assert.deepEqual(
+      group.body.members.map((m: { value: string }) => m.value),
+      [id],
+    );
+    const renamed = await okta('PATCH', `/Groups/${gid}`, {
+      schemas: [PATCH_OP],
+      Operations: [{ op: 'replace', value: { id: gid, displayName: 'Sales EMEA' } }],
+    });
     assert.equal(renamed.status, 200, renamed.text);
     assert.equal(renamed.body.displayName, 'Sales EMEA');
     await okta('PATCH', `/Groups/${gid}`, { schemas: [PATCH_OP], Operations: [{ op: 'add', path: 'members', value: [{ value: other, display: 'Two' }] }] });
     const listed = await server.request('GET', `/v1/orgs/${org.orgId}/groups`, { key: org.key });
     assert.deepEqual(listed.body.items, [{ groupId: gid, displayName: 'Sales EMEA', memberCount: 2 }]);
     const removed = await okta('PATCH', `/Groups/${gid}`, { schemas: [PATCH_OP], Operations: [{ op: 'remove', path: `members[value eq "${id}"]` }] });
-    assert.deepEqual(removed.body.members.map((m: { value: string }) => m.value), [other]);
+    assert.deepEqual(
+      removed.body.members.map((m: { value: string }) => m.value),
+      [other],
+    );
     const members = await server.request('GET', `/v1/orgs/${org.orgId}/users?group=${gid}`, { key: org.key });
-    assert.deepEqual(members.body.items.map((u: { userId: string }) => u.userId), [other]);
-    assert.deepEqual((await okta('GET', `/Users/${other}`)).body.groups.map((g: { display: string }) => g.display), ['Sales EMEA']);
+    assert.deepEqual(
+      members.body.items.map((u: { userId: string }) => u.userId),
+      [other],
+    );
+    assert.deepEqual(
+      (await okta('GET', `/Users/${other}`)).body.groups.map((g: { display: string }) => g.display),
+      ['Sales EMEA'],
+    );
     assert.equal((await okta('GET', `/Groups?startIndex=1&count=100`)).body.totalResults, 1);
     assert.equal((await okta('DELETE', `/Groups/${gid}`)).status, 204);
     assert.deepEqual((await server.request('GET', `/v1/orgs/${org.orgId}/groups`, { key: org.key })).body.items, []);
@@ -160,7 +196,11 @@ describe('SCIM 2.0 provisioning', () => {
     assert.deepEqual([created.body.name.formatted, created.body[ENTERPRISE].department], ['givenName familyName', 'Finance']);
     for (const filter of [`externalId eq "${alias}"`, `emails[type eq "work"].value eq "${upn}"`, `userName eq "${upn}" and externalId eq "${alias}"`]) {
       const res = await entra('GET', `/Users?filter=${encodeURIComponent(filter)}`);
-      assert.deepEqual(res.body.Resources.map((r: { id: string }) => r.id), [id], filter);
+      assert.deepEqual(
+        res.body.Resources.map((r: { id: string }) => r.id),
+        [id],
+        filter,
+      );
     }
     assert.equal((await entra('GET', `/Users?filter=${encodeURIComponent(`userName eq "${upn}" and externalId eq "nope"`)}`)).body.totalResults, 0);
 
@@ -185,12 +225,20 @@ describe('SCIM 2.0 provisioning', () => {
     assert.equal(disabled.body.active, false);
     assert.equal((await ourUser(org, id)).body.status, 'suspended');
     const suspendedList = await server.request('GET', `/v1/orgs/${org.orgId}/users?status=suspended`, { key: org.key });
-    assert.deepEqual(suspendedList.body.items.map((u: { userId: string }) => u.userId), [id]);
+    assert.deepEqual(
+      suspendedList.body.items.map((u: { userId: string }) => u.userId),
+      [id],
+    );
     await entra('PATCH', `/Users/${id}`, { schemas: [PATCH_OP], Operations: [{ op: 'Replace', path: 'active', value: 'True' }] });
     assert.equal((await ourUser(org, id)).body.status, 'invited');
 
     // Groups as Entra sends them: created empty, looked up without members, members added and removed by value.
-    const group = await entra('POST', '/Groups', { schemas: [GROUP], externalId: `grp-${alias}`, displayName: 'Finance Team', meta: { resourceType: 'Group' } });
+    const group = await entra('POST', '/Groups', {
+      schemas: [GROUP],
+      externalId: `grp-${alias}`,
+      displayName: 'Finance Team',
+      meta: { resourceType: 'Group' },
+    });
     assert.equal(group.status, 201, group.text);
     const gid = group.body.id as string;
     const byName = await entra('GET', `/Groups?excludedAttributes=members&filter=${encodeURIComponent('displayName eq "Finance Team"')}`);
@@ -220,18 +268,33 @@ describe('SCIM 2.0 provisioning', () => {
     isScimError(await client('POST', '/Users', { schemas: [CORE], userName: email.toUpperCase() }), 409, 'uniqueness');
     isScimError(await client('POST', '/Users', { schemas: [CORE], userName: 'not an address' }), 400, 'invalidValue');
     isScimError(await client('POST', '/Users', { schemas: [CORE] }), 400, 'invalidValue');
-    const badJson = await server.request('POST', '/scim/v2/Users', { token: (await enable(org)).token, rawBody: '{', headers: { 'content-type': 'application/scim+json' } });
+    const badJson = await server.request('POST', '/scim/v2/Users', {
+      token: (await enable(org)).token,
+      rawBody: '{',
+      headers: { 'content-type': 'application/scim+json' },
+    });
     isScimError(badJson, 400, 'invalidSyntax');
     const fresh = scim((await server.request('POST', `/v1/orgs/${org.orgId}/integrations/scim`, { key: org.key })).body.token);
     isScimError(await fresh('GET', `/Users/${randomUUID()}`), 404);
     isScimError(await fresh('GET', '/Users/not-an-id'), 404);
-    isScimError(await fresh('PATCH', `/Users/${org.ownerUserId}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] }), 400, 'mutability');
-    isScimError(await fresh('PATCH', `/Users/${org.ownerUserId}`, { schemas: [PATCH_OP], Operations: [{ op: 'frobnicate', path: 'title' }] }), 400, 'invalidSyntax');
+    isScimError(
+      await fresh('PATCH', `/Users/${org.ownerUserId}`, { schemas: [PATCH_OP], Operations: [{ op: 'replace', path: 'active', value: false }] }),
+      400,
+      'mutability',
+    );
+    isScimError(
+      await fresh('PATCH', `/Users/${org.ownerUserId}`, { schemas: [PATCH_OP], Operations: [{ op: 'frobnicate', path: 'title' }] }),
+      400,
+      'invalidSyntax',
+    );
     isScimError(await fresh('DELETE', `/Users/${org.ownerUserId}`), 400, 'mutability');
     isScimError(await fresh('GET', '/Nope'), 404);
     const config = await fresh('GET', '/ServiceProviderConfig');
     assert.deepEqual([config.body.patch.supported, config.body.bulk.supported, config.body.filter.supported], [true, false, true]);
-    assert.deepEqual((await fresh('GET', '/ResourceTypes')).body.Resources.map((r: { id: string }) => r.id), ['User', 'Group']);
+    assert.deepEqual(
+      (await fresh('GET', '/ResourceTypes')).body.Resources.map((r: { id: string }) => r.id),
+      ['User', 'Group'],
+    );
     assert.equal((await fresh('GET', `/Schemas/${CORE}`)).body.id, CORE);
   });
 
@@ -307,7 +370,10 @@ describe('SCIM 2.0 provisioning', () => {
     assert.equal((await ourUser(org, id)).body.title, 'From Okta', 'SCIM keeps its user');
     assert.equal((await server.request('DELETE', `/v1/orgs/${org.orgId}/integrations/scim`, { key: org.key })).status, 204);
     const adopted = await apply();
-    assert.deepEqual(adopted.changes.map((c) => [c.action, c.userId]), [['update', id]]);
+    assert.deepEqual(
+      adopted.changes.map((c) => [c.action, c.userId]),
+      [['update', id]],
+    );
     assert.equal((await ourUser(org, id)).body.title, 'From Google');
   });
 
@@ -322,7 +388,9 @@ describe('SCIM 2.0 provisioning', () => {
 
     // The same routes and service with a bucket of two and a stopped clock: the third is refused.
     const app = Fastify();
-    await app.register(scimRoutes({ scim: server.deps.scim, limiter: new MemoryRateLimiter({ rate: 1, burst: 2 }, () => 0), retryAfterS: 7 }), { prefix: SCIM_PREFIX });
+    await app.register(scimRoutes({ scim: server.deps.scim, limiter: new MemoryRateLimiter({ rate: 1, burst: 2 }, () => 0), retryAfterS: 7 }), {
+      prefix: SCIM_PREFIX,
+    });
     const get = () => app.inject({ method: 'GET', url: '/scim/v2/Users', headers: { authorization: `Bearer ${token}` } });
     assert.deepEqual([(await get()).statusCode, (await get()).statusCode], [200, 200]);
     const refused = await get();

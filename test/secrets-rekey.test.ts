@@ -24,7 +24,12 @@ test('every sealed column of the migrations is one that `secrets rekey` re-seals
     }
     for (const [, table, column] of script.matchAll(/ALTER TABLE (\w+) ADD COLUMN (\w*sealed\w*)/g)) sealed.add(`${table}.${column}`);
   }
-  assert.deepEqual([...sealed].sort(), Object.values(SEALED_COLUMNS).map((c) => `${c.table}.${c.column}`).sort());
+  assert.deepEqual(
+    [...sealed].sort(),
+    Object.values(SEALED_COLUMNS)
+      .map((c) => `${c.table}.${c.column}`)
+      .sort(),
+  );
 });
 
 describe('rotating SECRETS_KEY', () => {
@@ -161,4 +166,3 @@ describe('rotating SECRETS_KEY', () => {
     }
   });
 });
-

@@ -15,10 +15,18 @@ const fileA = `shared-a-${randomUUID()}.test.ts`;
 const fileB = `shared-b-${randomUUID()}.test.ts`;
 const options = { embedded: true, postgresUrl: undefined, threads: 1 };
 
-const count = async (db: Db, table: 'orgs' | 'idp_keys') => Number((await db.selectFrom(table).select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n);
+const count = async (db: Db, table: 'orgs' | 'idp_keys') =>
+  Number(
+    (
+      await db
+        .selectFrom(table)
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('what the files of a shard share', () => {
-  test("a server of another file while one of the first is open: refused, naming the file that left it", async () => {
+  test('a server of another file while one of the first is open: refused, naming the file that left it', async () => {
     const a = await claimShared(fileA, options);
     try {
       await assert.rejects(claimShared(fileB, options), new RegExp(`a server that ${fileA} started is still open`));
@@ -32,7 +40,9 @@ describe('what the files of a shard share', () => {
     await b.release();
   });
 
-  test('in a shard the next file gets the same embedded database, emptied but for the signing keys', { skip: !IN_SHARD && 'in a shard of test/run.ts only: elsewhere the database closes with its last server' }, async () => {
+  test('in a shard the next file gets the same embedded database, emptied but for the signing keys', {
+    skip: !IN_SHARD && 'in a shard of test/run.ts only: elsewhere the database closes with its last server',
+  }, async () => {
     const a = await claimShared(fileA, options);
     const db = a.shared.database!.db;
     // Not a usable key: it is removed at the end, before any server of the shard reads the keys.

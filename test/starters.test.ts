@@ -18,7 +18,20 @@ const DAY = 86_400_000;
 const BASE = 'https://sig.example';
 const STARTERS = starters(BASE);
 const EMPTY: Scope = {
-  user: { name: 'Bo', title: '', email: 'bo@example.test', phone: '', mobile: '', department: '', pronouns: '', website: '', address: '', photo_url: '', social: {}, attributes: {} },
+  user: {
+    name: 'Bo',
+    title: '',
+    email: 'bo@example.test',
+    phone: '',
+    mobile: '',
+    department: '',
+    pronouns: '',
+    website: '',
+    address: '',
+    photo_url: '',
+    social: {},
+    attributes: {},
+  },
   org: { name: 'Tiny', website: '', address: '', social: {}, logo_url: '' },
   campaign: { banner: '', text: '' },
   pixel_url: 'https://x.test/v1/p/1',
@@ -113,7 +126,10 @@ describe('a first signature that works', () => {
     const all = await server.request('GET', `/v1/orgs/${org.orgId}/templates/starters`, { key: org.key });
     assert.equal(all.status, 200);
     const served = starters(server.deps.config.baseUrl);
-    assert.deepEqual(all.body.items.map((s: { starterId: string }) => s.starterId), served.map((s) => s.starterId));
+    assert.deepEqual(
+      all.body.items.map((s: { starterId: string }) => s.starterId),
+      served.map((s) => s.starterId),
+    );
     assert.ok(all.body.items.length >= 8);
     assert.equal(all.body.nextCursor, null);
     assert.deepEqual(Object.keys(all.body.items[0]).sort(), ['description', 'design', 'html', 'name', 'starterId', 'text', 'thumbnailUrl']);
@@ -134,12 +150,18 @@ describe('a first signature that works', () => {
       seen.push(pageRes.body.items[0].starterId);
       cursor = pageRes.body.nextCursor;
     } while (cursor);
-    assert.deepEqual(seen, served.map((s) => s.starterId));
+    assert.deepEqual(
+      seen,
+      served.map((s) => s.starterId),
+    );
     const bad = await server.request('GET', `/v1/orgs/${org.orgId}/templates/starters?cursor=nonsense`, { key: org.key });
     assert.equal(bad.status, 400);
     // One of them saved as a template of the org's own.
     for (const s of served) {
-      const saved = await server.request('POST', `/v1/orgs/${org.orgId}/templates`, { key: org.key, body: { name: s.name, design: s.design, isDefault: false } });
+      const saved = await server.request('POST', `/v1/orgs/${org.orgId}/templates`, {
+        key: org.key,
+        body: { name: s.name, design: s.design, isDefault: false },
+      });
       assert.equal(saved.status, 201, saved.text);
       assert.deepEqual(saved.body.warnings, [], s.starterId);
       assert.equal(saved.body.html, s.html, `${s.starterId}: saved as the gallery shows it`);
@@ -148,7 +170,10 @@ describe('a first signature that works', () => {
 
   test('from "an admin added me" to "I am signed in and read my signature", with no password typed for me', async () => {
     const email = `first-${randomUUID().slice(0, 8)}@example.test`;
-    const added = await server.request('POST', `/v1/orgs/${org.orgId}/users`, { key: org.key, body: { email, name: 'Grace Hopper', title: 'Rear Admiral', phone: '+1 555 0100' } });
+    const added = await server.request('POST', `/v1/orgs/${org.orgId}/users`, {
+      key: org.key,
+      body: { email, name: 'Grace Hopper', title: 'Rear Admiral', phone: '+1 555 0100' },
+    });
     assert.equal(added.status, 201);
     const browser = new Browser();
     await browser.follow(added.body.invitationUrl, app.redirectUri);
@@ -191,7 +216,10 @@ describe('a first signature that works', () => {
       assert.equal(signature.status, 402);
       assert.equal(signature.body.error.details.blockedBy, 'grace_expired');
       assert.equal((await server.request('POST', `/v1/orgs/${late.orgId}/render/${late.ownerUserId}`, { key: late.key })).status, 402);
-      const preview = await server.request('POST', `/v1/orgs/${late.orgId}/templates/preview`, { key: late.key, body: { userId: late.ownerUserId, html: '<p>{{ user.name }}</p>' } });
+      const preview = await server.request('POST', `/v1/orgs/${late.orgId}/templates/preview`, {
+        key: late.key,
+        body: { userId: late.ownerUserId, html: '<p>{{ user.name }}</p>' },
+      });
       assert.equal(preview.status, 402);
       assert.equal((await server.request('GET', `/v1/orgs/${late.orgId}/templates`, { key: late.key })).status, 200);
       assert.equal((await server.request('GET', `/v1/orgs/${late.orgId}/templates/starters`, { key: late.key })).status, 200);

@@ -12,7 +12,10 @@ describe('migrations', () => {
     const database = await openDatabase({ databaseUrl: 'memory://', dataDir: 'unused', snapshot: await emptySnapshot() });
     try {
       const first = await migrate(database);
-      assert.deepEqual(first.applied, migrationFiles().map((f) => f.version));
+      assert.deepEqual(
+        first.applied,
+        migrationFiles().map((f) => f.version),
+      );
       const second = await migrate(database);
       assert.deepEqual(second.applied, []);
     } finally {
@@ -27,14 +30,14 @@ describe('migrations', () => {
     const scratch = await scratchDatabase();
     try {
       const env = { DATABASE_URL: scratch.url };
-      const [a, b] = await Promise.all([
-        runCli(['migrate'], env),
-        runCli(['migrate'], env),
-      ]);
+      const [a, b] = await Promise.all([runCli(['migrate'], env), runCli(['migrate'], env)]);
       assert.equal(a.code, 0, a.stderr);
       assert.equal(b.code, 0, b.stderr);
       const applied = [JSON.parse(a.stdout).applied, JSON.parse(b.stdout).applied].sort((x, y) => y.length - x.length);
-      assert.deepEqual(applied[0], migrationFiles().map((f) => f.version));
+      assert.deepEqual(
+        applied[0],
+        migrationFiles().map((f) => f.version),
+      );
       assert.deepEqual(applied[1], []);
       const database = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused' });
       try {

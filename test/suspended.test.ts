@@ -64,7 +64,10 @@ describe('suspended users', () => {
     await createUser(server, org);
     await patch(org, a.userId, { status: 'suspended' });
     const listed = await server.request('GET', `/v1/orgs/${org.orgId}/users?status=suspended`, { key: org.key });
-    assert.deepEqual(listed.body.items.map((u: { userId: string }) => u.userId), [a.userId]);
+    assert.deepEqual(
+      listed.body.items.map((u: { userId: string }) => u.userId),
+      [a.userId],
+    );
     const active = await server.request('GET', `/v1/orgs/${org.orgId}/users?status=invited`, { key: org.key });
     assert.ok(!active.body.items.some((u: { userId: string }) => u.userId === a.userId));
     assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/users?status=gone`, { key: org.key })).status, 400);

@@ -23,7 +23,10 @@ describe('templates', () => {
     const second = await createTemplate(server, fresh, { name: 'Second' });
     assert.equal(second.isDefault, false);
     const moved = ok(
-      await client.PATCH('/v1/orgs/{orgId}/templates/{templateId}', { ...templatePath(fresh, second.templateId), body: { version: second.version, isDefault: true } }),
+      await client.PATCH('/v1/orgs/{orgId}/templates/{templateId}', {
+        ...templatePath(fresh, second.templateId),
+        body: { version: second.version, isDefault: true },
+      }),
       200,
     );
     assert.equal(moved.isDefault, true);
@@ -44,7 +47,10 @@ describe('templates', () => {
     const first = await createTemplate(server, fresh);
     const second = await createTemplate(server, fresh, { name: 'Second' });
     refused(
-      await client.PATCH('/v1/orgs/{orgId}/templates/{templateId}', { ...templatePath(fresh, second.templateId), body: { version: second.version + 3, isDefault: true } }),
+      await client.PATCH('/v1/orgs/{orgId}/templates/{templateId}', {
+        ...templatePath(fresh, second.templateId),
+        body: { version: second.version + 3, isDefault: true },
+      }),
       409,
     );
     const still = ok(await client.GET('/v1/orgs/{orgId}/templates/{templateId}', templatePath(fresh, first.templateId)));
@@ -71,6 +77,9 @@ describe('templates', () => {
     const list = ok(await client.GET('/v1/orgs/{orgId}/templates', { params: { path: { orgId: org.orgId } } }));
     assert.ok(!list.items.some((t) => t.templateId === created.templateId));
     const audit = ok(await client.GET('/v1/orgs/{orgId}/audit', { params: { path: { orgId: org.orgId }, query: { targetId: created.templateId } } }));
-    assert.deepEqual(audit.items.map((e) => e.action), ['template.delete', 'template.update', 'template.create']);
+    assert.deepEqual(
+      audit.items.map((e) => e.action),
+      ['template.delete', 'template.update', 'template.create'],
+    );
   });
 });

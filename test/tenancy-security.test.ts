@@ -48,7 +48,14 @@ export const ORG_ROUTES: RouteCase[] = [
   {
     method: 'POST',
     route: '/v1/orgs/{orgId}/templates/compile',
-    body: { design: { version: 1, layout: 'stacked', style: { fontFamily: 'arial', fontSize: 13, textColor: '#333333', accentColor: '#2450d4', linkColor: '#2450d4' }, blocks: [{ type: 'divider' }] } },
+    body: {
+      design: {
+        version: 1,
+        layout: 'stacked',
+        style: { fontFamily: 'arial', fontSize: 13, textColor: '#333333', accentColor: '#2450d4', linkColor: '#2450d4' },
+        blocks: [{ type: 'divider' }],
+      },
+    },
     minRole: 'admin',
   },
   { method: 'GET', route: '/v1/orgs/{orgId}/fields', minRole: 'member' },
@@ -58,7 +65,12 @@ export const ORG_ROUTES: RouteCase[] = [
   {
     method: 'POST',
     route: '/v1/orgs/{orgId}/campaigns',
-    body: { name: 'x', startsAt: '2026-12-01T00:00:00.000Z', audience: {}, variants: [{ imageId: '00000000-0000-4000-8000-000000000000', link: 'https://x.example/', alt: '', weight: 1 }] },
+    body: {
+      name: 'x',
+      startsAt: '2026-12-01T00:00:00.000Z',
+      audience: {},
+      variants: [{ imageId: '00000000-0000-4000-8000-000000000000', link: 'https://x.example/', alt: '', weight: 1 }],
+    },
     minRole: 'admin',
   },
   { method: 'GET', route: '/v1/orgs/{orgId}/campaigns', minRole: 'member' },
@@ -130,7 +142,15 @@ export const ADMIN_ROUTES: Omit<RouteCase, 'minRole'>[] = [
 
 // Routes without a token, each with its own proof of origin (or none by design).
 // The add-in's signature route takes the org's add-in key (test/outlook-addin.test.ts has its cases).
-const PUBLIC_ROUTES = ['GET /v1/images/{imageId}', 'GET /v1/p/{userId}', 'POST /v1/webhooks/payment-provider', 'GET /v1/addin/signature', 'GET /v1/social/{file}', 'GET /v1/starters/{starterId}/thumbnail.png', 'GET /v1/c/{*}'];
+const PUBLIC_ROUTES = [
+  'GET /v1/images/{imageId}',
+  'GET /v1/p/{userId}',
+  'POST /v1/webhooks/payment-provider',
+  'GET /v1/addin/signature',
+  'GET /v1/social/{file}',
+  'GET /v1/starters/{starterId}/thumbnail.png',
+  'GET /v1/c/{*}',
+];
 
 describe('security cases on every org route', () => {
   let server: TestServer;
@@ -155,7 +175,10 @@ describe('security cases on every org route', () => {
   test('every /v1 route of the OpenAPI document is in one of the tables', async () => {
     const doc = (await server.request('GET', '/v1/openapi.json')).body;
     const documented = openApiOperations(doc, '/v1/');
-    const covered = [...ORG_ROUTES, ...ADMIN_ROUTES].map((r) => `${r.method} ${r.route}`).concat(PUBLIC_ROUTES).sort();
+    const covered = [...ORG_ROUTES, ...ADMIN_ROUTES]
+      .map((r) => `${r.method} ${r.route}`)
+      .concat(PUBLIC_ROUTES)
+      .sort();
     assert.deepEqual(documented, covered);
   });
 

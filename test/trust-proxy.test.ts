@@ -28,7 +28,12 @@ async function authorizeStatuses(server: TestServer, clients: string[]): Promise
   const auth = server.deps.config.authUrl;
   const statuses: number[] = [];
   for (const client of clients) {
-    const query = new URLSearchParams({ client_id: `app-client-${server.deps.config.stage}`, response_type: 'code', scope: 'openid', redirect_uri: server.deps.config.appUrl });
+    const query = new URLSearchParams({
+      client_id: `app-client-${server.deps.config.stage}`,
+      response_type: 'code',
+      scope: 'openid',
+      redirect_uri: server.deps.config.appUrl,
+    });
     const res = await fetch(`${auth}/oauth2/authorize?${query}`, { headers: forged(client), redirect: 'manual' });
     await res.arrayBuffer();
     statuses.push(res.status);

@@ -19,8 +19,7 @@ describe('users import', () => {
   const csv = (o: TestOrg, body: string) =>
     server.request('POST', `/v1/orgs/${o.orgId}/users/import`, { key: o.key, rawBody: body, headers: { 'content-type': 'text/csv' } });
   const json = (o: TestOrg, rows: unknown) => server.request('POST', `/v1/orgs/${o.orgId}/users/import`, { key: o.key, body: rows });
-  const users = async (o: TestOrg) =>
-    (await server.request('GET', `/v1/orgs/${o.orgId}/users?limit=200`, { key: o.key })).body.items as Record<string, any>[];
+  const users = async (o: TestOrg) => (await server.request('GET', `/v1/orgs/${o.orgId}/users?limit=200`, { key: o.key })).body.items as Record<string, any>[];
   const byEmail = async (o: TestOrg, email: string) => (await users(o)).find((u) => u.email === email);
 
   test('CSV: creates, updates by email (case-insensitive), refuses bad rows with the reason, the others go on', async () => {
@@ -39,9 +38,17 @@ describe('users import', () => {
     const res = await csv(org, body);
     assert.equal(res.status, 200, res.text);
     const results = res.body.results;
-    assert.deepEqual(results.map((r: { row: number; status: string }) => [r.row, r.status]), [
-      [1, 'created'], [2, 'updated'], [3, 'refused'], [4, 'refused'], [5, 'created'], [6, 'refused'],
-    ]);
+    assert.deepEqual(
+      results.map((r: { row: number; status: string }) => [r.row, r.status]),
+      [
+        [1, 'created'],
+        [2, 'updated'],
+        [3, 'refused'],
+        [4, 'refused'],
+        [5, 'created'],
+        [6, 'refused'],
+      ],
+    );
     assert.equal(results[1].userId, existing.userId);
     assert.equal(results[0].error, null);
     assert.deepEqual({ ...results[2].error, message: undefined }, { code: 'BAD_REQUEST', field: 'email', message: undefined });
@@ -50,7 +57,10 @@ describe('users import', () => {
     assert.match(results[5].error.message, /2 cells; the header has 7/);
 
     const ada = await byEmail(org, `ada@${DOMAIN}`);
-    assert.deepEqual([ada?.name, ada?.title, ada?.department, ada?.phone, ada?.mobile, ada?.role], ['Ada Lovelace', 'Analyst', 'Research', '+44 1', '+44 2', 'admin']);
+    assert.deepEqual(
+      [ada?.name, ada?.title, ada?.department, ada?.phone, ada?.mobile, ada?.role],
+      ['Ada Lovelace', 'Analyst', 'Research', '+44 1', '+44 2', 'admin'],
+    );
     assert.equal(ada?.userId, results[0].userId);
     const grace = await byEmail(org, `grace@${DOMAIN}`);
     assert.deepEqual([grace?.name, grace?.title, grace?.department, grace?.version], ['Grace Hopper', 'Captain', 'Navy', 2]);
@@ -70,7 +80,10 @@ describe('users import', () => {
     const org = await createOrg(server);
     const u = await createUser(server, org, { email: `same@${DOMAIN}`, name: 'Same', title: 'T' });
     const res = await csv(org, `\ufeffname,email\nSame,same@${DOMAIN}\nNew Person,new@${DOMAIN}\n`);
-    assert.deepEqual(res.body.results.map((r: { status: string }) => r.status), ['updated', 'created']);
+    assert.deepEqual(
+      res.body.results.map((r: { status: string }) => r.status),
+      ['updated', 'created'],
+    );
     assert.equal((await byEmail(org, `same@${DOMAIN}`))?.version, u.version, 'no new version');
 
     const viaJson = await json(org, [
@@ -81,7 +94,10 @@ describe('users import', () => {
       { email: `nul@${DOMAIN}`, name: 'a\u0000b' },
     ]);
     assert.equal(viaJson.status, 200, viaJson.text);
-    assert.deepEqual(viaJson.body.results.map((r: { status: string }) => r.status), ['created', 'updated', 'refused', 'refused', 'refused']);
+    assert.deepEqual(
+      viaJson.body.results.map((r: { status: string }) => r.status),
+      ['created', 'updated', 'refused', 'refused', 'refused'],
+    );
     assert.equal(viaJson.body.results[4].error.field, 'name');
     assert.equal((await byEmail(org, `same@${DOMAIN}`))?.title, 'Boss');
     assert.equal((await byEmail(org, `json@${DOMAIN}`))?.role, 'admin');
@@ -91,7 +107,10 @@ describe('users import', () => {
     const org = await createOrg(server, { seats: 3 });
     const res = await csv(org, `email,role\na1@${DOMAIN},owner\na2@${DOMAIN},\na3@${DOMAIN},\na4@${DOMAIN},member\n`);
     // API keys act as admin: an owner row is refused (403), two fit the seats, the last is 402.
-    assert.deepEqual(res.body.results.map((r: { status: string }) => r.status), ['refused', 'created', 'created', 'refused']);
+    assert.deepEqual(
+      res.body.results.map((r: { status: string }) => r.status),
+      ['refused', 'created', 'created', 'refused'],
+    );
     assert.equal(res.body.results[0].error.code, 'FORBIDDEN');
     assert.equal(res.body.results[0].error.field, 'role');
     assert.equal(res.body.results[3].error.code, 'PAYMENT_REQUIRED');
@@ -115,8 +134,21 @@ describe('users import', () => {
       ['broken quoting', () => csv(org, `email,name\na@${DOMAIN},"unclosed\n`), 400],
       ['a JSON object, not an array', () => json(org, { email: `a@${DOMAIN}` }), 400],
       ['a JSON string', () => json(org, `email\na@${DOMAIN}`), 400],
-      ['CSV as text/plain', () => server.request('POST', `/v1/orgs/${org.orgId}/users/import`, { key: org.key, rawBody: 'email\na@x.test', headers: { 'content-type': 'text/plain' } }), 400],
-      ['1001 JSON rows', () => json(org, Array.from({ length: 1001 }, (_, i) => ({ email: `r${i}@${DOMAIN}` }))), 413],
+      [
+        'CSV as text/plain',
+        () =>
+          server.request('POST', `/v1/orgs/${org.orgId}/users/import`, { key: org.key, rawBody: 'email\na@x.test', headers: { 'content-type': 'text/plain' } }),
+        400,
+      ],
+      [
+        '1001 JSON rows',
+        () =>
+          json(
+            org,
+            Array.from({ length: 1001 }, (_, i) => ({ email: `r${i}@${DOMAIN}` })),
+          ),
+        413,
+      ],
       ['1001 CSV rows', () => csv(org, `email\n${Array.from({ length: 1001 }, (_, i) => `r${i}@${DOMAIN}`).join('\n')}`), 413],
       ['over 1 MB', () => csv(org, `email,name\n${`a@${DOMAIN},` + 'x'.repeat(1024 * 1024)}`), 413],
     ];

@@ -21,12 +21,30 @@ describe('orgs and users', () => {
   const orgPath = (o: TestOrg = org) => ({ params: { path: { orgId: o.orgId } } });
   const userPath = (userId: string, o: TestOrg = org) => ({ params: { path: { orgId: o.orgId, userId } } });
 
-  test('GET org: the org resource\'s fields, an ETag, a trialing org', async () => {
+  test("GET org: the org resource's fields, an ETag, a trialing org", async () => {
     const res = await client.GET('/v1/orgs/{orgId}', orgPath());
     const body = ok(res, 200);
     assert.deepEqual(Object.keys(body).sort(), [
-      'address', 'clickTracking', 'createdAt', 'currentPeriodEnd', 'fields', 'gracePeriodEndsAt', 'logoImageId', 'name', 'orgId', 'overSeatLimit', 'plan', 'priceVersion',
-      'seats', 'seatsUsed', 'selfServiceFields', 'social', 'subscriptionStatus', 'updatedAt', 'version', 'website',
+      'address',
+      'clickTracking',
+      'createdAt',
+      'currentPeriodEnd',
+      'fields',
+      'gracePeriodEndsAt',
+      'logoImageId',
+      'name',
+      'orgId',
+      'overSeatLimit',
+      'plan',
+      'priceVersion',
+      'seats',
+      'seatsUsed',
+      'selfServiceFields',
+      'social',
+      'subscriptionStatus',
+      'updatedAt',
+      'version',
+      'website',
     ]);
     assert.equal(body.subscriptionStatus, 'trialing');
     assert.equal(body.plan, 'trial');
@@ -95,7 +113,10 @@ describe('orgs and users', () => {
 
   test('create, read, list and update a user', async () => {
     const created = ok(
-      await client.POST('/v1/orgs/{orgId}/users', { ...orgPath(), body: userInput({ email: `Grace-${randomUUID().slice(0, 8)}@Example.test`, name: 'Grace Hopper', department: 'Navy' }) }),
+      await client.POST('/v1/orgs/{orgId}/users', {
+        ...orgPath(),
+        body: userInput({ email: `Grace-${randomUUID().slice(0, 8)}@Example.test`, name: 'Grace Hopper', department: 'Navy' }),
+      }),
       201,
     );
     assert.equal(created.role, 'member');
@@ -156,10 +177,7 @@ describe('orgs and users', () => {
     ok(await api(server, other).POST('/v1/orgs/{orgId}/users', { ...orgPath(other), body: userInput({ email: dupAddress }) }), 201);
     // Changing an email onto a taken one is 409 too, from this org or another.
     const someone = await createUser(server, org);
-    const clash = refused(
-      await client.PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(someone.userId), body: { version: 1, email: dupAddress } }),
-      409,
-    );
+    const clash = refused(await client.PATCH('/v1/orgs/{orgId}/users/{userId}', { ...userPath(someone.userId), body: { version: 1, email: dupAddress } }), 409);
     assert.equal(clash.error.details?.field, 'email');
     assert.equal(ok(await client.GET('/v1/orgs/{orgId}/users/{userId}', userPath(someone.userId))).email, someone.email, 'nothing changed');
   });
@@ -225,7 +243,10 @@ describe('orgs and users', () => {
     );
     ok(await c.DELETE('/v1/orgs/{orgId}/users/{userId}', userPath(user.userId, fresh)), 204);
     const forUser = ok(await c.GET('/v1/orgs/{orgId}/audit', { params: { path: { orgId: fresh.orgId }, query: { targetId: user.userId } } }));
-    assert.deepEqual(forUser.items.map((e) => e.action), ['user.delete', 'user.update', 'user.create']);
+    assert.deepEqual(
+      forUser.items.map((e) => e.action),
+      ['user.delete', 'user.update', 'user.create'],
+    );
     const update = forUser.items[1];
     assert.equal(update?.correlationId, 'corr-audit');
     assert.deepEqual(update?.changes, ['phone']);

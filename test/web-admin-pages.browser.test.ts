@@ -46,10 +46,15 @@ describe('the Images, API keys and Audit pages', { skip }, () => {
     const items = (await server.request('GET', `/v1/orgs/${org.orgId}/images`, { key: org.key })).body.items;
     assert.equal(items.length, 2);
     // The browser showed them from their public URL.
-    assert.ok(await grid.locator('img').first().evaluate((el) => {
-      const img = el as unknown as { complete: boolean; naturalWidth: number };
-      return img.complete && img.naturalWidth > 0;
-    }));
+    assert.ok(
+      await grid
+        .locator('img')
+        .first()
+        .evaluate((el) => {
+          const img = el as unknown as { complete: boolean; naturalWidth: number };
+          return img.complete && img.naturalWidth > 0;
+        }),
+    );
 
     // A file that is not one of the three types is refused before upload, with the reason.
     await page.getByLabel('Image files to upload').setInputFiles([{ name: 'vector.svg', mimeType: 'image/svg+xml', buffer: Buffer.from('<svg/>') }]);
@@ -65,7 +70,10 @@ describe('the Images, API keys and Audit pages', { skip }, () => {
     await page.getByText('Image deleted.').waitFor();
     await grid.getByText('64×64 px', { exact: false }).waitFor({ state: 'detached' });
     assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/images`, { key: org.key })).body.items.length, 1);
-    assert.deepEqual(errors.filter((e) => !/status of 400/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/status of 400/.test(e)),
+      [],
+    );
     await context.close();
   });
 
@@ -130,7 +138,10 @@ describe('the Images, API keys and Audit pages', { skip }, () => {
     assert.deepEqual([...new Set(actions)], ['template.create']);
     // Each entry shows the request's correlation id.
     const ids = await table.locator('tbody tr td:nth-child(6)').allInnerTexts();
-    assert.ok(ids.every((id) => id.length > 8), ids.join(','));
+    assert.ok(
+      ids.every((id) => id.length > 8),
+      ids.join(','),
+    );
 
     // The actor shows by name (the org's first API key), and one click narrows the log to it.
     await table.getByRole('button', { name: 'first key' }).first().click();

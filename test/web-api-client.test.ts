@@ -31,10 +31,13 @@ describe('the web apps’ API client', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  after(() => new Promise<void>((r) => {
-    server.close(() => r());
-    server.closeAllConnections();
-  }));
+  after(
+    () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  );
 
   function fakeSession(opts: { renews: boolean }) {
     let token = 'token-1';
@@ -63,7 +66,10 @@ describe('the web apps’ API client', () => {
     const { session, calls } = fakeSession({ renews: true });
     const org = await getOrg(createApi(session));
     assert.equal(org.orgId, ORG);
-    assert.deepEqual(seen.map((s) => s.auth), ['Bearer token-1', 'Bearer token-2']);
+    assert.deepEqual(
+      seen.map((s) => s.auth),
+      ['Bearer token-1', 'Bearer token-2'],
+    );
     assert.deepEqual(calls, { renew: 1, signIn: 0 });
   });
 
@@ -85,7 +91,14 @@ describe('the web apps’ API client', () => {
   });
 
   test('a 402 calls the payment hook and throws the envelope’s message', async () => {
-    answers = [{ status: 402, body: { error: { code: 'PAYMENT_REQUIRED', message: 'The grace period ended on 1 May.', correlationId: 'c-1', details: { blockedBy: 'grace_expired' } } } }];
+    answers = [
+      {
+        status: 402,
+        body: {
+          error: { code: 'PAYMENT_REQUIRED', message: 'The grace period ended on 1 May.', correlationId: 'c-1', details: { blockedBy: 'grace_expired' } },
+        },
+      },
+    ];
     const { session } = fakeSession({ renews: true });
     let hooked = 0;
     const api = createApi(session, { onPaymentRequired: () => hooked++ });

@@ -26,8 +26,15 @@ describe('the Campaigns page', { skip }, () => {
 
   test('an admin schedules a two-variant campaign for Sales: in a Sales preview, not in an Engineering one; then ends it', async () => {
     await createTemplate(server, org, { name: 'Banner', html: '<p>{{ user.name }}</p>{{ campaign.banner | raw }}', isDefault: true });
-    for (const size of [[600, 100], [600, 120]] as const) {
-      const res = await fetch(`${server.url}/v1/orgs/${org.orgId}/images`, { method: 'POST', headers: { 'x-api-key': org.key, 'content-type': 'image/png' }, body: new Uint8Array(png(size[0], size[1])) });
+    for (const size of [
+      [600, 100],
+      [600, 120],
+    ] as const) {
+      const res = await fetch(`${server.url}/v1/orgs/${org.orgId}/images`, {
+        method: 'POST',
+        headers: { 'x-api-key': org.key, 'content-type': 'image/png' },
+        body: new Uint8Array(png(size[0], size[1])),
+      });
       assert.equal(res.status, 201);
     }
     await createUser(server, org, { name: 'Sally Sales', department: 'Sales' });
@@ -40,7 +47,10 @@ describe('the Campaigns page', { skip }, () => {
     const form = page.getByRole('form', { name: 'Schedule a campaign' });
     await form.getByLabel('Name').fill('Spring launch');
     await form.getByLabel('Departments').fill('Sales');
-    for (const [i, n] of [[1, 600], [2, 600]] as const) {
+    for (const [i, n] of [
+      [1, 600],
+      [2, 600],
+    ] as const) {
       const select = form.getByLabel(`Variant ${i} image`);
       await select.locator('option', { hasText: `${n}×${i === 1 ? 100 : 120}` }).waitFor({ state: 'attached' });
       await select.selectOption({ index: 1 + (i - 1) });
@@ -81,8 +91,16 @@ describe('the Campaigns page', { skip }, () => {
     const rows = await variants.locator('tbody tr').allInnerTexts();
     const cells = rows.map((r) => r.split('\t').map((c) => c.trim()));
     assert.equal(cells.length, 2);
-    assert.equal(cells.reduce((n, c) => n + Number(c[2]), 0), 1, `one click in all: ${JSON.stringify(cells)}`);
-    assert.equal(cells.reduce((n, c) => n + Number(c[3]), 0), 1, 'by a person');
+    assert.equal(
+      cells.reduce((n, c) => n + Number(c[2]), 0),
+      1,
+      `one click in all: ${JSON.stringify(cells)}`,
+    );
+    assert.equal(
+      cells.reduce((n, c) => n + Number(c[3]), 0),
+      1,
+      'by a person',
+    );
     assert.ok(cells.reduce((n, c) => n + Number(c[1]), 0) >= 2, 'impressions: the previews and the signature served');
     await page.getByRole('img', { name: "Impressions and people's clicks per day" }).waitFor();
     assert.deepEqual(await seriousViolations(page), []);

@@ -30,7 +30,11 @@ async function tallScreenshot(page: Page, name: string, width: number, text: str
 }
 
 /** The blocks' types, in the order the list shows them. */
-const order = (page: Page) => page.getByRole('list', { name: 'Blocks, in order' }).locator('li').evaluateAll((items) => items.map((li) => (li as { getAttribute(name: string): string | null }).getAttribute('data-block')));
+const order = (page: Page) =>
+  page
+    .getByRole('list', { name: 'Blocks, in order' })
+    .locator('li')
+    .evaluateAll((items) => items.map((li) => (li as { getAttribute(name: string): string | null }).getAttribute('data-block')));
 
 describe('the signature designer', { skip }, () => {
   let server: TestServer;
@@ -104,9 +108,14 @@ describe('the signature designer', { skip }, () => {
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved (version 2).').waitFor();
     const list = (await server.request('GET', `/v1/orgs/${org.orgId}/templates`, { key: org.key })).body.items;
-    const saved = (await server.request('GET', `/v1/orgs/${org.orgId}/templates/${list.find((t: { name: string }) => t.name === 'Designed').templateId}`, { key: org.key })).body;
+    const saved = (
+      await server.request('GET', `/v1/orgs/${org.orgId}/templates/${list.find((t: { name: string }) => t.name === 'Designed').templateId}`, { key: org.key })
+    ).body;
     assert.equal(saved.source, 'design');
-    assert.deepEqual(saved.design.blocks.map((b: { type: string }) => b.type), ['identity', 'social', 'divider', 'contact']);
+    assert.deepEqual(
+      saved.design.blocks.map((b: { type: string }) => b.type),
+      ['identity', 'social', 'divider', 'contact'],
+    );
     assert.deepEqual(saved.design.blocks[1].networks, ['linkedin', 'github']);
     assert.equal(saved.design.style.accentColor, '#d40000');
     assert.ok(saved.html.includes('#d40000'), 'the compiled html carries the accent');
@@ -139,7 +148,10 @@ describe('the signature designer', { skip }, () => {
     await page.getByRole('heading', { level: 1, name: 'Design: Designed' }).waitFor();
     assert.equal(await page.getByLabel('Font size (px)').inputValue(), '15');
     // Icons are served by the coordinator's public route; a 404 for one while it is absent is not this page's.
-    assert.deepEqual(errors.filter((e) => !/status of 404/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/status of 404/.test(e)),
+      [],
+    );
     await context.close();
   });
 
@@ -147,7 +159,10 @@ describe('the signature designer', { skip }, () => {
     const design = STARTER_DESIGNS.find((s) => s.design.layout === 'side-by-side')!.design;
     const created = await server.request('POST', `/v1/orgs/${org.orgId}/templates`, { key: org.key, body: { name: 'On a phone', design } });
     assert.equal(created.status, 201, created.text);
-    const fields = await server.request('PUT', `/v1/orgs/${org.orgId}/fields`, { key: org.key, body: [{ key: 'booking_link', label: 'Booking link', type: 'url', selfService: false }] });
+    const fields = await server.request('PUT', `/v1/orgs/${org.orgId}/fields`, {
+      key: org.key,
+      body: [{ key: 'booking_link', label: 'Booking link', type: 'url', selfService: false }],
+    });
     assert.equal(fields.status, 200, fields.text);
     const { page, errors, context } = await openPage(browser, { viewport: { width: 390, height: 844 } });
     await signInThroughApp(page, `${server.url}/app/templates/${created.body.templateId}`, owner);
@@ -159,11 +174,16 @@ describe('the signature designer', { skip }, () => {
     await page.getByRole('group', { name: 'Insert a field' }).getByRole('button', { name: 'Booking link' }).click();
     assert.match(await page.getByLabel('HTML (Liquid)').inputValue(), /\{\{ user\.attributes\.booking_link \}\}$/);
     await page.frameLocator('iframe[title="Signature preview"]').getByText('Sample booking link').waitFor();
-    const wide = await page.evaluate(`[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > 391).map((e) => e.tagName + '.' + e.className).slice(0, 8)`);
+    const wide = await page.evaluate(
+      `[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > 391).map((e) => e.tagName + '.' + e.className).slice(0, 8)`,
+    );
     assert.deepEqual(wide, [], 'nothing runs off the right edge');
     assert.deepEqual(await seriousViolations(page), [], 'the designer at 390 px');
     await tallScreenshot(page, 'designer-phone', 390, 'Alex Morgan');
-    assert.deepEqual(errors.filter((e) => !/status of 404/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/status of 404/.test(e)),
+      [],
+    );
     await context.close();
   });
 });

@@ -46,7 +46,9 @@ describe('the Integrations page', { skip }, () => {
     await screenshot(page, 'integrations-connect');
 
     const form = page.getByRole('form', { name: 'Connect Google Workspace' });
-    await form.getByLabel(/Service account key/).setInputFiles([{ name: 'key.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(ws.account.keyFile)) }]);
+    await form
+      .getByLabel(/Service account key/)
+      .setInputFiles([{ name: 'key.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(ws.account.keyFile)) }]);
     await form.getByLabel('Admin address').fill(ws.admin.primaryEmail);
     await form.getByRole('button', { name: 'Connect' }).click();
     await page.getByRole('heading', { name: 'Google Workspace', exact: true }).waitFor();
@@ -81,7 +83,10 @@ describe('the Integrations page', { skip }, () => {
     await page.getByRole('button', { name: 'Push signatures' }).click();
     await page.getByText(/Push: succeeded/).waitFor({ timeout: 60_000 });
     // The one 404: the page asking for the connection before there was one.
-    assert.deepEqual(errors.filter((e) => !/status of 404/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/status of 404/.test(e)),
+      [],
+    );
     await context.close();
   });
 
@@ -97,7 +102,10 @@ describe('the Integrations page', { skip }, () => {
     const { page, context } = await openPage(browser);
     await signInThroughApp(page, `${server.url}/app/integrations`, otherAdmin);
     await page.getByRole('button', { name: 'Test connection' }).click();
-    await page.getByRole('status', { name: 'Connection test' }).getByText(/domain-wide delegation is not granted/).waitFor();
+    await page
+      .getByRole('status', { name: 'Connection test' })
+      .getByText(/domain-wide delegation is not granted/)
+      .waitFor();
     await context.close();
 
     const member = await userWithPassword(server, org, 'member');

@@ -123,7 +123,10 @@ describe('silent renewal', { skip }, () => {
     await new Promise((r) => setTimeout(r, 6000));
     const renewals = grants.filter((g) => g.type === 'refresh_token');
     assert.ok(renewals.length >= 2, JSON.stringify(grants));
-    assert.ok(renewals.every((g) => g.status === 200), JSON.stringify(grants));
+    assert.ok(
+      renewals.every((g) => g.status === 200),
+      JSON.stringify(grants),
+    );
     assert.equal(new URL(page.url()).pathname, '/app/signature');
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
     assert.deepEqual(errors, []);

@@ -16,21 +16,32 @@ describe("the editor's merge fields", () => {
   });
   after(() => server.close());
 
-  const save = (html: string) =>
-    server.request('POST', `/v1/orgs/${org.orgId}/templates`, { key: org.key, body: { name: 'Fields', html, isDefault: false } });
+  const save = (html: string) => server.request('POST', `/v1/orgs/${org.orgId}/templates`, { key: org.key, body: { name: 'Fields', html, isDefault: false } });
 
   test('every field the editor completes is one the service knows, and the service knows no other', async () => {
     const all = await save(ALL_FIELDS.map((f) => `{{ ${f} }}`).join(' '));
     assert.equal(all.status, 201, all.text);
-    assert.deepEqual(all.body.warnings.filter((w: string) => w.startsWith('Unknown variable')), []);
+    assert.deepEqual(
+      all.body.warnings.filter((w: string) => w.startsWith('Unknown variable')),
+      [],
+    );
     // The service's own list of known variables (in its warning) is the editor's list.
     const unknown = await save('{{ user.nickname }}');
     const known = /Known: (.*)\.$/.exec(unknown.body.warnings[0])?.[1]?.split(', ');
     // Custom fields are the org's own: the editor offers them from GET …/fields, not from this list.
     assert.deepEqual(known?.filter((k) => k !== 'user.attributes.<key>').sort(), [...ALL_FIELDS].sort());
-    assert.deepEqual(propertyCompletions(['user']).map((c) => c.label), USER_FIELDS.map(([f]) => f));
-    assert.deepEqual(propertyCompletions(['org']).map((c) => c.label), ['name', 'website', 'address', 'logo_url', 'social']);
-    assert.deepEqual(propertyCompletions(['user', 'social']).map((c) => c.label), ['linkedin', 'x', 'facebook', 'instagram', 'youtube', 'github']);
+    assert.deepEqual(
+      propertyCompletions(['user']).map((c) => c.label),
+      USER_FIELDS.map(([f]) => f),
+    );
+    assert.deepEqual(
+      propertyCompletions(['org']).map((c) => c.label),
+      ['name', 'website', 'address', 'logo_url', 'social'],
+    );
+    assert.deepEqual(
+      propertyCompletions(['user', 'social']).map((c) => c.label),
+      ['linkedin', 'x', 'facebook', 'instagram', 'youtube', 'github'],
+    );
     assert.deepEqual(propertyCompletions(['pixel_url']), []);
   });
 });

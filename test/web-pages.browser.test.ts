@@ -36,7 +36,10 @@ describe('the dashboard pages', { skip }, () => {
   test('profile: the preview follows the typing, and saving changes the signature', async () => {
     // Members change their title only where the org allows it (DECISIONS wave 3, "Who edits what").
     const current = await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key });
-    const allowed = await server.request('PATCH', `/v1/orgs/${org.orgId}`, { key: org.key, body: { version: current.body.version, selfServiceFields: [...current.body.selfServiceFields, 'title'] } });
+    const allowed = await server.request('PATCH', `/v1/orgs/${org.orgId}`, {
+      key: org.key,
+      body: { version: current.body.version, selfServiceFields: [...current.body.selfServiceFields, 'title'] },
+    });
     assert.equal(allowed.status, 200, allowed.text);
     const member = await userWithPassword(server, org, 'member');
     const { page, errors, context } = await openPage(browser);
@@ -84,7 +87,10 @@ describe('the dashboard pages', { skip }, () => {
     await page.getByRole('button', { name: 'Set up two-step verification' }).waitFor();
     assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/users/${member.userId}`, { key: org.key })).body.mfaEnabled, false);
     // The wrong code's refusal was shown, as the API worded it: no console error for it.
-    assert.deepEqual(errors.filter((e) => !/status of 400/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/status of 400/.test(e)),
+      [],
+    );
     await context.close();
   });
 
@@ -109,7 +115,10 @@ describe('the dashboard pages', { skip }, () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { level: 1, name: 'Security' }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/app/security');
-    assert.deepEqual(errors.filter((e) => !/status of 400/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/status of 400/.test(e)),
+      [],
+    );
     await context.close();
   });
 
@@ -124,9 +133,15 @@ describe('the dashboard pages', { skip }, () => {
     await page.getByRole('heading', { level: 1, name: 'Acme Rockets' }).waitFor();
     assert.equal(new URL(page.url()).pathname, '/app/overview');
     const stats = page.getByRole('definition');
-    assert.ok((await stats.allInnerTexts()).some((t) => /of 50/.test(t)), 'seats used of the limit');
+    assert.ok(
+      (await stats.allInnerTexts()).some((t) => /of 50/.test(t)),
+      'seats used of the limit',
+    );
     await page.getByRole('meter', { name: 'API requests this month' }).waitFor();
-    assert.ok((await stats.allInnerTexts()).some((t) => /^[\d,.\s]+ of 100[,.\s]?000\s+resets /.test(t)), 'API-key requests of the monthly quota');
+    assert.ok(
+      (await stats.allInnerTexts()).some((t) => /^[\d,.\s]+ of 100[,.\s]?000\s+resets /.test(t)),
+      'API-key requests of the monthly quota',
+    );
     const chart = page.getByRole('img', { name: /Opens over the last 30 days: 2 real, 1 by mail proxies/ });
     await chart.waitFor();
     await page.getByRole('button', { name: 'Show the numbers' }).click();
@@ -146,7 +161,11 @@ describe('the dashboard pages', { skip }, () => {
     // A payment that failed 15 days ago: the 14-day grace period is over.
     const failed = await deliver(
       server,
-      event('invoice.payment_failed', { customer: `cus_${blocked.orgId}`, metadata: { orgId: blocked.orgId } }, { created: Math.floor(Date.now() / 1000) - 15 * DAY_S }),
+      event(
+        'invoice.payment_failed',
+        { customer: `cus_${blocked.orgId}`, metadata: { orgId: blocked.orgId } },
+        { created: Math.floor(Date.now() / 1000) - 15 * DAY_S },
+      ),
     );
     assert.equal(failed.status, 200, failed.text);
     const status = await server.request('GET', `/v1/orgs/${blocked.orgId}/plan-status`, { key: blocked.key });
@@ -160,7 +179,10 @@ describe('the dashboard pages', { skip }, () => {
     assert.equal(await banner.getByRole('link', { name: 'Go to billing' }).getAttribute('href'), 'https://billing.example.test/acme');
     await page.getByLabel('Job title').fill('Still here');
     await page.getByRole('button', { name: 'Save profile' }).click();
-    await page.getByRole('alert').filter({ hasText: /grace period ended/ }).waitFor();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /grace period ended/ })
+      .waitFor();
     await noViolations(page, 'blocked banner');
     await context.close();
   });

@@ -50,7 +50,12 @@ describe('SCIM in the dashboard', { skip }, () => {
     // The identity provider at work: a user, a group, then the user deactivated.
     const send = (method: string, path: string, body: unknown) =>
       server.request(method, `/scim/v2${path}`, { token, rawBody: JSON.stringify(body), headers: { 'content-type': 'application/scim+json' } });
-    const user = await send('POST', '/Users', { schemas: [CORE], userName: 'grace@acme.example', name: { givenName: 'Grace', familyName: 'Hopper' }, active: true });
+    const user = await send('POST', '/Users', {
+      schemas: [CORE],
+      userName: 'grace@acme.example',
+      name: { givenName: 'Grace', familyName: 'Hopper' },
+      active: true,
+    });
     assert.equal(user.status, 201, user.text);
     await send('POST', '/Groups', { schemas: ['urn:ietf:params:scim:schemas:core:2.0:Group'], displayName: 'Engineering', members: [{ value: user.body.id }] });
     await send('PATCH', `/Users/${user.body.id}`, { schemas: [PATCH_OP], Operations: [{ op: 'Replace', path: 'active', value: 'False' }] });
@@ -78,7 +83,10 @@ describe('SCIM in the dashboard', { skip }, () => {
     const after = await server.request('GET', `/v1/orgs/${org.orgId}/users/${user.body.id}`, { key: org.key });
     assert.equal(after.body.status, 'invited');
     // The Integrations page reads the Google connection, whose 404 means "not connected": the browser logs it.
-    assert.deepEqual(errors.filter((e) => !/status of 404/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/status of 404/.test(e)),
+      [],
+    );
     await context.close();
   });
 });

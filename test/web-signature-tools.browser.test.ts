@@ -37,7 +37,10 @@ describe('signature tools: the HTML editor, a user’s signature, the overview',
     await signInThroughApp(page, `${server.url}/app/templates/${template.templateId}`, owner);
     await page.getByRole('heading', { level: 1, name: 'Template: Typed' }).waitFor();
     // A deep link loads its page lazily: the router has a fallback to show meanwhile, so no warning.
-    assert.deepEqual(warnings.filter((w) => /HydrateFallback/.test(w)), []);
+    assert.deepEqual(
+      warnings.filter((w) => /HydrateFallback/.test(w)),
+      [],
+    );
     const box = page.getByRole('textbox', { name: 'HTML signature (Liquid)' });
     await box.click();
     await page.keyboard.press('Control+End');
@@ -63,7 +66,7 @@ describe('signature tools: the HTML editor, a user’s signature, the overview',
     assert.equal(await page.getByRole('alert').count(), 0, 'no alert for a template being typed');
     await page.locator('.cm-lintRange-error').first().hover();
     await page.getByText('<table> is never closed: add </table>.').waitFor();
-    assert.equal(await page.locator('.cm-lintRange-error').count() >= 2, true, 'the table and the if are both marked');
+    assert.equal((await page.locator('.cm-lintRange-error').count()) >= 2, true, 'the table and the if are both marked');
 
     // Leaving with unsaved changes asks; staying keeps the draft, leaving goes.
     await page.getByText('Unsaved changes').waitFor();
@@ -79,13 +82,21 @@ describe('signature tools: the HTML editor, a user’s signature, the overview',
     await page.getByRole('heading', { level: 1, name: 'Users' }).waitFor();
     assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/templates/${template.templateId}`, { key: org.key })).body.html, '<p>Start</p>');
     // The previews of half-typed Liquid are refused (400): the page shows them calmly.
-    assert.deepEqual(errors.filter((e) => !/status of 400/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/status of 400/.test(e)),
+      [],
+    );
     await context.close();
   });
 
   test("Users: open a member's signature and copy it; at 390 px Edit and Remove stay on screen", async () => {
     const people = await createOrg(server, { name: 'Acme People' });
-    await createTemplate(server, people, { name: 'Main', html: '<p><strong>{{ user.name }}</strong>, {{ user.title }}</p>', text: '{{ user.name }}, {{ user.title }}', isDefault: true });
+    await createTemplate(server, people, {
+      name: 'Main',
+      html: '<p><strong>{{ user.name }}</strong>, {{ user.title }}</p>',
+      text: '{{ user.name }}, {{ user.title }}',
+      isDefault: true,
+    });
     const admin = await userWithPassword(server, people, 'owner');
     const member = await createUser(server, people, { name: 'Road Runner', title: 'Speed Consultant' });
     const { page, errors, context } = await openPage(browser, { viewport: { width: 390, height: 844 } });
@@ -95,7 +106,9 @@ describe('signature tools: the HTML editor, a user’s signature, the overview',
       const box = await page.getByRole('button', { name }).boundingBox();
       assert.ok(box && box.x >= 0 && box.x + box.width <= 390, `${name} is on screen: ${JSON.stringify(box)}`);
     }
-    const wide = await page.evaluate(`[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > 391).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right)).slice(0, 8)`);
+    const wide = await page.evaluate(
+      `[...document.querySelectorAll('main *')].filter((e) => e.getBoundingClientRect().right > 391).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right)).slice(0, 8)`,
+    );
     assert.deepEqual(wide, [], 'nothing runs off the right edge');
     assert.deepEqual(await seriousViolations(page), [], 'the Users page at 390 px');
 
@@ -113,7 +126,11 @@ describe('signature tools: the HTML editor, a user’s signature, the overview',
     // The write is asynchronous: poll (helpers/wait.ts) until the clipboard holds the formatted copy.
     let html = '';
     await waitFor(async () => {
-      html = String(await page.evaluate(`navigator.clipboard.read().then(async (items) => items[0].types.includes('text/html') ? (await items[0].getType('text/html')).text() : '')`));
+      html = String(
+        await page.evaluate(
+          `navigator.clipboard.read().then(async (items) => items[0].types.includes('text/html') ? (await items[0].getType('text/html')).text() : '')`,
+        ),
+      );
       return html !== '';
     }, 'the clipboard holds text/html');
     assert.ok(String(html).includes('Speed Consultant'), 'the formatted signature is on the clipboard as HTML');

@@ -88,7 +88,12 @@ test("a form field's length and a list's largest page are the OpenAPI document's
   const doc = JSON.parse(readFileSync(path.join(WEB, '..', 'docs', 'openapi.json'), 'utf8')) as {
     paths: Record<string, Record<string, { parameters?: { name: string; schema?: { maximum?: number } }[] }>>;
   };
-  const pages = new Set(Object.values(doc.paths).flatMap((ops) => Object.values(ops).flatMap((op) => op.parameters ?? [])).filter((p) => p.name === 'limit').map((p) => p.schema?.maximum));
+  const pages = new Set(
+    Object.values(doc.paths)
+      .flatMap((ops) => Object.values(ops).flatMap((op) => op.parameters ?? []))
+      .filter((p) => p.name === 'limit')
+      .map((p) => p.schema?.maximum),
+  );
   assert.ok(pages.size > 0 && [...pages].every((n) => typeof n === 'number'), 'the lists declare their largest page');
   const copied = new RegExp(`\\b(maxLength|minLength|max|min)\\s*(=\\s*\\{|:)\\s*\\d{2,}|\\blimit:\\s*(${[...pages].join('|')})\\b`);
   const wrong: string[] = [];

@@ -32,7 +32,10 @@ describe('the Templates pages', { skip }, () => {
     org = await createOrg(server, { name: 'Acme Rockets' });
     owner = await userWithPassword(server, org, 'owner');
     const current = await server.request('GET', `/v1/orgs/${org.orgId}/users/${owner.userId}`, { key: org.key });
-    await server.request('PATCH', `/v1/orgs/${org.orgId}/users/${owner.userId}`, { key: org.key, body: { version: current.body.version, name: 'Wile E. Coyote', title: 'Chief Engineer' } });
+    await server.request('PATCH', `/v1/orgs/${org.orgId}/users/${owner.userId}`, {
+      key: org.key,
+      body: { version: current.body.version, name: 'Wile E. Coyote', title: 'Chief Engineer' },
+    });
   });
   after(async () => {
     await browser?.close();
@@ -56,7 +59,11 @@ describe('the Templates pages', { skip }, () => {
     const gallery = dialog.getByRole('group', { name: 'Start from' });
     await gallery.getByRole('button', { name: /Two columns/ }).waitFor();
     const designs = await gallery.getByRole('button').allInnerTexts();
-    for (const starter of ['Classic', 'Compact (one line)', 'Two columns']) assert.ok(designs.some((d) => d.startsWith(starter)), `${starter} in ${designs.join(', ')}`);
+    for (const starter of ['Classic', 'Compact (one line)', 'Two columns'])
+      assert.ok(
+        designs.some((d) => d.startsWith(starter)),
+        `${starter} in ${designs.join(', ')}`,
+      );
     assert.equal(await gallery.getByRole('button', { name: /Blank \(HTML\)/ }).getAttribute('aria-pressed'), 'true');
     await dialog.getByLabel('Name').fill('Main signature');
     await dialog.getByRole('button', { name: 'Create and edit' }).click();
@@ -135,7 +142,10 @@ describe('the Templates pages', { skip }, () => {
     // (`{{ user.`, a 400 the page shows as the preview's error), the preview over 30 KB (413, the
     // meter's "over the limit") and a 404 the page handles (the starters route is not it: the dialog
     // listed the starters above).
-    assert.deepEqual(errors.filter((e) => !/status of (400|404|413)/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/status of (400|404|413)/.test(e)),
+      [],
+    );
     await context.close();
   });
 
@@ -177,7 +187,10 @@ describe('the Templates pages', { skip }, () => {
     await page.getByText('Saved (version 4).').waitFor();
     const final = (await server.request('GET', `/v1/orgs/${org.orgId}/templates/${template.templateId}`, { key: org.key })).body;
     assert.equal(final.html, '<p>Theirs {{ user.name }}</p><p>Mine again</p>');
-    assert.deepEqual(errors.filter((e) => !/409|412/.test(e)), []);
+    assert.deepEqual(
+      errors.filter((e) => !/409|412/.test(e)),
+      [],
+    );
     await context.close();
   });
 });

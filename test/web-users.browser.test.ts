@@ -32,7 +32,13 @@ describe('the Users page', { skip }, () => {
     await smtp?.close();
   });
 
-  const usersOf = async (o: TestOrg) => (await server.request('GET', `/v1/orgs/${o.orgId}/users?limit=200`, { key: o.key })).body.items as { email: string; userId: string; role: string; title: string }[];
+  const usersOf = async (o: TestOrg) =>
+    (await server.request('GET', `/v1/orgs/${o.orgId}/users?limit=200`, { key: o.key })).body.items as {
+      email: string;
+      userId: string;
+      role: string;
+      title: string;
+    }[];
 
   test('an owner adds a user, finds, edits and removes them', async () => {
     const owner = await userWithPassword(server, org, 'owner');
@@ -90,7 +96,8 @@ describe('the Users page', { skip }, () => {
     // first, so it is on the first page in creation order and on no other page sorted by name.
     const sorted = await createOrg(server, { seats: 40 });
     await createUser(server, sorted, { name: 'Zoe Zeta', email: `zoe.${sorted.orgId.slice(0, 8)}@example.test` });
-    for (let i = 0; i < 28; i++) await createUser(server, sorted, { name: `Member ${String(i).padStart(2, '0')}`, email: `m${i}.${sorted.orgId.slice(0, 8)}@example.test` });
+    for (let i = 0; i < 28; i++)
+      await createUser(server, sorted, { name: `Member ${String(i).padStart(2, '0')}`, email: `m${i}.${sorted.orgId.slice(0, 8)}@example.test` });
     const owner = await userWithPassword(server, sorted, 'owner');
     const { page, errors, context } = await openPage(browser);
     await signInThroughApp(page, `${server.url}/app/users`, owner);
@@ -111,7 +118,11 @@ describe('the Users page', { skip }, () => {
     await signInThroughApp(page, `${server.url}/app/users`, admin);
     await page.getByLabel('Role', { exact: true }).first().waitFor();
     await page.getByRole('combobox', { name: 'Role' }).selectOption('owner');
-    const ownerRow = page.getByRole('row').filter({ hasText: 'owner' }).filter({ has: page.getByRole('button', { name: /^Edit / }) }).first();
+    const ownerRow = page
+      .getByRole('row')
+      .filter({ hasText: 'owner' })
+      .filter({ has: page.getByRole('button', { name: /^Edit / }) })
+      .first();
     await ownerRow.waitFor();
     assert.equal(await ownerRow.getByRole('button', { name: /^Remove / }).isDisabled(), true, 'an admin may not remove an owner');
     await ownerRow.getByRole('button', { name: /^Edit / }).click();

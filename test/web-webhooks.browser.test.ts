@@ -56,7 +56,10 @@ describe('the Webhooks page', { skip }, () => {
     await row.getByText('Active').waitFor();
     assert.equal(await page.getByText(secret).count(), 0, 'the secret is not shown again');
     const listed = (await server.request('GET', `/v1/orgs/${org.orgId}/webhook-endpoints`, { key: org.key })).body.items;
-    assert.deepEqual(listed.map((e: { events: string[] }) => e.events), [['signature.rendered', 'user.created']]);
+    assert.deepEqual(
+      listed.map((e: { events: string[] }) => e.events),
+      [['signature.rendered', 'user.created']],
+    );
 
     // A test event: delivered, verified with the secret the page showed, and in the log.
     await row.getByRole('button', { name: `Send test to ${receiver.url}` }).click();

@@ -20,10 +20,28 @@ describe('webhook events the database cannot store as JSON, and exact paging', (
 
   test('every event of a batch sharing one received_at, walked one per page, appears once (newest first)', async () => {
     const o = await createOrg(server);
-    const events = Array.from({ length: 12 }, (_, i) => event('customer.subscription.updated', subscription(o.orgId, { quantity: 10 + i }), { created: 1_800_000_000 + i }));
+    const events = Array.from({ length: 12 }, (_, i) =>
+      event('customer.subscription.updated', subscription(o.orgId, { quantity: 10 + i }), { created: 1_800_000_000 + i }),
+    );
     // Submitted in one turn: one batch, one transaction, one now() to the microsecond.
-    await Promise.all(events.map((e) => server.deps.billing.intake({ id: e.id, type: e.type, created: e.created, object: e.data.object }, Buffer.from(JSON.stringify(e)), 'corr-page')));
-    const times = new Set((await server.deps.database.db.selectFrom('webhook_events').select('received_at').where('id', 'in', events.map((e) => e.id)).execute()).map((r) => r.received_at.getTime()));
+    await Promise.all(
+      events.map((e) =>
+        server.deps.billing.intake({ id: e.id, type: e.type, created: e.created, object: e.data.object }, Buffer.from(JSON.stringify(e)), 'corr-page'),
+      ),
+    );
+    const times = new Set(
+      (
+        await server.deps.database.db
+          .selectFrom('webhook_events')
+          .select('received_at')
+          .where(
+            'id',
+            'in',
+            events.map((e) => e.id),
+          )
+          .execute()
+      ).map((r) => r.received_at.getTime()),
+    );
     assert.equal(times.size, 1, 'one received_at');
     const seen: string[] = [];
     let cursor: string | null = null;
@@ -43,7 +61,8 @@ describe('webhook events the database cannot store as JSON, and exact paging', (
     const deep = `${'['.repeat(5000)}0${']'.repeat(5000)}`;
     return {
       'NUL in the customer id': {
-        body: (id: string) => `{"id":"${id}","type":"invoice.payment_failed","created":1800000000,"data":{"object":{"customer":"cus_\\u0000x","metadata":{"orgId":"${orgId}"}}}}`,
+        body: (id: string) =>
+          `{"id":"${id}","type":"invoice.payment_failed","created":1800000000,"data":{"object":{"customer":"cus_\\u0000x","metadata":{"orgId":"${orgId}"}}}}`,
         status: 'failed',
         error: /data\.object\.customer holds a NUL character or a lone surrogate/,
       },
@@ -59,7 +78,8 @@ describe('webhook events the database cannot store as JSON, and exact paging', (
         error: null,
       },
       '5,000 levels of nesting in a field the handler does not read': {
-        body: (id: string) => `{"id":"${id}","type":"invoice.payment_failed","created":1800000000,"data":{"object":{"metadata":{"orgId":"${orgId}"},"lines":${deep}}}}`,
+        body: (id: string) =>
+          `{"id":"${id}","type":"invoice.payment_failed","created":1800000000,"data":{"object":{"metadata":{"orgId":"${orgId}"},"lines":${deep}}}}`,
         status: 'applied',
         error: null,
       },
@@ -81,7 +101,10 @@ describe('webhook events the database cannot store as JSON, and exact paging', (
       if (c.error) assert.match(row.error ?? '', c.error, name);
       // Listed for staff; a failed one is replayable (and fails again the same way, answered 200).
       const items = await listed(`status=${c.status}`);
-      assert.ok(items.some((e: { id: string }) => e.id === storedId), `${name}: listed as ${c.status}`);
+      assert.ok(
+        items.some((e: { id: string }) => e.id === storedId),
+        `${name}: listed as ${c.status}`,
+      );
       if (c.status === 'failed') {
         const again = await server.request('POST', `/v1/admin/webhook-events/${encodeURIComponent(storedId)}/replay`, { token });
         assert.equal(again.status, 200);

@@ -50,7 +50,10 @@ try {
   await signInThroughApp(page, `${server.url}/app`, owner);
   for (const [name, url, heading] of shots) {
     await page.goto(server.url + url);
-    await page.getByRole('heading', { level: 1, name: heading }).or(page.getByRole('heading', { level: 1, name: 'Acme Rockets' })).waitFor();
+    await page
+      .getByRole('heading', { level: 1, name: heading })
+      .or(page.getByRole('heading', { level: 1, name: 'Acme Rockets' }))
+      .waitFor();
     await page.waitForLoadState('networkidle');
     await page.screenshot({ path: path.join(OUT, `${name}.png`) });
     console.log(`docs/screenshots/${name}.png`);

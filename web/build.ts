@@ -72,7 +72,10 @@ interface Bound {
 }
 
 interface DesignSchema {
-  properties: { style: { properties: Record<string, Bound> }; blocks: Bound & { items: { oneOf: { properties: Record<string, Bound & { const?: string }> }[] } } };
+  properties: {
+    style: { properties: Record<string, Bound> };
+    blocks: Bound & { items: { oneOf: { properties: Record<string, Bound & { const?: string }> }[] } };
+  };
 }
 
 /** The numbers a designer control needs from the `Design` schema (sizes, lengths, how many blocks). */
@@ -87,7 +90,10 @@ function designBounds(schema: DesignSchema | undefined): Limits['design'] {
     }
     return out;
   };
-  const design: Limits['design'] = { style: pick(schema.properties.style.properties), design: { blocks: { ...(schema.properties.blocks.maxItems !== undefined ? { maxItems: schema.properties.blocks.maxItems } : {}) } } };
+  const design: Limits['design'] = {
+    style: pick(schema.properties.style.properties),
+    design: { blocks: { ...(schema.properties.blocks.maxItems !== undefined ? { maxItems: schema.properties.blocks.maxItems } : {}) } },
+  };
   for (const block of schema.properties.blocks.items.oneOf) {
     const type = block.properties.type?.const;
     if (type) design[type] = pick(block.properties);
@@ -119,7 +125,14 @@ function readFieldLimits(): Limits {
   const doc = JSON.parse(readFileSync(OPENAPI, 'utf8')) as {
     paths: Record<
       string,
-      Record<string, { operationId?: string; parameters?: { name: string; in: string; schema?: { maximum?: number } }[]; requestBody?: { content?: Record<string, { schema?: SchemaObject }> } }>
+      Record<
+        string,
+        {
+          operationId?: string;
+          parameters?: { name: string; in: string; schema?: { maximum?: number } }[];
+          requestBody?: { content?: Record<string, { schema?: SchemaObject }> };
+        }
+      >
     >;
     components: { schemas: Record<string, SchemaObject> };
   };
@@ -133,7 +146,10 @@ function readFieldLimits(): Limits {
       if (!op.operationId || !schema?.properties) continue;
       for (const [field, p] of Object.entries(schema.properties)) {
         if (p.minLength === undefined && p.maxLength === undefined) continue;
-        (limits.fields[op.operationId] ??= {})[field] = { ...(p.minLength !== undefined ? { minLength: p.minLength } : {}), ...(p.maxLength !== undefined ? { maxLength: p.maxLength } : {}) };
+        (limits.fields[op.operationId] ??= {})[field] = {
+          ...(p.minLength !== undefined ? { minLength: p.minLength } : {}),
+          ...(p.maxLength !== undefined ? { maxLength: p.maxLength } : {}),
+        };
       }
     }
   }

@@ -45,13 +45,19 @@ export function createOrgAdminService(deps: {
   const { db } = deps;
   return {
     async search(query: OrgQuery, page: PageRequest): Promise<Page<AdminOrg>> {
-      const after = page.cursor === undefined ? undefined : byName(query.sort) ? nameOf(decodeKeyedCursor(page.cursor)) : { seq: decodeCursor(page.cursor) as string };
+      const after =
+        page.cursor === undefined ? undefined : byName(query.sort) ? nameOf(decodeKeyedCursor(page.cursor)) : { seq: decodeCursor(page.cursor) as string };
       const now = deps.clock();
       const rows = await orgSearchRepo.search(db, { ...query, graceStatuses: [...GRACE_STATUSES], now }, query.sort, after, page.limit);
       const more = rows.length > page.limit;
       const items = more ? rows.slice(0, page.limit) : rows;
       const last = items.at(-1);
-      const nextCursor = more && last ? (byName(query.sort) ? encodeKeyedCursor({ key: last.name.toLowerCase(), seq: String(last.seq) }) : encodeCursor(String(last.seq))) : null;
+      const nextCursor =
+        more && last
+          ? byName(query.sort)
+            ? encodeKeyedCursor({ key: last.name.toLowerCase(), seq: String(last.seq) })
+            : encodeCursor(String(last.seq))
+          : null;
       return { items: items.map((o) => toAdminOrg(o, now)), nextCursor };
     },
 
@@ -76,11 +82,15 @@ export function createOrgAdminService(deps: {
       };
       await db.transaction().execute(async (tx) => {
         if (!(await orgsRepo.setOverrides(tx, orgId, overrides))) throw notFound('Organisation');
-        await recordAudit(tx, { orgId, correlationId: ctx.correlationId, actor: { type: 'staff', id: ctx.staffId } }, {
-          action: 'org.overrides',
-          targetId: orgId,
-          changes: changedFields(patch),
-        });
+        await recordAudit(
+          tx,
+          { orgId, correlationId: ctx.correlationId, actor: { type: 'staff', id: ctx.staffId } },
+          {
+            action: 'org.overrides',
+            targetId: orgId,
+            changes: changedFields(patch),
+          },
+        );
       });
       deps.invalidate.orgChanged(orgId);
       if (patch.quotaPerMonth !== undefined) deps.quotaChanged(orgId);
@@ -92,7 +102,11 @@ export function createOrgAdminService(deps: {
      * the owner's mailbox; without, the answer carries it for the staff member to hand over.
      */
     async create(ctx: StaffContext, input: { name: string; seats: number; plan: string; ownerEmail: string; ownerName?: string | undefined }) {
-      const { ownerInvitationUrl, ...created } = await deps.orgs.create({ ...input, correlationId: ctx.correlationId, actor: { type: 'staff', id: ctx.staffId } });
+      const { ownerInvitationUrl, ...created } = await deps.orgs.create({
+        ...input,
+        correlationId: ctx.correlationId,
+        actor: { type: 'staff', id: ctx.staffId },
+      });
       return { ...created, ...(ownerInvitationUrl && !deps.mailConfigured ? { ownerInvitationUrl } : {}) };
     },
   };

@@ -84,7 +84,7 @@ export function adminOrgRoutes(deps: { guards: Guards; orgAdmin: OrgAdminService
           operationId: 'setAdminOrgOverrides',
           summary: 'Staff overrides of an org: seats, plan, trial end, monthly quota (staff)',
           description:
-            'Each field given is set, `null` clears it; no `version` (a staff setting). The org\'s effective seats and plan are the override ' +
+            "Each field given is set, `null` clears it; no `version` (a staff setting). The org's effective seats and plan are the override " +
             'where set, else what its payment events give; replaying events never erases an override. A future `trialEndsAt` keeps the org ' +
             'writable until then. Each call is one staff audit entry (`org.overrides`) naming the fields.',
           tags: ['admin'],

@@ -38,20 +38,36 @@ export const adminOrgSchema = orgSchema
 
 export const adminOrgOverridesSchema = z
   .strictObject({
-    seatsOverride: z.number().int().min(0).max(1_000_000).nullable().optional().describe("the org's seats whatever its payment events say; null: the events' again"),
+    seatsOverride: z
+      .number()
+      .int()
+      .min(0)
+      .max(1_000_000)
+      .nullable()
+      .optional()
+      .describe("the org's seats whatever its payment events say; null: the events' again"),
     planOverride: text().trim().min(1).max(100).nullable().optional().describe("the org's plan whatever its payment events say; null: the events' again"),
     trialEndsAt: z.iso.datetime({ offset: true }).nullable().optional().describe('while ahead, the org stays writable (a trial extended by staff); null: none'),
-    quotaPerMonth: z.number().int().min(0).max(1_000_000_000).nullable().optional().describe('API-key requests a month; 0: no quota; null: `QUOTA_REQUESTS_PER_MONTH`'),
+    quotaPerMonth: z
+      .number()
+      .int()
+      .min(0)
+      .max(1_000_000_000)
+      .nullable()
+      .optional()
+      .describe('API-key requests a month; 0: no quota; null: `QUOTA_REQUESTS_PER_MONTH`'),
   })
   .meta({ examples: [{ seatsOverride: 200, planOverride: null, quotaPerMonth: 500000 }] });
 
-export const adminOrgCreateSchema = z.strictObject({
-  name: text().trim().min(1).max(200),
-  seats: z.number().int().min(0).max(1_000_000).default(5),
-  plan: text().trim().min(1).max(100).default('trial'),
-  ownerEmail: z.email().max(254),
-  ownerName: text().trim().max(200).optional(),
-}).meta({ examples: [{ name: 'Acme Ltd', seats: 50, plan: 'business', ownerEmail: 'owner@acme.example', ownerName: 'Ada Lovelace' }] });
+export const adminOrgCreateSchema = z
+  .strictObject({
+    name: text().trim().min(1).max(200),
+    seats: z.number().int().min(0).max(1_000_000).default(5),
+    plan: text().trim().min(1).max(100).default('trial'),
+    ownerEmail: z.email().max(254),
+    ownerName: text().trim().max(200).optional(),
+  })
+  .meta({ examples: [{ name: 'Acme Ltd', seats: 50, plan: 'business', ownerEmail: 'owner@acme.example', ownerName: 'Ada Lovelace' }] });
 
 export const adminOrgCreatedSchema = z
   .object({
@@ -79,7 +95,15 @@ export const staffSchema = z
   .meta({
     id: 'StaffMember',
     examples: [
-      { userId: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', email: 'grace@operator.example', name: 'Grace Hopper', status: 'active', mfaEnabled: true, createdAt: EXAMPLE.createdAt, disabledAt: null },
+      {
+        userId: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
+        email: 'grace@operator.example',
+        name: 'Grace Hopper',
+        status: 'active',
+        mfaEnabled: true,
+        createdAt: EXAMPLE.createdAt,
+        disabledAt: null,
+      },
     ],
   });
 
@@ -115,4 +139,3 @@ export const staffAuditEntrySchema = z
       },
     ],
   });
-

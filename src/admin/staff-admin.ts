@@ -38,7 +38,12 @@ export function createStaffAdminService(deps: { db: Db; clock: () => Date; inval
   return {
     async list(filter: { status?: StaffStatus | undefined }, page: PageRequest): Promise<Page<StaffMember>> {
       const rows = await staffRepo.list(db, filter, decodeCursor(page.cursor), page.limit);
-      return toPage(rows, page.limit, (r) => String(r.seq), (r) => toStaffMember(r));
+      return toPage(
+        rows,
+        page.limit,
+        (r) => String(r.seq),
+        (r) => toStaffMember(r),
+      );
     },
 
     /**
@@ -91,7 +96,10 @@ export function createStaffAdminService(deps: { db: Db; clock: () => Date; inval
     },
 
     /** Every staff action, across orgs, newest first. */
-    async audit(filter: { action?: string | undefined; actorId?: string | undefined; orgId?: string | undefined }, page: PageRequest): Promise<Page<StaffAuditEntry>> {
+    async audit(
+      filter: { action?: string | undefined; actorId?: string | undefined; orgId?: string | undefined },
+      page: PageRequest,
+    ): Promise<Page<StaffAuditEntry>> {
       const rows = await auditRepo.listStaff(db, filter, decodeCursor(page.cursor), page.limit);
       return toPage(rows, page.limit, (r) => r.id, toStaffAuditEntry);
     },

@@ -37,7 +37,8 @@ export function adminStaffRoutes(deps: { guards: Guards; staffAdmin: StaffAdminS
         schema: {
           operationId: 'inviteStaff',
           summary: 'Invite a staff member (staff)',
-          description: 'They choose a password through the invitation mailed to them, and enrol TOTP at their first sign-in. Without SMTP_URL no mail is sent and the answer carries `invitationUrl`, to hand over. An email a live staff member has is 409.',
+          description:
+            'They choose a password through the invitation mailed to them, and enrol TOTP at their first sign-in. Without SMTP_URL no mail is sent and the answer carries `invitationUrl`, to hand over. An email a live staff member has is 409.',
           tags: ['admin'],
           body: staffInviteSchema,
           response: { 201: invitedStaffSchema, ...errorResponses('FORBIDDEN', 'CONFLICT') },

@@ -28,22 +28,20 @@ const apiKeySchema = z
     ],
   });
 
-const mintedSchema = apiKeySchema
-  .extend({ key: z.string().describe('the secret, shown this once: store it now') })
-  .meta({
-    id: 'MintedApiKey',
-    examples: [
-      {
-        keyId: EXAMPLE.keyId,
-        name: 'CRM sync',
-        prefix: 'svc_live_4f9a',
-        createdAt: EXAMPLE.createdAt,
-        lastUsedAt: null,
-        revokedAt: null,
-        key: 'svc_live_4f9a0c2e7b1d4e8f9a3c5b7d1e2f4a6c8b0d2e4f',
-      },
-    ],
-  });
+const mintedSchema = apiKeySchema.extend({ key: z.string().describe('the secret, shown this once: store it now') }).meta({
+  id: 'MintedApiKey',
+  examples: [
+    {
+      keyId: EXAMPLE.keyId,
+      name: 'CRM sync',
+      prefix: 'svc_live_4f9a',
+      createdAt: EXAMPLE.createdAt,
+      lastUsedAt: null,
+      revokedAt: null,
+      key: 'svc_live_4f9a0c2e7b1d4e8f9a3c5b7d1e2f4a6c8b0d2e4f',
+    },
+  ],
+});
 
 export function apiKeyRoutes(deps: { guards: Guards; billing: BillingHooks; apiKeys: ApiKeyService }): FastifyPluginAsyncZod {
   const { guards, billing, apiKeys } = deps;

@@ -9,17 +9,9 @@ import { hashKey, mintKey, parseKey } from './key-format.ts';
 import type { KeyUsageRecorder } from './usage.ts';
 import { toApiKey, type ApiKey, type MintedApiKey, type RevokedApiKey } from './resource.ts';
 
-export type KeyVerification =
-  | { ok: true; keyId: string; orgId: string }
-  | { ok: false; reason: 'malformed' | 'wrong-stage' | 'unknown' | 'revoked' };
+export type KeyVerification = { ok: true; keyId: string; orgId: string } | { ok: false; reason: 'malformed' | 'wrong-stage' | 'unknown' | 'revoked' };
 
-export function createApiKeyService(deps: {
-  db: Db;
-  stage: string;
-  caches: Caches;
-  usage: KeyUsageRecorder;
-  clock: () => Date;
-}) {
+export function createApiKeyService(deps: { db: Db; stage: string; caches: Caches; usage: KeyUsageRecorder; clock: () => Date }) {
   const { db, stage, usage, clock, caches } = deps;
 
   return {

@@ -23,10 +23,13 @@ test('lastUsedAt: the first use is written at once, then at most once a minute p
 test('a failed write is retried by the next use instead of waiting out the minute', async () => {
   let fail = true;
   const writes: string[] = [];
-  const recorder = new KeyUsageRecorder(async (uses) => {
-    if (fail) throw new Error('db down');
-    writes.push(...uses.map((u) => u.keyId));
-  }, pino({ level: 'silent' }));
+  const recorder = new KeyUsageRecorder(
+    async (uses) => {
+      if (fail) throw new Error('db down');
+      writes.push(...uses.map((u) => u.keyId));
+    },
+    pino({ level: 'silent' }),
+  );
   recorder.record('a', new Date(1000));
   await recorder.flush();
   fail = false;

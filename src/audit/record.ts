@@ -41,5 +41,8 @@ export async function recordAuditEntries(tx: Db, entries: AuditEntry[]): Promise
 
 /** The names of the fields a patch sets (never their values: they may be secret). */
 export function changedFields(patch: object): string[] {
-  return Object.entries(patch).filter(([, v]) => v !== undefined).map(([k]) => k).sort();
+  return Object.entries(patch)
+    .filter(([, v]) => v !== undefined)
+    .map(([k]) => k)
+    .sort();
 }

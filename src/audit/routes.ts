@@ -45,13 +45,15 @@ export function auditRoutes(deps: { guards: Guards; audit: AuditService }): Fast
           summary: "The org's audit trail, newest first (admin)",
           tags: ['audit'],
           params: orgParams,
-          querystring: listQuery.extend({
-            action: text().max(100).optional().describe('only this action, e.g. `user.create`'),
-            targetId: text().max(100).optional().describe('only entries about this object'),
-            actorId: text().max(100).optional().describe('only entries by this actor (a user, API key or staff id)'),
-            from: auditInstant.optional().describe('entries at or after this instant (ISO-8601; a date alone is its midnight UTC)'),
-            to: auditInstant.optional().describe('entries before this instant (exclusive)'),
-          }).refine((q) => !q.from || !q.to || q.from < q.to, { message: 'must be after `from`', path: ['to'] }),
+          querystring: listQuery
+            .extend({
+              action: text().max(100).optional().describe('only this action, e.g. `user.create`'),
+              targetId: text().max(100).optional().describe('only entries about this object'),
+              actorId: text().max(100).optional().describe('only entries by this actor (a user, API key or staff id)'),
+              from: auditInstant.optional().describe('entries at or after this instant (ISO-8601; a date alone is its midnight UTC)'),
+              to: auditInstant.optional().describe('entries before this instant (exclusive)'),
+            })
+            .refine((q) => !q.from || !q.to || q.from < q.to, { message: 'must be after `from`', path: ['to'] }),
           response: { 200: page(auditEntrySchema), ...errorResponses('FORBIDDEN') },
         },
       },

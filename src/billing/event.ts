@@ -38,7 +38,6 @@ export const eventSchema = z
     ],
   });
 
-
 /** The same text with what PostgreSQL refuses replaced by U+FFFD, for ids, types and messages. */
 export function storable(text: string): string {
   return text.replaceAll('\u0000', '\uFFFD').toWellFormed();

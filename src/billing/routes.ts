@@ -53,44 +53,64 @@ const replayResult = z
   })
   .meta({ examples: [{ id: 'evt_1QxYz2AbCdEfGh', result: 'applied', detail: 'changed subscriptionStatus, gracePeriodEndsAt' }] });
 
-const eventSchema = z.object({
-  id: z.string(),
-  type: z.string(),
-  status: eventStatus.describe('pending: no org is linked to its customer yet; applied when one is'),
-  outcome: z.string().nullable(),
-  error: z.string().nullable().describe("why it failed, for staff (the database's own error is in the service's log)"),
-  errorCode: z.enum(EVENT_FAILURE_CODES).nullable().describe('what failed, stable: EVENT_DATA (a value the database cannot store), EVENT_UNREADABLE, NO_ORG, REPLAYED_CONCURRENTLY, CUSTOMER_TAKEN (another org has the customer of the event), CONFLICT (another value that must be unique), DATABASE_REFUSED, DATABASE_UNAVAILABLE, INTERNAL'),
-  orgId: z.string().nullable(),
-  customerId: z.string().nullable(),
-  createdAt: nullableTimestamp,
-  receivedAt: timestamp,
-  attempts: z.number().int(),
-  correlationId: z.string().nullable(),
-}).meta({
-  examples: [
-    {
-      id: 'evt_1QxYz2AbCdEfGh',
-      type: 'invoice.payment_failed',
-      status: 'failed',
-      outcome: null,
-      error: 'no org for this event (metadata.orgId absent, no customer to wait for); replay it once the org exists',
-      errorCode: 'NO_ORG',
-      orgId: null,
-      customerId: 'cus_R4nd0mCustomer',
-      createdAt: EXAMPLE.createdAt,
-      receivedAt: EXAMPLE.createdAt,
-      attempts: 1,
-      correlationId: EXAMPLE.correlationId,
-    },
-  ],
-});
+const eventSchema = z
+  .object({
+    id: z.string(),
+    type: z.string(),
+    status: eventStatus.describe('pending: no org is linked to its customer yet; applied when one is'),
+    outcome: z.string().nullable(),
+    error: z.string().nullable().describe("why it failed, for staff (the database's own error is in the service's log)"),
+    errorCode: z
+      .enum(EVENT_FAILURE_CODES)
+      .nullable()
+      .describe(
+        'what failed, stable: EVENT_DATA (a value the database cannot store), EVENT_UNREADABLE, NO_ORG, REPLAYED_CONCURRENTLY, CUSTOMER_TAKEN (another org has the customer of the event), CONFLICT (another value that must be unique), DATABASE_REFUSED, DATABASE_UNAVAILABLE, INTERNAL',
+      ),
+    orgId: z.string().nullable(),
+    customerId: z.string().nullable(),
+    createdAt: nullableTimestamp,
+    receivedAt: timestamp,
+    attempts: z.number().int(),
+    correlationId: z.string().nullable(),
+  })
+  .meta({
+    examples: [
+      {
+        id: 'evt_1QxYz2AbCdEfGh',
+        type: 'invoice.payment_failed',
+        status: 'failed',
+        outcome: null,
+        error: 'no org for this event (metadata.orgId absent, no customer to wait for); replay it once the org exists',
+        errorCode: 'NO_ORG',
+        orgId: null,
+        customerId: 'cus_R4nd0mCustomer',
+        createdAt: EXAMPLE.createdAt,
+        receivedAt: EXAMPLE.createdAt,
+        attempts: 1,
+        correlationId: EXAMPLE.correlationId,
+      },
+    ],
+  });
 
 const eventExample = (z.globalRegistry.get(eventSchema)?.examples as Record<string, unknown>[] | undefined)?.[0] ?? {};
 const eventDetailSchema = eventSchema
   .extend({ payload: z.string().describe('the body exactly as the provider signed it (UTF-8)') })
-  .meta({ examples: [{ ...eventExample, payload: '{"id":"evt_1QxYz2AbCdEfGh","object":"event","type":"invoice.payment_failed","data":{"object":{"customer":"cus_R4nd0mCustomer"}}}' }] });
+  .meta({
+    examples: [
+      {
+        ...eventExample,
+        payload: '{"id":"evt_1QxYz2AbCdEfGh","object":"event","type":"invoice.payment_failed","data":{"object":{"customer":"cus_R4nd0mCustomer"}}}',
+      },
+    ],
+  });
 
-export function billingRoutes(deps: { guards: Guards; orgs: OrgService; billing: BillingService; quota: QuotaCounter; clock: () => Date }): FastifyPluginAsyncZod {
+export function billingRoutes(deps: {
+  guards: Guards;
+  orgs: OrgService;
+  billing: BillingService;
+  quota: QuotaCounter;
+  clock: () => Date;
+}): FastifyPluginAsyncZod {
   const { guards } = deps;
   /** An org's plan status. */
   const planStatusRoute = (app: ZodApp): void => {

@@ -37,14 +37,7 @@ const MAX_BATCH = 200;
 /** Event ids past the dedup window are no longer needed; an hour's worth of them is small. */
 const PURGE_EVERY_MS = 3_600_000;
 
-export function createBillingService(deps: {
-  db: Db;
-  logger: Logger;
-  clock: () => Date;
-  gracePeriodS: number;
-  dedupWindowS: number;
-  invalidate: Invalidate;
-}) {
+export function createBillingService(deps: { db: Db; logger: Logger; clock: () => Date; gracePeriodS: number; dedupWindowS: number; invalidate: Invalidate }) {
   const { db } = deps;
   const config = { gracePeriodS: deps.gracePeriodS };
 
@@ -72,16 +65,33 @@ export function createBillingService(deps: {
     const unique = [...first.values()];
     const now = deps.clock();
     const { outcomes, changedOrgs } = await db.transaction().execute(async (tx) => {
-      const claimed = await billingRepo.claimEvents(tx, unique.map((d) => d.record), deps.dedupWindowS, now);
+      const claimed = await billingRepo.claimEvents(
+        tx,
+        unique.map((d) => d.record),
+        deps.dedupWindowS,
+        now,
+      );
       const mine = unique.filter((d) => claimed.has(d.event.id));
       if (mine.length === 0) return { outcomes: new Map<string, EventOutcome>(), changedOrgs: [] };
-      const arrivals = mine.map((d) => ({ id: d.event.id, event: d.event, seq: claimed.get(d.event.id) as bigint, receivedAt: now, correlationId: d.record.correlationId }));
+      const arrivals = mine.map((d) => ({
+        id: d.event.id,
+        event: d.event,
+        seq: claimed.get(d.event.id) as bigint,
+        receivedAt: now,
+        correlationId: d.record.correlationId,
+      }));
       const applied = await applyAndSave(tx, arrivals);
       const outcomes = new Map(mine.map((d, i) => [d.event.id, applied.outcomes[i] as EventOutcome]));
-      await billingRepo.setOutcomes(tx, [...outcomes].map(([id, o]) => ({ id, ...o })));
+      await billingRepo.setOutcomes(
+        tx,
+        [...outcomes].map(([id, o]) => ({ id, ...o })),
+      );
       return { outcomes, changedOrgs: applied.saves.filter((s) => s.versionStep > 0).map((s) => s.orgId) };
     });
-    afterCommit([...outcomes].map(([id, outcome]) => ({ id, outcome, correlationId: first.get(id)?.record.correlationId ?? null })), changedOrgs);
+    afterCommit(
+      [...outcomes].map(([id, outcome]) => ({ id, outcome, correlationId: first.get(id)?.record.correlationId ?? null })),
+      changedOrgs,
+    );
     return deliveries.map((d) => {
       const o = first.get(d.event.id) === d ? outcomes.get(d.event.id) : undefined;
       return !o ? 'duplicate' : o.status === 'failed' ? 'failed' : o.status === 'pending' ? 'pending' : 'processed';
@@ -112,7 +122,12 @@ export function createBillingService(deps: {
     }
     const results: Settled<IntakeResult>[] = [];
     for (const d of deliveries) {
-      results.push(await intakeOne(d).then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error })));
+      results.push(
+        await intakeOne(d).then(
+          (value) => ({ ok: true as const, value }),
+          (error: unknown) => ({ ok: false as const, error }),
+        ),
+      );
     }
     return results;
   }, MAX_BATCH);
@@ -128,11 +143,18 @@ export function createBillingService(deps: {
     try {
       const parsed = parseEvent(row.raw_body);
       if (!parsed.ok) throw new EventFailure('EVENT_UNREADABLE', storable(parsed.message));
-      const arrival: Arrival = { id: row.id, event: { ...parsed.event, id: row.id }, seq: BigInt(row.seq), receivedAt: row.received_at, correlationId: row.correlation_id };
+      const arrival: Arrival = {
+        id: row.id,
+        event: { ...parsed.event, id: row.id },
+        seq: BigInt(row.seq),
+        receivedAt: row.received_at,
+        correlationId: row.correlation_id,
+      };
       const { outcome, changedOrgs } = await db.transaction().execute(async (tx) => {
         const applied = await applyAndSave(tx, [arrival]);
         const outcome = applied.outcomes[0] as EventOutcome;
-        if (outcome.status === 'failed') throw new EventFailure((outcome.errorCode as EventFailureCode | undefined) ?? 'INTERNAL', outcome.error ?? 'not applied');
+        if (outcome.status === 'failed')
+          throw new EventFailure((outcome.errorCode as EventFailureCode | undefined) ?? 'INTERNAL', outcome.error ?? 'not applied');
         // Only one replay wins: the row must still have the status this one read.
         if (!(await billingRepo.setOutcomeIf(tx, row.id, was, outcome))) {
           throw new EventFailure('REPLAYED_CONCURRENTLY', 'Another replay of this event ran at the same time; its result stands.');
@@ -188,7 +210,10 @@ export function createBillingService(deps: {
     },
 
     /** The staff list of received events, newest first. */
-    async listEvents(filter: { status?: EventStatus | undefined; orgId?: string | undefined; type?: string | undefined }, page: PageRequest): Promise<Page<WebhookEvent>> {
+    async listEvents(
+      filter: { status?: EventStatus | undefined; orgId?: string | undefined; type?: string | undefined },
+      page: PageRequest,
+    ): Promise<Page<WebhookEvent>> {
       const rows = await billingRepo.list(db, filter, decodeCursor(page.cursor), page.limit);
       return toPage(rows, page.limit, (r) => r.seq, toWebhookEvent);
     },
@@ -196,8 +221,7 @@ export function createBillingService(deps: {
     purge,
 
     /** Runs `purge` every hour; returns what stops it. */
-    startPurging: (): (() => Promise<void>) =>
-      every(PURGE_EVERY_MS, purge, { logger: deps.logger, message: 'purging old payment events failed' }),
+    startPurging: (): (() => Promise<void>) => every(PURGE_EVERY_MS, purge, { logger: deps.logger, message: 'purging old payment events failed' }),
   };
 }
 

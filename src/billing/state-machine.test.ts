@@ -29,7 +29,9 @@ const sub = (over: Record<string, unknown> = {}, itemOver: Record<string, unknow
   id: 'sub_1',
   customer: 'cus_1',
   status: 'active',
-  items: { data: [{ quantity: 10, current_period_end: unix('2026-12-22T00:00:00Z'), price: { id: 'price_v2', lookup_key: 'pro', product: 'prod_1' }, ...itemOver }] },
+  items: {
+    data: [{ quantity: 10, current_period_end: unix('2026-12-22T00:00:00Z'), price: { id: 'price_v2', lookup_key: 'pro', product: 'prod_1' }, ...itemOver }],
+  },
   ...over,
 });
 const ev = (type: string, object: Record<string, unknown>, created = unix(CREATED)): ProviderEvent => ({ id: `evt_${type}`, type, created, object });
@@ -42,12 +44,23 @@ function applied(state: BillingState, event: ProviderEvent, seatsUsed = ctx.seat
 
 describe('the subscription state table (docs/guide.md, Billing states)', () => {
   test('trial (or any) + checkout.session.completed → active, period end set, trial left', () => {
-    const t = applied(base, ev('checkout.session.completed', { customer: 'cus_1', subscription: 'sub_1', client_reference_id: 'org', current_period_end: unix('2026-12-22T00:00:00Z') }));
+    const t = applied(
+      base,
+      ev('checkout.session.completed', {
+        customer: 'cus_1',
+        subscription: 'sub_1',
+        client_reference_id: 'org',
+        current_period_end: unix('2026-12-22T00:00:00Z'),
+      }),
+    );
     assert.equal(t.state.subscriptionStatus, 'active');
     assert.deepEqual(t.state.currentPeriodEnd, new Date('2026-12-22T00:00:00Z'));
     assert.equal(t.state.providerCustomerId, 'cus_1');
     assert.equal(t.state.providerSubscriptionId, 'sub_1');
-    const fromCanceled = applied({ ...base, subscriptionStatus: 'canceled', gracePeriodEndsAt: graceEnd }, ev('checkout.session.completed', { customer: 'cus_1' }));
+    const fromCanceled = applied(
+      { ...base, subscriptionStatus: 'canceled', gracePeriodEndsAt: graceEnd },
+      ev('checkout.session.completed', { customer: 'cus_1' }),
+    );
     assert.equal(fromCanceled.state.subscriptionStatus, 'active');
     assert.equal(fromCanceled.state.gracePeriodEndsAt, null);
   });
@@ -60,7 +73,13 @@ describe('the subscription state table (docs/guide.md, Billing states)', () => {
     assert.deepEqual(t.state.currentPeriodEnd, new Date('2026-12-22T00:00:00Z'));
     assert.equal(t.state.seats, 10);
     // Older API versions: period end on the subscription; plan from the product without lookup_key.
-    const old = applied(base, ev('customer.subscription.created', sub({ current_period_end: unix('2027-01-01T00:00:00Z') }, { current_period_end: undefined, price: { id: 'price_1', product: 'prod_9' } })));
+    const old = applied(
+      base,
+      ev(
+        'customer.subscription.created',
+        sub({ current_period_end: unix('2027-01-01T00:00:00Z') }, { current_period_end: undefined, price: { id: 'price_1', product: 'prod_9' } }),
+      ),
+    );
     assert.deepEqual(old.state.currentPeriodEnd, new Date('2027-01-01T00:00:00Z'));
     assert.equal(old.state.plan, 'prod_9');
   });
@@ -73,7 +92,11 @@ describe('the subscription state table (docs/guide.md, Billing states)', () => {
     const sameQty = applied({ ...state, overSeatLimit: false }, ev('customer.subscription.updated', sub({ status: 'past_due' }, { quantity: 10 })), 50);
     assert.equal(sameQty.state.overSeatLimit, false, 'rule 4: no recomputation without a quantity change');
     assert.equal(sameQty.state.subscriptionStatus, 'past_due');
-    const up = applied({ ...state, overSeatLimit: true, seats: 5 }, ev('customer.subscription.updated', sub({}, { quantity: 20, price: { id: 'price_v3', lookup_key: 'team' } })), 8);
+    const up = applied(
+      { ...state, overSeatLimit: true, seats: 5 },
+      ev('customer.subscription.updated', sub({}, { quantity: 20, price: { id: 'price_v3', lookup_key: 'team' } })),
+      8,
+    );
     assert.equal(up.state.overSeatLimit, false);
     assert.equal(up.state.plan, 'team');
     assert.equal(up.state.priceVersion, 'price_v3');
@@ -82,7 +105,7 @@ describe('the subscription state table (docs/guide.md, Billing states)', () => {
     assert.equal(created.state.overSeatLimit, false);
   });
 
-  test('any + customer.subscription.deleted → canceled, grace = the event\'s time + 14 days', () => {
+  test("any + customer.subscription.deleted → canceled, grace = the event's time + 14 days", () => {
     const t = applied({ ...base, subscriptionStatus: 'active' }, ev('customer.subscription.deleted', sub({ status: 'canceled' })));
     assert.equal(t.state.subscriptionStatus, 'canceled');
     assert.deepEqual(t.state.gracePeriodEndsAt, graceEnd);
@@ -109,7 +132,10 @@ describe('the subscription state table (docs/guide.md, Billing states)', () => {
   });
 
   test('a fold applies events in created order, ties in the table order, whatever order it is given them in', () => {
-    const keyed = (event: ProviderEvent, seq: number) => ({ event, key: { at: new Date((event.created as number) * 1000), rank: rankOf(event.type), seq: BigInt(seq) } });
+    const keyed = (event: ProviderEvent, seq: number) => ({
+      event,
+      key: { at: new Date((event.created as number) * 1000), rank: rankOf(event.type), seq: BigInt(seq) },
+    });
     const events = [
       keyed(ev('invoice.payment_failed', { customer: 'cus_1' }, unix('2026-11-20T00:00:00Z')), 1),
       keyed(ev('invoice.paid', { customer: 'cus_1' }, unix('2026-11-21T00:00:00Z')), 2),

@@ -29,9 +29,7 @@ export interface TransitionContext {
   now: Date;
 }
 
-export type Transition =
-  | { outcome: 'applied'; state: BillingState; changed: (keyof BillingState)[] }
-  | { outcome: 'ignored'; reason: string };
+export type Transition = { outcome: 'applied'; state: BillingState; changed: (keyof BillingState)[] } | { outcome: 'ignored'; reason: string };
 
 const ignored = (reason: string): Transition => ({ outcome: 'ignored', reason });
 
@@ -159,8 +157,7 @@ export function fold(base: BillingState, events: { event: ProviderEvent; key: Ev
 
 /** Where an event says which org it is about: metadata.orgId, client_reference_id, customer (docs/guide.md, "Billing states"). */
 export function orgHints(object: Record<string, any>): { orgId?: string; customerId?: string } {
-  const metadataOrg =
-    object.metadata?.orgId ?? object.parent?.subscription_details?.metadata?.orgId ?? object.subscription_details?.metadata?.orgId;
+  const metadataOrg = object.metadata?.orgId ?? object.parent?.subscription_details?.metadata?.orgId ?? object.subscription_details?.metadata?.orgId;
   const orgId = textField(metadataOrg, 'metadata.orgId') ?? textField(object.client_reference_id, 'data.object.client_reference_id');
   const customerId = textField(object.customer, 'data.object.customer');
   return { ...(orgId ? { orgId } : {}), ...(customerId ? { customerId } : {}) };

@@ -5,7 +5,6 @@ import { entryBound } from '../lib/lru.ts';
 
 const MISSING = Symbol('missing');
 
-
 export class ReadCache<V extends object> {
   readonly #cache: LRUCache<string, V | typeof MISSING> | undefined;
 

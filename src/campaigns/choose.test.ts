@@ -15,7 +15,10 @@ test('a variant is stable per user and campaign', () => {
   const variants = [{ weight: 1 }, { weight: 1 }, { weight: 1 }];
   for (let i = 0; i < 200; i++) assert.equal(pickVariant(CAMPAIGN, userId(i), variants), pickVariant(CAMPAIGN, userId(i), variants));
   // Another campaign draws anew: the same people do not all land on the same index.
-  const same = Array.from({ length: 300 }, (_, i) => pickVariant(CAMPAIGN, userId(i), variants) === pickVariant('another-campaign', userId(i), variants)).filter(Boolean).length;
+  const same = Array.from(
+    { length: 300 },
+    (_, i) => pickVariant(CAMPAIGN, userId(i), variants) === pickVariant('another-campaign', userId(i), variants),
+  ).filter(Boolean).length;
   assert.ok(same > 60 && same < 140, `about a third agree by chance, got ${same}/300`);
 });
 
@@ -68,7 +71,13 @@ test('UTM parameters join the link; the banner is a sized, escaped, linked image
     withUtm('https://shop.example/sale?x=1', { source: 'signature', medium: 'email', campaign: 'winter' }),
     'https://shop.example/sale?x=1&utm_source=signature&utm_medium=email&utm_campaign=winter',
   );
-  const html = bannerHtml({ imageUrl: 'https://sig.example/v1/images/i1', href: 'https://shop.example/?a=1&b="2"', alt: 'Winter <sale>', width: 1200, height: 300 });
+  const html = bannerHtml({
+    imageUrl: 'https://sig.example/v1/images/i1',
+    href: 'https://shop.example/?a=1&b="2"',
+    alt: 'Winter <sale>',
+    width: 1200,
+    height: 300,
+  });
   assert.match(html, /width="600" height="150"/);
   assert.match(html, /href="https:\/\/shop\.example\/\?a=1&amp;b=&quot;2&quot;"/);
   assert.match(html, /alt="Winter &lt;sale&gt;"/);

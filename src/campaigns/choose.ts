@@ -33,7 +33,11 @@ export function pickVariant(campaignId: string, userId: string, variants: readon
 }
 
 /** The campaign a person sees now: active, its audience met, the newest started where several are. */
-export function campaignFor<C extends Pick<CampaignRow, 'starts_at' | 'ends_at' | 'audience' | 'seq'>>(campaigns: readonly C[], user: RuleFacts, now: Date): C | undefined {
+export function campaignFor<C extends Pick<CampaignRow, 'starts_at' | 'ends_at' | 'audience' | 'seq'>>(
+  campaigns: readonly C[],
+  user: RuleFacts,
+  now: Date,
+): C | undefined {
   return campaigns
     .filter((c) => statusOf(c, now) === 'active' && matches(c.audience, user))
     .sort((a, b) => b.starts_at.getTime() - a.starts_at.getTime() || Number(BigInt(b.seq) - BigInt(a.seq)))[0];

@@ -117,13 +117,13 @@ export function campaignStatsRoutes(deps: { guards: Guards; campaigns: CampaignS
         onRequest: guards.org('template.read'),
         schema: {
           operationId: 'getCampaignStats',
-          summary: 'A campaign\'s impressions and clicks, per variant and per day',
+          summary: "A campaign's impressions and clicks, per variant and per day",
           description:
-            'Impressions are signatures served with the banner (render, signature, add-in, pushes; not previews). `ctr` is humanClicks / impressions, null at 0 impressions. With `Accept: text/csv`: one row per variant and day with the campaign\'s name and the variant\'s alt (cells starting with = + - @ prefixed by \').',
+            "Impressions are signatures served with the banner (render, signature, add-in, pushes; not previews). `ctr` is humanClicks / impressions, null at 0 impressions. With `Accept: text/csv`: one row per variant and day with the campaign's name and the variant's alt (cells starting with = + - @ prefixed by ').",
           tags: ['campaigns'],
           params: campaignParams,
           querystring: z.object({
-            from: z.iso.date().optional().describe('first UTC day, YYYY-MM-DD (default: the campaign\'s start)'),
+            from: z.iso.date().optional().describe("first UTC day, YYYY-MM-DD (default: the campaign's start)"),
             to: z.iso.date().optional().describe('last UTC day, inclusive (default: today)'),
           }),
           response: {
@@ -131,7 +131,11 @@ export function campaignStatsRoutes(deps: { guards: Guards; campaigns: CampaignS
               description: 'The stats (JSON), or with `Accept: text/csv` the same as CSV',
               content: {
                 'application/json': { schema: campaignStatsSchema },
-                'text/csv': { schema: z.string().meta({ contentMediaType: 'text/csv', examples: ['campaign,date,variant,alt,impressions,clicks,humanClicks,suspectedBotClicks,ctr\r\n'] }) },
+                'text/csv': {
+                  schema: z
+                    .string()
+                    .meta({ contentMediaType: 'text/csv', examples: ['campaign,date,variant,alt,impressions,clicks,humanClicks,suspectedBotClicks,ctr\r\n'] }),
+                },
               },
             },
             ...errorResponses('BAD_REQUEST', 'FORBIDDEN', 'NOT_FOUND'),

@@ -5,9 +5,9 @@ import { webUrl } from '../http/profile-schemas.ts';
 import { whenSchema } from '../rules/module.ts';
 
 const variantSchema = z.strictObject({
-  imageId: uuid.describe('one of the org\'s images (POST …/images)'),
-  link: webUrl().describe('where the banner leads; the campaign\'s UTM parameters are added'),
-  alt: text().trim().max(200).describe('the image\'s text for readers without images, and the plain-text signature\'s line'),
+  imageId: uuid.describe("one of the org's images (POST …/images)"),
+  link: webUrl().describe("where the banner leads; the campaign's UTM parameters are added"),
+  alt: text().trim().max(200).describe("the image's text for readers without images, and the plain-text signature's line"),
   weight: z.number().int().min(0).max(1000).describe('a share of the audience; 0 pauses the variant'),
 });
 
@@ -32,7 +32,7 @@ export const campaignCreateSchema = z
     name: text().trim().min(1).max(100),
     startsAt: timestamp.describe('when the banner starts showing (ISO 8601)'),
     endsAt: timestamp.nullable().optional().describe('when it stops; none: until ended'),
-    audience: whenSchema.describe('who sees it: the same conditions as a rule\'s `when`; `{}` is everyone'),
+    audience: whenSchema.describe("who sees it: the same conditions as a rule's `when`; `{}` is everyone"),
     variants: z.array(variantSchema).min(1).max(10),
     utm: utmSchema.nullable().optional(),
   })
@@ -84,7 +84,9 @@ const counts = { impressions: z.number().int(), clicks: z.number().int(), humanC
 export const campaignStatsSchema = z
   .object({
     campaignId: z.string(),
-    variants: z.array(z.object({ variant: z.number().int().describe('its index'), imageId: z.string(), alt: z.string(), ...counts, ctr: z.number().nullable() })),
+    variants: z.array(
+      z.object({ variant: z.number().int().describe('its index'), imageId: z.string(), alt: z.string(), ...counts, ctr: z.number().nullable() }),
+    ),
     days: z.array(z.object({ date: z.string(), ...counts })),
   })
   .meta({
@@ -92,7 +94,18 @@ export const campaignStatsSchema = z
     examples: [
       {
         campaignId: '4d0e6b2a-3c4d-4e5f-8a0b-2c3d4e5f6a7b',
-        variants: [{ variant: 0, imageId: '2b8c4f0e-1a2b-4c3d-8e9f-0a1b2c3d4e5f', alt: 'Winter sale: 20% off', impressions: 200, clicks: 9, humanClicks: 6, suspectedBotClicks: 3, ctr: 0.03 }],
+        variants: [
+          {
+            variant: 0,
+            imageId: '2b8c4f0e-1a2b-4c3d-8e9f-0a1b2c3d4e5f',
+            alt: 'Winter sale: 20% off',
+            impressions: 200,
+            clicks: 9,
+            humanClicks: 6,
+            suspectedBotClicks: 3,
+            ctr: 0.03,
+          },
+        ],
         days: [{ date: '2026-12-01', impressions: 200, clicks: 9, humanClicks: 6, suspectedBotClicks: 3 }],
       },
     ],

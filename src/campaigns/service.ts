@@ -107,7 +107,12 @@ export function createCampaignService(deps: {
     async list(orgId: string, page: { limit: number; cursor?: string | undefined }) {
       const rows = await campaignsRepo.page(db, orgId, decodeCursor(page.cursor), page.limit);
       const now = clock();
-      return toPage(rows, page.limit, (r) => r.seq, (r) => toCampaign(r, now));
+      return toPage(
+        rows,
+        page.limit,
+        (r) => r.seq,
+        (r) => toCampaign(r, now),
+      );
     },
 
     async get(orgId: string, campaignId: string): Promise<Campaign> {
@@ -166,7 +171,10 @@ export function createCampaignService(deps: {
       const loaded = await caches.campaigns.get(user.org_id, async () => ({ rows: await campaignsRepo.current(db, user.org_id, now) }));
       const rows = loaded?.rows ?? [];
       if (!rows.some((c) => statusOf(c, now) === 'active')) return null;
-      const facts = await deps.rules.factsOf(user, rows.some((c) => c.audience.groups !== undefined));
+      const facts = await deps.rules.factsOf(
+        user,
+        rows.some((c) => c.audience.groups !== undefined),
+      );
       const campaign = campaignFor(rows, facts, now);
       if (!campaign) return null;
       const variants = campaign.variants as StoredVariant[];

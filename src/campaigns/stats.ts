@@ -7,20 +7,44 @@ import type { Campaign } from './service.ts';
 
 export interface CampaignStats {
   campaignId: string;
-  variants: { variant: number; imageId: string; alt: string; impressions: number; clicks: number; humanClicks: number; suspectedBotClicks: number; ctr: number | null }[];
+  variants: {
+    variant: number;
+    imageId: string;
+    alt: string;
+    impressions: number;
+    clicks: number;
+    humanClicks: number;
+    suspectedBotClicks: number;
+    ctr: number | null;
+  }[];
   days: { date: string; impressions: number; clicks: number; humanClicks: number; suspectedBotClicks: number }[];
 }
 
 const ctrOf = (human: number, impressions: number) => (impressions > 0 ? human / impressions : null);
 
-export async function campaignStats(db: Db, campaign: Campaign, orgId: string, from: string, to: string): Promise<{ stats: CampaignStats; rows: Awaited<ReturnType<typeof campaignStatsRepo.byVariantAndDay>> }> {
+export async function campaignStats(
+  db: Db,
+  campaign: Campaign,
+  orgId: string,
+  from: string,
+  to: string,
+): Promise<{ stats: CampaignStats; rows: Awaited<ReturnType<typeof campaignStatsRepo.byVariantAndDay>> }> {
   const rows = await campaignStatsRepo.byVariantAndDay(db, orgId, campaign.campaignId, from, to);
   const variants = campaign.variants.map((v, variant) => {
     const mine = rows.filter((r) => r.variant === variant);
     const impressions = mine.reduce((s, r) => s + r.impressions, 0);
     const clicks = mine.reduce((s, r) => s + r.clicks, 0);
     const bots = mine.reduce((s, r) => s + r.botClicks, 0);
-    return { variant, imageId: v.imageId, alt: v.alt, impressions, clicks, humanClicks: clicks - bots, suspectedBotClicks: bots, ctr: ctrOf(clicks - bots, impressions) };
+    return {
+      variant,
+      imageId: v.imageId,
+      alt: v.alt,
+      impressions,
+      clicks,
+      humanClicks: clicks - bots,
+      suspectedBotClicks: bots,
+      ctr: ctrOf(clicks - bots, impressions),
+    };
   });
   const byDay = new Map<string, CampaignStats['days'][number]>();
   for (const r of rows) {
@@ -47,7 +71,19 @@ export function statsCsv(campaign: Campaign, rows: Awaited<ReturnType<typeof cam
   const lines = rows.map((r) => {
     const human = r.clicks - r.botClicks;
     const ctr = ctrOf(human, r.impressions);
-    return [campaign.name, r.day, r.variant, campaign.variants[r.variant]?.alt ?? '', r.impressions, r.clicks, human, r.botClicks, ctr === null ? null : Number(ctr.toFixed(6))].map(csvCell).join(',');
+    return [
+      campaign.name,
+      r.day,
+      r.variant,
+      campaign.variants[r.variant]?.alt ?? '',
+      r.impressions,
+      r.clicks,
+      human,
+      r.botClicks,
+      ctr === null ? null : Number(ctr.toFixed(6)),
+    ]
+      .map(csvCell)
+      .join(',');
   });
   return [header.join(','), ...lines].join('\r\n') + '\r\n';
 }

@@ -33,8 +33,7 @@ export const wholeNumber = (def: number, max = 1_000_000) =>
     });
 
 /** A required email address. */
-export const email = () =>
-  z.email({ error: (iss) => (iss.input === undefined ? 'is required' : `expected an email address, got ${shown(iss.input)}`) });
+export const email = () => z.email({ error: (iss) => (iss.input === undefined ? 'is required' : `expected an email address, got ${shown(iss.input)}`) });
 
 /** A password of at least `min` characters (its value is never shown). */
 export const password = (min: number) =>

@@ -17,7 +17,12 @@ export function clicksModule(core: Core): Module<ClickService> {
   // key for this process's life (its links stop resolving after a restart).
   const key = clickKey(config.secretsKey ?? randomBytes(32).toString('base64'));
   const clicks = createClickService({ db, key, baseUrl: config.baseUrl, clock, logger });
-  const throttle = publicThrottle(byAddress(core), core.refusal, { limiter: core.limiters.click, limit: config.clickRateLimit.burst, scope: 'click', bucketOf: () => 'click' });
+  const throttle = publicThrottle(byAddress(core), core.refusal, {
+    limiter: core.limiters.click,
+    limit: config.clickRateLimit.burst,
+    scope: 'click',
+    bucketOf: () => 'click',
+  });
   return {
     name: 'clicks',
     service: clicks,

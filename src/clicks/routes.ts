@@ -24,7 +24,12 @@ export function clickRoutes(deps: { throttle: Throttle; clicks: ClickService }):
           description:
             'GET records the click (clicks from known mail-security scanners, and a second distinct link of the same signature from one address within 10 s, are kept marked as suspected bots); HEAD answers the same and records nothing. A token this service did not sign is 404.',
           tags: ['campaigns'],
-          params: z.object({ '*': text().max(4096).regex(/^[A-Za-z0-9_.-]+$/, 'is not a link token').describe('the token') }),
+          params: z.object({
+            '*': text()
+              .max(4096)
+              .regex(/^[A-Za-z0-9_.-]+$/, 'is not a link token')
+              .describe('the token'),
+          }),
           response: {
             302: z.null().describe('Location: the destination'),
             ...errorResponses('NOT_FOUND'),

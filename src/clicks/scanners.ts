@@ -66,12 +66,14 @@ export function scannerOf(address: string, userAgent: string | undefined): strin
   const plain = address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
   const family = isIP(plain);
   if (family !== 0 && ranges.check(plain, family === 6 ? 'ipv6' : 'ipv4')) {
-    return SCANNER_RANGES.find(({ cidr }) => {
-      const one = new BlockList();
-      const [net, bits] = cidr.split('/') as [string, string];
-      one.addSubnet(net, Number(bits), isIP(net) === 6 ? 'ipv6' : 'ipv4');
-      return one.check(plain, family === 6 ? 'ipv6' : 'ipv4');
-    })?.product ?? 'a mail security network';
+    return (
+      SCANNER_RANGES.find(({ cidr }) => {
+        const one = new BlockList();
+        const [net, bits] = cidr.split('/') as [string, string];
+        one.addSubnet(net, Number(bits), isIP(net) === 6 ? 'ipv6' : 'ipv4');
+        return one.check(plain, family === 6 ? 'ipv6' : 'ipv4');
+      })?.product ?? 'a mail security network'
+    );
   }
   if (!userAgent) return 'no user agent';
   return SCANNER_USER_AGENTS.find(({ pattern }) => pattern.test(userAgent))?.product ?? null;

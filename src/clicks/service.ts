@@ -75,8 +75,12 @@ const TRUNCATE_EVERY_MS = 3_600_000;
 
 /** Every hour, clicks older than the retention keep only their address's /24 or /48; returns what stops it. */
 export function startTruncatingAddresses(deps: { db: Db; logger: Logger; clock: () => Date; retentionDays: number }): () => Promise<void> {
-  return every(TRUNCATE_EVERY_MS, () => clicksRepo.truncateAddresses(deps.db, new Date(deps.clock().getTime() - deps.retentionDays * 86_400_000)).then(() => undefined), {
-    logger: deps.logger,
-    message: 'truncating old click addresses failed; the next run tries again',
-  });
+  return every(
+    TRUNCATE_EVERY_MS,
+    () => clicksRepo.truncateAddresses(deps.db, new Date(deps.clock().getTime() - deps.retentionDays * 86_400_000)).then(() => undefined),
+    {
+      logger: deps.logger,
+      message: 'truncating old click addresses failed; the next run tries again',
+    },
+  );
 }

@@ -34,7 +34,13 @@ export function verifyClick(key: Buffer, token: string): ClickTarget | null {
   const expected = createHmac('sha256', key).update(body).digest().subarray(0, MAC_BYTES);
   if (mac.length !== MAC_BYTES || !timingSafeEqual(mac, expected)) return null;
   try {
-    const [orgId, campaignId, variant, userId, destination] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [string, string | null, number | null, string, string];
+    const [orgId, campaignId, variant, userId, destination] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [
+      string,
+      string | null,
+      number | null,
+      string,
+      string,
+    ];
     if (typeof orgId !== 'string' || typeof userId !== 'string' || typeof destination !== 'string' || !/^https?:\/\//i.test(destination)) return null;
     return { orgId, campaignId, variant, userId, destination };
   } catch {

@@ -21,7 +21,10 @@ test('a signature is rendered for the target with its hash; past grace nothing i
     return rendered('<p>Ada</p>');
   };
   const ready = await prepareSignature(outlookTarget, render, input);
-  assert.deepEqual(ready, { state: 'ready', signature: { html: '<p>Ada</p>', text: 'Ada', contentHash: createHash('sha256').update('<p>Ada</p>').digest('base64url') } });
+  assert.deepEqual(ready, {
+    state: 'ready',
+    signature: { html: '<p>Ada</p>', text: 'Ada', contentHash: createHash('sha256').update('<p>Ada</p>').digest('base64url') },
+  });
   assert.deepEqual(await prepareSignature(outlookTarget, render, { ...input, blocked: true }), { state: 'skipped', reason: 'payment_required' });
   assert.equal(renders, 1, 'a blocked org renders nothing');
 });
@@ -29,13 +32,20 @@ test('a signature is rendered for the target with its hash; past grace nothing i
 test("longer than the target takes, or over the render's own limit, is too long; other render failures go on", async () => {
   const html = `<p>${'x'.repeat(10_000)}</p>`;
   const long = async () => rendered(html);
-  assert.deepEqual(await prepareSignature(gmailTarget({} as never, {} as GoogleCredentials), long, input), { state: 'skipped', reason: 'too_long', chars: html.length });
+  assert.deepEqual(await prepareSignature(gmailTarget({} as never, {} as GoogleCredentials), long, input), {
+    state: 'skipped',
+    reason: 'too_long',
+    chars: html.length,
+  });
   assert.equal((await prepareSignature(outlookTarget, long, input)).state, 'ready', "within Outlook's 30,000");
   const refusal = new AppError('PAYLOAD_TOO_LARGE', 'The rendered signature is over 30 KB.');
   const over = await prepareSignature(outlookTarget, async () => Promise.reject(refusal), input);
   assert.deepEqual(over, { state: 'skipped', reason: 'too_long', cause: refusal });
   const broken = new Error('the render pool is gone');
-  await assert.rejects(prepareSignature(outlookTarget, async () => Promise.reject(broken), input), broken);
+  await assert.rejects(
+    prepareSignature(outlookTarget, async () => Promise.reject(broken), input),
+    broken,
+  );
 });
 
 test('each outcome leaves its row: the hash and time when deployed, the reason when skipped, the error when failed', () => {
@@ -80,9 +90,15 @@ test("Gmail: the signature goes to the user's send-as address; each refusal beco
   const ok = gmailAnswering(undefined);
   assert.deepEqual(await ok.target.deploy(user, signature), { state: 'deployed', contentHash: signature.contentHash });
   assert.deepEqual(ok.sent, [{ email: 'ada@corp.test', html: '<p>Ada</p>' }]);
-  assert.deepEqual(await gmailAnswering(new GoogleError('unknown_user', 'no such user')).target.deploy(user, signature), { state: 'skipped', reason: 'not_in_directory' });
+  assert.deepEqual(await gmailAnswering(new GoogleError('unknown_user', 'no such user')).target.deploy(user, signature), {
+    state: 'skipped',
+    reason: 'not_in_directory',
+  });
   assert.deepEqual(await gmailAnswering(new GoogleError('too_long', 'over 10,000')).target.deploy(user, signature), { state: 'skipped', reason: 'too_long' });
-  assert.deepEqual(await gmailAnswering(new GoogleError('mail_disabled', 'Gmail is not enabled')).target.deploy(user, signature), { state: 'failed', error: 'Gmail is not enabled' });
+  assert.deepEqual(await gmailAnswering(new GoogleError('mail_disabled', 'Gmail is not enabled')).target.deploy(user, signature), {
+    state: 'failed',
+    error: 'Gmail is not enabled',
+  });
   const revoked = new GoogleError('key_invalid', 'the key was deleted');
   assert.deepEqual(await gmailAnswering(revoked).target.deploy(user, signature), { state: 'failed', error: 'the key was deleted', stop: revoked });
   const transient = new GoogleError('transient', 'Google answered 503');

@@ -23,8 +23,16 @@ const design = (blocks: Block[], layout: Design['layout'] = 'stacked'): Design =
 
 const FULL = {
   user: {
-    name: 'Ada Lovelace', title: 'Engineer', email: 'ada@example.com', phone: '+44 20 7946 0000', mobile: '+44 7700 900000', department: 'Research',
-    pronouns: 'she/her', website: 'https://ada.example', address: '1 Main St\nLondon', photo_url: 'https://sig.example/v1/images/photo',
+    name: 'Ada Lovelace',
+    title: 'Engineer',
+    email: 'ada@example.com',
+    phone: '+44 20 7946 0000',
+    mobile: '+44 7700 900000',
+    department: 'Research',
+    pronouns: 'she/her',
+    website: 'https://ada.example',
+    address: '1 Main St\nLondon',
+    photo_url: 'https://sig.example/v1/images/photo',
     social: { linkedin: 'https://linkedin.example/ada', github: 'https://github.example/ada' },
   },
   org: { name: 'Acme', website: 'https://acme.example', address: '', social: { x: 'https://x.example/acme' } },
@@ -32,7 +40,19 @@ const FULL = {
   pixel_url: 'https://sig.example/v1/p/00000000-0000-4000-8000-000000000000',
 };
 const EMPTY = {
-  user: { name: 'Bo', title: '', email: 'bo@example.com', phone: '', mobile: '', department: '', pronouns: '', website: '', address: '', photo_url: '', social: {} },
+  user: {
+    name: 'Bo',
+    title: '',
+    email: 'bo@example.com',
+    phone: '',
+    mobile: '',
+    department: '',
+    pronouns: '',
+    website: '',
+    address: '',
+    photo_url: '',
+    social: {},
+  },
   org: { name: 'Acme', website: '', address: '', social: {} },
   campaign: { banner: '', text: '' },
   pixel_url: FULL.pixel_url,
@@ -68,7 +88,23 @@ for (const layout of ['stacked', 'side-by-side', 'compact'] as const) {
     const r = await render(design(EVERY_BLOCK, layout), FULL);
     assert.equal(r.saved.htmlPrepared, r.compiled.html, 'the save changes nothing the compiler wrote');
     assert.deepEqual(r.compiled.warnings, []);
-    for (const shown of ['Ada Lovelace', 'she/her', 'Engineer', 'Research', '+44 20 7946 0000', '+44 7700 900000', 'mailto:ada@example.com', 'https://ada.example', 'https://linkedin.example/ada', 'https://github.example/ada', 'https://x.example/acme', 'Our launch', 'Hand-written for Ada Lovelace', 'Book a {demo}', 'Confidential &lt;b&gt;{{ not liquid }}&lt;/b&gt;<br />Second line']) {
+    for (const shown of [
+      'Ada Lovelace',
+      'she/her',
+      'Engineer',
+      'Research',
+      '+44 20 7946 0000',
+      '+44 7700 900000',
+      'mailto:ada@example.com',
+      'https://ada.example',
+      'https://linkedin.example/ada',
+      'https://github.example/ada',
+      'https://x.example/acme',
+      'Our launch',
+      'Hand-written for Ada Lovelace',
+      'Book a {demo}',
+      'Confidential &lt;b&gt;{{ not liquid }}&lt;/b&gt;<br />Second line',
+    ]) {
       assert.ok(r.html.includes(shown), `${layout}: ${shown} in ${r.html}`);
     }
     assert.match(r.html, /1 Main St<br \/>\s*London/);
@@ -96,7 +132,13 @@ for (const layout of ['stacked', 'side-by-side', 'compact'] as const) {
 
 test('email safety: tables, inline styles, sized images; none of what classic Outlook or Gmail drop', async () => {
   for (const layout of ['stacked', 'side-by-side', 'compact'] as const) {
-    const { html } = compileDesign(design(EVERY_BLOCK.filter((b) => b.type !== 'html'), layout), ctx);
+    const { html } = compileDesign(
+      design(
+        EVERY_BLOCK.filter((b) => b.type !== 'html'),
+        layout,
+      ),
+      ctx,
+    );
     assert.ok(!/<(div|style|svg|p)\b/.test(html), 'layout by tables only');
     assert.ok(!/display:\s*(flex|grid)|position:|float:|background-image|url\(/.test(html), 'no CSS Outlook drops for layout');
     for (const img of html.match(/<img [^>]*>/g) ?? []) {

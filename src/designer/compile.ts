@@ -31,12 +31,12 @@ export interface Compiled {
 }
 
 const FONT_STACKS: Record<DesignStyle['fontFamily'], string> = {
-  arial: "Arial, Helvetica, sans-serif",
-  helvetica: "Helvetica, Arial, sans-serif",
+  arial: 'Arial, Helvetica, sans-serif',
+  helvetica: 'Helvetica, Arial, sans-serif',
   georgia: "Georgia, 'Times New Roman', Times, serif",
   times: "'Times New Roman', Times, serif",
-  verdana: "Verdana, Geneva, sans-serif",
-  tahoma: "Tahoma, Verdana, Geneva, sans-serif",
+  verdana: 'Verdana, Geneva, sans-serif',
+  tahoma: 'Tahoma, Verdana, Geneva, sans-serif',
   trebuchet: "'Trebuchet MS', Helvetica, Arial, sans-serif",
   courier: "'Courier New', Courier, monospace",
 };
@@ -114,7 +114,9 @@ class Compiler {
   identity(block: Extract<Block, { type: 'identity' }>, inline: boolean): Part {
     const { accentColor, textColor, fontSize } = this.style;
     const show = new Set(block.show);
-    const pronouns = show.has('pronouns') ? `{% if user.pronouns != blank %} <span style="font-weight:normal;color:${MUTED}">({{ user.pronouns }})</span>{% endif %}` : '';
+    const pronouns = show.has('pronouns')
+      ? `{% if user.pronouns != blank %} <span style="font-weight:normal;color:${MUTED}">({{ user.pronouns }})</span>{% endif %}`
+      : '';
     const name = show.has('name') ? `<strong style="color:${textColor};font-size:${fontSize + (inline ? 0 : 3)}px">{{ user.name }}</strong>${pronouns}` : '';
     const rest = block.show.filter((f) => f === 'title' || f === 'department');
     const line = rest.map((f) => `{% if user.${f} != blank %}{{ sep }}{{ user.${f} }}{% assign sep = ", " %}{% endif %}`).join('');
@@ -130,7 +132,10 @@ class Compiler {
       const cond = rest.map((f) => `user.${f} != blank`).join(' or ');
       html += `{%- if ${cond} %}\n${row(`padding:0 0 4px 0;color:${accentColor}`, `{% assign sep = "" %}${line}`)}{%- endif %}\n`;
     }
-    const text = [textName ? `${textName}\n` : '', rest.length ? `{% assign sep = "" %}${textRest}{% if ${rest.map((f) => `user.${f} != blank`).join(' or ')} %}\n{% endif %}` : ''].join('');
+    const text = [
+      textName ? `${textName}\n` : '',
+      rest.length ? `{% assign sep = "" %}${textRest}{% if ${rest.map((f) => `user.${f} != blank`).join(' or ')} %}\n{% endif %}` : '',
+    ].join('');
     return { html, text };
   }
 
@@ -139,9 +144,17 @@ class Compiler {
     const label = (l: string) => `<span style="color:${accentColor};font-weight:bold">${l}</span>\u00a0`;
     switch (field) {
       case 'phone':
-        return { cond: 'user.phone != blank', html: `${label('T')}${this.link('tel:{{ user.phone | remove: " " }}', '{{ user.phone }}', { color: this.style.textColor })}`, text: 'T: {{ user.phone }}' };
+        return {
+          cond: 'user.phone != blank',
+          html: `${label('T')}${this.link('tel:{{ user.phone | remove: " " }}', '{{ user.phone }}', { color: this.style.textColor })}`,
+          text: 'T: {{ user.phone }}',
+        };
       case 'mobile':
-        return { cond: 'user.mobile != blank', html: `${label('M')}${this.link('tel:{{ user.mobile | remove: " " }}', '{{ user.mobile }}', { color: this.style.textColor })}`, text: 'M: {{ user.mobile }}' };
+        return {
+          cond: 'user.mobile != blank',
+          html: `${label('M')}${this.link('tel:{{ user.mobile | remove: " " }}', '{{ user.mobile }}', { color: this.style.textColor })}`,
+          text: 'M: {{ user.mobile }}',
+        };
       case 'email':
         return { cond: 'user.email != blank', html: `${label('E')}${this.link('mailto:{{ user.email }}', '{{ user.email }}')}`, text: 'E: {{ user.email }}' };
       case 'website':
@@ -231,21 +244,39 @@ class Compiler {
         return this.banner(block);
       case 'campaign':
         // An active campaign's banner for this user, or nothing (rendered by the campaigns capability).
-        return { html: '{%- if campaign.banner != blank %}\n' + row('padding:8px 0 0 0', '{{ campaign.banner | raw }}') + '{%- endif %}\n', text: '{% if campaign.text != blank %}{{ campaign.text }}\n{% endif %}' };
+        return {
+          html: '{%- if campaign.banner != blank %}\n' + row('padding:8px 0 0 0', '{{ campaign.banner | raw }}') + '{%- endif %}\n',
+          text: '{% if campaign.text != blank %}{{ campaign.text }}\n{% endif %}',
+        };
       case 'disclaimer':
         return {
-          html: row(`padding:8px 0 0 0;font-size:${Math.max(10, fontSize - 2)}px;line-height:${Math.max(10, fontSize - 2) + 4}px;color:${MUTED}`, literalHtml(block.text).replaceAll('\n', '<br />')),
+          html: row(
+            `padding:8px 0 0 0;font-size:${Math.max(10, fontSize - 2)}px;line-height:${Math.max(10, fontSize - 2) + 4}px;color:${MUTED}`,
+            literalHtml(block.text).replaceAll('\n', '<br />'),
+          ),
           text: `\n${literalText(block.text)}\n`,
         };
       case 'divider':
-        return { html: row('padding:6px 0', table('width:100%', `<tr><td height="1" style="height:1px;line-height:1px;font-size:1px;border-top:1px solid ${accentColor}">\u00a0</td></tr>\n`)), text: '' };
+        return {
+          html: row(
+            'padding:6px 0',
+            table('width:100%', `<tr><td height="1" style="height:1px;line-height:1px;font-size:1px;border-top:1px solid ${accentColor}">\u00a0</td></tr>\n`),
+          ),
+          text: '',
+        };
       case 'spacer':
-        return { html: `<tr><td height="${block.height}" style="height:${block.height}px;line-height:${block.height}px;font-size:1px">\u00a0</td></tr>\n`, text: '' };
+        return {
+          html: `<tr><td height="${block.height}" style="height:${block.height}px;line-height:${block.height}px;font-size:1px">\u00a0</td></tr>\n`,
+          text: '',
+        };
       case 'button':
         return {
           html: row(
             'padding:8px 0 0 0',
-            table('', `<tr><td bgcolor="${accentColor}" style="background-color:${accentColor};border-radius:4px;padding:6px 14px">${this.link(this.tracked(block.link), literalHtml(block.label), { color: '#ffffff', bold: true })}</td></tr>\n`),
+            table(
+              '',
+              `<tr><td bgcolor="${accentColor}" style="background-color:${accentColor};border-radius:4px;padding:6px 14px">${this.link(this.tracked(block.link), literalHtml(block.label), { color: '#ffffff', bold: true })}</td></tr>\n`,
+            ),
           ),
           text: `${literalText(block.label)}: ${literalText(block.link)}\n`,
         };

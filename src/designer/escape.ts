@@ -12,7 +12,10 @@ export function literalHtml(text: string): string {
 
 /** An attribute value; Liquid outputs in it (`{{ user.email }}`) are kept, anything else is literal. */
 export function attr(value: string): string {
-  return value.split(/(\{\{[^{}]*\}\})/).map((part, i) => (i % 2 === 1 ? part : literalHtml(part))).join('');
+  return value
+    .split(/(\{\{[^{}]*\}\})/)
+    .map((part, i) => (i % 2 === 1 ? part : literalHtml(part)))
+    .join('');
 }
 
 /** Literal text in a plain-text template: each `{` is Liquid's output of the string "{". */

@@ -16,6 +16,15 @@ export function designerModule(core: Core): Module<undefined> {
     name: 'designer',
     service: undefined,
     // The assets' buckets: the caller's address, then the stage-wide one of images.
-    public: [pictureRoutes({ throttle: publicThrottle(byAddress(core), core.refusal, { limiter: limiters.asset, limit: config.assetRateLimit.burst, scope: 'asset', bucketOf: () => 'asset' }) })],
+    public: [
+      pictureRoutes({
+        throttle: publicThrottle(byAddress(core), core.refusal, {
+          limiter: limiters.asset,
+          limit: config.assetRateLimit.burst,
+          scope: 'asset',
+          bucketOf: () => 'asset',
+        }),
+      }),
+    ],
   };
 }

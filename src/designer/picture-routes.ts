@@ -37,7 +37,13 @@ export function pictureRoutes(deps: { throttle: Throttle }): FastifyPluginAsyncZ
           summary: 'A social network icon that compiled signatures show (no auth)',
           description: `A 40×40 PNG, shown at 20×20. Networks: ${SOCIAL_NETWORKS.join(', ')}.`,
           tags: ['designer'],
-          params: z.object({ file: z.string().max(40).regex(/^[\w.-]+$/, 'a file name such as linkedin.png').meta({ example: 'linkedin.png' }) }),
+          params: z.object({
+            file: z
+              .string()
+              .max(40)
+              .regex(/^[\w.-]+$/, 'a file name such as linkedin.png')
+              .meta({ example: 'linkedin.png' }),
+          }),
           response: { 200: png, 304: z.null().describe('not modified: the If-None-Match named this ETag'), ...errorResponses('NOT_FOUND') },
         },
       },
@@ -56,7 +62,12 @@ export function pictureRoutes(deps: { throttle: Throttle }): FastifyPluginAsyncZ
           operationId: 'getStarterThumbnail',
           summary: "A starter design's picture for the gallery (no auth)",
           tags: ['designer'],
-          params: z.object({ starterId: z.string().max(60).regex(/^[\w-]+$/, 'a starter id such as classic') }),
+          params: z.object({
+            starterId: z
+              .string()
+              .max(60)
+              .regex(/^[\w-]+$/, 'a starter id such as classic'),
+          }),
           response: { 200: png, 304: z.null().describe('not modified: the If-None-Match named this ETag'), ...errorResponses('NOT_FOUND') },
         },
       },

@@ -12,7 +12,9 @@ import { SOCIAL_NETWORKS } from './design.ts';
 import { SOCIAL_ICON_PX } from './compile.ts';
 
 const fontDir = join(dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
-const FONT_FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf', 'DejaVuSerif.ttf', 'DejaVuSerif-Bold.ttf', 'DejaVuSansMono.ttf', 'DejaVuSansMono-Bold.ttf'].map((f) => join(fontDir, f));
+const FONT_FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf', 'DejaVuSerif.ttf', 'DejaVuSerif-Bold.ttf', 'DejaVuSansMono.ttf', 'DejaVuSansMono-Bold.ttf'].map(
+  (f) => join(fontDir, f),
+);
 const RENDER_OPTIONS = { font: { fontFiles: FONT_FILES, loadSystemFonts: false, defaultFontFamily: 'DejaVu Sans' } };
 
 async function rasterise(svg: string): Promise<Buffer> {
@@ -180,7 +182,9 @@ class Sketch {
       default: {
         const label = { logo: 'Logo', banner: 'Banner', campaign: 'Campaign banner', html: 'Custom HTML' }[block.type];
         const h = block.type === 'logo' ? 28 : 44;
-        this.parts.push(`<rect x="${this.x}" y="${this.y + 6}" width="${block.type === 'logo' ? 110 : WIDTH - this.x - PAD}" height="${h}" rx="3" fill="#eef0f4" stroke="#c9ced8" stroke-dasharray="4 3"/>`);
+        this.parts.push(
+          `<rect x="${this.x}" y="${this.y + 6}" width="${block.type === 'logo' ? 110 : WIDTH - this.x - PAD}" height="${h}" rx="3" fill="#eef0f4" stroke="#c9ced8" stroke-dasharray="4 3"/>`,
+        );
         this.parts.push(`<text x="${this.x + 10}" y="${this.y + 6 + h / 2 + 4}" font-family="DejaVu Sans" font-size="11" fill="#8a93a3">${label}</text>`);
         this.y += h + 10;
       }

@@ -17,14 +17,26 @@ test('Google: primaryEmail, the full name, the primary organisation, work and mo
     id: 'g1',
     primaryEmail: 'ada@corp.test',
     name: { fullName: ' Ada Lovelace ', givenName: 'Ada', familyName: 'Lovelace' },
-    organizations: [{ title: 'Intern', department: 'Old' }, { title: 'Engineer', department: 'R&D', primary: true }],
+    organizations: [
+      { title: 'Intern', department: 'Old' },
+      { title: 'Engineer', department: 'R&D', primary: true },
+    ],
     phones: [
       { value: '+44 1', type: 'work' },
       { value: '+44 2', type: 'work', primary: true },
       { value: '+44 7', type: 'mobile' },
     ],
   });
-  assert.deepEqual(user, { externalId: 'g1', email: 'ada@corp.test', name: 'Ada Lovelace', title: 'Engineer', department: 'R&D', phone: '+44 2', mobile: '+44 7', active: true });
+  assert.deepEqual(user, {
+    externalId: 'g1',
+    email: 'ada@corp.test',
+    name: 'Ada Lovelace',
+    title: 'Engineer',
+    department: 'R&D',
+    phone: '+44 2',
+    mobile: '+44 7',
+    active: true,
+  });
   const bare = google.toUser({ id: 'g2', primaryEmail: 'b@corp.test', name: { givenName: 'Bo' }, suspended: true });
   assert.deepEqual(bare, { externalId: 'g2', email: 'b@corp.test', name: 'Bo', title: '', department: '', phone: '', mobile: '', active: false });
   assert.equal(google.toUser({ id: 'g3', primaryEmail: 'c@corp.test', archived: true }).active, false);
@@ -83,7 +95,23 @@ function paged(pages: { id: string; mail: string }[][]): DirectoryConnector<null
 }
 
 test('the reader joins the pages, leaves out users without an address, and refuses a directory with nobody', async () => {
-  const users = await readDirectory(paged([[{ id: '1', mail: 'a@x.test' }, { id: '2', mail: '' }], [], [{ id: '3', mail: 'c@x.test' }]]), null);
-  assert.deepEqual(users.map((u) => u.externalId), ['1', '3']);
-  await assert.rejects(readDirectory(paged([[{ id: '2', mail: '' }]]), null), (err) => err instanceof ConnectorError && /listed no users at all; nothing was changed/.test(err.message));
+  const users = await readDirectory(
+    paged([
+      [
+        { id: '1', mail: 'a@x.test' },
+        { id: '2', mail: '' },
+      ],
+      [],
+      [{ id: '3', mail: 'c@x.test' }],
+    ]),
+    null,
+  );
+  assert.deepEqual(
+    users.map((u) => u.externalId),
+    ['1', '3'],
+  );
+  await assert.rejects(
+    readDirectory(paged([[{ id: '2', mail: '' }]]), null),
+    (err) => err instanceof ConnectorError && /listed no users at all; nothing was changed/.test(err.message),
+  );
 });

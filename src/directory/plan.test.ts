@@ -58,27 +58,44 @@ test('suspended entries suspend their user; gone linked users are deleted; users
     ],
   );
   // Already suspended: nothing to do.
-  assert.deepEqual(plan([entry(1, { active: false }), entry(2)], [local(1, { status: 'suspended' }), local(2)]).counts, { created: 0, updated: 0, deleted: 0, skipped: 0 });
+  assert.deepEqual(plan([entry(1, { active: false }), entry(2)], [local(1, { status: 'suspended' }), local(2)]).counts, {
+    created: 0,
+    updated: 0,
+    deleted: 0,
+    skipped: 0,
+  });
 });
 
 test('an active entry restores its suspended user, taking a seat; past the cap it is skipped seat_limit', () => {
   const users = [local(1, { status: 'suspended' }), local(2)];
   const p = plan([entry(1), entry(2)], users);
-  assert.deepEqual(p.changes.map((c) => c.action === 'update' && [c.userId, c.fields]), [['id1', ['status']]]);
+  assert.deepEqual(
+    p.changes.map((c) => c.action === 'update' && [c.userId, c.fields]),
+    [['id1', ['status']]],
+  );
   const full = plan([entry(1), entry(2)], users, { seats: 1 });
-  assert.deepEqual(full.changes.map((c) => c.action === 'skip' && [c.userId, c.reason]), [['id1', 'seat_limit']]);
+  assert.deepEqual(
+    full.changes.map((c) => c.action === 'skip' && [c.userId, c.reason]),
+    [['id1', 'seat_limit']],
+  );
 });
 
 test('while SCIM is enabled a sync skips the users SCIM linked (reason scim); once disabled it may adopt them', () => {
   const scimUser = local(7, { directory_source: 'scim', directory_id: 'okta-7' });
   const on = plan([entry(7, { title: 'New' })], [scimUser], { scimEnabled: true });
-  assert.deepEqual(on.changes.map((c) => c.action === 'skip' && [c.userId, c.reason]), [['id7', 'scim']]);
+  assert.deepEqual(
+    on.changes.map((c) => c.action === 'skip' && [c.userId, c.reason]),
+    [['id7', 'scim']],
+  );
   const off = plan([entry(7, { title: 'New' })], [scimUser], { scimEnabled: false });
   assert.ok(off.changes[0]!.action === 'update' && off.changes[0]!.fields.includes('directory'));
 });
 
 test('a user created through the API is adopted when the directory has their address (case-insensitive)', () => {
-  const p = plan([entry(5, { email: 'Ada@Corp.test', name: 'Ada' })], [local(9, { directory_source: null, directory_id: null, email: 'ada@corp.test', name: 'Ada' })]);
+  const p = plan(
+    [entry(5, { email: 'Ada@Corp.test', name: 'Ada' })],
+    [local(9, { directory_source: null, directory_id: null, email: 'ada@corp.test', name: 'Ada' })],
+  );
   assert.equal(p.counts.updated, 1);
   const c = p.changes[0]!;
   assert.ok(c.action === 'update' && c.userId === 'id9' && c.fields.includes('directory'));
@@ -98,11 +115,9 @@ test('past the seat cap new users are skipped with that reason; deletions free s
 });
 
 test('an address another org uses is skipped; a duplicate entry and an address linked by another directory too', () => {
-  const p = plan(
-    [entry(1), entry(2), entry(2, { externalId: 'g2b' }), entry(3)],
-    [local(3, { directory_source: 'microsoft', directory_id: 'm3' })],
-    { taken: ['u1@corp.test'] },
-  );
+  const p = plan([entry(1), entry(2), entry(2, { externalId: 'g2b' }), entry(3)], [local(3, { directory_source: 'microsoft', directory_id: 'm3' })], {
+    taken: ['u1@corp.test'],
+  });
   const reasons = p.changes.filter((c) => c.action === 'skip').map((c) => (c.action === 'skip' ? c.reason : ''));
   assert.deepEqual(reasons.sort(), ['duplicate', 'email_in_other_org', 'other_directory']);
   assert.equal(p.counts.created, 1);

@@ -166,7 +166,12 @@ export function planDirectory(input: {
  * The restores, then the creations, that fit in `free` seats, in the directory's order; the rest
  * are skipped for the seat limit.
  */
-function withinSeats(restores: PlannedChange[], creates: DirectoryUser[], free: number, skips: PlannedChange[]): { restored: PlannedChange[]; created: PlannedChange[] } {
+function withinSeats(
+  restores: PlannedChange[],
+  creates: DirectoryUser[],
+  free: number,
+  skips: PlannedChange[],
+): { restored: PlannedChange[]; created: PlannedChange[] } {
   const restored: PlannedChange[] = [];
   for (const change of restores) {
     if (free > 0) {

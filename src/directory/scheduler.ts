@@ -19,7 +19,11 @@ export interface Schedule {
 }
 
 /** A directory's scheduled sync: every `syncIntervalS` for each org connected to it. */
-export const syncSchedule = (connector: AnyConnector): Schedule => ({ kind: syncJobKind(connector.source), dedupeKey: 'sync', claim: (tx) => connector.claimDue(tx) });
+export const syncSchedule = (connector: AnyConnector): Schedule => ({
+  kind: syncJobKind(connector.source),
+  dedupeKey: 'sync',
+  claim: (tx) => connector.claimDue(tx),
+});
 
 /** How often to look: often enough for the shortest interval, at most every 10 s. */
 export const tickMsFor = (connectors: readonly AnyConnector[]) => Math.min(10_000, ...connectors.map((c) => c.syncIntervalS * 1000));

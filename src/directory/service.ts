@@ -65,7 +65,11 @@ export function createDirectoryService(deps: { db: Db; invalidate: Invalidate; s
     const local = await directoryRepo.liveUsers(db, orgId);
     const org = await orgsRepo.find(db, orgId);
     if (!org) throw new AppError('NOT_FOUND', 'Organisation not found.');
-    const takenElsewhere = await directoryRepo.emailsInOtherOrgs(db, orgId, directory.map((e) => e.email.trim().toLowerCase()));
+    const takenElsewhere = await directoryRepo.emailsInOtherOrgs(
+      db,
+      orgId,
+      directory.map((e) => e.email.trim().toLowerCase()),
+    );
     const scimEnabled = source !== 'scim' && (await scimRepo.findToken(db, orgId)) !== undefined;
     const used = local.filter((u) => u.status !== 'suspended').length;
     return planDirectory({ source, directory, local, takenElsewhere, seats: { limit: org.seats, used }, complete, scimEnabled });
@@ -126,7 +130,12 @@ export function createDirectoryService(deps: { db: Db; invalidate: Invalidate; s
               const updated = await db.transaction().execute(async (tx) => {
                 // Restoring a suspended user takes a seat again (the plan counted; this is the locked check).
                 if (status && entry.active) await seatCheck(tx, orgId);
-                const row = await directoryRepo.updateUser(tx, orgId, userId, { ...patch, source, externalId: entry.externalId, ...(status ? { active: entry.active } : {}) });
+                const row = await directoryRepo.updateUser(tx, orgId, userId, {
+                  ...patch,
+                  source,
+                  externalId: entry.externalId,
+                  ...(status ? { active: entry.active } : {}),
+                });
                 // A suspension ends the user's sessions and refresh tokens.
                 if (row && status && !entry.active) await oidcRepo.revokeAccount(tx, userId);
                 if (row) await recordAudit(tx, ctx, { action: 'user.update', targetId: userId, changes: [...fields].sort() });

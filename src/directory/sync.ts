@@ -63,7 +63,9 @@ export function createDirectorySync(deps: { db: Db; directory: DirectoryService;
     async dryRun<C, L>(connector: DirectoryConnector<C, L>, orgId: string, connection: C): Promise<DirectoryResult> {
       let directory;
       try {
-        directory = await withinDeadline(deps.dryRunDeadlineMs ?? DRY_RUN_DEADLINE_MS, connector.label, (signal) => readDirectory(connector, connection, signal));
+        directory = await withinDeadline(deps.dryRunDeadlineMs ?? DRY_RUN_DEADLINE_MS, connector.label, (signal) =>
+          readDirectory(connector, connection, signal),
+        );
       } catch (err) {
         throw toDryRunError(err, connector.source);
       }

@@ -65,20 +65,26 @@ export function createDomainService(deps: { db: Db; lookupTxt: TxtLookup; clock:
 
     async claim(ctx: WriteContext, input: string): Promise<OrgDomainRow> {
       const domain = normalizeDomain(input);
-      return db.transaction().execute(async (tx) => {
-        const row = await domainsRepo.insert(tx, { orgId: ctx.orgId, domain, token: randomBytes(18).toString('base64url') });
-        if (!row) throw conflict(`${domain} is already claimed by this organisation.`, { domain });
-        await recordAudit(tx, ctx, { action: 'gateway.domain.claim', targetId: domain });
-        return row;
-      }).finally(deps.onChange);
+      return db
+        .transaction()
+        .execute(async (tx) => {
+          const row = await domainsRepo.insert(tx, { orgId: ctx.orgId, domain, token: randomBytes(18).toString('base64url') });
+          if (!row) throw conflict(`${domain} is already claimed by this organisation.`, { domain });
+          await recordAudit(tx, ctx, { action: 'gateway.domain.claim', targetId: domain });
+          return row;
+        })
+        .finally(deps.onChange);
     },
 
     async remove(ctx: WriteContext, input: string): Promise<void> {
       const domain = storedName(input);
-      await db.transaction().execute(async (tx) => {
-        if (!(await domainsRepo.remove(tx, ctx.orgId, domain))) throw notFound('Domain');
-        await recordAudit(tx, ctx, { action: 'gateway.domain.remove', targetId: domain });
-      }).finally(deps.onChange);
+      await db
+        .transaction()
+        .execute(async (tx) => {
+          if (!(await domainsRepo.remove(tx, ctx.orgId, domain))) throw notFound('Domain');
+          await recordAudit(tx, ctx, { action: 'gateway.domain.remove', targetId: domain });
+        })
+        .finally(deps.onChange);
     },
 
     /** Looks the TXT record up; verified when one of its values is this claim's. */
@@ -102,22 +108,32 @@ export function createDomainService(deps: { db: Db; lookupTxt: TxtLookup; clock:
           { record: expected.name, expected: expected.value, found: ours },
         );
       }
-      return db.transaction().execute(async (tx) => {
-        const verified = await markVerified(tx, ctx.orgId, domain, 'dns');
-        await recordAudit(tx, ctx, { action: 'gateway.domain.verify', targetId: domain });
-        return verified;
-      }).finally(deps.onChange);
+      return db
+        .transaction()
+        .execute(async (tx) => {
+          const verified = await markVerified(tx, ctx.orgId, domain, 'dns');
+          await recordAudit(tx, ctx, { action: 'gateway.domain.verify', targetId: domain });
+          return verified;
+        })
+        .finally(deps.onChange);
     },
 
     /** Staff: marks a domain verified for the org (claiming it first when the org has not). */
     async staffVerify(ctx: { staffId: string; correlationId: string }, orgId: string, input: string): Promise<OrgDomainRow> {
       const domain = normalizeDomain(input);
-      return db.transaction().execute(async (tx) => {
-        await domainsRepo.insert(tx, { orgId, domain, token: randomBytes(18).toString('base64url') });
-        const row = await markVerified(tx, orgId, domain, 'staff');
-        await recordAudit(tx, { orgId, correlationId: ctx.correlationId, actor: { type: 'staff', id: ctx.staffId } }, { action: 'gateway.domain.verify', targetId: domain });
-        return row;
-      }).finally(deps.onChange);
+      return db
+        .transaction()
+        .execute(async (tx) => {
+          await domainsRepo.insert(tx, { orgId, domain, token: randomBytes(18).toString('base64url') });
+          const row = await markVerified(tx, orgId, domain, 'staff');
+          await recordAudit(
+            tx,
+            { orgId, correlationId: ctx.correlationId, actor: { type: 'staff', id: ctx.staffId } },
+            { action: 'gateway.domain.verify', targetId: domain },
+          );
+          return row;
+        })
+        .finally(deps.onChange);
     },
   };
 }

@@ -54,7 +54,14 @@ export interface EngineDeps {
   };
   /** The signature of a user for a message (the default template today; the rules pick it later). */
   signatureFor(orgId: string, userId: string, opts: { reply: boolean }): Promise<{ html: string; text: string }>;
-  record(event: { orgId: string | undefined; outcome: GatewayOutcome; reason: string; correlationId: string; remoteAddress: string; sender: string }): Promise<void>;
+  record(event: {
+    orgId: string | undefined;
+    outcome: GatewayOutcome;
+    reason: string;
+    correlationId: string;
+    remoteAddress: string;
+    sender: string;
+  }): Promise<void>;
 }
 
 const domainOf = (address: string) => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
@@ -80,7 +87,10 @@ export function createEngine(deps: EngineDeps) {
       const match = proof.networks.filter((n) => tenantOrgs.has(n.orgId));
       if (match.length === 1) return match[0]!.orgId;
     }
-    throw new Refusal(550, '5.7.1 This connection does not prove its organisation: authenticate, connect to your own smart-host name, or (Microsoft 365) set the tenant id');
+    throw new Refusal(
+      550,
+      '5.7.1 This connection does not prove its organisation: authenticate, connect to your own smart-host name, or (Microsoft 365) set the tenant id',
+    );
   }
 
   /** The envelope sender must be the org's; no address may name another org's domain. */
@@ -88,7 +98,10 @@ export function createEngine(deps: EngineDeps) {
     const ours = new Set(await lookups.verifiedDomains(orgId));
     if (envelope.from !== '' && !ours.has(domainOf(envelope.from))) {
       const owner = await lookups.verifiedOwner(domainOf(envelope.from));
-      throw new Refusal(550, owner ? '5.7.1 The sender domain belongs to another organisation' : '5.7.1 The sender domain is not verified for this organisation');
+      throw new Refusal(
+        550,
+        owner ? '5.7.1 The sender domain belongs to another organisation' : '5.7.1 The sender domain is not verified for this organisation',
+      );
     }
     if (facts.from && !ours.has(domainOf(facts.from))) {
       const owner = await lookups.verifiedOwner(domainOf(facts.from));
@@ -129,7 +142,10 @@ export function createEngine(deps: EngineDeps) {
     const joiner = new Joiner();
     const done = pipeline(source, new Splitter(SPLIT_OPTIONS), stamper(signature, userId), joiner);
     // The pipeline's failure ends the joiner; it is rethrown after the last chunk.
-    const failure = done.then(() => undefined, (err: unknown) => err);
+    const failure = done.then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     // The joiner writes a chunk per line: handed on in batches of 64 KB.
     let batch: Buffer[] = [];
     let size = 0;
@@ -151,7 +167,11 @@ export function createEngine(deps: EngineDeps) {
     /** At MAIL FROM, for a connection that proved its org: the refusal its sender earns, if any. */
     async refuseSender(orgId: string, from: string, remoteAddress: string): Promise<{ code: number; message: string } | undefined> {
       try {
-        await checkDomains(orgId, { from, to: [], use8BitMime: false }, { from: undefined, alreadyStamped: false, tenantId: undefined, isReply: false, untouchable: undefined });
+        await checkDomains(
+          orgId,
+          { from, to: [], use8BitMime: false },
+          { from: undefined, alreadyStamped: false, tenantId: undefined, isReply: false, untouchable: undefined },
+        );
         return undefined;
       } catch (err) {
         if (!(err instanceof Refusal)) throw err;
@@ -168,7 +188,9 @@ export function createEngine(deps: EngineDeps) {
       let orgId: string | undefined;
       const finish = async (reply: Omit<Reply, 'orgId'>, reason: string) => {
         log.info({ orgId, outcome: reply.outcome, code: reply.code, reason }, 'gateway message');
-        await deps.record({ orgId, outcome: reply.outcome, reason, correlationId, remoteAddress: proof.remoteAddress, sender: envelope.from }).catch((err: unknown) => log.error({ err }, 'gateway count failed'));
+        await deps
+          .record({ orgId, outcome: reply.outcome, reason, correlationId, remoteAddress: proof.remoteAddress, sender: envelope.from })
+          .catch((err: unknown) => log.error({ err }, 'gateway count failed'));
         return { ...reply, orgId };
       };
       let facts: MessageFacts;
@@ -200,7 +222,11 @@ export function createEngine(deps: EngineDeps) {
             reason = 'signature already present';
           } else {
             log.warn({ err }, 'stamping failed');
-            if (deps.failClosed) return finish({ code: 451, message: '4.3.0 The signature could not be added; try again later', outcome: 'failed' }, `stamping failed: ${(err as Error).message}`);
+            if (deps.failClosed)
+              return finish(
+                { code: 451, message: '4.3.0 The signature could not be added; try again later', outcome: 'failed' },
+                `stamping failed: ${(err as Error).message}`,
+              );
             outcome = 'failed';
             reason = `stamping failed, sent unstamped: ${(err as Error).message}`;
           }
@@ -209,7 +235,10 @@ export function createEngine(deps: EngineDeps) {
       const state = facts.alreadyStamped ? undefined : outcome === 'stamped' ? 'stamped' : 'passed';
       try {
         const answer = await deps.relay.send(settings, envelope, [prefix(orgId, proof, correlationId, state), body ?? message]);
-        return await finish({ code: answer.code, message: answer.message, outcome: answer.code < 400 ? outcome : 'failed' }, answer.code < 400 ? reason : `next hop answered ${answer.code}`);
+        return await finish(
+          { code: answer.code, message: answer.message, outcome: answer.code < 400 ? outcome : 'failed' },
+          answer.code < 400 ? reason : `next hop answered ${answer.code}`,
+        );
       } finally {
         await body?.dispose();
       }

@@ -59,7 +59,12 @@ export function createGateway(deps: GatewayDeps) {
     onChange,
     flushCounts: () => counts.flush(),
   });
-  const messages = new Counter({ name: 'gateway_messages_total', help: 'Messages through the SMTP gateway, by outcome', labelNames: ['outcome'], registers: [deps.metrics.registry] });
+  const messages = new Counter({
+    name: 'gateway_messages_total',
+    help: 'Messages through the SMTP gateway, by outcome',
+    labelNames: ['outcome'],
+    registers: [deps.metrics.registry],
+  });
   const relay = createRelay({ hostname, timeoutMs: gw.relayTimeoutMs });
 
   const signatureFor: EngineDeps['signatureFor'] =
@@ -75,7 +80,15 @@ export function createGateway(deps: GatewayDeps) {
     const at = clock();
     if (e.orgId) counts.add(e.orgId, e.outcome, at);
     if (e.outcome === 'refused' || e.outcome === 'failed') {
-      await gatewayRepo.recordError(db, { org_id: e.orgId ?? null, at, outcome: e.outcome, reason: e.reason.slice(0, 1000), correlation_id: e.correlationId, client_address: e.remoteAddress, sender: e.sender.slice(0, 320) });
+      await gatewayRepo.recordError(db, {
+        org_id: e.orgId ?? null,
+        at,
+        outcome: e.outcome,
+        reason: e.reason.slice(0, 1000),
+        correlation_id: e.correlationId,
+        client_address: e.remoteAddress,
+        sender: e.sender.slice(0, 320),
+      });
     }
   }
 
@@ -102,7 +115,8 @@ export function createGateway(deps: GatewayDeps) {
       return domains.staffVerify(ctx, orgId, domain);
     },
 
-    errors: (filter: { orgId?: string | undefined; from?: Date | undefined; to?: Date | undefined }, limit: number) => gatewayRepo.listErrors(db, filter, limit),
+    errors: (filter: { orgId?: string | undefined; from?: Date | undefined; to?: Date | undefined }, limit: number) =>
+      gatewayRepo.listErrors(db, filter, limit),
 
     /** A message from the caller (or `from`) through the engine, as if its mail system sent it. */
     sendTest: (ctx: WriteContext, input: { to: string; from?: string | undefined }) => sendTest({ db, users: deps.users, domains, engine }, ctx, input),

@@ -5,9 +5,18 @@ import { htmlQuoteStart, insertHtml, insertText, textQuoteStart } from './insert
 const SIG = '<div>SIG</div>';
 
 test('HTML: before the earliest quote marker of each client', () => {
-  assert.equal(insertHtml('<p>Hi</p><div id="appendonsend"></div><div id="divRplyFwdMsg">q</div>', SIG), `<p>Hi</p>${SIG}<div id="appendonsend"></div><div id="divRplyFwdMsg">q</div>`);
-  assert.equal(insertHtml('<p>Hi</p><div class="gmail_quote gmail_quote_container">q</div>', SIG), `<p>Hi</p>${SIG}<div class="gmail_quote gmail_quote_container">q</div>`);
-  assert.equal(insertHtml('<p>Hi</p><div class="moz-cite-prefix">On x wrote:</div><blockquote type="cite">q</blockquote>', SIG), `<p>Hi</p>${SIG}<div class="moz-cite-prefix">On x wrote:</div><blockquote type="cite">q</blockquote>`);
+  assert.equal(
+    insertHtml('<p>Hi</p><div id="appendonsend"></div><div id="divRplyFwdMsg">q</div>', SIG),
+    `<p>Hi</p>${SIG}<div id="appendonsend"></div><div id="divRplyFwdMsg">q</div>`,
+  );
+  assert.equal(
+    insertHtml('<p>Hi</p><div class="gmail_quote gmail_quote_container">q</div>', SIG),
+    `<p>Hi</p>${SIG}<div class="gmail_quote gmail_quote_container">q</div>`,
+  );
+  assert.equal(
+    insertHtml('<p>Hi</p><div class="moz-cite-prefix">On x wrote:</div><blockquote type="cite">q</blockquote>', SIG),
+    `<p>Hi</p>${SIG}<div class="moz-cite-prefix">On x wrote:</div><blockquote type="cite">q</blockquote>`,
+  );
 });
 
 test('HTML: the attribution line directly before a cited blockquote goes with the quote', () => {

@@ -69,7 +69,12 @@ function createProofs(domain: string | undefined, lookups: ListenerDeps['lookups
 }
 
 /** DATA: the whole message spooled, then the engine's answer (the next hop's) is the client's. */
-async function receive(stream: Readable & { sizeExceeded?: boolean }, session: SMTPServerSession, proof: ConnectionProof | undefined, ctx: { engine: Engine; maxBytes: number; correlationId: string; spool: Spool }): Promise<{ code: number; message: string }> {
+async function receive(
+  stream: Readable & { sizeExceeded?: boolean },
+  session: SMTPServerSession,
+  proof: ConnectionProof | undefined,
+  ctx: { engine: Engine; maxBytes: number; correlationId: string; spool: Spool },
+): Promise<{ code: number; message: string }> {
   await ctx.spool.fill(stream);
   if (!proof) return { code: 503, message: '5.5.1 No sender' };
   if (stream.sizeExceeded || ctx.spool.size > ctx.maxBytes) return { code: 552, message: `5.3.4 The message is larger than ${ctx.maxBytes} bytes` };

@@ -151,7 +151,10 @@ async function rewriteBody(node: MimeNode, encoded: Buffer, signature: { html: s
   let target: string | false = false;
   if (encoding !== 'base64' && encoding !== 'quoted-printable') {
     const eightBit = bytes.some((b) => b > 127);
-    const longLine = bytes.toString('latin1').split('\n').some((l) => l.length > 998);
+    const longLine = bytes
+      .toString('latin1')
+      .split('\n')
+      .some((l) => l.length > 998);
     if ((encoding === '7bit' && eightBit) || longLine) target = 'quoted-printable';
   }
   return through(node.getEncoder(target) as Transform, bytes);

@@ -6,7 +6,18 @@ import { staffContext, writeContext, type Guards } from '../http/guard.ts';
 import type { BillingHooks } from '../http/guard.ts';
 import { errorResponses, orgParams, text, uuid } from '../http/schemas.ts';
 import type { Gateway } from './gateway.ts';
-import { domainParams, domainSchema, domainsSchema, gatewayErrorsSchema, presentDomain, presentError, presentSettings, settingsBody, settingsSchema, testResultSchema } from './schemas.ts';
+import {
+  domainParams,
+  domainSchema,
+  domainsSchema,
+  gatewayErrorsSchema,
+  presentDomain,
+  presentError,
+  presentSettings,
+  settingsBody,
+  settingsSchema,
+  testResultSchema,
+} from './schemas.ts';
 
 const tags = ['gateway'];
 
@@ -145,7 +156,7 @@ function settingsRoutes(deps: RouteDeps): FastifyPluginAsyncZod {
         onRequest: [admin, billing.writeGate],
         schema: {
           operationId: 'rotateGatewayPassword',
-          summary: "A new SMTP password for the gateway (admin), answered once; the old one stops working",
+          summary: 'A new SMTP password for the gateway (admin), answered once; the old one stops working',
           tags,
           params: orgParams,
           response: { 200: settingsSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'PAYMENT_REQUIRED') },
@@ -165,7 +176,8 @@ function settingsRoutes(deps: RouteDeps): FastifyPluginAsyncZod {
         schema: {
           operationId: 'testGateway',
           summary: 'Send a test message from the caller through the gateway to its next hop (admin)',
-          description: "From the caller's address (an API key: `from`, an address of a verified domain). The answer says what the gateway did and what the next hop answered.",
+          description:
+            "From the caller's address (an API key: `from`, an address of a verified domain). The answer says what the gateway did and what the next hop answered.",
           tags,
           params: orgParams,
           body: z.strictObject({ to: z.email().max(254), from: z.email().max(254).optional() }).meta({ examples: [{ to: 'ada@example.com' }] }),
@@ -187,7 +199,7 @@ function staffRoutes(deps: RouteDeps): FastifyPluginAsyncZod {
         onRequest: guards.staff(),
         schema: {
           operationId: 'staffVerifyDomain',
-          summary: "Mark a domain verified for an org without its DNS record (staff)",
+          summary: 'Mark a domain verified for an org without its DNS record (staff)',
           tags: ['admin'],
           params: domainParams,
           response: { 200: domainSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'CONFLICT') },

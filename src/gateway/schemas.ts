@@ -14,7 +14,9 @@ export const domainSchema = z
     verified: z.boolean(),
     verifiedAt: nullableTimestamp,
     verifiedBy: z.enum(['dns', 'staff']).nullable(),
-    verificationRecord: z.object({ type: z.literal('TXT'), name: z.string(), value: z.string() }).describe('the DNS record that proves the domain is the org\'s'),
+    verificationRecord: z
+      .object({ type: z.literal('TXT'), name: z.string(), value: z.string() })
+      .describe("the DNS record that proves the domain is the org's"),
     createdAt: timestamp,
   })
   .meta({
@@ -42,22 +44,40 @@ export const presentDomain = (row: OrgDomainRow) => ({
 
 const network = z.union([
   text().max(64).describe('a range the org owns (its own servers): `203.0.113.0/24`'),
-  z.strictObject({ cidr: text().max(64), shared: z.boolean().default(false).describe("true: a provider's range shared with other customers (Microsoft 365, Google); it never names the org alone") }),
+  z.strictObject({
+    cidr: text().max(64),
+    shared: z.boolean().default(false).describe("true: a provider's range shared with other customers (Microsoft 365, Google); it never names the org alone"),
+  }),
 ]);
 
 export const settingsBody = z
   .strictObject({
     nextHop: z.strictObject({
-      host: text().trim().min(1).max(253).describe('where stamped mail goes next (e.g. your tenant\'s MX host, or smtp-relay.gmail.com); it must resolve to a public address'),
+      host: text()
+        .trim()
+        .min(1)
+        .max(253)
+        .describe("where stamped mail goes next (e.g. your tenant's MX host, or smtp-relay.gmail.com); it must resolve to a public address"),
       port: z.number().int().min(1).max(65535),
       secure: z.boolean().describe('true: TLS from the start (port 465); false: STARTTLS when offered'),
     }),
     allowedNetworks: z.array(network).max(100).default([]),
-    stampInternal: z.boolean().default(false).describe('stamp mail whose recipients are all in the org\'s domains'),
-    m365TenantId: text().trim().max(100).nullable().optional().describe("the Microsoft 365 tenant id whose X-MS-Exchange-CrossTenant-Id header names this org (default: the Microsoft integration's tenantId)"),
+    stampInternal: z.boolean().default(false).describe("stamp mail whose recipients are all in the org's domains"),
+    m365TenantId: text()
+      .trim()
+      .max(100)
+      .nullable()
+      .optional()
+      .describe("the Microsoft 365 tenant id whose X-MS-Exchange-CrossTenant-Id header names this org (default: the Microsoft integration's tenantId)"),
   })
   .meta({
-    examples: [{ nextHop: { host: 'contoso-com.mail.protection.outlook.com', port: 25, secure: false }, allowedNetworks: [{ cidr: '40.92.0.0/15', shared: true }], stampInternal: false }],
+    examples: [
+      {
+        nextHop: { host: 'contoso-com.mail.protection.outlook.com', port: 25, secure: false },
+        allowedNetworks: [{ cidr: '40.92.0.0/15', shared: true }],
+        stampInternal: false,
+      },
+    ],
   });
 
 const counts = z.object({ stamped: z.number().int(), passed: z.number().int(), refused: z.number().int(), failed: z.number().int() });
@@ -92,7 +112,10 @@ export const settingsSchema = z
         m365TenantId: '72f988bf-86f1-41af-91ab-2d7cd011db47',
         lastMessageAt: EXAMPLE.updatedAt,
         counts: { stamped: 120, passed: 34, refused: 1, failed: 0 },
-        routing: { microsoft365: ['Exchange admin center → Mail flow → Connectors: …'], googleWorkspace: ['Admin console → Apps → Google Workspace → Gmail → Hosts: …'] },
+        routing: {
+          microsoft365: ['Exchange admin center → Mail flow → Connectors: …'],
+          googleWorkspace: ['Admin console → Apps → Google Workspace → Gmail → Hosts: …'],
+        },
         createdAt: EXAMPLE.createdAt,
         updatedAt: EXAMPLE.updatedAt,
       },
@@ -101,7 +124,12 @@ export const settingsSchema = z
 
 export function presentSettings(
   row: GatewaySettingsRow,
-  extra: { domain: string | undefined; counts: z.infer<typeof counts>; routing: { microsoft365: string[]; googleWorkspace: string[] }; password?: string | undefined },
+  extra: {
+    domain: string | undefined;
+    counts: z.infer<typeof counts>;
+    routing: { microsoft365: string[]; googleWorkspace: string[] };
+    password?: string | undefined;
+  },
 ) {
   return {
     gatewayId: row.gateway_id,
@@ -153,8 +181,12 @@ export const gatewayErrorSchema = z
     ],
   });
 
-export const gatewayErrorsSchema = z.object({ items: z.array(gatewayErrorSchema) }).meta({ examples: [{ items: (z.globalRegistry.get(gatewayErrorSchema)?.examples as unknown[]) }] });
-export const domainsSchema = z.object({ items: z.array(domainSchema) }).meta({ examples: [{ items: (z.globalRegistry.get(domainSchema)?.examples as unknown[]) }] });
+export const gatewayErrorsSchema = z
+  .object({ items: z.array(gatewayErrorSchema) })
+  .meta({ examples: [{ items: z.globalRegistry.get(gatewayErrorSchema)?.examples as unknown[] }] });
+export const domainsSchema = z
+  .object({ items: z.array(domainSchema) })
+  .meta({ examples: [{ items: z.globalRegistry.get(domainSchema)?.examples as unknown[] }] });
 
 export const presentError = (r: GatewayErrorRow) => ({
   orgId: r.org_id,

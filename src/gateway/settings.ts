@@ -56,29 +56,35 @@ export function createSettingsService(deps: SettingsDeps) {
       const allowedNetworks = normalizeNetworks(input.allowedNetworks);
       await checkNextHop(input.nextHop.host, deps.allowPrivateNextHop);
       const password = newPassword();
-      return db.transaction().execute(async (tx) => {
-        const { row, created } = await gatewayRepo.upsert(
-          tx,
-          { orgId: ctx.orgId, nextHop: input.nextHop, allowedNetworks, stampInternal: input.stampInternal, m365TenantId: input.m365TenantId ?? null },
-          { gatewayId: newGatewayId(), passwordHash: hashPassword(password) },
-        );
-        await recordAudit(tx, ctx, {
-          action: created ? 'integration.gateway.create' : 'integration.gateway.update',
-          targetId: row.gateway_id,
-          changes: ['allowedNetworks', 'm365TenantId', 'nextHop', 'stampInternal'],
-        });
-        return { row, password: created ? password : undefined };
-      }).finally(deps.onChange);
+      return db
+        .transaction()
+        .execute(async (tx) => {
+          const { row, created } = await gatewayRepo.upsert(
+            tx,
+            { orgId: ctx.orgId, nextHop: input.nextHop, allowedNetworks, stampInternal: input.stampInternal, m365TenantId: input.m365TenantId ?? null },
+            { gatewayId: newGatewayId(), passwordHash: hashPassword(password) },
+          );
+          await recordAudit(tx, ctx, {
+            action: created ? 'integration.gateway.create' : 'integration.gateway.update',
+            targetId: row.gateway_id,
+            changes: ['allowedNetworks', 'm365TenantId', 'nextHop', 'stampInternal'],
+          });
+          return { row, password: created ? password : undefined };
+        })
+        .finally(deps.onChange);
     },
 
     async rotatePassword(ctx: WriteContext): Promise<{ row: GatewaySettingsRow; password: string }> {
       const password = newPassword();
-      return db.transaction().execute(async (tx) => {
-        const row = await gatewayRepo.setPassword(tx, ctx.orgId, hashPassword(password));
-        if (!row) throw notFound('Gateway settings');
-        await recordAudit(tx, ctx, { action: 'integration.gateway.rotate-password', targetId: row.gateway_id, changes: ['password'] });
-        return { row, password };
-      }).finally(deps.onChange);
+      return db
+        .transaction()
+        .execute(async (tx) => {
+          const row = await gatewayRepo.setPassword(tx, ctx.orgId, hashPassword(password));
+          if (!row) throw notFound('Gateway settings');
+          await recordAudit(tx, ctx, { action: 'integration.gateway.rotate-password', targetId: row.gateway_id, changes: ['password'] });
+          return { row, password };
+        })
+        .finally(deps.onChange);
     },
 
     /** The settings with today's counts (since midnight UTC) and the routing steps. */

@@ -138,7 +138,11 @@ export function createGoogleClient(options: GoogleClientOptions) {
       if (attempt >= retry.attempts) {
         options.onRequest?.(api, 'error');
         const what = res ? `answered ${res.status}${res.status === 429 ? ' (rate limit exceeded)' : ''}` : `did not answer (${(failure as Error).message})`;
-        throw new GoogleError('transient', `Google ${what} ${attempt} times in a row; the job tries again later.`, { status: res?.status ?? 0, retryAfterMs: wait, cause: failure });
+        throw new GoogleError('transient', `Google ${what} ${attempt} times in a row; the job tries again later.`, {
+          status: res?.status ?? 0,
+          retryAfterMs: wait,
+          cause: failure,
+        });
       }
       options.onRequest?.(api, 'retried');
       await res?.body?.cancel().catch(() => {});
@@ -243,6 +247,9 @@ export function createGoogleClient(options: GoogleClientOptions) {
 export type GoogleClient = ReturnType<typeof createGoogleClient>;
 
 async function isRateLimit(res: Response): Promise<boolean> {
-  const body = (await res.clone().json().catch(() => ({}))) as { error?: { errors?: { reason?: string }[] } };
+  const body = (await res
+    .clone()
+    .json()
+    .catch(() => ({}))) as { error?: { errors?: { reason?: string }[] } };
   return (body.error?.errors ?? []).some((e) => /rateLimitExceeded|userRateLimitExceeded|quotaExceeded/.test(e.reason ?? ''));
 }

@@ -16,7 +16,12 @@ import { JOB_KINDS, type Enqueue } from './kinds.ts';
 export type GoogleConnector = DirectoryConnector<GoogleIntegrationRow, GoogleUser>;
 
 /** The users of a Workspace, a page at a time, read as `adminEmail` (the credentials opened when the first page is asked for). */
-export async function* googleUserPages(client: Pick<GoogleClient, 'listUsers'>, row: GoogleIntegrationRow, secrets: SecretBox, signal?: AbortSignal): AsyncGenerator<GoogleUser[]> {
+export async function* googleUserPages(
+  client: Pick<GoogleClient, 'listUsers'>,
+  row: GoogleIntegrationRow,
+  secrets: SecretBox,
+  signal?: AbortSignal,
+): AsyncGenerator<GoogleUser[]> {
   const creds = credentialsOf(secrets, row);
   let pageToken: string | undefined;
   do {
@@ -26,7 +31,14 @@ export async function* googleUserPages(client: Pick<GoogleClient, 'listUsers'>, 
   } while (pageToken);
 }
 
-export function googleConnector(deps: { db: Db; secrets: SecretBox; client: Pick<GoogleClient, 'listUsers'>; enqueue: Enqueue; lease: GoogleLease; syncIntervalS: number }): GoogleConnector {
+export function googleConnector(deps: {
+  db: Db;
+  secrets: SecretBox;
+  client: Pick<GoogleClient, 'listUsers'>;
+  enqueue: Enqueue;
+  lease: GoogleLease;
+  syncIntervalS: number;
+}): GoogleConnector {
   const { db } = deps;
   return {
     source: 'google',

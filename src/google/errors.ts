@@ -38,7 +38,11 @@ export class GoogleError extends ConnectorError {
 const ADMIN_CONSOLE_DWD = 'Google Admin console → Security → Access and data control → API controls → Domain-wide delegation';
 
 /** The token endpoint's refusal, for a subject and scope. */
-export function tokenError(status: number, body: { error?: string; error_description?: string }, ctx: { clientId: string; subject: string; scope: string }): GoogleError {
+export function tokenError(
+  status: number,
+  body: { error?: string; error_description?: string },
+  ctx: { clientId: string; subject: string; scope: string },
+): GoogleError {
   const said = body.error_description ? ` (Google said: "${body.error_description}")` : '';
   if (body.error === 'unauthorized_client') {
     return new GoogleError(
@@ -48,7 +52,11 @@ export function tokenError(status: number, body: { error?: string; error_descrip
     );
   }
   if (body.error === 'invalid_grant' && /signature/i.test(body.error_description ?? '')) {
-    return new GoogleError('key_invalid', `Google did not accept the service account key: it was deleted or disabled in Google Cloud. Upload a current key.${said}`, { status });
+    return new GoogleError(
+      'key_invalid',
+      `Google did not accept the service account key: it was deleted or disabled in Google Cloud. Upload a current key.${said}`,
+      { status },
+    );
   }
   if (body.error === 'invalid_grant') {
     return new GoogleError('unknown_user', `Google knows no Workspace user ${ctx.subject} (or the account is suspended).${said}`, { status });
@@ -66,14 +74,22 @@ export function apiError(status: number, body: ApiErrorBody, ctx: { api: 'direct
   const reason = body.error?.errors?.[0]?.reason ?? body.error?.status ?? '';
   const said = message ? ` (Google said: "${message}")` : '';
   if (status === 400 && /mail service not enabled/i.test(message)) {
-    return new GoogleError('mail_disabled', `Gmail is not enabled for ${ctx.subject} (the user has no Gmail licence, or Gmail is off for their organisational unit).`, { status });
+    return new GoogleError(
+      'mail_disabled',
+      `Gmail is not enabled for ${ctx.subject} (the user has no Gmail licence, or Gmail is off for their organisational unit).`,
+      { status },
+    );
   }
   if (status === 400 && /maximum length/i.test(message)) {
     return new GoogleError('too_long', `The signature is longer than Gmail's 10,000 characters.${said}`, { status });
   }
   if (status === 403 && /accessNotConfigured|SERVICE_DISABLED|has not been used|is disabled/i.test(`${reason} ${message}`)) {
     const which = ctx.api === 'gmail' ? 'Gmail API' : 'Admin SDK API';
-    return new GoogleError('forbidden', `The ${which} is not enabled in the service account's Google Cloud project: enable it in the Cloud console (APIs & Services).${said}`, { status });
+    return new GoogleError(
+      'forbidden',
+      `The ${which} is not enabled in the service account's Google Cloud project: enable it in the Cloud console (APIs & Services).${said}`,
+      { status },
+    );
   }
   if (status === 403 || status === 401) {
     const who =
@@ -85,5 +101,7 @@ export function apiError(status: number, body: ApiErrorBody, ctx: { api: 'direct
   if (status === 404 && ctx.api === 'gmail') {
     return new GoogleError('unknown_user', `Gmail knows no send-as address ${ctx.subject}.${said}`, { status });
   }
-  return new GoogleError('other', `Google's ${ctx.api === 'gmail' ? 'Gmail' : 'Directory'} API answered ${status}${reason ? ` ${reason}` : ''}.${said}`, { status });
+  return new GoogleError('other', `Google's ${ctx.api === 'gmail' ? 'Gmail' : 'Directory'} API answered ${status}${reason ? ` ${reason}` : ''}.${said}`, {
+    status,
+  });
 }

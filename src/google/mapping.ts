@@ -7,7 +7,8 @@ import type { GoogleUser } from './client.ts';
 export function toDirectoryUser(u: GoogleUser): DirectoryUser {
   const orgs = u.organizations ?? [];
   const org = orgs.find((o) => o.primary) ?? orgs[0];
-  const phone = (type: string) => (u.phones ?? []).find((p) => p.type === type && p.primary)?.value ?? (u.phones ?? []).find((p) => p.type === type)?.value ?? '';
+  const phone = (type: string) =>
+    (u.phones ?? []).find((p) => p.type === type && p.primary)?.value ?? (u.phones ?? []).find((p) => p.type === type)?.value ?? '';
   const name = u.name?.fullName ?? [u.name?.givenName, u.name?.familyName].filter(Boolean).join(' ');
   return {
     externalId: u.id,

@@ -91,7 +91,7 @@ export function googleRoutes(deps: { guards: Guards; billing: BillingHooks; goog
         onRequest: [guards.org('integration.manage'), billing.writeGate],
         schema: {
           operationId: 'testGoogleConnection',
-          summary: 'Test the connection: a token, one directory page, the admin\'s Gmail settings (admin)',
+          summary: "Test the connection: a token, one directory page, the admin's Gmail settings (admin)",
           description: "Answers 200 whatever Google says: each step's `message` tells, in plain words, what Google answered.",
           tags: ['integrations'],
           params: orgParams,

@@ -71,7 +71,12 @@ export function createGoogleRuns(deps: {
     try {
       const creds = credentialsOf(secrets, row);
       const [org, targets] = await Promise.all([deps.orgs.require(orgId), googleRepo.pushTargets(db, orgId, userIds)]);
-      const current = await deploymentsRepo.current(db, orgId, 'gmail', targets.map((t) => t.id));
+      const current = await deploymentsRepo.current(
+        db,
+        orgId,
+        'gmail',
+        targets.map((t) => t.id),
+      );
       const summary: PushSummary = { total: targets.length, deployed: 0, unchanged: 0, failed: 0, skipped: 0 };
       const count = (outcome: PushOutcome) => {
         summary[outcome]++;
@@ -98,7 +103,8 @@ export function createGoogleRuns(deps: {
         if (was?.contentHash === prepared.signature.contentHash) {
           count('unchanged');
           // Still what the mailbox holds: a deployed row stays deployed; any other becomes `unchanged`.
-          if (was.state !== 'deployed' && !(was.state === 'skipped' && was.reason === 'unchanged')) await record(target.id, { state: 'skipped', reason: 'unchanged' });
+          if (was.state !== 'deployed' && !(was.state === 'skipped' && was.reason === 'unchanged'))
+            await record(target.id, { state: 'skipped', reason: 'unchanged' });
           return;
         }
         const outcome = await gmail.deploy(target, prepared.signature, ctx.signal);

@@ -5,31 +5,35 @@ import { EXAMPLE } from '../http/examples.ts';
 
 const SA = 'signatures@acme-workspace.iam.gserviceaccount.com';
 
-export const googleConnectSchema = z.object({
-  serviceAccountKey: z
-    .record(z.string(), z.unknown())
-    .optional()
-    .describe('the JSON key file Google issues for the service account (an object with `type: "service_account"`, `client_email`, `private_key`, …); required to connect, optional when changing the settings of a connection'),
-  adminEmail: z.email().max(254).describe('a Workspace administrator the directory is read as'),
-  syncUsers: z.boolean().default(true).describe('keep the org\'s users in step with the directory'),
-  pushSignatures: z.boolean().default(true).describe("push every user's signature into Gmail"),
-}).meta({
-  examples: [
-    {
-      serviceAccountKey: {
-        type: 'service_account',
-        project_id: 'acme-workspace',
-        private_key_id: '1f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c',
-        private_key: '-----BEGIN PRIVATE KEY-----\nMIIEvQ…\n-----END PRIVATE KEY-----\n',
-        client_email: SA,
-        client_id: '104729384756102938475',
+export const googleConnectSchema = z
+  .object({
+    serviceAccountKey: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe(
+        'the JSON key file Google issues for the service account (an object with `type: "service_account"`, `client_email`, `private_key`, …); required to connect, optional when changing the settings of a connection',
+      ),
+    adminEmail: z.email().max(254).describe('a Workspace administrator the directory is read as'),
+    syncUsers: z.boolean().default(true).describe("keep the org's users in step with the directory"),
+    pushSignatures: z.boolean().default(true).describe("push every user's signature into Gmail"),
+  })
+  .meta({
+    examples: [
+      {
+        serviceAccountKey: {
+          type: 'service_account',
+          project_id: 'acme-workspace',
+          private_key_id: '1f2e3d4c5b6a79881f2e3d4c5b6a79881f2e3d4c',
+          private_key: '-----BEGIN PRIVATE KEY-----\nMIIEvQ…\n-----END PRIVATE KEY-----\n',
+          client_email: SA,
+          client_id: '104729384756102938475',
+        },
+        adminEmail: 'it-admin@acme.example',
+        syncUsers: true,
+        pushSignatures: true,
       },
-      adminEmail: 'it-admin@acme.example',
-      syncUsers: true,
-      pushSignatures: true,
-    },
-  ],
-});
+    ],
+  });
 
 const skippedUser = z.object({ email: z.string(), userId: z.string().nullable(), reason: z.string() });
 
@@ -57,7 +61,9 @@ export const googleIntegrationSchema = z
         updated: z.number().int(),
         deleted: z.number().int(),
         skipped: z.number().int(),
-        skippedUsers: z.array(skippedUser).describe('who was skipped and why (`seat_limit`, `email_in_other_org`, `email_in_use`, `duplicate`, `other_directory`, `owner_kept`, `scim`)'),
+        skippedUsers: z
+          .array(skippedUser)
+          .describe('who was skipped and why (`seat_limit`, `email_in_other_org`, `email_in_use`, `duplicate`, `other_directory`, `owner_kept`, `scim`)'),
       })
       .nullable(),
     createdAt: timestamp,
@@ -127,17 +133,17 @@ export const directoryResultSchema = z
     ],
   });
 
-export const jobStartedSchema = z
-  .object({ jobId: z.string(), kind: z.string(), state: z.string(), createdAt: timestamp })
-  .meta({
-    id: 'JobStarted',
-    examples: [{ jobId: '5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b', kind: 'google.push', state: 'queued', createdAt: EXAMPLE.createdAt }],
-  });
+export const jobStartedSchema = z.object({ jobId: z.string(), kind: z.string(), state: z.string(), createdAt: timestamp }).meta({
+  id: 'JobStarted',
+  examples: [{ jobId: '5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b', kind: 'google.push', state: 'queued', createdAt: EXAMPLE.createdAt }],
+});
 
 export const connectionTestSchema = z
   .object({
     ok: z.boolean(),
-    steps: z.array(z.object({ step: z.enum(['token', 'directory', 'gmail']), ok: z.boolean(), message: z.string().describe("what Google answered, in plain words") })),
+    steps: z.array(
+      z.object({ step: z.enum(['token', 'directory', 'gmail']), ok: z.boolean(), message: z.string().describe('what Google answered, in plain words') }),
+    ),
   })
   .meta({
     id: 'GoogleConnectionTest',

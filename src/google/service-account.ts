@@ -20,7 +20,9 @@ export async function parseServiceAccountKey(value: unknown): Promise<ServiceAcc
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw refuse('must be the JSON key file of a service account (an object).');
   const key = value as Record<string, unknown>;
   if ('web' in key || 'installed' in key) {
-    throw refuse("this is an OAuth client's file, not a service account key. In Google Cloud → IAM → Service accounts, open the account → Keys → Add key → JSON.");
+    throw refuse(
+      "this is an OAuth client's file, not a service account key. In Google Cloud → IAM → Service accounts, open the account → Keys → Add key → JSON.",
+    );
   }
   if (key.type !== 'service_account') {
     throw refuse(`is not a service account key (its "type" is ${JSON.stringify(key.type ?? null)}, expected "service_account").`);

@@ -31,7 +31,16 @@ export interface TestStep {
   message: string;
 }
 
-export function createGoogleService(deps: { db: Db; secrets: SecretBox; client: GoogleClient; directory: DirectoryService; sync: DirectorySync; connector: GoogleConnector; enqueue: Enqueue; syncIntervalS: number }) {
+export function createGoogleService(deps: {
+  db: Db;
+  secrets: SecretBox;
+  client: GoogleClient;
+  directory: DirectoryService;
+  sync: DirectorySync;
+  connector: GoogleConnector;
+  enqueue: Enqueue;
+  syncIntervalS: number;
+}) {
   const { db, secrets, client } = deps;
 
   async function require(orgId: string): Promise<GoogleIntegrationRow> {
@@ -65,7 +74,13 @@ export function createGoogleService(deps: { db: Db; secrets: SecretBox; client: 
         let row: GoogleIntegrationRow;
         let created = false;
         if (key && sealed) {
-          const keyColumns = { clientEmail: key.clientEmail, clientId: key.clientId, privateKeyId: key.privateKeyId, projectId: key.projectId, sealedPrivateKey: sealed };
+          const keyColumns = {
+            clientEmail: key.clientEmail,
+            clientId: key.clientId,
+            privateKeyId: key.privateKeyId,
+            projectId: key.projectId,
+            sealedPrivateKey: sealed,
+          };
           ({ row, created } = await googleRepo.upsert(tx, ctx.orgId, keyColumns, settings, deps.syncIntervalS));
         } else {
           // Without a new key the stored one is kept as it is now (see updateSettings).

@@ -50,11 +50,7 @@ export function healthRoutes(checks: Record<string, HealthCheck>): FastifyPlugin
           // The operator's log gets the driver's message; the public answer only its class.
           request.log.warn({ checks: results, causes }, 'health check failing');
           const summary = entries.flatMap(([n, r]) => (r.status === 'failing' ? [`${n} (${r.error})`] : []));
-          return sendError(
-            request,
-            reply,
-            new AppError('SERVICE_UNAVAILABLE', `Failing: ${summary.join(', ')}.`, { details: { failing, checks: results } }),
-          );
+          return sendError(request, reply, new AppError('SERVICE_UNAVAILABLE', `Failing: ${summary.join(', ')}.`, { details: { failing, checks: results } }));
         }
         return { status: 'ok' as const, checks: results };
       },

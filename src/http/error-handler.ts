@@ -34,9 +34,7 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: App
  */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const message =
-    error.code === 'FST_ERR_MAX_PARAM_LENGTH'
-      ? 'A path segment is longer than 100 characters.'
-      : 'The URL is not valid: a path segment cannot be decoded.';
+    error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is longer than 100 characters.' : 'The URL is not valid: a path segment cannot be decoded.';
   sendError(request, reply, new AppError('BAD_REQUEST', message, { details: { field: 'params' }, internal: error.code }));
 }
 
@@ -117,7 +115,16 @@ function toAppError(error: FastifyError, limits: { bodyLimitBytes: number }): Ap
 }
 
 function clientCode(status: number): ErrorCode {
-  const known: ErrorCode[] = ['UNAUTHORIZED', 'PAYMENT_REQUIRED', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED', 'PAYLOAD_TOO_LARGE', 'TOO_MANY_REQUESTS'];
+  const known: ErrorCode[] = [
+    'UNAUTHORIZED',
+    'PAYMENT_REQUIRED',
+    'FORBIDDEN',
+    'NOT_FOUND',
+    'CONFLICT',
+    'PRECONDITION_FAILED',
+    'PAYLOAD_TOO_LARGE',
+    'TOO_MANY_REQUESTS',
+  ];
   return known.find((c) => codeToStatus(c) === status) ?? 'BAD_REQUEST';
 }
 

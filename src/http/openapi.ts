@@ -36,7 +36,7 @@ type Json = Record<string, any>;
 
 const HEADERS: Json = {
   CorrelationId: {
-    description: 'The id of this request in the service\'s logs (the `X-Correlation-Id` the client sent, when it was a valid one).',
+    description: "The id of this request in the service's logs (the `X-Correlation-Id` the client sent, when it was a valid one).",
     schema: { type: 'string' },
     example: '3f1c6a52-9b7e-4d2a-8c1e-5b0f7e2d9a41',
   },
@@ -74,15 +74,19 @@ export function openApiOptions(baseUrl: string): SwaggerOptions {
       info: {
         title: 'Signature Service API',
         version: '1.0.0',
-        description:
-          'Multi-tenant API for managing and rendering email signatures. Every error answers `{error: {code, message, details?, correlationId}}`.',
+        description: 'Multi-tenant API for managing and rendering email signatures. Every error answers `{error: {code, message, details?, correlationId}}`.',
       },
       servers: [{ url: baseUrl }],
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'An ID token of the identity provider, or an API key (`svc_…`).' },
           apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key of the org (`svc_…`).' },
-          addinKey: { type: 'apiKey', in: 'header', name: 'X-Addin-Key', description: "An org's Outlook add-in key (`oak_…`), only for `GET /v1/addin/signature`." },
+          addinKey: {
+            type: 'apiKey',
+            in: 'header',
+            name: 'X-Addin-Key',
+            description: "An org's Outlook add-in key (`oak_…`), only for `GET /v1/addin/signature`.",
+          },
         },
       },
     },

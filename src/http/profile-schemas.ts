@@ -46,5 +46,10 @@ export const customFieldListSchema = z
   .refine((list) => new Set(list.map((f) => f.key)).size === list.length, { message: 'each key once' })
   .meta({
     id: 'CustomFields',
-    examples: [[{ key: 'booking_link', label: 'Booking link', type: 'url', selfService: true }, { key: 'desk', label: 'Desk', type: 'text', selfService: false }]],
+    examples: [
+      [
+        { key: 'booking_link', label: 'Booking link', type: 'url', selfService: true },
+        { key: 'desk', label: 'Desk', type: 'text', selfService: false },
+      ],
+    ],
   });

@@ -3,18 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 // Query parameters that carry credentials: in OAuth and OpenID Connect URLs (a logout link holds
 // a live ID token; a callback an authorization code), and the Outlook add-in's files (`?key=`, the
 // org's add-in key, which the manifest writes into their URLs).
-const SECRET_PARAMS = new Set([
-  'key',
-  'id_token_hint',
-  'id_token',
-  'access_token',
-  'refresh_token',
-  'token',
-  'code',
-  'code_verifier',
-  'client_secret',
-  'xsrf',
-]);
+const SECRET_PARAMS = new Set(['key', 'id_token_hint', 'id_token', 'access_token', 'refresh_token', 'token', 'code', 'code_verifier', 'client_secret', 'xsrf']);
 // Anything shaped like a JWT (or JWE): base64url JSON header "eyJ…", then dot-separated parts.
 const JWT_LIKE = /eyJ[A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]*){1,4}/g;
 // An Outlook add-in key (src/outlook/addin-key.ts: `oak_` and base64url) under any name, or in a path.

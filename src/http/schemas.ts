@@ -15,7 +15,7 @@ export const errorEnvelope = z
       code: z.enum(ERROR_CODES),
       message: z.string(),
       details: z.record(z.string(), z.unknown()).optional(),
-      correlationId: z.string().optional().describe('absent only from the throttling layer\'s 429'),
+      correlationId: z.string().optional().describe("absent only from the throttling layer's 429"),
     }),
   })
   .meta({

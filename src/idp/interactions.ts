@@ -61,8 +61,7 @@ function interactionPages(deps: InteractionDeps) {
   const base = `${deps.authPath}/interaction`;
   const fits = sessionFit({ ids, staffSignInTtlS: deps.staffSignInTtlS, clock: deps.clock, kindOf: async (id) => (await signIn.account(id))?.kind });
   const authOrigin = new URL(deps.authUrl);
-  const html = (reply: FastifyReply, body: string, status = 200) =>
-    reply.code(status).headers(deps.pageHeaders).type('text/html; charset=utf-8').send(body);
+  const html = (reply: FastifyReply, body: string, status = 200) => reply.code(status).headers(deps.pageHeaders).type('text/html; charset=utf-8').send(body);
   const forms = { onRequest: refuseCrossSitePosts(authOrigin.origin, (reply) => html(reply, crossSitePage(), 403)) };
 
   /**
@@ -80,7 +79,8 @@ function interactionPages(deps: InteractionDeps) {
   }
 
   async function details(request: UidRequest, reply: FastifyReply): Promise<Details | undefined> {
-    const expired = () => html(reply, errorPage('invalid_request', 'This sign-in has expired or was opened in another browser. Start again from the app.'), 400);
+    const expired = () =>
+      html(reply, errorPage('invalid_request', 'This sign-in has expired or was opened in another browser. Start again from the app.'), 400);
     try {
       const d = await provider.interactionDetails(request.raw, reply.raw);
       // The page's address must name the interaction of this browser's cookie.
@@ -187,7 +187,9 @@ export function interactionRoutes(deps: InteractionDeps): FastifyPluginAsync {
       const form = request.body ?? {};
       const kind = d.params.client_id === ids.admin ? 'staff' : 'user';
       const throttled = !(await takeAttempt(request, reply, 'signin'));
-      const outcome = await passwordStep({ username: form.username, password: form.password, throttled }, (email, password) => signIn.password(kind, email, password));
+      const outcome = await passwordStep({ username: form.username, password: form.password, throttled }, (email, password) =>
+        signIn.password(kind, email, password),
+      );
       if (outcome.kind === 'refused') {
         return html(reply, loginPage(d, { email: outcome.email, error: outcome.error }), outcome.status);
       }

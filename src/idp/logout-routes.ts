@@ -21,8 +21,7 @@ export function logoutRoutes(deps: {
 }): FastifyPluginAsync {
   const { provider } = deps;
   const toProvider = handToProvider(provider, deps.authUrl);
-  const html = (reply: FastifyReply, body: string, status = 200) =>
-    reply.code(status).headers(deps.pageHeaders).type('text/html; charset=utf-8').send(body);
+  const html = (reply: FastifyReply, body: string, status = 200) => reply.code(status).headers(deps.pageHeaders).type('text/html; charset=utf-8').send(body);
   const refuseCrossSite = refuseCrossSitePosts(new URL(deps.authUrl).origin, (reply) => html(reply, crossSitePage(), 403));
 
   return async (app) => {

@@ -60,19 +60,48 @@ export function sessionFit(deps: {
   };
 }
 
+/** How long each kind of the provider's records lives. */
+function ttlOf(config: Config, ids: ReturnType<typeof clientIds>, nowS: () => number): NonNullable<Configuration['ttl']> {
+  const refreshTtl = (clientId: string | undefined) => (clientId === ids.admin ? config.refreshTokenTtlAdminS : config.refreshTokenTtlAppS);
+  const longest = Math.max(config.refreshTokenTtlAppS, config.refreshTokenTtlAdminS);
+  return {
+    IdToken: config.idTokenTtlS,
+    AccessToken: config.accessTokenTtlS,
+    AuthorizationCode: 300,
+    // An anonymous authorize stores an interaction: at most SIGNIN_ATTEMPTS_PER_MINUTE a minute
+    // per address (interactions.ts), each kept 10 minutes (enough to type a password and a code),
+    // so an address can make the store keep ~10 × that many rows, not an hour's worth of calls.
+    Interaction: INTERACTION_TTL_S,
+    RefreshToken: (_ctx, _token, client) => refreshTtl(client?.clientId),
+    // Grants and sessions must outlive the longest refresh token, or refresh would stop early.
+    Grant: longest,
+    // A session that signed in to the admin client ends with the admin client's refresh lifetime
+    // counted from its sign-in, however often it is used: its tokens expire with it
+    // (expiresWithSession below), so no staff refresh token outlives the sign-in by a second.
+    Session: (_ctx, session) => {
+      // Granted to the admin client: only a staff sign-in gets that far (the login check above).
+      const staff = Boolean(session.authorizations?.[ids.admin]?.grantId);
+      if (!staff || session.loginTs === undefined) return longest;
+      return Math.max(1, session.loginTs + config.refreshTokenTtlAdminS - nowS());
+    },
+  };
+}
+
 export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial; clock: () => Date }): Provider {
   const { config, db } = deps;
   const ids = clientIds(config.stage);
-  const refreshTtl = (clientId: string | undefined) =>
-    clientId === ids.admin ? config.refreshTokenTtlAdminS : config.refreshTokenTtlAppS;
-  const longest = Math.max(config.refreshTokenTtlAppS, config.refreshTokenTtlAdminS);
   const nowS = () => Math.floor(deps.clock().getTime() / 1000);
   const headers = pageHeaders(clientCallbacks(config));
 
   const policy = interactionPolicy.base();
   // The admin client needs a TOTP-verified staff session; the customer client an org user's.
   // Without this check, a session made through one client would let the other through.
-  const fit = sessionFit({ ids, staffSignInTtlS: config.refreshTokenTtlAdminS, clock: deps.clock, kindOf: async (id) => (await accountsRepo.byId(db, id))?.kind });
+  const fit = sessionFit({
+    ids,
+    staffSignInTtlS: config.refreshTokenTtlAdminS,
+    clock: deps.clock,
+    kindOf: async (id) => (await accountsRepo.byId(db, id))?.kind,
+  });
   policy.get('login')?.checks.add(
     new interactionPolicy.Check('account_kind', 'this client needs another kind of sign-in', async (ctx) => {
       const { session, client } = ctx.oidc;
@@ -103,27 +132,7 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
       jwks: '/.well-known/jwks.json',
       revocation: '/oauth2/revoke',
     },
-    ttl: {
-      IdToken: config.idTokenTtlS,
-      AccessToken: config.accessTokenTtlS,
-      AuthorizationCode: 300,
-      // An anonymous authorize stores an interaction: at most SIGNIN_ATTEMPTS_PER_MINUTE a minute
-      // per address (interactions.ts), each kept 10 minutes (enough to type a password and a code),
-      // so an address can make the store keep ~10 × that many rows, not an hour's worth of calls.
-      Interaction: INTERACTION_TTL_S,
-      RefreshToken: (_ctx, _token, client) => refreshTtl(client?.clientId),
-      // Grants and sessions must outlive the longest refresh token, or refresh would stop early.
-      Grant: longest,
-      // A session that signed in to the admin client ends with the admin client's refresh lifetime
-      // counted from its sign-in, however often it is used: its tokens expire with it
-      // (expiresWithSession below), so no staff refresh token outlives the sign-in by a second.
-      Session: (_ctx, session) => {
-        // Granted to the admin client: only a staff sign-in gets that far (the login check above).
-        const staff = Boolean(session.authorizations?.[ids.admin]?.grantId);
-        if (!staff || session.loginTs === undefined) return longest;
-        return Math.max(1, session.loginTs + config.refreshTokenTtlAdminS - nowS());
-      },
-    },
+    ttl: ttlOf(config, ids, nowS),
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken: false,
     // Codes and tokens belong to the session they were issued in: ending it (logout, a password
@@ -134,8 +143,7 @@ export function createProvider(deps: { config: Config; db: Db; keys: KeyMaterial
     jwks: { keys: deps.keys.signing as NonNullable<Configuration['jwks']>['keys'] },
     // The library's own rule, stated so it stops warning at start: a public client (the web apps)
     // may call the token, revocation and userinfo endpoints from its callbacks' origins only.
-    clientBasedCORS: (_ctx, origin, client) =>
-      origin !== 'null' && (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
+    clientBasedCORS: (_ctx, origin, client) => origin !== 'null' && (client.redirectUris ?? []).some((uri) => URL.parse(uri)?.origin === origin),
     features: {
       devInteractions: { enabled: false },
       revocation: { enabled: true },

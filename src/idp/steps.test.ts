@@ -73,7 +73,11 @@ test('code step: throttled and malformed codes are no guesses; a right code adds
 test('new-password step: the service says why a password is refused; a change keeps amr', async () => {
   const pending: Pending = { accountId: 'acc-1', step: 'new-password', amr: ['pwd'] };
   const short = checkAnswering<AccountState | string>('The password needs at least 12 characters.');
-  assert.deepEqual(await newPasswordStep({ pending, password: 'short' }, short.check), { kind: 'refused', status: 400, error: 'The password needs at least 12 characters.' });
+  assert.deepEqual(await newPasswordStep({ pending, password: 'short' }, short.check), {
+    kind: 'refused',
+    status: 400,
+    error: 'The password needs at least 12 characters.',
+  });
   const changed = checkAnswering<AccountState | string>(account());
   assert.deepEqual(await newPasswordStep({ pending, password: 'a long new password' }, changed.check), { kind: 'passed', accountId: 'acc-1', amr: ['pwd'] });
   const nul = checkAnswering<AccountState | string>(account());

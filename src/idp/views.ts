@@ -79,8 +79,12 @@ export function signInPage(action: string, opts: { error?: string; client: strin
 <form method="post" action="${escape(action)}">
 <label for="username">Email</label><input id="username" name="username" type="email" autocomplete="username" required autofocus value="${escape(opts.email ?? '')}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button></form>${opts.forgotUrl ? `
-<p class="hint"><a href="${escape(opts.forgotUrl)}">Forgot your password?</a></p>` : ''}`,
+<button type="submit">Sign in</button></form>${
+      opts.forgotUrl
+        ? `
+<p class="hint"><a href="${escape(opts.forgotUrl)}">Forgot your password?</a></p>`
+        : ''
+    }`,
   );
 }
 

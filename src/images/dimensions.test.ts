@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { readImageInfo, sniffType } from './dimensions.ts';
 
 const seg = (marker: number, payload: number[]) => [0xff, marker, ((payload.length + 2) >> 8) & 0xff, (payload.length + 2) & 0xff, ...payload];
-const sof = (marker: number, width: number, height: number) => seg(marker, [8, height >> 8, height & 0xff, width >> 8, width & 0xff, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]);
+const sof = (marker: number, width: number, height: number) =>
+  seg(marker, [8, height >> 8, height & 0xff, width >> 8, width & 0xff, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]);
 const jpeg = (...segments: number[][]) => Buffer.from([0xff, 0xd8, ...segments.flat(), 0xff, 0xd9]);
 const le = (n: number) => [n & 0xff, n >> 8];
 // A GIF: the logical screen (with a global colour table of 2 entries), then each frame's descriptor
@@ -15,7 +16,15 @@ const gifOf = (version: string, screen: [number, number], frames: [number, numbe
     ...Buffer.from(version, 'latin1'),
     ...le(screen[0]),
     ...le(screen[1]),
-    0x80, 0, 0, 200, 30, 30, 255, 255, 255,
+    0x80,
+    0,
+    0,
+    200,
+    30,
+    30,
+    255,
+    255,
+    255,
     ...between,
     ...frames.flatMap(([left, top, w, h]) => [0x2c, ...le(left), ...le(top), ...le(w), ...le(h), 0, 2, 2, 0x44, 0x01, 0]),
     0x3b,
@@ -64,14 +73,39 @@ test('the magic bytes decide the type: not the file name, not what the client sa
 test('GIF: every frame is read; one that reaches past the logical screen gives its extent', () => {
   // An extension (graphic control, 4 bytes) before the frames, and two frames inside the screen.
   const control = [0x21, 0xf9, 4, 0, 0, 0, 0, 0];
-  assert.deepEqual(readImageInfo(gifOf('GIF89a', [40, 30], [[0, 0, 40, 30], [10, 5, 30, 25]], control)), { contentType: 'image/gif', width: 40, height: 30 });
+  assert.deepEqual(
+    readImageInfo(
+      gifOf(
+        'GIF89a',
+        [40, 30],
+        [
+          [0, 0, 40, 30],
+          [10, 5, 30, 25],
+        ],
+        control,
+      ),
+    ),
+    { contentType: 'image/gif', width: 40, height: 30 },
+  );
   // A 1×1 screen carrying a 65535×65535 frame, as the second frame.
-  assert.deepEqual(readImageInfo(gifOf('GIF89a', [1, 1], [[0, 0, 1, 1], [0, 0, 65535, 65535]])), {
-    contentType: 'image/gif',
-    width: 1,
-    height: 1,
-    frames: { width: 65535, height: 65535 },
-  });
+  assert.deepEqual(
+    readImageInfo(
+      gifOf(
+        'GIF89a',
+        [1, 1],
+        [
+          [0, 0, 1, 1],
+          [0, 0, 65535, 65535],
+        ],
+      ),
+    ),
+    {
+      contentType: 'image/gif',
+      width: 1,
+      height: 1,
+      frames: { width: 65535, height: 65535 },
+    },
+  );
   // A frame's offset counts: 1,990 + 20 reaches 2,010.
   assert.deepEqual(readImageInfo(gifOf('GIF89a', [100, 100], [[1990, 0, 20, 10]]))?.frames, { width: 2010, height: 100 });
   // A block that is neither an extension, a frame nor the trailer: malformed.

@@ -71,7 +71,10 @@ export function imageFiles(dir: string): ImageFiles {
         if (rows.length === 0) return moved;
         // Written first, forgotten after: a crash between the two writes the file again next time.
         for (const r of rows) await files.write(r.org_id, r.id, r.data);
-        await imagesRepo.dropBytes(db, rows.map((r) => r.id));
+        await imagesRepo.dropBytes(
+          db,
+          rows.map((r) => r.id),
+        );
         moved += rows.length;
       }
     },

@@ -27,7 +27,12 @@ export async function imagesModule(core: Core): Promise<Module<ImageService>> {
     // Images are fetched by mail clients, without credentials: outside the authenticated scope.
     public: [
       publicImageRoutes({
-        throttle: publicThrottle(byAddress(core), core.refusal, { limiter: core.limiters.asset, limit: core.config.assetRateLimit.burst, scope: 'asset', bucketOf: () => 'asset' }),
+        throttle: publicThrottle(byAddress(core), core.refusal, {
+          limiter: core.limiters.asset,
+          limit: core.config.assetRateLimit.burst,
+          scope: 'asset',
+          bucketOf: () => 'asset',
+        }),
         images,
       }),
     ],

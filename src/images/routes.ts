@@ -44,7 +44,8 @@ const imageBody = z
 
 // An ETag is a quoted string; If-None-Match may list several, or `*`.
 const matches = (ifNoneMatch: string | undefined, etag: string) =>
-  ifNoneMatch !== undefined && ifNoneMatch.split(',').some((t) => {
+  ifNoneMatch !== undefined &&
+  ifNoneMatch.split(',').some((t) => {
     const tag = t.trim().replace(/^W\//, '');
     return tag === etag || tag === '*';
   });
@@ -142,9 +143,7 @@ export function publicImageRoutes(deps: { throttle: Throttle; images: ImageServi
           response: {
             200: {
               description: 'The image bytes, as uploaded',
-              content: Object.fromEntries(
-                IMAGE_TYPES.map((t) => [t, { schema: z.string().meta({ format: 'binary', contentMediaType: t }) }]),
-              ),
+              content: Object.fromEntries(IMAGE_TYPES.map((t) => [t, { schema: z.string().meta({ format: 'binary', contentMediaType: t }) }])),
             },
             304: z.null().describe('not modified: the If-None-Match named this ETag'),
             400: errorEnvelope,
@@ -160,7 +159,10 @@ export function publicImageRoutes(deps: { throttle: Throttle; images: ImageServi
         const body = await image.body();
         // A Buffer or a file's stream goes out as is (Fastify serializes neither); the typed reply
         // only knows the schemas.
-        return reply.type(image.contentType).header('content-length', image.bytes).send(body as never);
+        return reply
+          .type(image.contentType)
+          .header('content-length', image.bytes)
+          .send(body as never);
       },
     );
   };

@@ -270,9 +270,10 @@ export function createJobQueue(deps: { db: Db; logger: Logger; options?: Partial
       return 'deferred';
     }
     const retryable = err instanceof RetryableJobError || err instanceof DatabaseUnavailableError;
-    const message = err instanceof RetryableJobError || err instanceof JobFailedError
-      ? err.message.slice(0, ERROR_MAX_CHARS)
-      : `The job failed on an unexpected error (job ${row.id}); the service log has the details.`;
+    const message =
+      err instanceof RetryableJobError || err instanceof JobFailedError
+        ? err.message.slice(0, ERROR_MAX_CHARS)
+        : `The job failed on an unexpected error (job ${row.id}); the service log has the details.`;
     if (retryable && row.attempts < maxAttempts) {
       const delay = err instanceof RetryableJobError && err.retryAfterMs !== undefined ? err.retryAfterMs : backoffMs(row.attempts, options, random);
       await jobsRepo.retry(db, row.id, token, delay, message);
@@ -341,10 +342,7 @@ export function createJobQueue(deps: { db: Db; logger: Logger; options?: Partial
       await loop;
       const inFlight = [...running.values()];
       for (const { controller } of inFlight) controller.abort(SHUTDOWN);
-      const waited = await Promise.race([
-        Promise.allSettled(inFlight.map((r) => r.done)).then(() => true),
-        sleep(STOP_WAIT_MS, false, { ref: false }),
-      ]);
+      const waited = await Promise.race([Promise.allSettled(inFlight.map((r) => r.done)).then(() => true), sleep(STOP_WAIT_MS, false, { ref: false })]);
       if (!waited) logger.warn({ jobs: running.size }, 'stopped with jobs still running; their leases expire and another instance takes them');
     },
     get running() {

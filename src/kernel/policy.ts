@@ -189,7 +189,11 @@ export function createUser(actor: { role: EffectiveRole }, role: OrgRole): Decis
 }
 
 /** TOTP: only the user enrols (the secret is shown to the caller); the user or an admin disables. */
-export function manageMfa(actor: { role: EffectiveRole; userId?: string | undefined }, target: { id: string; role: OrgRole }, op: 'enrol' | 'disable'): Decision {
+export function manageMfa(
+  actor: { role: EffectiveRole; userId?: string | undefined },
+  target: { id: string; role: OrgRole },
+  op: 'enrol' | 'disable',
+): Decision {
   if (actor.userId === target.id) return { allowed: true, role: actor.role };
   if (op === 'enrol') return deny('Only the user may enrol their own authenticator.');
   if (RANK[actor.role] < RANK.admin) return deny('Members may only manage their own two-step verification.');

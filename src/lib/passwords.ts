@@ -20,9 +20,7 @@ export interface PasswordHasher {
 }
 
 function derive(password: string, salt: Buffer, params: ScryptOptions & { N: number }): Promise<Buffer> {
-  return new Promise((resolve, reject) =>
-    scrypt(password.normalize('NFKC'), salt, 32, params, (err, key) => (err ? reject(err) : resolve(key))),
-  );
+  return new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, 32, params, (err, key) => (err ? reject(err) : resolve(key))));
 }
 
 /** Hashes with the given cost; verifies with the cost stored in each hash, so any two hashers agree. */

@@ -28,7 +28,16 @@ test('counts add up by key and go out in one write per flush; a failed write kee
   counts.add({ key: 'a', n: 4 });
   fail = false;
   await counts.flush();
-  assert.deepEqual(writes, [[{ key: 'a', n: 7 }, { key: 'b', n: 1 }]], 'kept rows and new counts, added up');
+  assert.deepEqual(
+    writes,
+    [
+      [
+        { key: 'a', n: 7 },
+        { key: 'b', n: 1 },
+      ],
+    ],
+    'kept rows and new counts, added up',
+  );
   await counts.flush();
   assert.equal(writes.length, 1, 'nothing pending: no write');
   counts.add({ key: 'c', n: 1 });

@@ -15,7 +15,12 @@ export class WriteBehindCounts<Row> {
   readonly #timer: NodeJS.Timeout;
   #flushing: Promise<void> = Promise.resolve();
 
-  constructor(opts: { write: (rows: Row[]) => Promise<void>; keyOf: (row: Row) => string; merge: (into: Row, from: Row) => void; onError: (err: unknown, rows: number) => void }) {
+  constructor(opts: {
+    write: (rows: Row[]) => Promise<void>;
+    keyOf: (row: Row) => string;
+    merge: (into: Row, from: Row) => void;
+    onError: (err: unknown, rows: number) => void;
+  }) {
     this.#write = opts.write;
     this.#keyOf = opts.keyOf;
     this.#merge = opts.merge;

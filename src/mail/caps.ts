@@ -24,9 +24,7 @@ export function takeOrgMailSlot(db: Db, orgId: string, now: Date, perHour: numbe
 export async function takeResend(tx: Db, userId: string, now: Date): Promise<void> {
   if (await mailCountsRepo.take(tx, 'resend', userId, hourOf(now), RESENDS_PER_HOUR)) return;
   const retryAfterS = Math.ceil(untilNextHour(now) / 1000);
-  throw new AppError(
-    'TOO_MANY_REQUESTS',
-    `This invitation was resent ${RESENDS_PER_HOUR} times this hour: retry in ${retryAfterS} seconds.`,
-    { details: { scope: 'mail', retryAfterS } },
-  );
+  throw new AppError('TOO_MANY_REQUESTS', `This invitation was resent ${RESENDS_PER_HOUR} times this hour: retry in ${retryAfterS} seconds.`, {
+    details: { scope: 'mail', retryAfterS },
+  });
 }

@@ -22,7 +22,8 @@ ${paragraphs.map(p).join('\n')}
 </div></body></html>`;
 }
 
-const days = (s: number) => (s % 86400 === 0 ? `${s / 86400} day${s === 86400 ? '' : 's'}` : s % 3600 === 0 ? `${s / 3600} hours` : `${Math.round(s / 60)} minutes`);
+const days = (s: number) =>
+  s % 86400 === 0 ? `${s / 86400} day${s === 86400 ? '' : 's'}` : s % 3600 === 0 ? `${s / 3600} hours` : `${Math.round(s / 60)} minutes`;
 
 export function invitationMail(m: { orgName: string; inviteeName: string; url: string; ttlS: number }): MailContent {
   const greeting = m.inviteeName ? `Hello ${m.inviteeName},` : 'Hello,';
@@ -47,10 +48,6 @@ export function passwordResetMail(m: { orgName: string | null; name: string; url
   return {
     subject: `Reset your ${PRODUCT_NAME} password`,
     text: `${greeting}\n\n${intro}\n\nChoose a new password here:\n${m.url}\n\n${validity}\n\n${where}\n`,
-    html: html(
-      [escapeHtml(greeting), escapeHtml(intro)],
-      { label: 'Choose a new password', url: m.url },
-      `${escapeHtml(validity)} — ${escapeHtml(where)}`,
-    ),
+    html: html([escapeHtml(greeting), escapeHtml(intro)], { label: 'Choose a new password', url: m.url }, `${escapeHtml(validity)} — ${escapeHtml(where)}`),
   };
 }

@@ -18,7 +18,13 @@ export const credentialsOf = (secrets: SecretBox, row: MicrosoftIntegrationRow):
   clientSecret: secrets.open(row.sealed_secret, sealedContext('microsoft', row.org_id)),
 });
 
-export function microsoftConnector(deps: { db: Db; secrets: SecretBox; graph: Pick<GraphClient, 'userPages'>; clock: () => Date; syncIntervalS: number }): MicrosoftConnector {
+export function microsoftConnector(deps: {
+  db: Db;
+  secrets: SecretBox;
+  graph: Pick<GraphClient, 'userPages'>;
+  clock: () => Date;
+  syncIntervalS: number;
+}): MicrosoftConnector {
   const { db } = deps;
   return {
     source: 'microsoft',

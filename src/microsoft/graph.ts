@@ -98,7 +98,12 @@ export function createGraphClient(opts: { loginUrl: string; graphUrl: string; fe
         if (body.access_token) return body.access_token;
         throw new MicrosoftError('other', 'Microsoft answered a token request without a token.');
       }
-      if (res.status === 429 || res.status >= 500) throw new MicrosoftError(res.status === 429 ? 'throttled' : 'unavailable', `Microsoft's sign-in service answered ${res.status}.`, retryAfterMs(res, clock()));
+      if (res.status === 429 || res.status >= 500)
+        throw new MicrosoftError(
+          res.status === 429 ? 'throttled' : 'unavailable',
+          `Microsoft's sign-in service answered ${res.status}.`,
+          retryAfterMs(res, clock()),
+        );
       throw new MicrosoftError(
         'credentials',
         `Microsoft refused the app's credentials (${await errorText(res)}): check the tenant id, the client id and the client secret (and that the secret has not expired).`,
@@ -124,13 +129,21 @@ export function createGraphClient(opts: { loginUrl: string; graphUrl: string; fe
           await sleep(wait, undefined, { signal });
         }
         if (res.status === 401 || res.status === 403) {
-          throw new MicrosoftError('permission', `Microsoft Graph refused to list users (${await errorText(res)}): grant the app the application permission User.Read.All, with admin consent.`);
+          throw new MicrosoftError(
+            'permission',
+            `Microsoft Graph refused to list users (${await errorText(res)}): grant the app the application permission User.Read.All, with admin consent.`,
+          );
         }
-        if (!res.ok) throw new MicrosoftError(res.status >= 500 ? 'unavailable' : 'other', `Microsoft Graph answered ${res.status} listing users (${await errorText(res)}).`);
+        if (!res.ok)
+          throw new MicrosoftError(
+            res.status >= 500 ? 'unavailable' : 'other',
+            `Microsoft Graph answered ${res.status} listing users (${await errorText(res)}).`,
+          );
         const body = (await res.json()) as { value?: GraphUser[]; '@odata.nextLink'?: string };
         next = body['@odata.nextLink'];
         // Graph's links are absolute; one that leaves Graph's origin is not followed with our token.
-        if (next && new URL(next).origin !== graphOrigin) throw new MicrosoftError('other', 'Microsoft Graph sent a next page on another origin; the sync stopped there.');
+        if (next && new URL(next).origin !== graphOrigin)
+          throw new MicrosoftError('other', 'Microsoft Graph sent a next page on another origin; the sync stopped there.');
         yield body.value ?? [];
       }
     },

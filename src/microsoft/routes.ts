@@ -51,7 +51,14 @@ const present = (row: MicrosoftIntegrationRow, lastRun: DirectoryRunRow | null) 
   lastError: row.last_error,
   lastErrorAt: isoOrNull(row.last_error_at),
   lastRun: lastRun
-    ? { created: lastRun.created, updated: lastRun.updated, deleted: lastRun.deleted, skipped: lastRun.skipped, startedAt: iso(lastRun.started_at), finishedAt: isoOrNull(lastRun.finished_at) }
+    ? {
+        created: lastRun.created,
+        updated: lastRun.updated,
+        deleted: lastRun.deleted,
+        skipped: lastRun.skipped,
+        startedAt: iso(lastRun.started_at),
+        finishedAt: isoOrNull(lastRun.finished_at),
+      }
     : null,
   createdAt: iso(row.created_at),
   updatedAt: iso(row.updated_at),
@@ -80,7 +87,7 @@ const dryRunSchema = z
 
 const tenantId = text()
   .trim()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9.-]{0,99}$/, { message: "must be the directory (tenant) id, a GUID, or its domain (contoso.onmicrosoft.com)" });
+  .regex(/^[A-Za-z0-9][A-Za-z0-9.-]{0,99}$/, { message: 'must be the directory (tenant) id, a GUID, or its domain (contoso.onmicrosoft.com)' });
 
 export function microsoftRoutes(deps: { guards: Guards; billing: BillingHooks; microsoft: MicrosoftService }): FastifyPluginAsyncZod {
   const { guards, billing, microsoft } = deps;
@@ -96,13 +103,21 @@ export function microsoftRoutes(deps: { guards: Guards; billing: BillingHooks; m
             'The app needs the Microsoft Graph application permission User.Read.All, with admin consent. The secret is stored sealed (SECRETS_KEY) and never answered. A first sync is queued.',
           tags: ['integrations'],
           params: orgParams,
-          body: z.strictObject({
-            tenantId,
-            clientId: uuid.describe('the application (client) id of the app registration'),
-            clientSecret: text().min(1).max(1000).describe('a client secret of the app registration (its value, not its id)'),
-          }).meta({
-            examples: [{ tenantId: '72f988bf-86f1-41af-91ab-2d7cd011db47', clientId: '0b1c2d3e-4f50-4a6b-8c7d-9e0f1a2b3c4d', clientSecret: 'Q~8Xr…(the secret value)' }],
-          }),
+          body: z
+            .strictObject({
+              tenantId,
+              clientId: uuid.describe('the application (client) id of the app registration'),
+              clientSecret: text().min(1).max(1000).describe('a client secret of the app registration (its value, not its id)'),
+            })
+            .meta({
+              examples: [
+                {
+                  tenantId: '72f988bf-86f1-41af-91ab-2d7cd011db47',
+                  clientId: '0b1c2d3e-4f50-4a6b-8c7d-9e0f1a2b3c4d',
+                  clientSecret: 'Q~8Xr…(the secret value)',
+                },
+              ],
+            }),
           response: { 200: connectionSchema, ...errorResponses('FORBIDDEN', 'PAYMENT_REQUIRED', 'SERVICE_UNAVAILABLE') },
         },
       },

@@ -117,10 +117,16 @@ export function createOrgService(deps: {
         if (!before) throw notFound('Organisation');
         const row = await orgsRepo.replaceFields(tx, ctx.orgId, fields, ifMatch);
         if (!row) {
-          throw new AppError('PRECONDITION_FAILED', 'If-Match does not match the current custom fields.', { details: { currentVersion: before.fields_version } });
+          throw new AppError('PRECONDITION_FAILED', 'If-Match does not match the current custom fields.', {
+            details: { currentVersion: before.fields_version },
+          });
         }
         const kept = new Set(fields.map((f) => f.key));
-        const users = await orgsRepo.dropAttributes(tx, ctx.orgId, before.fields.map((f) => f.key).filter((k) => !kept.has(k)));
+        const users = await orgsRepo.dropAttributes(
+          tx,
+          ctx.orgId,
+          before.fields.map((f) => f.key).filter((k) => !kept.has(k)),
+        );
         await recordAudit(tx, ctx, { action: 'org.fields.update', targetId: ctx.orgId, changes: ['fields'] });
         return { row, users };
       });
@@ -144,47 +150,50 @@ export function createOrgService(deps: {
       const ownerUserId = randomUUID();
       const passwordHash = input.ownerPassword ? await passwords.hash(input.ownerPassword) : null;
       const role: OrgRole = 'owner';
-      const created = await db.transaction().execute(async (tx) => {
-        await orgsRepo.insert(tx, { id: orgId, name: input.name, seats: input.seats, plan: input.plan });
-        const owner = await usersRepo.insert(tx, {
-          id: ownerUserId,
-          org_id: orgId,
-          email: input.ownerEmail,
-          name: input.ownerName ?? '',
-          role,
-          password_hash: passwordHash,
-          status: passwordHash ? 'active' : 'invited',
+      const created = await db
+        .transaction()
+        .execute(async (tx) => {
+          await orgsRepo.insert(tx, { id: orgId, name: input.name, seats: input.seats, plan: input.plan });
+          const owner = await usersRepo.insert(tx, {
+            id: ownerUserId,
+            org_id: orgId,
+            email: input.ownerEmail,
+            name: input.ownerName ?? '',
+            role,
+            password_hash: passwordHash,
+            status: passwordHash ? 'active' : 'invited',
+          });
+          // Without a password the owner is invited, like any user created without one.
+          const invitation = passwordHash || !deps.invite ? undefined : await deps.invite(tx, owner);
+          const ctx = { orgId, correlationId: input.correlationId, actor: input.actor ?? { type: 'system' as const, id: 'cli' } };
+          await recordAudit(tx, ctx, { action: 'org.create', targetId: orgId, changes: ['name', 'plan', 'seats'] });
+          await recordAudit(tx, ctx, { action: 'user.create', targetId: ownerUserId, changes: ['email', 'role'] });
+          // A first signature that works: the starter template is the new org's default.
+          const template = await templatesRepo.insert(tx, {
+            id: randomUUID(),
+            org_id: orgId,
+            name: deps.starter.name,
+            html: deps.starter.html,
+            text: deps.starter.text,
+            html_prepared: deps.starter.html,
+            design: JSON.stringify(deps.starter.design),
+            source: 'design',
+            is_default: true,
+          });
+          await recordAudit(tx, ctx, { action: 'template.create', targetId: template.id, changes: ['design', 'html', 'isDefault', 'name', 'text'] });
+          const { keyId, key } = await deps.apiKeys.mint(
+            { orgId, correlationId: input.correlationId, principal: { kind: 'user', userId: ownerUserId, orgId, role } },
+            { name: 'first key' },
+            tx,
+          );
+          return { apiKey: { keyId, key }, invitation };
+        })
+        .catch((err: unknown) => {
+          if (isUniqueViolation(err, 'users_email_live')) {
+            throw conflict(`The email address ${input.ownerEmail} already belongs to a user of another organisation.`, { field: 'ownerEmail' });
+          }
+          throw err;
         });
-        // Without a password the owner is invited, like any user created without one.
-        const invitation = passwordHash || !deps.invite ? undefined : await deps.invite(tx, owner);
-        const ctx = { orgId, correlationId: input.correlationId, actor: input.actor ?? { type: 'system' as const, id: 'cli' } };
-        await recordAudit(tx, ctx, { action: 'org.create', targetId: orgId, changes: ['name', 'plan', 'seats'] });
-        await recordAudit(tx, ctx, { action: 'user.create', targetId: ownerUserId, changes: ['email', 'role'] });
-        // A first signature that works: the starter template is the new org's default.
-        const template = await templatesRepo.insert(tx, {
-          id: randomUUID(),
-          org_id: orgId,
-          name: deps.starter.name,
-          html: deps.starter.html,
-          text: deps.starter.text,
-          html_prepared: deps.starter.html,
-          design: JSON.stringify(deps.starter.design),
-          source: 'design',
-          is_default: true,
-        });
-        await recordAudit(tx, ctx, { action: 'template.create', targetId: template.id, changes: ['design', 'html', 'isDefault', 'name', 'text'] });
-        const { keyId, key } = await deps.apiKeys.mint(
-          { orgId, correlationId: input.correlationId, principal: { kind: 'user', userId: ownerUserId, orgId, role } },
-          { name: 'first key' },
-          tx,
-        );
-        return { apiKey: { keyId, key }, invitation };
-      }).catch((err: unknown) => {
-        if (isUniqueViolation(err, 'users_email_live')) {
-          throw conflict(`The email address ${input.ownerEmail} already belongs to a user of another organisation.`, { field: 'ownerEmail' });
-        }
-        throw err;
-      });
       return {
         orgId,
         ownerUserId,

@@ -47,7 +47,10 @@ export interface DeliveryOptions {
   timeoutMs: number;
 }
 
-export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: SecretBox; options: DeliveryOptions }): { handle: JobHandler<{ endpointId: string }>; close(): void } {
+export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: SecretBox; options: DeliveryOptions }): {
+  handle: JobHandler<{ endpointId: string }>;
+  close(): void;
+} {
   const { db, clock, options } = deps;
   // Connections kept open between deliveries (each to an address target.ts checked for its first request).
   const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: CAP * 8 }), https: new HttpsAgent({ keepAlive: true, maxSockets: CAP * 8 }) };
@@ -66,7 +69,14 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
     };
   }
 
-  async function attempt(endpoint: OutboundEndpointRow, prepared: Prepared, delivery: Claimed, signal: AbortSignal, logger: Logger, health: { healthy: boolean }) {
+  async function attempt(
+    endpoint: OutboundEndpointRow,
+    prepared: Prepared,
+    delivery: Claimed,
+    signal: AbortSignal,
+    logger: Logger,
+    health: { healthy: boolean },
+  ) {
     const at = clock();
     const started = performance.now();
     let status: number | null = null;
@@ -86,7 +96,13 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
     }
     if (signal.aborted) return; // the lease runs out and the delivery is sent again
     const ok = error === null;
-    const record: DeliveryAttempt = { at: at.toISOString(), responseStatus: status, durationMs: Math.round(performance.now() - started), error, ...(responseBody ? { responseBody } : {}) };
+    const record: DeliveryAttempt = {
+      at: at.toISOString(),
+      responseStatus: status,
+      durationMs: Math.round(performance.now() - started),
+      error,
+      ...(responseBody ? { responseBody } : {}),
+    };
     const made = delivery.attempt_count + 1;
     const delay = options.retryScheduleMs[made - 1];
     const next = ok
@@ -109,7 +125,12 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
     const reason = `No delivery attempt succeeded since ${since.toISOString()} (3 days): disabled automatically.`;
     await db.transaction().execute(async (tx) => {
       const disabled = await outboundRepo.disable(tx, endpoint.id, reason);
-      if (disabled) await recordAudit(tx, { orgId: endpoint.org_id, correlationId: null }, { action: 'webhookEndpoint.disable', targetId: endpoint.id, changes: ['disabled', 'disabledReason'] });
+      if (disabled)
+        await recordAudit(
+          tx,
+          { orgId: endpoint.org_id, correlationId: null },
+          { action: 'webhookEndpoint.disable', targetId: endpoint.id, changes: ['disabled', 'disabledReason'] },
+        );
     });
   }
 

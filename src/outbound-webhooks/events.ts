@@ -119,7 +119,12 @@ export async function recordFailedDeployment(db: Db, write: DeploymentWrite, at:
   await db.transaction().execute(async (tx) => {
     await deploymentsRepo.record(tx, write);
     await emitEvents(tx, [
-      { orgId: write.orgId, type: 'deployment.failed', at, data: { userId: write.userId, target: write.target, error: write.error ?? null, correlationId: null } },
+      {
+        orgId: write.orgId,
+        type: 'deployment.failed',
+        at,
+        data: { userId: write.userId, target: write.target, error: write.error ?? null, correlationId: null },
+      },
     ]);
   });
 }

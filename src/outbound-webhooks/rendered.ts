@@ -88,9 +88,12 @@ export class RenderedEvents {
     this.#writing = this.#writing.then(async () => {
       for (let i = 0; i < events.length; i += BATCH) {
         const batch = events.slice(i, i + BATCH);
-        await this.#db.transaction().execute((tx) => emitEvents(tx, batch)).catch((err: unknown) => {
-          this.#logger.error({ err, events: batch.length }, 'could not write signature.rendered events; they are lost');
-        });
+        await this.#db
+          .transaction()
+          .execute((tx) => emitEvents(tx, batch))
+          .catch((err: unknown) => {
+            this.#logger.error({ err, events: batch.length }, 'could not write signature.rendered events; they are lost');
+          });
       }
       if (this.#dropped > 0) {
         this.#logger.error({ events: this.#dropped }, 'signature.rendered events dropped: the buffer was full while the database was slow');

@@ -26,7 +26,8 @@ export function send(
   agents?: { http: HttpAgent; https: HttpsAgent },
 ): Promise<SendResult> {
   const pinned: LookupFunction = (_host, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
+    if ((options as { all?: boolean }).all)
+      (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
     else callback(null, target.address, target.family);
   };
   const https = target.url.protocol === 'https:';
@@ -43,7 +44,12 @@ export function send(
     const req = request(target.url, {
       method: 'POST',
       lookup: pinned,
-      headers: { ...headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'signature-service-webhooks/1' },
+      headers: {
+        ...headers,
+        'content-type': 'application/json',
+        'content-length': String(Buffer.byteLength(body)),
+        'user-agent': 'signature-service-webhooks/1',
+      },
       // A kept-alive socket is reused for the same host and port: it was opened to an address checked then.
       agent: agents ? (https ? agents.https : agents.http) : false,
     });

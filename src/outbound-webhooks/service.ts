@@ -45,7 +45,14 @@ export function createOutboundWebhookService(deps: { db: Db; clock: Clock; secre
       const id = randomUUID();
       const sealed = sealSecrets(secrets, ctx.orgId, { current: secret, previous: null });
       const row = await db.transaction().execute(async (tx) => {
-        const row = await outboundRepo.insertEndpoint(tx, { id, orgId: ctx.orgId, url: input.url, description: input.description ?? null, events: input.events, sealedSecrets: sealed });
+        const row = await outboundRepo.insertEndpoint(tx, {
+          id,
+          orgId: ctx.orgId,
+          url: input.url,
+          description: input.description ?? null,
+          events: input.events,
+          sealedSecrets: sealed,
+        });
         await recordAudit(tx, ctx, { action: 'webhookEndpoint.create', targetId: id, changes: changedFields(input) });
         return row;
       });
@@ -127,7 +134,12 @@ export function createOutboundWebhookService(deps: { db: Db; clock: Clock; secre
     async sendTest(ctx: WriteContext, endpointId: string): Promise<WebhookDelivery> {
       if ((await endpoint(ctx.orgId, endpointId)).disabled) throw conflict('This endpoint is disabled: enable it to send it events.');
       const at = clock();
-      const event = { orgId: ctx.orgId, type: TEST_EVENT_TYPE, at, data: { endpointId, message: 'A test event from the dashboard or the API.', correlationId: ctx.correlationId } };
+      const event = {
+        orgId: ctx.orgId,
+        type: TEST_EVENT_TYPE,
+        at,
+        data: { endpointId, message: 'A test event from the dashboard or the API.', correlationId: ctx.correlationId },
+      };
       return db.transaction().execute(async (tx) => {
         const row = await outboundRepo.emitTo(tx, { id: newEventId(), orgId: ctx.orgId, type: event.type, body: bodyOf(event) }, endpointId);
         await queueDrains(tx, [{ endpointId, orgId: ctx.orgId }]);

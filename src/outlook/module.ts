@@ -32,7 +32,12 @@ export function outlookModule(
   // The caller's address first; the org's bucket once the add-in's key named the org.
   const throttles = {
     byAddress: publicThrottle(byAddress(core), core.refusal),
-    byOrg: throttle(core.limiters.addin, { limit: config.addinRateLimit.burst, refusal: core.refusal, scope: 'addin', bucketOf: (request) => `addin:${request.addinOrgId}` }),
+    byOrg: throttle(core.limiters.addin, {
+      limit: config.addinRateLimit.burst,
+      refusal: core.refusal,
+      scope: 'addin',
+      bucketOf: (request) => `addin:${request.addinOrgId}`,
+    }),
   };
   return {
     name: 'outlook',

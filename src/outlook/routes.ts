@@ -83,12 +83,16 @@ export function outlookRoutes(deps: { guards: Guards; billing: BillingHooks; out
         onRequest: guards.org('integration.manage'),
         schema: {
           operationId: 'getOutlookManifest',
-          summary: 'The org\'s Outlook add-in manifest, XML (admin)',
+          summary: "The org's Outlook add-in manifest, XML (admin)",
           description: 'Event-based activation on OnNewMessageCompose, OnNewAppointmentOrganizer (Mailbox 1.10) and OnMessageFromChanged (1.13).',
           tags: ['integrations'],
           params: orgParams,
           response: {
-            200: body('application/xml', 'The manifest, as a file to upload in the Microsoft 365 admin center', '<?xml version="1.0" encoding="UTF-8"?>\n<OfficeApp xsi:type="MailApp">…</OfficeApp>'),
+            200: body(
+              'application/xml',
+              'The manifest, as a file to upload in the Microsoft 365 admin center',
+              '<?xml version="1.0" encoding="UTF-8"?>\n<OfficeApp xsi:type="MailApp">…</OfficeApp>',
+            ),
             ...errorResponses('FORBIDDEN', 'SERVICE_UNAVAILABLE'),
           },
         },
@@ -108,7 +112,7 @@ export function outlookRoutes(deps: { guards: Guards; billing: BillingHooks; out
 const ASSETS = new URL('./addin/', import.meta.url);
 const asset = (name: string) => readFileSync(new URL(name, ASSETS));
 const keyQuery = z.object({
-  key: z.string().regex(ADDIN_KEY_PATTERN, { message: 'is not an add-in key' }).optional().describe('the org\'s add-in key, as the manifest writes it'),
+  key: z.string().regex(ADDIN_KEY_PATTERN, { message: 'is not an add-in key' }).optional().describe("the org's add-in key, as the manifest writes it"),
 });
 
 // A file that embeds the org's add-in key is no shared cache's to keep (a secret, kept out of logs
@@ -117,7 +121,12 @@ const keyedCache = (key: string | undefined) => (key ? 'private, no-store' : 'pu
 
 // One route, one fixed policy: the add-in calls it from Outlook's runtimes (classic Outlook on
 // Windows sends a cross-origin request), with a header and no cookie, so any origin may.
-const CORS = { 'access-control-allow-origin': '*', 'access-control-allow-methods': 'GET', 'access-control-allow-headers': 'X-Addin-Key', 'access-control-max-age': '600' };
+const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'GET',
+  'access-control-allow-headers': 'X-Addin-Key',
+  'access-control-max-age': '600',
+};
 
 /** The add-in's files and its signature route, outside the authenticated scope. */
 export function addinRoutes(deps: {
@@ -132,10 +141,7 @@ export function addinRoutes(deps: {
   const commandsSource = asset('commands.html').toString('utf8');
   const icons = new Map(ICON_SIZES.map((size) => [size, asset(`icon-${size}.png`)]));
   const runtimeFor = (addinKey: string) =>
-    runtimeSource.replace(
-      /\/\*SIGSVC_CONFIG\*\/ \{[^}]*\}/,
-      `/*SIGSVC_CONFIG*/ ${JSON.stringify({ baseUrl, addinKey, timeoutMs: deps.fetchTimeoutMs })}`,
-    );
+    runtimeSource.replace(/\/\*SIGSVC_CONFIG\*\/ \{[^}]*\}/, `/*SIGSVC_CONFIG*/ ${JSON.stringify({ baseUrl, addinKey, timeoutMs: deps.fetchTimeoutMs })}`);
   const htmlAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
   /** The signature the add-in asks for, with its own CORS policy. */
@@ -166,22 +172,28 @@ export function addinRoutes(deps: {
         ],
         schema: {
           operationId: 'getAddinSignature',
-          summary: 'The sender\'s signature, for the Outlook add-in (X-Addin-Key)',
+          summary: "The sender's signature, for the Outlook add-in (X-Addin-Key)",
           description:
-            'A missing or wrong key is 401; an address that is not a live user of the key\'s org is 404 (another org\'s user too); ' +
-            'a signature over 30,000 characters (Outlook\'s limit) is 413 with `details.reason` `too_long`; past the grace period 402. ' +
-            'A valid key takes a token from its org\'s add-in bucket (`ADDIN_RATE_LIMIT_*`, 429 `details.scope` `addin`); ' +
-            'a request without one from its address\'s bucket of the public routes (`PUBLIC_RATE_LIMIT_*`, `details.scope` `address`), then 401.',
+            "A missing or wrong key is 401; an address that is not a live user of the key's org is 404 (another org's user too); " +
+            "a signature over 30,000 characters (Outlook's limit) is 413 with `details.reason` `too_long`; past the grace period 402. " +
+            "A valid key takes a token from its org's add-in bucket (`ADDIN_RATE_LIMIT_*`, 429 `details.scope` `addin`); " +
+            "a request without one from its address's bucket of the public routes (`PUBLIC_RATE_LIMIT_*`, `details.scope` `address`), then 401.",
           tags: ['integrations'],
           security: [{ addinKey: [] }],
           querystring: z.object({
             email: text().trim().min(3).max(320).describe('the From address of the message (or the organizer of the meeting)'),
-            compose: z.enum(['new', 'reply', 'forward']).default('new').describe('what is being written: replies and forwards take the reply template of the rule that applies (GET/PUT …/rules)'),
+            compose: z
+              .enum(['new', 'reply', 'forward'])
+              .default('new')
+              .describe('what is being written: replies and forwards take the reply template of the rule that applies (GET/PUT …/rules)'),
           }),
           response: {
             200: z
               .object({ html: z.string(), text: z.string() })
-              .meta({ id: 'AddinSignature', examples: [{ html: '<table><tr><td><strong>Ada Lovelace</strong><br>Engineer</td></tr></table>', text: 'Ada Lovelace\nEngineer' }] }),
+              .meta({
+                id: 'AddinSignature',
+                examples: [{ html: '<table><tr><td><strong>Ada Lovelace</strong><br>Engineer</td></tr></table>', text: 'Ada Lovelace\nEngineer' }],
+              }),
             ...errorResponses('NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'PAYMENT_REQUIRED', 'SERVICE_UNAVAILABLE'),
           },
         },
@@ -201,10 +213,10 @@ export function addinRoutes(deps: {
       {
         schema: {
           operationId: 'getAddinRuntime',
-          summary: 'The add-in\'s runtime (one JavaScript file, no imports)',
+          summary: "The add-in's runtime (one JavaScript file, no imports)",
           tags: ['integrations'],
           querystring: keyQuery,
-          response: { 200: body('text/javascript', 'The runtime, with the service\'s URL and the key filled in'), ...errorResponses() },
+          response: { 200: body('text/javascript', "The runtime, with the service's URL and the key filled in"), ...errorResponses() },
         },
       },
       async (request, reply) => {
@@ -218,10 +230,10 @@ export function addinRoutes(deps: {
       {
         schema: {
           operationId: 'getAddinPage',
-          summary: 'The add-in\'s page (Outlook on the web, on Mac, new Outlook): Office.js and the runtime',
+          summary: "The add-in's page (Outlook on the web, on Mac, new Outlook): Office.js and the runtime",
           tags: ['integrations'],
           querystring: keyQuery,
-          response: { 200: body('text/html', 'The page: Office.js from Microsoft\'s CDN, then the runtime'), ...errorResponses() },
+          response: { 200: body('text/html', "The page: Office.js from Microsoft's CDN, then the runtime"), ...errorResponses() },
         },
       },
       async (request, reply) => {
@@ -230,7 +242,10 @@ export function addinRoutes(deps: {
           .type('text/html; charset=utf-8')
           .header('cache-control', keyedCache(request.query.key))
           // Outlook shows this page in its own frame: framing allowed, scripts only from here and Office's CDN.
-          .header('content-security-policy', "default-src 'none'; script-src 'self' https://appsforoffice.microsoft.com; connect-src 'self'; img-src 'self' https:; style-src 'unsafe-inline'");
+          .header(
+            'content-security-policy',
+            "default-src 'none'; script-src 'self' https://appsforoffice.microsoft.com; connect-src 'self'; img-src 'self' https:; style-src 'unsafe-inline'",
+          );
         return reply.send(page);
       },
     );
@@ -240,10 +255,12 @@ export function addinRoutes(deps: {
       {
         schema: {
           operationId: 'getAddinIcon',
-          summary: 'The add-in\'s icons (image/png)',
+          summary: "The add-in's icons (image/png)",
           tags: ['integrations'],
           params: z.object({ size: z.enum(ICON_SIZES.map(String) as [string, ...string[]]) }),
-          response: { 200: { description: 'The icon', content: { 'image/png': { schema: z.string().meta({ format: 'binary', contentMediaType: 'image/png' }) } } } },
+          response: {
+            200: { description: 'The icon', content: { 'image/png': { schema: z.string().meta({ format: 'binary', contentMediaType: 'image/png' }) } } },
+          },
         },
       },
       async (request, reply) => {

@@ -38,7 +38,8 @@ export function createOutlookService(deps: {
     try {
       return secrets.open(row.key_sealed, context(row.org_id));
     } catch (err) {
-      if (err instanceof SecretError) throw new AppError('SERVICE_UNAVAILABLE', `The add-in key cannot be read: ${err.message} Or rotate the key.`, { internal: err });
+      if (err instanceof SecretError)
+        throw new AppError('SERVICE_UNAVAILABLE', `The add-in key cannot be read: ${err.message} Or rotate the key.`, { internal: err });
       throw err;
     }
   };
@@ -125,7 +126,11 @@ export function createOutlookService(deps: {
       const record = (outcome: DeploymentOutcome) => deps.recorder.record({ orgId, userId: user.id, at: clock(), outcome });
       const org = await deps.orgs.require(orgId);
       const blocked = graceExpired(planFacts(org), clock());
-      const prepared = await prepareSignature(outlookTarget, (o, u) => deps.render.render(o, u, undefined, correlationId, compose), { orgId, userId: user.id, blocked });
+      const prepared = await prepareSignature(outlookTarget, (o, u) => deps.render.render(o, u, undefined, correlationId, compose), {
+        orgId,
+        userId: user.id,
+        blocked,
+      });
       if (prepared.state === 'skipped') {
         record({ state: 'skipped', reason: prepared.reason });
         if (prepared.reason === 'payment_required') {

@@ -58,8 +58,7 @@ export function peoplePageRoutes(deps: {
 
   return async (app) => {
     await app.register(formbody, { bodyLimit: 16 * 1024 });
-    const html = (reply: FastifyReply, body: string, status = 200) =>
-      reply.code(status).headers(deps.pageHeaders).type('text/html; charset=utf-8').send(body);
+    const html = (reply: FastifyReply, body: string, status = 200) => reply.code(status).headers(deps.pageHeaders).type('text/html; charset=utf-8').send(body);
     // Every form here refuses a post from another site (a login CSRF would sign the victim in as the attacker).
     const forms = {
       schema: { hide: true },
@@ -73,7 +72,8 @@ export function peoplePageRoutes(deps: {
     };
 
     /** What an invitation's page says the person joins: their org, or the service's staff. */
-    const invitedTo = (found: { account: { kind: string }; orgName: string }) => (found.account.kind === 'staff' ? 'the staff of Signature Service' : found.orgName);
+    const invitedTo = (found: { account: { kind: string }; orgName: string }) =>
+      found.account.kind === 'staff' ? 'the staff of Signature Service' : found.orgName;
 
     /** GET and POST of one kind of link page. */
     function linkPages(purpose: TokenPurpose, path: string) {
@@ -105,7 +105,11 @@ export function peoplePageRoutes(deps: {
         if (!result.account.totpSecret && !staff) {
           await startSession(deps.provider, deps.authUrl, request.raw, reply.raw, result.account.id, deps.sessionTtlS, pinOrigin, deps.clock());
         }
-        return reply.code(303).header('location', staff ? deps.adminUrl : deps.appUrl).header('cache-control', 'no-store').send();
+        return reply
+          .code(303)
+          .header('location', staff ? deps.adminUrl : deps.appUrl)
+          .header('cache-control', 'no-store')
+          .send();
       });
     }
 

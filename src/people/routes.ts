@@ -10,7 +10,7 @@ const invitationSchema = z
     userId: uuid,
     email: z.string(),
     expiresAt: timestamp,
-    jobId: z.string().nullable().describe('the mail\'s background job (`GET …/jobs/{jobId}`); null without SMTP_URL'),
+    jobId: z.string().nullable().describe("the mail's background job (`GET …/jobs/{jobId}`); null without SMTP_URL"),
     invitationUrl: z.string().optional().describe('without SMTP_URL: the link to hand over (the previous one stopped working)'),
   })
   .meta({
@@ -62,7 +62,7 @@ export function peopleRoutes(deps: { guards: Guards; billing: BillingHooks; peop
           operationId: 'changeOwnPassword',
           summary: 'Change your own password',
           description:
-            "Only the user, with their own ID token. A wrong `currentPassword` is 400 (field `currentPassword`) and counts against the account like a wrong sign-in. The change ends every session and refresh token of the account.",
+            'Only the user, with their own ID token. A wrong `currentPassword` is 400 (field `currentPassword`) and counts against the account like a wrong sign-in. The change ends every session and refresh token of the account.',
           tags: ['users'],
           params: userParams,
           body: passwordChangeSchema,

@@ -56,10 +56,7 @@ export function createPeopleService(deps: {
   const inviteInTx = createInviter({ mail, authUrl: deps.authUrl, invitationTtlS: deps.invitationTtlS });
 
   /** The live link behind a token, or why there is none. */
-  async function inspect(
-    token: string,
-    purpose: TokenPurpose,
-  ): Promise<{ link: AccountTokenRow; account: Account; orgName: string } | LinkProblem> {
+  async function inspect(token: string, purpose: TokenPurpose): Promise<{ link: AccountTokenRow; account: Account; orgName: string } | LinkProblem> {
     if (!TOKEN_SHAPE.test(token)) return 'malformed';
     const link = await accountTokensRepo.findByHash(db, hashOf(token));
     if (!link || link.purpose !== purpose) return 'unknown';
@@ -100,7 +97,11 @@ export function createPeopleService(deps: {
         await recordAudit(
           tx,
           { orgId: account.orgId, correlationId: null, actor: { type: 'user', id: account.id } },
-          { action: purpose === 'invitation' ? 'user.invitation.accept' : 'user.password.reset', targetId: account.id, changes: ['password', 'emailVerified', 'status'] },
+          {
+            action: purpose === 'invitation' ? 'user.invitation.accept' : 'user.password.reset',
+            targetId: account.id,
+            changes: ['password', 'emailVerified', 'status'],
+          },
         );
       }
       return (await accountsRepo.byId(tx, account.id)) as Account;
@@ -223,7 +224,8 @@ export type PeopleService = ReturnType<typeof createPeopleService>;
 /** What a link's page says when the link cannot be used. */
 export function linkProblemText(problem: LinkProblem, purpose: TokenPurpose): { status: number; message: string } {
   const what = purpose === 'invitation' ? 'invitation link' : 'password-reset link';
-  const ask = purpose === 'invitation' ? 'Ask your administrator to send a new invitation.' : 'Ask for a new one from the sign-in page ("Forgot your password?").';
+  const ask =
+    purpose === 'invitation' ? 'Ask your administrator to send a new invitation.' : 'Ask for a new one from the sign-in page ("Forgot your password?").';
   switch (problem) {
     case 'malformed':
       return { status: 400, message: `This is not a valid ${what}: check that the whole address was copied from the mail.` };
@@ -232,9 +234,11 @@ export function linkProblemText(problem: LinkProblem, purpose: TokenPurpose): { 
     case 'expired':
       return { status: 410, message: `This ${what} has expired. ${ask}` };
     case 'used':
-      return { status: 410, message: `This ${what} has already been used. Sign in with your password, or ${purpose === 'invitation' ? 'use "Forgot your password?" on the sign-in page' : 'ask for a new link'}.` };
+      return {
+        status: 410,
+        message: `This ${what} has already been used. Sign in with your password, or ${purpose === 'invitation' ? 'use "Forgot your password?" on the sign-in page' : 'ask for a new link'}.`,
+      };
     case 'voided':
       return { status: 410, message: `This ${what} no longer works: a newer one was sent, or the account changed. ${ask}` };
   }
 }
-

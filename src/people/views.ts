@@ -46,5 +46,8 @@ export function forgotSentPage(): string {
 }
 
 export function linkProblemPage(title: string, message: string, next: { href: string; label: string }): string {
-  return layout(title, `<h1>${escape(title)}</h1><p class="error" role="alert">${escape(message)}</p><p class="hint"><a href="${escape(next.href)}">${escape(next.label)}</a></p>`);
+  return layout(
+    title,
+    `<h1>${escape(title)}</h1><p class="error" role="alert">${escape(message)}</p><p class="hint"><a href="${escape(next.href)}">${escape(next.label)}</a></p>`,
+  );
 }

@@ -48,7 +48,7 @@ export const SAMPLE_SCOPE: Scope = {
     department: 'Research',
     pronouns: 'she/her',
     website: 'https://ada.example.com',
-    address: '12 St James\'s Square\nLondon SW1Y 4JH',
+    address: "12 St James's Square\nLondon SW1Y 4JH",
     photo_url: 'https://example.com/v1/images/00000000-0000-4000-8000-000000000001',
     social: {
       linkedin: 'https://www.linkedin.com/in/ada',
@@ -131,7 +131,8 @@ export async function compileTemplate(input: { html: string; text: string }): Pr
   } catch (err) {
     if (err instanceof TemplateRefused) throw new AppError('BAD_REQUEST', `body.html: ${err.message}`, { details: { field: 'body.html' } });
     // juice and the serializers recurse; the caps should prevent it, this keeps it a 400 if not.
-    if (err instanceof RangeError) throw new AppError('BAD_REQUEST', 'body.html: the HTML is nested too deeply to process.', { details: { field: 'body.html' } });
+    if (err instanceof RangeError)
+      throw new AppError('BAD_REQUEST', 'body.html: the HTML is nested too deeply to process.', { details: { field: 'body.html' } });
     throw err;
   }
   const html = parseTemplate(htmlPrepared, 'html');

@@ -40,8 +40,13 @@ test('style attributes keep email-safe CSS properties and values only', () => {
 });
 
 test('templates: CSS inlined, dangerous markup dropped, Liquid kept intact even inside attributes', () => {
-  const out = prepareTemplateHtml('<style>td{color:red}</style><table><tr>{% for i in (1..2) %}<td onclick="x()" title="{{ user.name }}" style="color: {{ user.title }}">{{ i }}</td>{% endfor %}</tr></table><script>x</script><a href="javascript:x">a</a>');
-  assert.equal(out, '<table><tr>{% for i in (1..2) %}<td title="{{ user.name }}" style="color: {{ user.title }};">{{ i }}</td>{% endfor %}</tr></table><a>a</a>');
+  const out = prepareTemplateHtml(
+    '<style>td{color:red}</style><table><tr>{% for i in (1..2) %}<td onclick="x()" title="{{ user.name }}" style="color: {{ user.title }}">{{ i }}</td>{% endfor %}</tr></table><script>x</script><a href="javascript:x">a</a>',
+  );
+  assert.equal(
+    out,
+    '<table><tr>{% for i in (1..2) %}<td title="{{ user.name }}" style="color: {{ user.title }};">{{ i }}</td>{% endfor %}</tr></table><a>a</a>',
+  );
 });
 
 test('Liquid shielding is linear: unclosed delimiters do not rescan the input', () => {
@@ -54,7 +59,11 @@ test('Liquid shielding is linear: unclosed delimiters do not rescan the input', 
 });
 
 test('caps: nesting depth, elements, CSS selectors, and CSS work refused before juice runs', () => {
-  const refused = (html: string, pattern: RegExp) => assert.throws(() => checkStructure(html), (e) => e instanceof TemplateRefused && pattern.test(e.message));
+  const refused = (html: string, pattern: RegExp) =>
+    assert.throws(
+      () => checkStructure(html),
+      (e) => e instanceof TemplateRefused && pattern.test(e.message),
+    );
   refused('<div>'.repeat(16_000), /levels deep/);
   checkStructure(`${'<div>'.repeat(CAPS.depth)}x${'</div>'.repeat(CAPS.depth)}`);
   refused('<b>x</b>'.repeat(CAPS.elements + 1), /elements/);

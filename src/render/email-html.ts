@@ -27,8 +27,37 @@ export class TemplateRefused extends Error {}
 function options(rendered: boolean): sanitizeHtml.IOptions {
   return {
     allowedTags: [
-      'a', 'b', 'br', 'center', 'div', 'em', 'font', 'h1', 'h2', 'h3', 'h4', 'hr', 'i', 'img', 'li', 'ol', 'p',
-      'small', 'span', 'strong', 'sub', 'sup', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'u', 'ul',
+      'a',
+      'b',
+      'br',
+      'center',
+      'div',
+      'em',
+      'font',
+      'h1',
+      'h2',
+      'h3',
+      'h4',
+      'hr',
+      'i',
+      'img',
+      'li',
+      'ol',
+      'p',
+      'small',
+      'span',
+      'strong',
+      'sub',
+      'sup',
+      'table',
+      'tbody',
+      'td',
+      'tfoot',
+      'th',
+      'thead',
+      'tr',
+      'u',
+      'ul',
     ],
     allowedAttributes: {
       '*': ['style', 'align', 'valign', 'width', 'height', 'bgcolor', 'color', 'dir', 'class', 'title'],
@@ -165,7 +194,13 @@ export function prepareTemplateHtml(source: string, between: () => void = () => 
   const { html, parts } = shieldLiquid(source);
   checkStructure(html);
   between();
-  const inlined = juice(html, { applyWidthAttributes: true, applyHeightAttributes: true, preserveMediaQueries: false, removeStyleTags: true, insertPreservedExtraCss: false });
+  const inlined = juice(html, {
+    applyWidthAttributes: true,
+    applyHeightAttributes: true,
+    preserveMediaQueries: false,
+    removeStyleTags: true,
+    insertPreservedExtraCss: false,
+  });
   between();
   const clean = sanitizeHtml(inlined, TEMPLATE_OPTIONS);
   between();

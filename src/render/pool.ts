@@ -107,7 +107,10 @@ function refusal(error: { code: AppError['code']; message: string; details: AppE
 function classify(err: unknown, field: string, timeoutMs: number): unknown {
   const e = err as { name?: string; code?: string; message?: string };
   if (e.name === 'AbortError') {
-    return new AppError('BAD_REQUEST', `${field}: the template took longer than ${timeoutMs / 1000} s to process; simplify it.`, { details: { field }, internal: err });
+    return new AppError('BAD_REQUEST', `${field}: the template took longer than ${timeoutMs / 1000} s to process; simplify it.`, {
+      details: { field },
+      internal: err,
+    });
   }
   if (e.code === 'ERR_WORKER_OUT_OF_MEMORY') {
     return new AppError('BAD_REQUEST', `${field}: the template needs too much memory to process; simplify it.`, { details: { field }, internal: err });

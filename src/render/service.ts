@@ -173,11 +173,15 @@ export function createRenderService(deps: {
       return rendered;
     },
 
-
     /** Renders an unsaved template for the editor (nothing cached). */
     async preview(orgId: string, userId: string, source: { html: string; text: string }): Promise<Rendered> {
       const [user, org] = await Promise.all([userOf(orgId, userId), deps.orgs.require(orgId)]);
-      const previewed = await deps.pool.preview({ html: source.html, text: source.text, scope: scopeOf(user, org, await bannerOf(user)), limitBytes: deps.renderLimitBytes });
+      const previewed = await deps.pool.preview({
+        html: source.html,
+        text: source.text,
+        scope: scopeOf(user, org, await bannerOf(user)),
+        limitBytes: deps.renderLimitBytes,
+      });
       // Previews count nothing: tracked links show as they are.
       const parts = { ...previewed, html: resolveTrackMarks(previewed.html, (d) => d), text: resolveTrackMarks(previewed.text, (d) => d, false) };
       return { userId: user.id, templateId: null, ruleId: null, ...parts };

@@ -12,12 +12,21 @@ const signatureSchema = z
     text: z.string(),
     bytes: z.number().int().describe('UTF-8 bytes of the HTML'),
     warnings: z.array(z.string()),
-    templateId: z.string().describe('the template used: the first matching rule\'s (its reply template for `compose=reply`), else the org\'s default'),
+    templateId: z.string().describe("the template used: the first matching rule's (its reply template for `compose=reply`), else the org's default"),
     ruleId: z.string().nullable().describe('the assignment rule that chose the template; null when none matched (the default)'),
   })
   .meta({
     id: 'Signature',
-    examples: [{ html: '<table><tr><td><strong>Ada Lovelace</strong></td></tr></table>', text: 'Ada Lovelace', bytes: 61, warnings: [], templateId: '6f1c2b9e-3d4a-4c5b-8e7f-9a0b1c2d3e4f', ruleId: null }],
+    examples: [
+      {
+        html: '<table><tr><td><strong>Ada Lovelace</strong></td></tr></table>',
+        text: 'Ada Lovelace',
+        bytes: 61,
+        warnings: [],
+        templateId: '6f1c2b9e-3d4a-4c5b-8e7f-9a0b1c2d3e4f',
+        ruleId: null,
+      },
+    ],
   });
 
 export function signatureRoutes(deps: { guards: Guards; billing: BillingHooks; render: RenderService; users: UserService }): FastifyPluginAsyncZod {
@@ -44,7 +53,13 @@ export function signatureRoutes(deps: { guards: Guards; billing: BillingHooks; r
         // Members may list the org's users, so an unknown id answers 404 before the role check.
         await users.get(request.params.orgId, request.params.userId);
         enforce(readSignature(accessOf(request), request.params.userId));
-        const { html, text, bytes, warnings, templateId, ruleId } = await render.render(request.params.orgId, request.params.userId, undefined, request.id, request.query.compose);
+        const { html, text, bytes, warnings, templateId, ruleId } = await render.render(
+          request.params.orgId,
+          request.params.userId,
+          undefined,
+          request.id,
+          request.query.compose,
+        );
         return { html, text, bytes, warnings, templateId: templateId ?? '', ruleId: ruleId ?? null };
       },
     );

@@ -40,7 +40,7 @@ export function ruleRoutes(deps: { guards: Guards; billing: BillingHooks; rules:
           summary: "Replace the org's assignment rules (admin)",
           description:
             'The whole list, in order. Send `If-Match` with the ETag you read: a stale one is 412; without it the last write wins. ' +
-            'Every templateId must name one of the org\'s templates (400 naming the field).',
+            "Every templateId must name one of the org's templates (400 naming the field).",
           tags: ['templates'],
           params: orgParams,
           body: rulesBodySchema,

@@ -8,7 +8,12 @@ const names = (what: string) => z.array(text().trim().min(1).max(200)).min(1).ma
 export const whenSchema = z
   .strictObject({
     departments: names('departments (compared without case)').optional(),
-    roles: z.array(z.enum(['member', 'admin', 'owner'])).min(1).max(3).optional().describe('roles: any one of them'),
+    roles: z
+      .array(z.enum(['member', 'admin', 'owner']))
+      .min(1)
+      .max(3)
+      .optional()
+      .describe('roles: any one of them'),
     userIds: z.array(uuid).min(1).max(1000).optional().describe('these users'),
     groups: names('SCIM groups by display name (GET …/groups)').optional(),
     attributes: z
@@ -17,11 +22,16 @@ export const whenSchema = z
       .optional()
       .describe('custom field values the user must have, every one (compared without case)'),
     emailDomains: z
-      .array(text().trim().toLowerCase().regex(/^@?[a-z0-9.-]+\.[a-z]{2,}$/, 'must be a domain such as example.com'))
+      .array(
+        text()
+          .trim()
+          .toLowerCase()
+          .regex(/^@?[a-z0-9.-]+\.[a-z]{2,}$/, 'must be a domain such as example.com'),
+      )
       .min(1)
       .max(100)
       .optional()
-      .describe('the domain of the user\'s address: any one of them'),
+      .describe("the domain of the user's address: any one of them"),
   })
   .meta({
     id: 'RuleWhen',
@@ -29,7 +39,7 @@ export const whenSchema = z
   });
 
 const ruleInput = z.strictObject({
-  ruleId: uuid.optional().describe('keep a rule\'s id (and its place in history) by sending it back; new rules get one'),
+  ruleId: uuid.optional().describe("keep a rule's id (and its place in history) by sending it back; new rules get one"),
   name: text().trim().min(1).max(100),
   when: whenSchema,
   templateId: uuid.describe('the template for new messages'),
@@ -43,8 +53,17 @@ export const rulesBodySchema = z
   .meta({
     examples: [
       [
-        { name: 'Sales', when: { departments: ['Sales'] }, templateId: '6f1c2b9e-3d4a-4c5b-8e7f-9a0b1c2d3e4f', replyTemplateId: '7a2d3c0f-4e5b-4d6c-9f8a-0b1c2d3e4f5a' },
-        { name: 'Partners in EMEA', when: { emailDomains: ['partner.example'], attributes: { region: 'EMEA' } }, templateId: '6f1c2b9e-3d4a-4c5b-8e7f-9a0b1c2d3e4f' },
+        {
+          name: 'Sales',
+          when: { departments: ['Sales'] },
+          templateId: '6f1c2b9e-3d4a-4c5b-8e7f-9a0b1c2d3e4f',
+          replyTemplateId: '7a2d3c0f-4e5b-4d6c-9f8a-0b1c2d3e4f5a',
+        },
+        {
+          name: 'Partners in EMEA',
+          when: { emailDomains: ['partner.example'], attributes: { region: 'EMEA' } },
+          templateId: '6f1c2b9e-3d4a-4c5b-8e7f-9a0b1c2d3e4f',
+        },
       ],
     ],
   });

@@ -16,7 +16,11 @@ const attribute = (name: string, extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 const multi = (name: string, types: string[]) =>
-  attribute(name, { type: 'complex', multiValued: true, subAttributes: [attribute('value'), attribute('type', { canonicalValues: types }), attribute('primary', { type: 'boolean' })] });
+  attribute(name, {
+    type: 'complex',
+    multiValued: true,
+    subAttributes: [attribute('value'), attribute('type', { canonicalValues: types }), attribute('primary', { type: 'boolean' })],
+  });
 
 const schemas = (baseUrl: string) => [
   {
@@ -50,7 +54,11 @@ const schemas = (baseUrl: string) => [
     attributes: [
       attribute('displayName', { required: true, uniqueness: 'server' }),
       attribute('externalId', { caseExact: true }),
-      attribute('members', { type: 'complex', multiValued: true, subAttributes: [attribute('value', { caseExact: true }), attribute('display', { mutability: 'readOnly' })] }),
+      attribute('members', {
+        type: 'complex',
+        multiValued: true,
+        subAttributes: [attribute('value', { caseExact: true }), attribute('display', { mutability: 'readOnly' })],
+      }),
     ],
     meta: { resourceType: 'Schema', location: `${baseUrl}/Schemas/${GROUP_SCHEMA}` },
   },
@@ -76,7 +84,13 @@ const resourceTypes = (baseUrl: string) => [
   },
 ];
 
-const list = (resources: unknown[]) => ({ schemas: [LIST_SCHEMA], totalResults: resources.length, startIndex: 1, itemsPerPage: resources.length, Resources: resources });
+const list = (resources: unknown[]) => ({
+  schemas: [LIST_SCHEMA],
+  totalResults: resources.length,
+  startIndex: 1,
+  itemsPerPage: resources.length,
+  Resources: resources,
+});
 
 /** Each discovery path and its answer (the same for every org). */
 export function discovery(baseUrl: string): Record<string, unknown> {
@@ -90,7 +104,9 @@ export function discovery(baseUrl: string): Record<string, unknown> {
       changePassword: { supported: false },
       sort: { supported: false },
       etag: { supported: false },
-      authenticationSchemes: [{ type: 'oauthbearertoken', name: 'Bearer token', description: 'The token the dashboard shows once (Integrations → SCIM)', primary: true }],
+      authenticationSchemes: [
+        { type: 'oauthbearertoken', name: 'Bearer token', description: 'The token the dashboard shows once (Integrations → SCIM)', primary: true },
+      ],
       meta: { resourceType: 'ServiceProviderConfig', location: `${baseUrl}/ServiceProviderConfig` },
     },
     '/ResourceTypes': list(resourceTypes(baseUrl)),

@@ -17,7 +17,11 @@ test('what cannot match, matches nothing; what we cannot answer is invalidFilter
   assert.equal(userFilter('emails[type eq "home"].value eq "a@x.test"').none, true);
   assert.equal(userFilter('userName eq "a@x.test" and userName eq "b@x.test"').none, true);
   for (const bad of ['userName co "a"', 'userName eq "a" or userName eq "b"', 'nickName eq "a"', 'userName eq', 'not (userName eq "a")']) {
-    assert.throws(() => userFilter(bad), (err: unknown) => err instanceof ScimError && err.scimType === 'invalidFilter', bad);
+    assert.throws(
+      () => userFilter(bad),
+      (err: unknown) => err instanceof ScimError && err.scimType === 'invalidFilter',
+      bad,
+    );
   }
   assert.throws(() => groupFilter('members.value eq "x"'), ScimError);
 });

@@ -48,10 +48,7 @@ export function toScimUser(u: UserRow, groups: { id: string; displayName: string
     title: u.title,
     active: u.status !== 'suspended',
     emails: [{ value: u.email, type: 'work', primary: true }],
-    phoneNumbers: [
-      ...(u.phone ? [{ value: u.phone, type: 'work' }] : []),
-      ...(u.mobile ? [{ value: u.mobile, type: 'mobile' }] : []),
-    ],
+    phoneNumbers: [...(u.phone ? [{ value: u.phone, type: 'work' }] : []), ...(u.mobile ? [{ value: u.mobile, type: 'mobile' }] : [])],
     [ENTERPRISE_SCHEMA]: { department: u.department },
     groups: groups.map((g) => ({ value: g.id, display: g.displayName, $ref: `${baseUrl}/Groups/${g.id}` })),
     meta: {

@@ -15,7 +15,10 @@ const patchBody = z.object({
   Operations: z
     .array(
       z.looseObject({
-        op: z.string().transform((op) => op.toLowerCase()).pipe(z.enum(['add', 'replace', 'remove'])),
+        op: z
+          .string()
+          .transform((op) => op.toLowerCase())
+          .pipe(z.enum(['add', 'replace', 'remove'])),
         path: z.string().optional(),
         value: z.unknown().optional(),
       }),
@@ -28,14 +31,19 @@ const patchBody = z.object({
 export function applyPatch<T extends object>(resource: T, body: unknown): T {
   const parsed = patchBody.safeParse(body);
   if (!parsed.success || (parsed.data.schemas && !parsed.data.schemas.includes(PATCH_SCHEMA))) {
-    throw new ScimError(400, 'A PATCH body is {schemas: ["' + PATCH_SCHEMA + '"], Operations: [{op, path?, value?}]} with op add, replace or remove.', 'invalidSyntax');
+    throw new ScimError(
+      400,
+      'A PATCH body is {schemas: ["' + PATCH_SCHEMA + '"], Operations: [{op, path?, value?}]} with op add, replace or remove.',
+      'invalidSyntax',
+    );
   }
   const operations = parsed.data.Operations.flatMap(byValue);
   try {
     // Its types want Dates in `meta`; our resources carry the ISO strings SCIM sends (it never reads meta).
     return scimPatch(resource as unknown as ScimResource, operations, { mutateDocument: false, treatMissingAsAdd: true }) as unknown as T;
   } catch (err) {
-    if (err instanceof PatchError) throw new ScimError(400, `The PATCH could not be applied: ${err.message}`, err.scimCode === 'noTarget' ? 'noTarget' : 'invalidPath');
+    if (err instanceof PatchError)
+      throw new ScimError(400, `The PATCH could not be applied: ${err.message}`, err.scimCode === 'noTarget' ? 'noTarget' : 'invalidPath');
     throw err;
   }
 }

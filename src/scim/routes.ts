@@ -46,7 +46,12 @@ const listResponse = (page: ScimPage, found: { total: number; resources: unknown
 });
 
 /** `excludedAttributes=members` (Entra asks for groups so): the members are left out. */
-const withoutMembers = (query: Query) => (query.excludedAttributes ?? '').toLowerCase().split(',').map((s) => s.trim()).includes('members');
+const withoutMembers = (query: Query) =>
+  (query.excludedAttributes ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((s) => s.trim())
+    .includes('members');
 
 export function scimRoutes(deps: { scim: ScimService; limiter: RateLimiter; retryAfterS: number }) {
   const { scim, limiter } = deps;
@@ -90,7 +95,10 @@ export function scimRoutes(deps: { scim: ScimService; limiter: RateLimiter; retr
       request.scimOrgId = orgId;
     });
     app.setNotFoundHandler((request, reply) => {
-      reply.code(404).type(SCIM_CONTENT_TYPE).send(new ScimError(404, `No SCIM endpoint ${request.method} ${request.url.split('?')[0]}.`).body());
+      reply
+        .code(404)
+        .type(SCIM_CONTENT_TYPE)
+        .send(new ScimError(404, `No SCIM endpoint ${request.method} ${request.url.split('?')[0]}.`).body());
     });
     const orgOf = (request: FastifyRequest) => request.scimOrgId!;
     const send = (reply: FastifyReply, status: number, body: unknown) => reply.code(status).type(SCIM_CONTENT_TYPE).send(body);

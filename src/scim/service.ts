@@ -42,13 +42,18 @@ export function createScimService(deps: { db: Db; invalidate: Invalidate; seatCh
   /** The seat cap's 402 and a taken address's 409, in SCIM's words. */
   const asScim = (err: unknown, email?: string): unknown => {
     if (err instanceof AppError && err.code === 'PAYMENT_REQUIRED') return new ScimError(402, err.message);
-    if (isUniqueViolation(err) && email !== undefined) return new ScimError(409, `The userName ${email} already belongs to a user, in this or another organisation.`, 'uniqueness');
+    if (isUniqueViolation(err) && email !== undefined)
+      return new ScimError(409, `The userName ${email} already belongs to a user, in this or another organisation.`, 'uniqueness');
     if (isUniqueViolation(err, 'scim_groups_org_name')) return new ScimError(409, 'A group of this organisation already has this displayName.', 'uniqueness');
     return err;
   };
 
   async function presentUsers(orgId: string, rows: UserRow[]) {
-    const groups = await scimRepo.groupsOfUsers(db, orgId, rows.map((r) => r.id));
+    const groups = await scimRepo.groupsOfUsers(
+      db,
+      orgId,
+      rows.map((r) => r.id),
+    );
     return rows.map((r) => toScimUser(r, groups.get(r.id) ?? [], scimUrl));
   }
   async function userRow(orgId: string, userId: string): Promise<UserRow> {
@@ -94,7 +99,13 @@ export function createScimService(deps: { db: Db; invalidate: Invalidate; seatCh
     return toScimGroup(group, members, scimUrl);
   }
 
-  async function saveGroup(orgId: string, correlationId: string, groupId: string, input: { displayName: string; externalId: string | null; memberIds: string[] }, action: string) {
+  async function saveGroup(
+    orgId: string,
+    correlationId: string,
+    groupId: string,
+    input: { displayName: string; externalId: string | null; memberIds: string[] },
+    action: string,
+  ) {
     try {
       await db.transaction().execute(async (tx) => {
         const saved = await scimRepo.updateGroup(tx, orgId, groupId, input);
@@ -158,7 +169,11 @@ export function createScimService(deps: { db: Db; invalidate: Invalidate; seatCh
           // A suspended user takes no seat; any other does, checked with the org locked.
           if (active) await seatCheck(tx, orgId);
           const created = await scimRepo.insertUser(tx, { id: randomUUID(), orgId, ...profile, externalId, status: active ? 'invited' : 'suspended' });
-          await recordAudit(tx, { orgId, correlationId, actor }, { action: 'user.create', targetId: created.id, changes: ['department', 'email', 'mobile', 'name', 'phone', 'title'] });
+          await recordAudit(
+            tx,
+            { orgId, correlationId, actor },
+            { action: 'user.create', targetId: created.id, changes: ['department', 'email', 'mobile', 'name', 'phone', 'title'] },
+          );
           return created;
         });
         invalidate.userChanged(orgId, row.id);
@@ -191,7 +206,13 @@ export function createScimService(deps: { db: Db; invalidate: Invalidate; seatCh
 
     async listGroups(orgId: string, filter: ScimGroupFilter, page: ScimPage, withMembers: boolean) {
       const { rows, total } = await scimRepo.listGroups(db, orgId, filter, page.startIndex - 1, page.count);
-      const members = withMembers ? await scimRepo.members(db, orgId, rows.map((r) => r.id)) : undefined;
+      const members = withMembers
+        ? await scimRepo.members(
+            db,
+            orgId,
+            rows.map((r) => r.id),
+          )
+        : undefined;
       return { total, resources: rows.map((g) => toScimGroup(g, members?.get(g.id), scimUrl)) };
     },
     getGroup: (orgId: string, groupId: string, withMembers: boolean) => groupResource(orgId, groupId, withMembers),
@@ -231,7 +252,12 @@ export function createScimService(deps: { db: Db; invalidate: Invalidate; seatCh
     /** The org's groups for the dashboard and the rule editor (GET /v1/orgs/{orgId}/groups). */
     async pageGroups(orgId: string, page: PageRequest) {
       const rows = await scimRepo.pageGroups(db, orgId, decodeCursor(page.cursor), page.limit);
-      return toPage(rows, page.limit, (r) => r.seq, (r) => ({ groupId: r.id, displayName: r.display_name, memberCount: Number(r.member_count ?? 0) }));
+      return toPage(
+        rows,
+        page.limit,
+        (r) => r.seq,
+        (r) => ({ groupId: r.id, displayName: r.display_name, memberCount: Number(r.member_count ?? 0) }),
+      );
     },
   };
 }

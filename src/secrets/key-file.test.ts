@@ -58,7 +58,10 @@ test('a damaged key file is refused naming the file, never replaced', () => {
   try {
     const file = join(dataDir, SECRETS_KEY_FILE);
     writeFileSync(file, 'not a key\n', { mode: 0o600 });
-    assert.throws(() => findSecretsKey({ databaseUrl: undefined, dataDir, secretsKey: undefined }, { create: true }), (err: Error) => err.message.startsWith(`${file}: must be 32 random bytes`));
+    assert.throws(
+      () => findSecretsKey({ databaseUrl: undefined, dataDir, secretsKey: undefined }, { create: true }),
+      (err: Error) => err.message.startsWith(`${file}: must be 32 random bytes`),
+    );
     assert.equal(readFileSync(file, 'utf8'), 'not a key\n');
   } finally {
     rmSync(dataDir, { recursive: true, force: true });

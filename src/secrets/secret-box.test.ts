@@ -35,7 +35,8 @@ test('without SECRETS_KEY nothing is sealed: 503 naming the variable and how to 
   assert.equal(box.available, false);
   assert.throws(
     () => box.seal('s3cret', 'c'),
-    (err: unknown) => err instanceof AppError && err.code === 'SERVICE_UNAVAILABLE' && /SECRETS_KEY/.test(err.message) && /openssl rand -base64 32/.test(err.message),
+    (err: unknown) =>
+      err instanceof AppError && err.code === 'SERVICE_UNAVAILABLE' && /SECRETS_KEY/.test(err.message) && /openssl rand -base64 32/.test(err.message),
   );
 });
 
@@ -61,7 +62,10 @@ test('rotation: values sealed under a previous key open; new ones are sealed und
   assert.throws(() => createSecretBox(old).open(fresh, 'google:org-1'), /another SECRETS_KEY/);
   assert.equal(createSecretBox(next).open(fresh, 'google:org-1'), 'new');
   // Without the previous key, the old value is refused with a message naming both variables.
-  assert.throws(() => createSecretBox(next).open(underOld, 'google:org-1'), (err: unknown) => err instanceof SecretError && /SECRETS_KEY_PREVIOUS/.test(err.message));
+  assert.throws(
+    () => createSecretBox(next).open(underOld, 'google:org-1'),
+    (err: unknown) => err instanceof SecretError && /SECRETS_KEY_PREVIOUS/.test(err.message),
+  );
 });
 
 test('reseal: a value under a previous key comes back under SECRETS_KEY; one under SECRETS_KEY is left (null); one that opens under no key throws', () => {

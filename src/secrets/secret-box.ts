@@ -23,7 +23,6 @@ const VERSION = 'v1';
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 
-
 export interface SecretBox {
   /** Whether SECRETS_KEY is set (the integrations' GET says so before an admin tries to connect). */
   readonly available: boolean;

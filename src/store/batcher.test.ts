@@ -43,9 +43,16 @@ test('items arriving while a batch runs wait and go together into the next, at m
 });
 
 test('each item settles on its own result; a run that throws rejects its batch only', async () => {
-  const r = recorder((items) => (items[0] === 9 ? Promise.reject(new Error('batch down')) : items.map((i) => (i % 2 ? { ok: true as const, value: `r${i}` } : { ok: false as const, error: new Error(`e${i}`) }))));
+  const r = recorder((items) =>
+    items[0] === 9
+      ? Promise.reject(new Error('batch down'))
+      : items.map((i) => (i % 2 ? { ok: true as const, value: `r${i}` } : { ok: false as const, error: new Error(`e${i}`) })),
+  );
   const settled = await Promise.allSettled([r.group.submit(1), r.group.submit(2)]);
-  assert.deepEqual(settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message)), ['r1', 'e2']);
+  assert.deepEqual(
+    settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error).message)),
+    ['r1', 'e2'],
+  );
   await assert.rejects(r.group.submit(9), /batch down/);
   assert.equal(await r.group.submit(3), 'r3', 'and the next batch runs');
 });

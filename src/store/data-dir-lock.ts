@@ -69,9 +69,7 @@ export function lockDataDir(dir: string): () => void {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const owner = readOwner(file);
       if (owner && owner.pid !== process.pid && ownerAlive(owner)) {
-        throw new DataDirInUseError(
-          `the embedded database in ${dir} is in use by process ${owner.pid} (a running service?): stop it first, or use the API`,
-        );
+        throw new DataDirInUseError(`the embedded database in ${dir} is in use by process ${owner.pid} (a running service?): stop it first, or use the API`);
       }
       rmSync(file, { force: true });
     }

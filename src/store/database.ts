@@ -39,4 +39,3 @@ export interface Database {
   poolStats(): PoolStats;
   close(): Promise<void>;
 }
-

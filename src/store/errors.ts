@@ -30,7 +30,8 @@ export class DatabaseUnavailableError extends Error {
 const SERVER_GONE = /^(08|53|57P0[1-3]|25006)/;
 const TIMED_OUT = /^(57014|55P03)$/;
 // node-postgres gives its own connection failures no code; these are its messages (pg 8).
-const DRIVER_GONE = /^(Connection terminated|Client has encountered a connection error|Client was closed|Query read timeout|timeout exceeded when trying to connect)/;
+const DRIVER_GONE =
+  /^(Connection terminated|Client has encountered a connection error|Client was closed|Query read timeout|timeout exceeded when trying to connect)/;
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /**

@@ -19,25 +19,25 @@ export function migrationFiles(): { version: string; script: string }[] {
 export async function migrate(database: Database): Promise<{ applied: string[]; current: string | null }> {
   const files = migrationFiles();
   const applied: string[] = [];
-  await database.unbounded((db) => db.connection().execute(async (conn) => {
-    if (database.kind === 'postgres') await sql`select pg_advisory_lock(${LOCK_ID})`.execute(conn);
-    try {
-      await sql`create table if not exists schema_migrations (
+  await database.unbounded((db) =>
+    db.connection().execute(async (conn) => {
+      if (database.kind === 'postgres') await sql`select pg_advisory_lock(${LOCK_ID})`.execute(conn);
+      try {
+        await sql`create table if not exists schema_migrations (
         version text primary key, applied_at timestamptz not null default now())`.execute(conn);
-      const done = new Set(
-        (await conn.selectFrom('schema_migrations').select('version').execute()).map((r) => r.version),
-      );
-      for (const file of files) {
-        if (done.has(file.version)) continue;
-        await conn.transaction().execute(async (tx) => {
-          await sql.raw(file.script).execute(tx);
-          await tx.insertInto('schema_migrations').values({ version: file.version }).execute();
-        });
-        applied.push(file.version);
+        const done = new Set((await conn.selectFrom('schema_migrations').select('version').execute()).map((r) => r.version));
+        for (const file of files) {
+          if (done.has(file.version)) continue;
+          await conn.transaction().execute(async (tx) => {
+            await sql.raw(file.script).execute(tx);
+            await tx.insertInto('schema_migrations').values({ version: file.version }).execute();
+          });
+          applied.push(file.version);
+        }
+      } finally {
+        if (database.kind === 'postgres') await sql`select pg_advisory_unlock(${LOCK_ID})`.execute(conn);
       }
-    } finally {
-      if (database.kind === 'postgres') await sql`select pg_advisory_unlock(${LOCK_ID})`.execute(conn);
-    }
-  }));
+    }),
+  );
   return { applied, current: files.at(-1)?.version ?? null };
 }

@@ -28,10 +28,7 @@ const CLIENT_GRACE_MS = 500;
 const IDLE_IN_TRANSACTION_MS = 10_000;
 const INT8 = 20;
 
-export function openPostgres(
-  url: string,
-  options: { timeouts: PostgresTimeouts; onConnectionLost?: (err: Error) => void },
-): Database {
+export function openPostgres(url: string, options: { timeouts: PostgresTimeouts; onConnectionLost?: (err: Error) => void }): Database {
   pg.types.setTypeParser(INT8, (v) => v);
   const { statementTimeoutMs, connectTimeoutMs } = options.timeouts;
   const pool = newPool(url, {
@@ -69,7 +66,10 @@ export function openPostgres(
       try {
         client = await withTimeout(connecting, timeoutMs);
       } catch (err) {
-        connecting.then((late) => late.release(true), () => {});
+        connecting.then(
+          (late) => late.release(true),
+          () => {},
+        );
         throw unavailable(err);
       }
       try {

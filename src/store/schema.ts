@@ -117,7 +117,6 @@ export interface CustomField {
 export type UserStatus = 'invited' | 'active' | 'suspended';
 export type TemplateSource = 'html' | 'design';
 
-
 export interface StaffTable {
   id: string;
   seq: Generated<string>;

@@ -6,7 +6,15 @@ import { versionCheck, withEtag } from '../http/concurrency.ts';
 import type { RenderService } from '../render/module.ts';
 import { renderedSchema } from '../render/module.ts';
 import type { TemplateService } from './service.ts';
-import { compileBodySchema, compiledSchema, savedTemplateSchema, templateCreateSchema, templateParams, templatePatchSchema, templateSchema } from './schemas.ts';
+import {
+  compileBodySchema,
+  compiledSchema,
+  savedTemplateSchema,
+  templateCreateSchema,
+  templateParams,
+  templatePatchSchema,
+  templateSchema,
+} from './schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
 export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; templates: TemplateService; render: RenderService }): FastifyPluginAsyncZod {
@@ -40,7 +48,7 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
           operationId: 'createTemplate',
           summary: 'Create a template (admin)',
           description:
-            'Send hand-written `html` (and `text`), or a `design` that the service compiles into them (docs/designer.md); not both. The answer carries `source` (`design` or `html`) and the save\'s `warnings`.',
+            "Send hand-written `html` (and `text`), or a `design` that the service compiles into them (docs/designer.md); not both. The answer carries `source` (`design` or `html`) and the save's `warnings`.",
           tags: ['templates'],
           params: orgParams,
           body: templateCreateSchema,
@@ -105,8 +113,7 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
           response: { 200: templateSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
         },
       },
-      async (request, reply) =>
-        withEtag(reply, await templates.get(request.params.orgId, request.params.templateId)),
+      async (request, reply) => withEtag(reply, await templates.get(request.params.orgId, request.params.templateId)),
     );
 
     app.patch(
@@ -127,12 +134,7 @@ export function templateRoutes(deps: { guards: Guards; billing: BillingHooks; te
       },
       async (request, reply) => {
         const { version, ...patch } = request.body;
-        const template = await templates.update(
-          writeContext(request),
-          request.params.templateId,
-          versionCheck(request, version),
-          patch,
-        );
+        const template = await templates.update(writeContext(request), request.params.templateId, versionCheck(request, version), patch);
         return withEtag(reply, template);
       },
     );

@@ -7,7 +7,7 @@ import { STARTER_DESIGNS } from '../designer/module.ts';
 /** The design document (docs/designer.md), as a component of the OpenAPI document. */
 export const designSchema = designDocument.meta({
   id: 'Design',
-  description: 'A signature described as blocks (version 1); the service compiles it into the template\'s html and text (docs/designer.md).',
+  description: "A signature described as blocks (version 1); the service compiles it into the template's html and text (docs/designer.md).",
   examples: [STARTER_DESIGNS[0]!.design],
 });
 
@@ -35,7 +35,9 @@ export const templateSchema = z
     name: z.string(),
     html: z.string(),
     text: z.string(),
-    source: z.enum(['html', 'design']).describe('design: html and text are compiled from `design`; html: written by hand, and `design` (if any) is the last one, kept as history'),
+    source: z
+      .enum(['html', 'design'])
+      .describe('design: html and text are compiled from `design`; html: written by hand, and `design` (if any) is the last one, kept as history'),
     design: designSchema.nullable(),
     isDefault: z.boolean(),
     version: z.number().int(),
@@ -55,12 +57,10 @@ const fields = {
 };
 
 /** The answer to a save: the template, plus what would not render as the admin may expect. */
-export const savedTemplateSchema = templateSchema
-  .extend({ warnings: z.array(z.string()).describe('e.g. variables no signature provides') })
-  .meta({
-    id: 'SavedTemplate',
-    examples: [{ ...templateExample, warnings: [] }],
-  });
+export const savedTemplateSchema = templateSchema.extend({ warnings: z.array(z.string()).describe('e.g. variables no signature provides') }).meta({
+  id: 'SavedTemplate',
+  examples: [{ ...templateExample, warnings: [] }],
+});
 
 /** `design`, or hand-written `html`/`text`: never both in one request. */
 function oneSource(v: { html?: string | undefined; text?: string | undefined; design?: unknown }, ctx: z.RefinementCtx, creating: boolean) {
@@ -88,7 +88,7 @@ export const templatePatchSchema = z
     name: fields.name.optional(),
     html: fields.html.optional(),
     text: fields.text.optional(),
-    design: designSchema.optional().describe('compiled into html and text; the template\'s source becomes design'),
+    design: designSchema.optional().describe("compiled into html and text; the template's source becomes design"),
     isDefault: fields.isDefault.optional(),
   })
   .superRefine((v, ctx) => oneSource(v, ctx, false))

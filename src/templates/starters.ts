@@ -27,7 +27,15 @@ const compiled = new Map<string, Starter[]>();
 function compileStarter(s: StarterDesign, baseUrl: string): Starter {
   // A starter names no org image (a new org has none), so it compiles without the org's images.
   const out = compileDesign(s.design, { baseUrl, images: new Map() });
-  return { starterId: s.starterId, name: s.name, description: s.description, design: s.design, html: out.html, text: out.text, thumbnailUrl: `${baseUrl}/v1/starters/${s.starterId}/thumbnail.png` };
+  return {
+    starterId: s.starterId,
+    name: s.name,
+    description: s.description,
+    design: s.design,
+    html: out.html,
+    text: out.text,
+    thumbnailUrl: `${baseUrl}/v1/starters/${s.starterId}/thumbnail.png`,
+  };
 }
 
 /** Every starter compiled for this service's URL (the social icons and thumbnails live under it); made once. */
@@ -54,6 +62,13 @@ export const DEFAULT_STARTER = { name: classic.name, design: classic.design, htm
 export function listStarters(page: PageRequest, baseUrl: string): Page<Starter> {
   const after = decodeCursor(page.cursor);
   const start = after === undefined ? 0 : Number(after) + 1;
-  const rows = starters(baseUrl).slice(start, start + page.limit + 1).map((s, i) => ({ s, position: String(start + i) }));
-  return toPage(rows, page.limit, (r) => r.position, (r): Starter => ({ ...r.s }));
+  const rows = starters(baseUrl)
+    .slice(start, start + page.limit + 1)
+    .map((s, i) => ({ s, position: String(start + i) }));
+  return toPage(
+    rows,
+    page.limit,
+    (r) => r.position,
+    (r): Starter => ({ ...r.s }),
+  );
 }

@@ -15,7 +15,12 @@ export function trackingModule(core: Core, needs: { campaignOpen?: (c: string) =
   const { config, db } = core;
   const opens = new OpenCounter((counts) => opensRepo.add(db, counts), core.logger);
   const tracking = createTrackingService({ db, counter: opens, clock: core.clock });
-  const pixelThrottle = publicThrottle(byAddress(core), core.refusal, { limiter: core.limiters.pixel, limit: config.pixelRateLimit.burst, scope: 'pixel', bucketOf: () => 'pixel' });
+  const pixelThrottle = publicThrottle(byAddress(core), core.refusal, {
+    limiter: core.limiters.pixel,
+    limit: config.pixelRateLimit.burst,
+    scope: 'pixel',
+    bucketOf: () => 'pixel',
+  });
   return {
     name: 'tracking',
     service: tracking,

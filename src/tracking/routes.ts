@@ -40,7 +40,9 @@ export function pixelRoutes(deps: { throttle: Throttle; tracking: TrackingServic
           tags: ['render'],
           description: 'Answers a 1×1 transparent GIF (image/gif) for any id.',
           params: z.object({ userId: z.string().max(100) }),
-          querystring: z.object({ c: text().max(500).optional().describe('the campaign whose banner the signature showed (signed; an open counts as its impression)') }),
+          querystring: z.object({
+            c: text().max(500).optional().describe('the campaign whose banner the signature showed (signed; an open counts as its impression)'),
+          }),
           response: {
             200: {
               description: 'The same 43-byte transparent GIF for every id, never cached',
@@ -86,9 +88,9 @@ export function opensRoutes(deps: { guards: Guards; tracking: TrackingService })
             userId: uuid.optional(),
           }),
           response: {
-            200: page(z.object({ day, real: z.number().int(), proxied: z.number().int() }).meta({ examples: [{ day: '2026-01-12', real: 41, proxied: 17 }] })).describe(
-              'every day of the range with opens; never more than one page',
-            ),
+            200: page(
+              z.object({ day, real: z.number().int(), proxied: z.number().int() }).meta({ examples: [{ day: '2026-01-12', real: 41, proxied: 17 }] }),
+            ).describe('every day of the range with opens; never more than one page'),
             ...errorResponses('FORBIDDEN'),
           },
         },

@@ -62,9 +62,23 @@ export function userImportRoutes(deps: { guards: Guards; billing: BillingHooks; 
           tags: ['users'],
           params: orgParams,
           consumes: ['text/csv', 'application/json'],
-          body: z.union([z.string().describe('the CSV file'), z.array(z.unknown()).describe(`objects with the fields ${IMPORT_COLUMNS.join(', ')} (strings; \`email\` required; an empty or absent field keeps its value on update and takes its default on create), each checked on its own`)]).meta({
-            examples: [[{ email: 'ada@acme.example', name: 'Ada Lovelace', title: 'Engineer', department: 'Research' }, { email: 'grace@acme.example', role: 'admin' }]],
-          }),
+          body: z
+            .union([
+              z.string().describe('the CSV file'),
+              z
+                .array(z.unknown())
+                .describe(
+                  `objects with the fields ${IMPORT_COLUMNS.join(', ')} (strings; \`email\` required; an empty or absent field keeps its value on update and takes its default on create), each checked on its own`,
+                ),
+            ])
+            .meta({
+              examples: [
+                [
+                  { email: 'ada@acme.example', name: 'Ada Lovelace', title: 'Engineer', department: 'Research' },
+                  { email: 'grace@acme.example', role: 'admin' },
+                ],
+              ],
+            }),
           response: {
             200: z.object({ results: z.array(importResultSchema) }).meta({
               examples: [
@@ -91,4 +105,3 @@ export function userImportRoutes(deps: { guards: Guards; billing: BillingHooks; 
     );
   };
 }
-

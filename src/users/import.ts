@@ -75,10 +75,9 @@ function columnsOf(header: string[]): string[] {
   const columns = header.map((c) => c.toLowerCase());
   const unknown = columns.filter((c) => !(IMPORT_COLUMNS as readonly string[]).includes(c));
   if (unknown.length > 0 || !columns.includes('email') || new Set(columns).size !== columns.length) {
-    throw badRequest(
-      `The CSV header must name the columns ${IMPORT_COLUMNS.join(',')} (any order, email required, each once); it has ${columns.join(',')}.`,
-      { field: 'body' },
-    );
+    throw badRequest(`The CSV header must name the columns ${IMPORT_COLUMNS.join(',')} (any order, email required, each once); it has ${columns.join(',')}.`, {
+      field: 'body',
+    });
   }
   return columns;
 }
@@ -123,7 +122,11 @@ export async function readCsv(body: Readable): Promise<(Record<string, string> |
     bounds.destroy();
     parser.destroy();
   }
-  if (!columns) throw badRequest('The CSV is empty: the first line must be the header (email,name,title,department,phone,mobile,role; optional pronouns,website,address).', { field: 'body' });
+  if (!columns)
+    throw badRequest(
+      'The CSV is empty: the first line must be the header (email,name,title,department,phone,mobile,role; optional pronouns,website,address).',
+      { field: 'body' },
+    );
   return rows;
 }
 

@@ -63,7 +63,10 @@ export function mfaRoutes(deps: { guards: Guards; billing: BillingHooks; mfa: Mf
           summary: 'Turn TOTP off (the user, or an admin)',
           tags: ['users'],
           params: userParams,
-          response: { 200: z.object({ mfaEnabled: z.literal(false) }).meta({ examples: [{ mfaEnabled: false }] }), ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
+          response: {
+            200: z.object({ mfaEnabled: z.literal(false) }).meta({ examples: [{ mfaEnabled: false }] }),
+            ...errorResponses('FORBIDDEN', 'NOT_FOUND'),
+          },
         },
       },
       async (request) => {

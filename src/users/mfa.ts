@@ -15,8 +15,7 @@ export function createMfaService(deps: { db: Db; users: UserService; signIn: Sig
     enforce(manageMfa(access, { id: user.userId, role: user.role }, op));
     return user;
   };
-  const audit = (tx: Db, ctx: WriteContext, action: string, userId: string) =>
-    recordAudit(tx, ctx, { action, targetId: userId, changes: ['mfaEnabled'] });
+  const audit = (tx: Db, ctx: WriteContext, action: string, userId: string) => recordAudit(tx, ctx, { action, targetId: userId, changes: ['mfaEnabled'] });
 
   return {
     /** Starts (or restarts) an enrolment: the secret is shown once, to the user themselves. */

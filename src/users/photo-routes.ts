@@ -45,7 +45,10 @@ export function photoRoutes(deps: { guards: Guards; billing: BillingHooks; users
           params: userParams,
           consumes: [...IMAGE_TYPES],
           body: imageBody,
-          response: { 200: userSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED', 'PAYMENT_REQUIRED', 'PAYLOAD_TOO_LARGE') },
+          response: {
+            200: userSchema,
+            ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED', 'PAYMENT_REQUIRED', 'PAYLOAD_TOO_LARGE'),
+          },
         },
       },
       async (request, reply) => {
@@ -69,7 +72,7 @@ export function photoRoutes(deps: { guards: Guards; billing: BillingHooks; users
         schema: {
           operationId: 'deleteUserPhoto',
           summary: "Remove a user's photo (the user themself, or an admin)",
-          description: 'Clears `photoImageId` and answers the user; the image stays among the org\'s images.',
+          description: "Clears `photoImageId` and answers the user; the image stays among the org's images.",
           tags: ['users'],
           params: userParams,
           response: { 200: userSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED', 'PAYMENT_REQUIRED') },

@@ -105,13 +105,7 @@ export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users:
       },
       async (request, reply) => {
         const { version, ...patch } = request.body;
-        const user = await users.update(
-          accessOf(request),
-          writeContext(request),
-          request.params.userId,
-          versionCheck(request, version),
-          patch,
-        );
+        const user = await users.update(accessOf(request), writeContext(request), request.params.userId, versionCheck(request, version), patch);
         return withEtag(reply, await withLink(request, user));
       },
     );

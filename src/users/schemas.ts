@@ -50,10 +50,7 @@ export const userSchema = z
         '`invited` until the user has a password (accepted the invitation, reset it, or was given one); `suspended`: kept, but no sign-in, no seat and no signature (an admin, SCIM `active: false` or a directory set it)',
       ),
     emailVerified: z.boolean().describe('the user proved the address (an invitation or a reset by mail); false again when it changes'),
-    invitationUrl: z
-      .string()
-      .optional()
-      .describe('admins only, while the user is invited and no mail carries the link (no SMTP_URL): the link to hand over'),
+    invitationUrl: z.string().optional().describe('admins only, while the user is invited and no mail carries the link (no SMTP_URL): the link to hand over'),
     version: z.number().int(),
     createdAt: timestamp,
     updatedAt: timestamp,
@@ -132,7 +129,9 @@ export const userPatchSchema = z
       .optional()
       .describe('admin-only: `suspended` ends the sessions and frees the seat; `active` restores (402 when every seat is taken)'),
   })
-  .meta({ examples: [{ version: 1, title: 'Principal Engineer', pronouns: 'she/her', social: { x: null }, attributes: { booking_link: 'https://cal.example/ada' } }] });
+  .meta({
+    examples: [{ version: 1, title: 'Principal Engineer', pronouns: 'she/her', social: { x: null }, attributes: { booking_link: 'https://cal.example/ada' } }],
+  });
 
 /** The users list's search and filters (docs/api.md, "Search and filters"); each narrows the others. */
 export const userListQuery = listQuery.extend({
@@ -144,7 +143,9 @@ export const userListQuery = listQuery.extend({
   sort: z
     .enum(USER_SORTS)
     .default('created')
-    .describe('created: oldest first (the default); name, role (owner, admin, member), department or status, `-` first for descending. A cursor belongs to the order it was issued in.'),
+    .describe(
+      'created: oldest first (the default); name, role (owner, admin, member), department or status, `-` first for descending. A cursor belongs to the order it was issued in.',
+    ),
 });
 
 // One row of a users import: the create schema's checks, every field but the email optional. An

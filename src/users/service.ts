@@ -36,7 +36,7 @@ async function profileRules(db: Db, orgId: string) {
 async function checkPhoto(db: Db, orgId: string, imageId: string | null | undefined): Promise<void> {
   if (!imageId) return;
   if (!(await imagesRepo.find(db, orgId, imageId))) {
-    throw badRequest('body.photoImageId: not one of the organisation\'s images (upload one with POST …/users/{userId}/photo).', { field: 'body.photoImageId' });
+    throw badRequest("body.photoImageId: not one of the organisation's images (upload one with POST …/users/{userId}/photo).", { field: 'body.photoImageId' });
   }
 }
 
@@ -84,8 +84,7 @@ export type Invite = (tx: Db, user: UserRow) => Promise<{ url: string; expiresAt
  */
 const EMAIL_INDEXES = ['users_org_email_live', 'users_email_live'];
 const isEmailTaken = (err: unknown) => EMAIL_INDEXES.some((index) => isUniqueViolation(err, index));
-const emailTaken = (email: string) =>
-  conflict(`The email address ${email} already belongs to a user, in this or another organisation.`, { field: 'email' });
+const emailTaken = (email: string) => conflict(`The email address ${email} already belongs to a user, in this or another organisation.`, { field: 'email' });
 
 export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCheck?: SeatCheck; passwords?: PasswordHasher; invite?: Invite }) {
   const { db, invalidate } = deps;
@@ -102,7 +101,12 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
       if (sortColumnOf(sort) === undefined) {
         const seq = decodeCursor(page.cursor);
         const rows = await usersRepo.list(db, orgId, filter, sort, seq === undefined ? undefined : { seq }, page.limit);
-        return toPage(rows, page.limit, (r) => r.seq, (r) => toUser(r));
+        return toPage(
+          rows,
+          page.limit,
+          (r) => r.seq,
+          (r) => toUser(r),
+        );
       }
       const rows = await usersRepo.list(db, orgId, filter, sort, decodeKeyedCursor(page.cursor), page.limit);
       const more = rows.length > page.limit;
@@ -117,11 +121,7 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
       return user && toUser(user);
     },
 
-    async create(
-      access: Access,
-      ctx: WriteContext,
-      { temporaryPassword, social, attributes, ...input }: UserCreate,
-    ): Promise<User> {
+    async create(access: Access, ctx: WriteContext, { temporaryPassword, social, attributes, ...input }: UserCreate): Promise<User> {
       const decision = policy.createUser(access, input.role);
       enforce(decision);
       if (attributes) checkAttributes((await profileRules(db, ctx.orgId)).fields, attributes);

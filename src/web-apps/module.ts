@@ -6,11 +6,14 @@ import type { WebAppLimits } from './runtime-config.ts';
 
 export { allowedWebOrigins } from './origins.ts';
 
-export function webAppsModule(core: Core, needs: {
+export function webAppsModule(
+  core: Core,
+  needs: {
     clientIds: { app: string; admin: string };
     /** The server's limits the forms check first, but RENDER_LIMIT_BYTES (config's): the composition root reads them from their capabilities. */
     limits: Omit<WebAppLimits, 'renderBytes'>;
-  },): Module<undefined> {
+  },
+): Module<undefined> {
   const { config } = core;
   return {
     name: 'web-apps',

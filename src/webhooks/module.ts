@@ -10,7 +10,13 @@ export function webhooksModule(core: Core, needs: { billing: Module<BillingServi
     name: 'webhooks',
     service: undefined,
     public: [
-      webhookRoutes({ billing: needs.billing.service, secret: config.webhookSecret, toleranceS: config.webhookToleranceS, clock: core.clock, metrics: core.metrics }),
+      webhookRoutes({
+        billing: needs.billing.service,
+        secret: config.webhookSecret,
+        toleranceS: config.webhookToleranceS,
+        clock: core.clock,
+        metrics: core.metrics,
+      }),
     ],
   };
 }

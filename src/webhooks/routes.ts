@@ -44,7 +44,7 @@ export function webhookRoutes(deps: {
               .string()
               .optional()
               .meta({ examples: ['t=1767225600,v1=5257a869e7ecebeda32affa62cdca3fa51cad7e77a0e56ff536d0ce8e108d8bd'] }),
-            'stripe-signature': z.string().optional().describe('the same scheme under Stripe\'s header name; used when Provider-Signature is absent'),
+            'stripe-signature': z.string().optional().describe("the same scheme under Stripe's header name; used when Provider-Signature is absent"),
           }),
           response: {
             200: z
@@ -57,7 +57,8 @@ export function webhookRoutes(deps: {
         },
       },
       async (request) => {
-        if (!deps.secret) throw refuse('unconfigured', new AppError('SERVICE_UNAVAILABLE', 'Payment-provider webhooks are not configured (WEBHOOK_SECRET is unset).'));
+        if (!deps.secret)
+          throw refuse('unconfigured', new AppError('SERVICE_UNAVAILABLE', 'Payment-provider webhooks are not configured (WEBHOOK_SECRET is unset).'));
         const raw = request.body;
         if (!Buffer.isBuffer(raw)) throw refuse('bad_request', new AppError('BAD_REQUEST', 'The body must be JSON.', { details: { field: 'body' } }));
         // Stripe's own header name too, so a Stripe account can point straight at this route.

@@ -42,12 +42,7 @@ export function sign(payload: Buffer | string, secret: string, timestamp: number
   return createHmac('sha256', secret).update(`${timestamp}.`).update(payload).digest('hex');
 }
 
-export function verifySignature(
-  rawBody: Buffer,
-  header: string | undefined,
-  secret: string,
-  opts: { toleranceS: number; nowS: number },
-): SignatureCheck {
+export function verifySignature(rawBody: Buffer, header: string | undefined, secret: string, opts: { toleranceS: number; nowS: number }): SignatureCheck {
   if (!header) return { ok: false, reason: 'missing signature header' };
   const parsed = parseSignatureHeader(header);
   if (!parsed) return { ok: false, reason: 'malformed signature header' };

@@ -82,11 +82,7 @@ export async function authorizeUrl(c: OidcClient, extra: Record<string, string> 
 }
 
 /** The whole sign-in: authorize, password (and TOTP when asked), code exchange with PKCE. */
-export async function signIn(
-  c: OidcClient,
-  creds: { username: string; password: string; otp?: () => string },
-  browser = new Browser(),
-) {
+export async function signIn(c: OidcClient, creds: { username: string; password: string; otp?: () => string }, browser = new Browser()) {
   const { url, verifier } = await authorizeUrl(c);
   let step = await browser.follow(url, c.redirectUri);
   if (!step.callback) step = await browser.submit(step.url, { username: creds.username, password: creds.password }, c.redirectUri);

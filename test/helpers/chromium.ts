@@ -83,7 +83,10 @@ export interface TestPage {
 }
 
 /** A page in a fresh context (own cookies), recording console errors. */
-export async function openPage(browser: SharedBrowser, opts: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {}): Promise<TestPage> {
+export async function openPage(
+  browser: SharedBrowser,
+  opts: { viewport?: { width: number; height: number }; colorScheme?: 'light' | 'dark' } = {},
+): Promise<TestPage> {
   const context = await browser.newContext({
     viewport: opts.viewport ?? { width: 1280, height: 860 },
     colorScheme: opts.colorScheme ?? 'light',

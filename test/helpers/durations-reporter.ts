@@ -5,7 +5,9 @@ import { relative } from 'node:path';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
-export default async function* durations(source: AsyncIterable<{ type: string; data: { nesting?: number; file?: string; details?: { duration_ms?: number } } }>) {
+export default async function* durations(
+  source: AsyncIterable<{ type: string; data: { nesting?: number; file?: string; details?: { duration_ms?: number } } }>,
+) {
   const seconds: Record<string, number> = {};
   for await (const event of source) {
     if ((event.type !== 'test:pass' && event.type !== 'test:fail') || event.data.nesting !== 0 || !event.data.file) continue;

@@ -109,7 +109,12 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
       return account;
     },
     addUser(user) {
-      const full: FakeGoogleUser = { id: user.id ?? randomUUID().replaceAll('-', '').slice(0, 21), name: { fullName: user.primaryEmail.split('@')[0]! }, gmail: true, ...user };
+      const full: FakeGoogleUser = {
+        id: user.id ?? randomUUID().replaceAll('-', '').slice(0, 21),
+        name: { fullName: user.primaryEmail.split('@')[0]! },
+        gmail: true,
+        ...user,
+      };
       fake.users.set(full.primaryEmail.toLowerCase(), full);
       return full;
     },
@@ -158,7 +163,10 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
       claims = JSON.parse(Buffer.from(payloadPart ?? '', 'base64url').toString());
       JSON.parse(Buffer.from(headerPart ?? '', 'base64url').toString());
     } catch {
-      return json(res, 400, { error: 'invalid_grant', error_description: 'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.' });
+      return json(res, 400, {
+        error: 'invalid_grant',
+        error_description: 'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe.',
+      });
     }
     const account = accounts.get(String(claims.iss));
     if (!account) return json(res, 401, { error: 'invalid_client', error_description: 'The OAuth client was not found.' });
@@ -174,9 +182,15 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
     const iat = Number(claims.iat);
     const exp = Number(claims.exp);
     if (!Number.isFinite(iat) || !Number.isFinite(exp) || exp - iat > 3600 || exp <= iat) {
-      return json(res, 400, { error: 'invalid_grant', error_description: 'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.' });
+      return json(res, 400, {
+        error: 'invalid_grant',
+        error_description:
+          'Invalid JWT: Token must be a short-lived token (60 minutes) and in a reasonable timeframe. Check your iat and exp values in the JWT claim.',
+      });
     }
-    const scopes = String(claims.scope ?? '').split(' ').filter(Boolean);
+    const scopes = String(claims.scope ?? '')
+      .split(' ')
+      .filter(Boolean);
     const granted = fake.delegation.get(account.clientId) ?? new Set();
     if (scopes.length === 0 || scopes.some((s) => !granted.has(s))) {
       return json(res, 401, {
@@ -214,7 +228,9 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
     const max = Math.min(500, Number(url.searchParams.get('maxResults') ?? 100), fake.pageSize);
     // `my_customer` is the admin's own Workspace: here, the users of the admin's domain.
     const domain = token.subject.split('@')[1];
-    const all = [...fake.users.values()].filter((u) => u.primaryEmail.toLowerCase().endsWith(`@${domain}`)).sort((a, b) => a.primaryEmail.localeCompare(b.primaryEmail));
+    const all = [...fake.users.values()]
+      .filter((u) => u.primaryEmail.toLowerCase().endsWith(`@${domain}`))
+      .sort((a, b) => a.primaryEmail.localeCompare(b.primaryEmail));
     const start = url.searchParams.get('pageToken') ? Number(Buffer.from(url.searchParams.get('pageToken')!, 'base64url').toString()) : 0;
     const page = all.slice(start, start + max).map(({ gmail: _g, signature: _s, isAdmin, ...u }) => ({
       kind: 'admin#directory#user',
@@ -260,7 +276,8 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
       if (req.method === 'POST' && url.pathname === '/token') return handleToken(req, res);
       if (req.method === 'GET' && url.pathname === '/admin/directory/v1/users') return handleDirectory(req, res, url);
       const sendAs = /^\/gmail\/v1\/users\/([^/]+)\/settings\/sendAs\/([^/]+)$/.exec(url.pathname);
-      if (sendAs && (req.method === 'GET' || req.method === 'PATCH')) return handleSendAs(req, res, decodeURIComponent(sendAs[1]!), decodeURIComponent(sendAs[2]!));
+      if (sendAs && (req.method === 'GET' || req.method === 'PATCH'))
+        return handleSendAs(req, res, decodeURIComponent(sendAs[1]!), decodeURIComponent(sendAs[2]!));
       apiError(res, 404, 'notFound', 'Not Found', 'NOT_FOUND');
     };
     route().catch((err) => {

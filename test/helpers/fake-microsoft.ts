@@ -74,7 +74,10 @@ export async function startFakeMicrosoft(): Promise<FakeMicrosoft> {
         return json(400, { error: 'invalid_scope', error_description: 'AADSTS70011: The provided value for the input parameter scope is not valid.' });
       }
       if (form.get('client_id') !== tenant.clientId) {
-        return json(400, { error: 'unauthorized_client', error_description: `AADSTS700016: Application with identifier '${form.get('client_id')}' was not found in the directory.` });
+        return json(400, {
+          error: 'unauthorized_client',
+          error_description: `AADSTS700016: Application with identifier '${form.get('client_id')}' was not found in the directory.`,
+        });
       }
       if (form.get('client_secret') !== tenant.clientSecret) {
         return json(401, { error: 'invalid_client', error_description: 'AADSTS7000215: Invalid client secret provided.' });
@@ -95,7 +98,9 @@ export async function startFakeMicrosoft(): Promise<FakeMicrosoft> {
         return json(429, { error: { code: 'TooManyRequests', message: 'Too many requests.' } }, { 'retry-after': String(fake.throttle.retryAfterS) });
       }
       const select = (url.searchParams.get('$select') ?? '').split(',').filter(Boolean);
-      const value = tenant.users.slice(offset, offset + top).map((u) => (select.length ? Object.fromEntries(select.map((k) => [k, (u as any)[k] ?? null])) : u));
+      const value = tenant.users
+        .slice(offset, offset + top)
+        .map((u) => (select.length ? Object.fromEntries(select.map((k) => [k, (u as any)[k] ?? null])) : u));
       const next = offset + top < tenant.users.length ? new URL(url) : undefined;
       next?.searchParams.set('$skiptoken', String(offset + top));
       return json(200, { '@odata.context': `${fake.url}/v1.0/$metadata#users`, value, ...(next ? { '@odata.nextLink': next.toString() } : {}) });

@@ -34,10 +34,10 @@ export async function dropFileDatabases(url: string): Promise<void> {
   const client = maintenanceClient(url);
   await client.connect();
   try {
-    const { rows } = await client.query<{ datname: string }>(
-      'SELECT datname FROM pg_database WHERE datname = $1 OR starts_with(datname, $2)',
-      [template, clonePrefix],
-    );
+    const { rows } = await client.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname = $1 OR starts_with(datname, $2)', [
+      template,
+      clonePrefix,
+    ]);
     for (const { datname } of rows) await client.query(`DROP DATABASE IF EXISTS "${datname}" WITH (FORCE)`);
   } finally {
     await client.end();

@@ -37,7 +37,8 @@ export async function startSink(): Promise<Sink> {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
-        if (refuse !== undefined) return callback(Object.assign(new Error(refuse >= 500 ? '5.7.1 refused by the next hop' : '4.7.1 try later'), { responseCode: refuse }));
+        if (refuse !== undefined)
+          return callback(Object.assign(new Error(refuse >= 500 ? '5.7.1 refused by the next hop' : '4.7.1 try later'), { responseCode: refuse }));
         const mailFrom = session.envelope.mailFrom;
         messages.push({
           from: mailFrom ? mailFrom.address : '',
@@ -68,7 +69,11 @@ export interface GatewayOrg extends TestOrg {
 }
 
 /** An org with a verified domain, a user in it, and gateway settings whose next hop is the sink. */
-export async function gatewayOrg(server: TestServer, sink: Sink, opts: { domain: string; allowedNetworks?: unknown[]; m365TenantId?: string; stampInternal?: boolean }): Promise<GatewayOrg> {
+export async function gatewayOrg(
+  server: TestServer,
+  sink: Sink,
+  opts: { domain: string; allowedNetworks?: unknown[]; m365TenantId?: string; stampInternal?: boolean },
+): Promise<GatewayOrg> {
   const org = await createOrg(server);
   await server.deps.gateway.staffVerify({ staffId: 'test', correlationId: 'test' }, org.orgId, opts.domain);
   const user = await createUser(server, org, { email: `ada@${opts.domain}`, name: 'Ada Lovelace' });
@@ -82,16 +87,28 @@ export async function gatewayOrg(server: TestServer, sink: Sink, opts: { domain:
     },
   });
   if (res.status !== 200) throw new Error(`gateway settings: ${res.status} ${res.text}`);
-  return { ...org, domain: opts.domain, gatewayId: res.body.gatewayId, password: res.body.password, user: { userId: user.userId, email: `ada@${opts.domain}`, name: 'Ada Lovelace' } };
+  return {
+    ...org,
+    domain: opts.domain,
+    gatewayId: res.body.gatewayId,
+    password: res.body.password,
+    user: { userId: user.userId, email: `ada@${opts.domain}`, name: 'Ada Lovelace' },
+  };
 }
 
 /** nodemailer's SMTP client to the gateway, with an org's credentials (or none). */
 export function client(port: number, auth?: { user: string; pass: string }) {
-  return nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, ...(auth ? { auth } : {}) } as Parameters<typeof nodemailer.createTransport>[0]);
+  return nodemailer.createTransport({ host: '127.0.0.1', port, secure: false, ignoreTLS: true, ...(auth ? { auth } : {}) } as Parameters<
+    typeof nodemailer.createTransport
+  >[0]);
 }
 
 /** Sends raw bytes with an envelope; resolves with the reply, or the SMTP error's code and text. */
-export async function sendRaw(transport: ReturnType<typeof client>, envelope: { from: string; to: string[]; use8BitMime?: boolean }, raw: Buffer | string): Promise<{ code: number; response: string }> {
+export async function sendRaw(
+  transport: ReturnType<typeof client>,
+  envelope: { from: string; to: string[]; use8BitMime?: boolean },
+  raw: Buffer | string,
+): Promise<{ code: number; response: string }> {
   try {
     const info = (await transport.sendMail({ envelope: envelope as { from: string; to: string[] }, raw })) as { response: string };
     return { code: Number(info.response.slice(0, 3)), response: info.response };
@@ -111,14 +128,18 @@ export async function rawSession(port: number) {
   const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
   /** The next complete reply (its last line has a space after the code). */
   const reply = () =>
-    waitFor(() => {
-      const m = /^(\d{3}) .*\r\n/m.exec(buffer);
-      if (!m) return undefined;
-      const end = m.index + m[0].length;
-      const text = buffer.slice(0, end);
-      buffer = buffer.slice(end);
-      return text;
-    }, 'an SMTP reply', 10_000);
+    waitFor(
+      () => {
+        const m = /^(\d{3}) .*\r\n/m.exec(buffer);
+        if (!m) return undefined;
+        const end = m.index + m[0].length;
+        const text = buffer.slice(0, end);
+        buffer = buffer.slice(end);
+        return text;
+      },
+      'an SMTP reply',
+      10_000,
+    );
   await reply();
   return {
     socket,

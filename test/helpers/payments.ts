@@ -15,7 +15,13 @@ export function signedHeader(payload: string, opts: { secret?: string; timestamp
 }
 
 export function event(type: string, object: Record<string, unknown>, over: { id?: string; created?: number } = {}) {
-  return { id: over.id ?? `evt_${randomUUID().replaceAll('-', '')}`, object: 'event', type, created: over.created ?? Math.floor(Date.now() / 1000), data: { object } };
+  return {
+    id: over.id ?? `evt_${randomUUID().replaceAll('-', '')}`,
+    object: 'event',
+    type,
+    created: over.created ?? Math.floor(Date.now() / 1000),
+    data: { object },
+  };
 }
 
 export async function deliver(
@@ -30,7 +36,10 @@ export async function deliver(
   return server.request('POST', '/v1/webhooks/payment-provider', { rawBody: payload, headers });
 }
 
-export function subscription(orgId: string, over: { status?: string; quantity?: number; customer?: string; lookupKey?: string; priceId?: string; periodEnd?: number } = {}) {
+export function subscription(
+  orgId: string,
+  over: { status?: string; quantity?: number; customer?: string; lookupKey?: string; priceId?: string; periodEnd?: number } = {},
+) {
   return {
     id: 'sub_test',
     object: 'subscription',

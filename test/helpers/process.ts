@@ -67,7 +67,13 @@ export async function startProcess(
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}:\n${out}`);
     if (Date.now() > deadline) throw new Error(`service did not start:\n${out}`);
-    if (await fetch(url + (opts.ready ?? '/health')).then((r) => r.ok, () => false)) break;
+    if (
+      await fetch(url + (opts.ready ?? '/health')).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break;
     await new Promise((r) => setTimeout(r, 100));
   }
   return {

@@ -84,7 +84,10 @@ export async function assertRoleCases(server: TestServer, cases: RouteCase[], or
       refusals++;
     }
     const allowed = await server.request(c.method, path, { token: tokens[c.minRole], ...(c.body ? { body: c.body } : {}) });
-    assert.ok(allowed.status < 500 && ![401, 403].includes(allowed.status), `${c.method} ${c.route} with a ${c.minRole}'s ID token: ${allowed.status} ${allowed.text}`);
+    assert.ok(
+      allowed.status < 500 && ![401, 403].includes(allowed.status),
+      `${c.method} ${c.route} with a ${c.minRole}'s ID token: ${allowed.status} ${allowed.text}`,
+    );
   }
   return refusals;
 }

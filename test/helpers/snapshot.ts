@@ -78,7 +78,10 @@ async function load(): Promise<{ empty: Blob; migrated: Blob }> {
     // Written under private names and renamed, the migrated one last (it is what marks the pair
     // as made): test processes racing to make them never read half a file.
     mkdirSync(DIR, { recursive: true });
-    for (const [path, tarball] of [[paths.empty, empty], [paths.migrated, migrated]] as const) {
+    for (const [path, tarball] of [
+      [paths.empty, empty],
+      [paths.migrated, migrated],
+    ] as const) {
       const partial = `${path}.${process.pid}.partial`;
       writeFileSync(partial, Buffer.from(await tarball.arrayBuffer()));
       renameSync(partial, path);

@@ -84,7 +84,7 @@ function sigsvcFetch(email, compose, callback) {
         function () {
           clearTimeout(timer);
           answer({ status: 0, message: 'network error' });
-        }
+        },
       );
     } else {
       var xhr = new XMLHttpRequest();
@@ -135,31 +135,41 @@ function sigsvcInsert(event, options) {
   };
   safe(function () {
     var item = Office.context.mailbox.item;
-    sigsvcComposeType(item, safe(function (compose) {
-      sigsvcSender(item, safe(function (email) {
-        if (!email) return end();
-        sigsvcFetch(email, compose, safe(function (err, signature) {
-          if (err) {
-            if (err.status === 413) sigsvcNotify(item, 'Your signature was not inserted: ' + err.message);
-            if (options.swap && err.status === 404) return item.body.setSignatureAsync('', { coercionType: 'html' }, end);
-            return end();
-          }
-          if (signature.html.length > SIGSVC_LIMIT_CHARS) {
-            sigsvcNotify(item, 'Your signature was not inserted: it is longer than Outlook allows (30,000 characters).');
-            return end();
-          }
-          var set = safe(function () {
-            item.body.setSignatureAsync(signature.html, { coercionType: 'html' }, end);
-          });
-          // Outlook's own signature would be added as well; turn it off where the client allows.
-          if (item.itemType !== 'appointment' && typeof item.disableClientSignatureAsync === 'function') {
-            item.disableClientSignatureAsync(set);
-          } else {
-            set();
-          }
-        }));
-      }));
-    }));
+    sigsvcComposeType(
+      item,
+      safe(function (compose) {
+        sigsvcSender(
+          item,
+          safe(function (email) {
+            if (!email) return end();
+            sigsvcFetch(
+              email,
+              compose,
+              safe(function (err, signature) {
+                if (err) {
+                  if (err.status === 413) sigsvcNotify(item, 'Your signature was not inserted: ' + err.message);
+                  if (options.swap && err.status === 404) return item.body.setSignatureAsync('', { coercionType: 'html' }, end);
+                  return end();
+                }
+                if (signature.html.length > SIGSVC_LIMIT_CHARS) {
+                  sigsvcNotify(item, 'Your signature was not inserted: it is longer than Outlook allows (30,000 characters).');
+                  return end();
+                }
+                var set = safe(function () {
+                  item.body.setSignatureAsync(signature.html, { coercionType: 'html' }, end);
+                });
+                // Outlook's own signature would be added as well; turn it off where the client allows.
+                if (item.itemType !== 'appointment' && typeof item.disableClientSignatureAsync === 'function') {
+                  item.disableClientSignatureAsync(set);
+                } else {
+                  set();
+                }
+              }),
+            );
+          }),
+        );
+      }),
+    );
   })();
 }
 

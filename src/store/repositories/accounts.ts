@@ -101,11 +101,7 @@ export const accountsRepo = {
   },
 
   async resetFailures(db: Db, account: Account): Promise<void> {
-    await db
-      .updateTable(table(account.kind))
-      .set({ failed_logins: 0, failures_since: null, locked_until: null })
-      .where('id', '=', account.id)
-      .execute();
+    await db.updateTable(table(account.kind)).set({ failed_logins: 0, failures_since: null, locked_until: null }).where('id', '=', account.id).execute();
   },
 
   /** Remembers the step a TOTP code used, only if it is newer (a code is accepted once). */

@@ -19,7 +19,10 @@ export const apiKeysRepo = {
   async list(db: Db, orgId: string, after: string | undefined, limit: number): Promise<ApiKeyRow[]> {
     let query = db.selectFrom('api_keys').selectAll().where('org_id', '=', orgId);
     if (after !== undefined) query = query.where('seq', '>', after);
-    return query.orderBy('seq').limit(limit + 1).execute();
+    return query
+      .orderBy('seq')
+      .limit(limit + 1)
+      .execute();
   },
 
   /** Revokes once; a second revocation finds the key already revoked and changes nothing. */

@@ -46,13 +46,7 @@ export const auditRepo = {
   },
 
   /** Newest first; `before` is the id of the last entry of the previous page. */
-  async list(
-    db: Db,
-    orgId: string,
-    filter: AuditFilter,
-    before: string | undefined,
-    limit: number,
-  ): Promise<AuditRow[]> {
+  async list(db: Db, orgId: string, filter: AuditFilter, before: string | undefined, limit: number): Promise<AuditRow[]> {
     let query = db.selectFrom('audit_entries').selectAll().where('org_id', '=', orgId);
     if (filter.action) query = query.where('action', '=', filter.action);
     if (filter.targetId) query = query.where('target_id', '=', filter.targetId);
@@ -60,7 +54,10 @@ export const auditRepo = {
     if (filter.from) query = query.where('at', '>=', filter.from);
     if (filter.to) query = query.where('at', '<', filter.to);
     if (before !== undefined) query = query.where('id', '<', before);
-    return query.orderBy('id', 'desc').limit(limit + 1).execute();
+    return query
+      .orderBy('id', 'desc')
+      .limit(limit + 1)
+      .execute();
   },
 
   /** Every staff action, across orgs (and those of no org), newest first. */
@@ -75,6 +72,9 @@ export const auditRepo = {
     if (filter.actorId) query = query.where('actor_id', '=', filter.actorId);
     if (filter.orgId) query = query.where('org_id', '=', filter.orgId);
     if (before !== undefined) query = query.where('id', '<', before);
-    return query.orderBy('id', 'desc').limit(limit + 1).execute();
+    return query
+      .orderBy('id', 'desc')
+      .limit(limit + 1)
+      .execute();
   },
 };

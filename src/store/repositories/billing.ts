@@ -92,10 +92,7 @@ export const billingRepo = {
       .selectFrom('orgs')
       .selectAll()
       .where((eb) =>
-        eb.or([
-          ...(orgIds.length ? [eb('id', 'in', orgIds)] : []),
-          ...(customerIds.length ? [eb('provider_customer_id', 'in', customerIds)] : []),
-        ]),
+        eb.or([...(orgIds.length ? [eb('id', 'in', orgIds)] : []), ...(customerIds.length ? [eb('provider_customer_id', 'in', customerIds)] : [])]),
       )
       .orderBy('id')
       .forUpdate()
@@ -182,15 +179,17 @@ export const billingRepo = {
     const rows = await db
       .insertInto('webhook_events')
       .values(
-        [...events].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).map((e) => ({
-          id: e.id,
-          type: e.type,
-          created_at: e.createdAt,
-          status: 'applied' as const,
-          raw_body: e.rawBody,
-          received_at: now,
-          correlation_id: e.correlationId,
-        })),
+        [...events]
+          .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+          .map((e) => ({
+            id: e.id,
+            type: e.type,
+            created_at: e.createdAt,
+            status: 'applied' as const,
+            raw_body: e.rawBody,
+            received_at: now,
+            correlation_id: e.correlationId,
+          })),
       )
       .onConflict((oc) =>
         oc
@@ -240,7 +239,14 @@ export const billingRepo = {
   async setOutcomeIf(db: Db, id: string, was: EventStatus, o: EventOutcome): Promise<boolean> {
     const result = await db
       .updateTable('webhook_events')
-      .set({ status: o.status, outcome: o.outcome, org_id: o.orgId, customer_id: o.customerId ?? null, error: o.error ?? null, error_code: o.error ? (o.errorCode ?? null) : null })
+      .set({
+        status: o.status,
+        outcome: o.outcome,
+        org_id: o.orgId,
+        customer_id: o.customerId ?? null,
+        error: o.error ?? null,
+        error_code: o.error ? (o.errorCode ?? null) : null,
+      })
       .where('id', '=', id)
       .where('status', '=', was)
       .executeTakeFirst();
@@ -318,15 +324,37 @@ export const billingRepo = {
   },
 
   /** Newest first, in pages: `before` is the seq of the last row of the previous page. */
-  async list(db: Db, filter: { status?: EventStatus | undefined; orgId?: string | undefined; type?: string | undefined }, before: string | undefined, limit: number): Promise<EventListRow[]> {
+  async list(
+    db: Db,
+    filter: { status?: EventStatus | undefined; orgId?: string | undefined; type?: string | undefined },
+    before: string | undefined,
+    limit: number,
+  ): Promise<EventListRow[]> {
     let query = db
       .selectFrom('webhook_events')
-      .select(['id', 'type', 'created_at', 'received_at', 'org_id', 'status', 'outcome', 'error', 'error_code', 'customer_id', 'correlation_id', 'attempts', 'seq']);
+      .select([
+        'id',
+        'type',
+        'created_at',
+        'received_at',
+        'org_id',
+        'status',
+        'outcome',
+        'error',
+        'error_code',
+        'customer_id',
+        'correlation_id',
+        'attempts',
+        'seq',
+      ]);
     if (filter.status) query = query.where('status', '=', filter.status);
     if (filter.orgId) query = query.where('org_id', '=', filter.orgId);
     if (filter.type) query = query.where('type', '=', filter.type);
     if (before !== undefined) query = query.where('seq', '<', before);
-    return query.orderBy('seq', 'desc').limit(limit + 1).execute();
+    return query
+      .orderBy('seq', 'desc')
+      .limit(limit + 1)
+      .execute();
   },
 
   /** Failed events, oldest first. */

@@ -45,6 +45,12 @@ export const campaignStatsRepo = {
         coalesce(i.n, 0) as impressions, coalesce(c.n, 0) as clicks, coalesce(c.bots, 0) as bot_clicks
       from i full outer join c on i.variant = c.variant and i.day = c.day
       order by 2, 1`.execute(db);
-    return rows.rows.map((r) => ({ variant: Number(r.variant), day: r.day, impressions: Number(r.impressions), clicks: Number(r.clicks), botClicks: Number(r.bot_clicks) }));
+    return rows.rows.map((r) => ({
+      variant: Number(r.variant),
+      day: r.day,
+      impressions: Number(r.impressions),
+      clicks: Number(r.clicks),
+      botClicks: Number(r.bot_clicks),
+    }));
   },
 };

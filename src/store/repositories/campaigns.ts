@@ -4,7 +4,10 @@ import type { CampaignRow, CampaignsTable } from '../schema.ts';
 import { atVersion, type VersionCheck } from '../conditional.ts';
 
 export const campaignsRepo = {
-  async insert(db: Db, row: { id: string; org_id: string; name: string; starts_at: Date; ends_at: Date | null; audience: string; variants: string; utm: string | null }): Promise<CampaignRow> {
+  async insert(
+    db: Db,
+    row: { id: string; org_id: string; name: string; starts_at: Date; ends_at: Date | null; audience: string; variants: string; utm: string | null },
+  ): Promise<CampaignRow> {
     return db.insertInto('campaigns').values(row).returningAll().executeTakeFirstOrThrow();
   },
 
@@ -16,7 +19,10 @@ export const campaignsRepo = {
   async page(db: Db, orgId: string, after: string | undefined, limit: number): Promise<CampaignRow[]> {
     let query = db.selectFrom('campaigns').selectAll().where('org_id', '=', orgId).where('deleted_at', 'is', null);
     if (after !== undefined) query = query.where('seq', '>', after);
-    return query.orderBy('seq').limit(limit + 1).execute();
+    return query
+      .orderBy('seq')
+      .limit(limit + 1)
+      .execute();
   },
 
   /** The campaigns that have not ended by `now` (scheduled or running): what renders consider. */
@@ -56,7 +62,13 @@ export const campaignsRepo = {
   /** The sizes of the org's live images among these ids. */
   async imageSizes(db: Db, orgId: string, ids: string[]): Promise<Map<string, { width: number; height: number }>> {
     if (ids.length === 0) return new Map();
-    const rows = await db.selectFrom('images').select(['id', 'width', 'height']).where('org_id', '=', orgId).where('id', 'in', ids).where('deleted_at', 'is', null).execute();
+    const rows = await db
+      .selectFrom('images')
+      .select(['id', 'width', 'height'])
+      .where('org_id', '=', orgId)
+      .where('id', 'in', ids)
+      .where('deleted_at', 'is', null)
+      .execute();
     return new Map(rows.map((r) => [r.id, { width: r.width, height: r.height }]));
   },
 };

@@ -47,7 +47,10 @@ export const deploymentsRepo = {
     if (filter.target) query = query.where('deployments.target', '=', filter.target);
     if (filter.state) query = query.where('deployments.state', '=', filter.state);
     if (after !== undefined) query = query.where('deployments.seq', '>', after);
-    return query.orderBy('deployments.seq').limit(limit + 1).execute();
+    return query
+      .orderBy('deployments.seq')
+      .limit(limit + 1)
+      .execute();
   },
 
   /** Where each of these users stands for a target: the state, and the hash of what was last deployed. */

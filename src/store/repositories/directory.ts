@@ -78,7 +78,11 @@ export const directoryRepo = {
     const status =
       active === undefined
         ? {}
-        : { status: active ? sql<UserStatus>`(case when status <> 'suspended' then status when password_hash is null then 'invited' else 'active' end)` : sql<UserStatus>`'suspended'` };
+        : {
+            status: active
+              ? sql<UserStatus>`(case when status <> 'suspended' then status when password_hash is null then 'invited' else 'active' end)`
+              : sql<UserStatus>`'suspended'`,
+          };
     return db
       .updateTable('users')
       .set({ ...profile, ...status, directory_source: source, directory_id: externalId, version: sql`version + 1`, updated_at: sql`now()` })
@@ -91,7 +95,14 @@ export const directoryRepo = {
 
   async insertRun(
     db: Db,
-    run: { id: string; orgId: string; source: DirectorySource; counts: { created: number; updated: number; deleted: number; skipped: number }; changes: unknown[]; startedAt: Date },
+    run: {
+      id: string;
+      orgId: string;
+      source: DirectorySource;
+      counts: { created: number; updated: number; deleted: number; skipped: number };
+      changes: unknown[];
+      startedAt: Date;
+    },
   ): Promise<void> {
     await db
       .insertInto('directory_runs')

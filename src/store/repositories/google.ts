@@ -25,7 +25,13 @@ export const googleRepo = {
   },
 
   /** Connects, or replaces the connection's key and settings; either clears the last error. */
-  async upsert(db: Db, orgId: string, key: GoogleKey, settings: GoogleSettings, syncIntervalS: number): Promise<{ row: GoogleIntegrationRow; created: boolean }> {
+  async upsert(
+    db: Db,
+    orgId: string,
+    key: GoogleKey,
+    settings: GoogleSettings,
+    syncIntervalS: number,
+  ): Promise<{ row: GoogleIntegrationRow; created: boolean }> {
     const values = {
       client_email: key.clientEmail,
       client_id: key.clientId,

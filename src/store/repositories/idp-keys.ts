@@ -13,17 +13,14 @@ export const idpKeysRepo = {
     return db.selectFrom('idp_keys').selectAll().orderBy('created_at', 'desc').execute();
   },
   async insert(db: Db, key: { kid: string; use: 'signing' | 'cookie'; material: Record<string, unknown> }, now: Date): Promise<void> {
-    await db.insertInto('idp_keys').values({ ...key, material: JSON.stringify(key.material), created_at: now }).execute();
+    await db
+      .insertInto('idp_keys')
+      .values({ ...key, material: JSON.stringify(key.material), created_at: now })
+      .execute();
   },
   /** Retires every active key of a use except one. */
   async retireOthers(db: Db, use: 'signing' | 'cookie', keepKid: string, now: Date): Promise<void> {
-    await db
-      .updateTable('idp_keys')
-      .set({ retired_at: now })
-      .where('use', '=', use)
-      .where('kid', '!=', keepKid)
-      .where('retired_at', 'is', null)
-      .execute();
+    await db.updateTable('idp_keys').set({ retired_at: now }).where('use', '=', use).where('kid', '!=', keepKid).where('retired_at', 'is', null).execute();
   },
   /** Forgets keys retired longer ago than any token they signed can live. */
   async deleteRetiredBefore(db: Db, before: Date): Promise<void> {

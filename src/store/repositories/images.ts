@@ -11,7 +11,16 @@ export const imagesRepo = {
   /** `data` null: the bytes are kept outside the database (the embedded store's files). */
   async insert(
     db: Db,
-    image: { id: string; org_id: string; content_type: ImageContentType; width: number; height: number; bytes: number; sha256: string; data: Uint8Array | null },
+    image: {
+      id: string;
+      org_id: string;
+      content_type: ImageContentType;
+      width: number;
+      height: number;
+      bytes: number;
+      sha256: string;
+      data: Uint8Array | null;
+    },
   ): Promise<ImageMeta> {
     const { data } = image;
     return db
@@ -84,7 +93,10 @@ export const imagesRepo = {
   async list(db: Db, orgId: string, after: string | undefined, limit: number): Promise<ImageMeta[]> {
     let query = db.selectFrom('images').select(META).where('org_id', '=', orgId).where('deleted_at', 'is', null);
     if (after !== undefined) query = query.where('seq', '>', after);
-    return query.orderBy('seq').limit(limit + 1).execute();
+    return query
+      .orderBy('seq')
+      .limit(limit + 1)
+      .execute();
   },
 
   /** Soft: the row stays (the audit names it); its bytes go, as nothing serves them any more. */

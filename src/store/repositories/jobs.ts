@@ -46,12 +46,7 @@ export const jobsRepo = {
         do nothing
         returning *`.execute(db);
       if (inserted.rows[0]) return { row: inserted.rows[0], deduplicated: false };
-      let existing = db
-        .selectFrom('jobs')
-        .selectAll()
-        .where('kind', '=', job.kind)
-        .where('dedupe_key', '=', job.dedupeKey)
-        .where('state', '=', 'queued');
+      let existing = db.selectFrom('jobs').selectAll().where('kind', '=', job.kind).where('dedupe_key', '=', job.dedupeKey).where('state', '=', 'queued');
       existing = job.orgId === null ? existing.where('org_id', 'is', null) : existing.where('org_id', '=', job.orgId);
       const row = await existing.executeTakeFirst();
       if (row) return { row, deduplicated: true };
@@ -117,7 +112,14 @@ export const jobsRepo = {
   async defer(db: Db, jobId: string, token: string, delayMs: number): Promise<boolean> {
     const r = await db
       .updateTable('jobs')
-      .set({ state: 'queued', run_after: sql`now() + ${ms(delayMs)}`, lease_until: null, lease_token: null, attempts: sql`greatest(attempts - 1, 0)`, dedupe_key: keyUnlessTwinQueued })
+      .set({
+        state: 'queued',
+        run_after: sql`now() + ${ms(delayMs)}`,
+        lease_until: null,
+        lease_token: null,
+        attempts: sql`greatest(attempts - 1, 0)`,
+        dedupe_key: keyUnlessTwinQueued,
+      })
       .where('id', '=', jobId)
       .where('lease_token', '=', token)
       .where('state', '=', 'running')
@@ -173,7 +175,14 @@ export const jobsRepo = {
   async release(db: Db, jobId: string, token: string): Promise<boolean> {
     const r = await db
       .updateTable('jobs')
-      .set({ state: 'queued', run_after: sql`now()`, lease_until: null, lease_token: null, attempts: sql`greatest(attempts - 1, 0)`, dedupe_key: keyUnlessTwinQueued })
+      .set({
+        state: 'queued',
+        run_after: sql`now()`,
+        lease_until: null,
+        lease_token: null,
+        attempts: sql`greatest(attempts - 1, 0)`,
+        dedupe_key: keyUnlessTwinQueued,
+      })
       .where('id', '=', jobId)
       .where('lease_token', '=', token)
       .where('state', '=', 'running')

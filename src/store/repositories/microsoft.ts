@@ -10,7 +10,10 @@ export const microsoftRepo = {
   },
 
   /** Creates or replaces the connection; a new one is due for a sync at once. */
-  async upsert(db: Db, c: { orgId: string; tenantId: string; clientId: string; sealedSecret: string }): Promise<{ row: MicrosoftIntegrationRow; created: boolean }> {
+  async upsert(
+    db: Db,
+    c: { orgId: string; tenantId: string; clientId: string; sealedSecret: string },
+  ): Promise<{ row: MicrosoftIntegrationRow; created: boolean }> {
     const row = await db
       .insertInto('microsoft_integrations')
       .values({ org_id: c.orgId, tenant_id: c.tenantId, client_id: c.clientId, sealed_secret: c.sealedSecret })

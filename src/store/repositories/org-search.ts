@@ -32,10 +32,7 @@ export const orgSearchRepo = {
   async search(db: Db, f: OrgSearch, sort: OrgSort, after: OrgPosition | undefined, limit: number): Promise<OrgWithUsage[]> {
     const graceRunning = (eb: ExpressionBuilder<DB, 'orgs'>) =>
       eb.and([eb('subscription_status', 'in', [...f.graceStatuses]), eb('grace_period_ends_at', 'is not', null)]);
-    let query = db
-      .selectFrom('orgs')
-      .selectAll('orgs')
-      .select(seatsUsedColumn);
+    let query = db.selectFrom('orgs').selectAll('orgs').select(seatsUsedColumn);
     const q = f.q?.trim();
     if (q) {
       query = query.where((eb) =>

@@ -30,12 +30,7 @@ export const orgsRepo = {
   },
 
   async find(db: Db, orgId: string): Promise<OrgWithUsage | undefined> {
-    const row = await db
-      .selectFrom('orgs')
-      .selectAll('orgs')
-      .select(seatsUsedColumn)
-      .where('id', '=', orgId)
-      .executeTakeFirst();
+    const row = await db.selectFrom('orgs').selectAll('orgs').select(seatsUsedColumn).where('id', '=', orgId).executeTakeFirst();
     return row && effective(row);
   },
 

@@ -42,7 +42,10 @@ export const outboundRepo = {
   async listEndpoints(db: Db, orgId: string, after: string | undefined, limit: number): Promise<OutboundEndpointRow[]> {
     let q = live(orgId)(db);
     if (after !== undefined) q = q.where('seq', '>', after);
-    return q.orderBy('seq').limit(limit + 1).execute();
+    return q
+      .orderBy('seq')
+      .limit(limit + 1)
+      .execute();
   },
 
   async findEndpoint(db: Db, orgId: string, endpointId: string): Promise<OutboundEndpointRow | undefined> {
@@ -231,7 +234,9 @@ export const outboundRepo = {
       .updateTable('outbound_endpoints')
       .set({ failing_since: null, last_success_at: at })
       .where('id', '=', endpointId)
-      .where((eb) => eb.or([eb('failing_since', 'is not', null), eb('last_success_at', 'is', null), eb('last_success_at', '<', new Date(at.getTime() - 60_000))]))
+      .where((eb) =>
+        eb.or([eb('failing_since', 'is not', null), eb('last_success_at', 'is', null), eb('last_success_at', '<', new Date(at.getTime() - 60_000))]),
+      )
       .execute();
   },
 
@@ -262,7 +267,10 @@ export const outboundRepo = {
   async listDeliveries(db: Db, orgId: string, endpointId: string, before: string | undefined, limit: number): Promise<OutboundDeliveryRow[]> {
     let q = db.selectFrom('outbound_deliveries').selectAll().where('org_id', '=', orgId).where('endpoint_id', '=', endpointId);
     if (before !== undefined) q = q.where('seq', '<', before);
-    return q.orderBy('seq', 'desc').limit(limit + 1).execute();
+    return q
+      .orderBy('seq', 'desc')
+      .limit(limit + 1)
+      .execute();
   },
 
   async findDelivery(db: Db, orgId: string, endpointId: string, deliveryId: string): Promise<OutboundDeliveryRow | undefined> {

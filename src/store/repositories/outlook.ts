@@ -44,15 +44,17 @@ export const outlookRepo = {
 
   /** The live user of the org with this address (case-insensitive, as the unique index). */
   async liveUserByEmail(db: Db, orgId: string, email: string): Promise<UserRow | undefined> {
-    return db
-      .selectFrom('users')
-      .selectAll()
-      .where('org_id', '=', orgId)
-      .where(sql<string>`lower(email)`, '=', email.toLowerCase())
-      .where('deleted_at', 'is', null)
-      // A suspended user gets no signature: the same 404 as an unknown sender.
-      .where('status', '<>', 'suspended')
-      .executeTakeFirst();
+    return (
+      db
+        .selectFrom('users')
+        .selectAll()
+        .where('org_id', '=', orgId)
+        .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+        .where('deleted_at', 'is', null)
+        // A suspended user gets no signature: the same 404 as an unknown sender.
+        .where('status', '<>', 'suspended')
+        .executeTakeFirst()
+    );
   },
 
   /**
@@ -64,14 +66,25 @@ export const outlookRepo = {
     await db.transaction().execute(async (tx) => {
       // Users deleted since their fetch have no row to write: the live ones only.
       const live = new Set(
-        (await tx.selectFrom('users').select('id').where('id', 'in', [...new Set(fetches.map((f) => f.deployment.userId))]).where('deleted_at', 'is', null).execute()).map((r) => r.id),
+        (
+          await tx
+            .selectFrom('users')
+            .select('id')
+            .where('id', 'in', [...new Set(fetches.map((f) => f.deployment.userId))])
+            .where('deleted_at', 'is', null)
+            .execute()
+        ).map((r) => r.id),
       );
       for (const f of fetches) {
         if (!live.has(f.deployment.userId)) continue;
         await deploymentsRepo.record(tx, f.deployment);
       }
       const latest = new Map<string, Date>();
-      for (const { deployment: { orgId }, at } of fetches) if (!latest.has(orgId) || latest.get(orgId)! < at) latest.set(orgId, at);
+      for (const {
+        deployment: { orgId },
+        at,
+      } of fetches)
+        if (!latest.has(orgId) || latest.get(orgId)! < at) latest.set(orgId, at);
       for (const [orgId, at] of latest) {
         await tx
           .updateTable('outlook_addins')

@@ -28,7 +28,9 @@ export const rulesRepo = {
       .insertInto('org_rules')
       .values({ org_id: orgId, rules: json })
       .onConflict((oc) =>
-        ifMatch === 0 ? oc.column('org_id').doNothing() : oc.column('org_id').doUpdateSet({ rules: json, version: sql`org_rules.version + 1`, updated_at: sql`now()` }),
+        ifMatch === 0
+          ? oc.column('org_id').doNothing()
+          : oc.column('org_id').doUpdateSet({ rules: json, version: sql`org_rules.version + 1`, updated_at: sql`now()` }),
       )
       .returning(['rules', 'version'])
       .executeTakeFirst();

@@ -31,12 +31,7 @@ export const scimRepo = {
 
   /** The org a token's hash names, noting the request's time (one statement per SCIM request). */
   async useToken(db: Db, tokenHash: string, at: Date): Promise<string | undefined> {
-    const row = await db
-      .updateTable('scim_tokens')
-      .set({ last_request_at: at })
-      .where('token_hash', '=', tokenHash)
-      .returning('org_id')
-      .executeTakeFirst();
+    const row = await db.updateTable('scim_tokens').set({ last_request_at: at }).where('token_hash', '=', tokenHash).returning('org_id').executeTakeFirst();
     return row?.org_id;
   },
 
@@ -138,7 +133,10 @@ export const scimRepo = {
       )
       .where('g.org_id', '=', orgId);
     if (after !== undefined) query = query.where('g.seq', '>', after);
-    return query.orderBy('g.seq').limit(limit + 1).execute();
+    return query
+      .orderBy('g.seq')
+      .limit(limit + 1)
+      .execute();
   },
 
   async findGroup(db: Db, orgId: string, groupId: string): Promise<ScimGroupRow | undefined> {

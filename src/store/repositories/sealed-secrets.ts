@@ -20,7 +20,11 @@ export type SealedKind = keyof typeof SEALED_COLUMNS;
 export const sealedSecretsRepo = {
   async list(db: Db, kind: SealedKind): Promise<{ orgId: string; sealed: string }[]> {
     const { table, column } = SEALED_COLUMNS[kind];
-    const rows = await db.selectFrom(table).select(['org_id', sql<string>`${sql.ref(column)}`.as('sealed')]).orderBy('org_id').execute();
+    const rows = await db
+      .selectFrom(table)
+      .select(['org_id', sql<string>`${sql.ref(column)}`.as('sealed')])
+      .orderBy('org_id')
+      .execute();
     return rows.map((r) => ({ orgId: r.org_id, sealed: r.sealed }));
   },
 

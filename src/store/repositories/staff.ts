@@ -19,7 +19,10 @@ export const staffRepo = {
     let query = db.selectFrom('staff').selectAll();
     if (filter.status) query = query.where(statusIs(filter.status));
     if (after !== undefined) query = query.where('seq', '>', after);
-    return query.orderBy('seq').limit(limit + 1).execute();
+    return query
+      .orderBy('seq')
+      .limit(limit + 1)
+      .execute();
   },
 
   /** A staff member by id, disabled ones included. */
@@ -29,7 +32,11 @@ export const staffRepo = {
 
   /** A staff member without a password yet: they set one through their invitation. */
   async insertInvited(db: Db, staff: { id: string; email: string; name: string }): Promise<StaffRow> {
-    return db.insertInto('staff').values({ ...staff, password_hash: null }).returningAll().executeTakeFirstOrThrow();
+    return db
+      .insertInto('staff')
+      .values({ ...staff, password_hash: null })
+      .returningAll()
+      .executeTakeFirstOrThrow();
   },
 
   /** Disables a live staff member; false when there is none with this id. */

@@ -10,29 +10,20 @@ export const templatesRepo = {
   },
 
   async find(db: Db, orgId: string, templateId: string): Promise<TemplateRow | undefined> {
-    return db
-      .selectFrom('templates')
-      .selectAll()
-      .where('org_id', '=', orgId)
-      .where('id', '=', templateId)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
+    return db.selectFrom('templates').selectAll().where('org_id', '=', orgId).where('id', '=', templateId).where('deleted_at', 'is', null).executeTakeFirst();
   },
 
   async findDefault(db: Db, orgId: string): Promise<TemplateRow | undefined> {
-    return db
-      .selectFrom('templates')
-      .selectAll()
-      .where('org_id', '=', orgId)
-      .where('is_default', '=', true)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
+    return db.selectFrom('templates').selectAll().where('org_id', '=', orgId).where('is_default', '=', true).where('deleted_at', 'is', null).executeTakeFirst();
   },
 
   async list(db: Db, orgId: string, after: string | undefined, limit: number): Promise<TemplateRow[]> {
     let query = db.selectFrom('templates').selectAll().where('org_id', '=', orgId).where('deleted_at', 'is', null);
     if (after !== undefined) query = query.where('seq', '>', after);
-    return query.orderBy('seq').limit(limit + 1).execute();
+    return query
+      .orderBy('seq')
+      .limit(limit + 1)
+      .execute();
   },
 
   /**
@@ -57,13 +48,7 @@ export const templatesRepo = {
     await query.execute();
   },
 
-  async update(
-    db: Db,
-    orgId: string,
-    templateId: string,
-    check: VersionCheck,
-    patch: Updateable<TemplatesTable>,
-  ): Promise<TemplateRow | undefined> {
+  async update(db: Db, orgId: string, templateId: string, check: VersionCheck, patch: Updateable<TemplatesTable>): Promise<TemplateRow | undefined> {
     return db
       .updateTable('templates')
       .set({ ...patch, version: sql`version + 1`, updated_at: sql`now()` })

@@ -11,7 +11,6 @@ export interface UserFilter {
   group?: string | undefined;
 }
 
-
 // The text each column sorts by (seq breaks ties): the name as shown (the email when there is none),
 // roles from the most powerful down, departments without case.
 const SORT_KEYS = {
@@ -31,13 +30,7 @@ export const usersRepo = {
   },
 
   async find(db: Db, orgId: string, userId: string): Promise<UserRow | undefined> {
-    return db
-      .selectFrom('users')
-      .selectAll()
-      .where('org_id', '=', orgId)
-      .where('id', '=', userId)
-      .where('deleted_at', 'is', null)
-      .executeTakeFirst();
+    return db.selectFrom('users').selectAll().where('org_id', '=', orgId).where('id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
   },
 
   /** Several live users of one org, in one query (the ids of other orgs' users find nothing). */
@@ -51,7 +44,6 @@ export const usersRepo = {
       .where('deleted_at', 'is', null)
       .execute();
   },
-
 
   /** Live users of the org in `seq` order, narrowed by the dashboard's filters (docs/api.md, "Search and filters"). */
   async list(
@@ -80,7 +72,10 @@ export const usersRepo = {
     }
     if (!column) {
       if (after !== undefined) query = query.where('seq', '>', after.seq);
-      return query.orderBy('seq').limit(limit + 1).execute();
+      return query
+        .orderBy('seq')
+        .limit(limit + 1)
+        .execute();
     }
     const descending = sort.startsWith('-');
     if (after !== undefined) {
@@ -89,7 +84,11 @@ export const usersRepo = {
       query = query.where(descending ? sql<boolean>`${position} < ${last}` : sql<boolean>`${position} > ${last}`);
     }
     const direction = descending ? 'desc' : 'asc';
-    return query.orderBy(key, direction).orderBy('seq', direction).limit(limit + 1).execute();
+    return query
+      .orderBy(key, direction)
+      .orderBy('seq', direction)
+      .limit(limit + 1)
+      .execute();
   },
 
   /** The live user of the org with this email (case-insensitive, as the unique index compares). */

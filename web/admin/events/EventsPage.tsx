@@ -17,7 +17,14 @@ import { useEvents, useReplays } from './api.ts';
 import { EventDialog } from './EventDialog.tsx';
 import { ReplayResults } from './ReplayResults.tsx';
 
-const TYPES = ['checkout.session.completed', 'customer.subscription.created', 'customer.subscription.updated', 'customer.subscription.deleted', 'invoice.paid', 'invoice.payment_failed'];
+const TYPES = [
+  'checkout.session.completed',
+  'customer.subscription.created',
+  'customer.subscription.updated',
+  'customer.subscription.deleted',
+  'invoice.paid',
+  'invoice.payment_failed',
+];
 
 export default function EventsPage() {
   const search = useSearch(['status', 'type', 'orgId'] as const);
@@ -83,13 +90,18 @@ export default function EventsPage() {
         label="Payment events"
         empty="No event matches."
         columns={['Received', 'Type', 'Status', 'Organisation', 'Outcome or error', actionsColumn]}
-        row={(e) => (
-          <EventRow key={e.id} event={e} onOpen={() => setOpen(e.id)} onReplay={() => void one(e.id)} pending={replayOne.pending} />
-        )}
+        row={(e) => <EventRow key={e.id} event={e} onOpen={() => setOpen(e.id)} onReplay={() => void one(e.id)} pending={replayOne.pending} />}
       />
       <CursorPager nextCursor={data?.nextCursor} label="Event pages" />
       <EventDialog eventId={open} onClose={() => setOpen(undefined)} onReplay={(id) => void one(id)} />
-      <ConfirmDialog title="Replay every failed event?" open={confirmAll} onCancel={() => setConfirmAll(false)} onConfirm={() => void all()} confirmLabel="Replay all failed" pending={replayAll.pending}>
+      <ConfirmDialog
+        title="Replay every failed event?"
+        open={confirmAll}
+        onCancel={() => setConfirmAll(false)}
+        onConfirm={() => void all()}
+        confirmLabel="Replay all failed"
+        pending={replayAll.pending}
+      >
         <p>Each failed event is applied again, oldest first. One that fails again stays failed with its new error.</p>
       </ConfirmDialog>
       <ReplayResults results={results} onClose={() => setResults(undefined)} />

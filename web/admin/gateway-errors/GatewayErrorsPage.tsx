@@ -23,7 +23,9 @@ export default function GatewayErrorsPage() {
   };
   return (
     <section className="page wide">
-      <PageHeader title="Gateway errors">Messages the SMTP signature gateway refused or could not stamp or relay, across organisations (the newest 200).</PageHeader>
+      <PageHeader title="Gateway errors">
+        Messages the SMTP signature gateway refused or could not stamp or relay, across organisations (the newest 200).
+      </PageHeader>
       <form className="toolbar" role="search" aria-label="Gateway errors" onSubmit={submit}>
         <TextField label="Org id" value={orgId} onChange={(e) => setOrgId(e.target.value)} />
         <TextField label="From (UTC)" type="date" value={from} onChange={(e) => setFrom(e.target.value)} />

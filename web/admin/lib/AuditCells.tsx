@@ -15,9 +15,7 @@ export function AuditCells({ entry, target }: { entry: AuditEntryTail; target?: 
       <td>
         <code>{entry.action}</code>
       </td>
-      <td>
-        {target ?? <code className="id">{entry.targetId ?? '—'}</code>}
-      </td>
+      <td>{target ?? <code className="id">{entry.targetId ?? '—'}</code>}</td>
       <td>
         <code className="id">{entry.correlationId ?? '—'}</code>
       </td>

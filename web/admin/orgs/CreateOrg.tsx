@@ -59,7 +59,9 @@ export default function CreateOrg() {
               <p>
                 No mail is configured on this service: give the owner, <strong>{created.ownerEmail}</strong>, this invitation link. It works once.
               </p>
-              <pre className="code" aria-label="Invitation link">{created.ownerInvitationUrl}</pre>
+              <pre className="code" aria-label="Invitation link">
+                {created.ownerInvitationUrl}
+              </pre>
               <CopyButton label="Copy the link" text={created.ownerInvitationUrl} />
             </>
           ) : (
@@ -69,7 +71,9 @@ export default function CreateOrg() {
           )}
           <h2>First API key</h2>
           <p className="muted">Shown this once. Give it to the organisation’s administrators, or let them make their own.</p>
-          <pre className="code" aria-label="API key">{created.apiKey.key}</pre>
+          <pre className="code" aria-label="API key">
+            {created.apiKey.key}
+          </pre>
           <div className="form-actions" style={{ justifyContent: 'flex-start' }}>
             <CopyButton label="Copy the key" text={created.apiKey.key} />
             <Link className="btn btn-primary" to={`/orgs/${created.orgId}`}>
@@ -90,7 +94,14 @@ export default function CreateOrg() {
       <form className="card narrow" onSubmit={(e) => void submit(e)} noValidate>
         <TextField label="Name" required value={form.name} onChange={set('name')} error={fieldError('name')} autoFocus />
         <TextField label="Seats" type="number" min={0} step={1} required value={form.seats} onChange={set('seats')} error={fieldError('seats')} />
-        <TextField label="Plan" required value={form.plan} onChange={set('plan')} error={fieldError('plan')} hint="Billing events set it from the price later." />
+        <TextField
+          label="Plan"
+          required
+          value={form.plan}
+          onChange={set('plan')}
+          error={fieldError('plan')}
+          hint="Billing events set it from the price later."
+        />
         <TextField label="Owner’s email" type="email" required value={form.ownerEmail} onChange={set('ownerEmail')} error={fieldError('ownerEmail')} />
         <TextField label="Owner’s name" value={form.ownerName} onChange={set('ownerName')} error={fieldError('ownerName')} />
         {create.error && !isFieldError(create.error, FIELDS) ? <ErrorMessage error={create.error} /> : null}

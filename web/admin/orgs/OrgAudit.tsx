@@ -19,7 +19,8 @@ function Actor({ orgId, actor, staffName }: { orgId: string; actor: { type: stri
   const staff = actor.type === 'staff' ? staffName(actor.id) : undefined;
   return (
     <>
-      {KIND[actor.type] ?? actor.type} {staff ? <span title={actor.id}>{staff}</span> : actor.type === 'system' ? null : <code className="small">{actor.id.slice(0, 8)}</code>}
+      {KIND[actor.type] ?? actor.type}{' '}
+      {staff ? <span title={actor.id}>{staff}</span> : actor.type === 'system' ? null : <code className="small">{actor.id.slice(0, 8)}</code>}
     </>
   );
 }

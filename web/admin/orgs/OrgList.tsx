@@ -98,9 +98,7 @@ export default function OrgList() {
         label="Organisations"
         empty="No organisation matches."
         columns={[sortHeader('Name', 'name', '-name'), 'Status', 'Plan', 'Seats', 'Customer id', sortHeader('Created', 'oldest', 'newest')]}
-        row={(org) => (
-          <OrgRow key={org.orgId} org={org} />
-        )}
+        row={(org) => <OrgRow key={org.orgId} org={org} />}
       />
       <CursorPager nextCursor={data?.nextCursor} label="Organisation pages" />
     </section>
@@ -117,7 +115,9 @@ function OrgRow({ org }: { org: AdminOrg }) {
       <td>
         <StatusPill status={org.subscriptionStatus} />
         {planStatus.blockedBy === 'grace_expired' ? <StatusPill status="failed" label="blocked" /> : null}
-        {org.gracePeriodEndsAt && planStatus.writable && org.subscriptionStatus !== 'active' ? <span className="muted small"> grace to {day(org.gracePeriodEndsAt)}</span> : null}
+        {org.gracePeriodEndsAt && planStatus.writable && org.subscriptionStatus !== 'active' ? (
+          <span className="muted small"> grace to {day(org.gracePeriodEndsAt)}</span>
+        ) : null}
       </td>
       <td>{org.plan}</td>
       <td>

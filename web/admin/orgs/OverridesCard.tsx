@@ -42,7 +42,14 @@ export function OverridesCard({ org }: { org: AdminOrg }) {
         <TextField label="Seats" type="number" min={0} value={seats} onChange={(e) => setSeats(e.target.value)} hint={`Now ${org.seats} (effective).`} />
         <TextField label="Plan" value={plan} onChange={(e) => setPlan(e.target.value)} hint={`Now ${org.plan} (effective).`} />
         <TextField label="Trial ends (writable until)" type="date" value={trial} onChange={(e) => setTrial(e.target.value)} />
-        <TextField label="Requests per month" type="number" min={0} value={quota} onChange={(e) => setQuota(e.target.value)} hint="0 turns the quota off for this org." />
+        <TextField
+          label="Requests per month"
+          type="number"
+          min={0}
+          value={quota}
+          onChange={(e) => setQuota(e.target.value)}
+          hint="0 turns the quota off for this org."
+        />
         <div className="form-actions">
           <Button type="submit" variant="primary" disabled={save.pending}>
             {save.pending ? 'Saving…' : 'Save overrides'}

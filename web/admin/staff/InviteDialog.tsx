@@ -10,7 +10,15 @@ import { useMutation } from '../../shared/api/query.ts';
 import { notices } from '../../shared/notices.ts';
 import type { StaffMember } from '../lib/types.ts';
 
-export function InviteDialog({ open, onClose, invite }: { open: boolean; onClose: () => void; invite: (body: { email: string; name: string }) => Promise<StaffMember & { invitationUrl?: string }> }) {
+export function InviteDialog({
+  open,
+  onClose,
+  invite,
+}: {
+  open: boolean;
+  onClose: () => void;
+  invite: (body: { email: string; name: string }) => Promise<StaffMember & { invitationUrl?: string }>;
+}) {
   const [email, setEmail] = useState('');
   const [name, setName] = useState('');
   /** The link to hand over, when the service sends no mail. */
@@ -35,7 +43,9 @@ export function InviteDialog({ open, onClose, invite }: { open: boolean; onClose
     return (
       <Dialog title="Invite staff" open={open} onClose={close} footer={<Button onClick={close}>Done</Button>}>
         <p>No mail is configured on this service: give {email} this invitation link. It works once.</p>
-        <pre className="code" aria-label="Invitation link">{link}</pre>
+        <pre className="code" aria-label="Invitation link">
+          {link}
+        </pre>
         <CopyButton label="Copy the link" text={link} />
       </Dialog>
     );

@@ -32,7 +32,10 @@ export default function StaffPage() {
     const done = await act.run(pending);
     setPending(undefined);
     if (done) {
-      notices.show({ kind: 'success', text: pending.kind === 'disable' ? `${done.email} is disabled.` : `${done.email} enrols a new authenticator at the next sign-in.` });
+      notices.show({
+        kind: 'success',
+        text: pending.kind === 'disable' ? `${done.email} is disabled.` : `${done.email} enrols a new authenticator at the next sign-in.`,
+      });
     }
   };
 

@@ -45,8 +45,8 @@ export default function ApiKeysPage() {
           </Button>
         }
       >
-        Keys let your own systems call the Signature Service API with the admin role. Keep them secret: anyone holding one can read and change
-        your organisation's users and templates.
+        Keys let your own systems call the Signature Service API with the admin role. Keep them secret: anyone holding one can read and change your
+        organisation's users and templates.
       </PageHeader>
 
       <details className="card rotation">
@@ -111,8 +111,8 @@ export default function ApiKeysPage() {
           <>
             <div className="alert alert-warning" role="alert">
               <p>
-                <strong>Copy this key now: it is shown only once.</strong> The service keeps only a hash of it, so nobody can show it to you again.
-                If you lose it, revoke it and create another.
+                <strong>Copy this key now: it is shown only once.</strong> The service keeps only a hash of it, so nobody can show it to you again. If you lose
+                it, revoke it and create another.
               </p>
             </div>
             <TextField label={`Key “${minted.name}”`} value={minted.key} readOnly onFocus={(e) => e.currentTarget.select()} className="mono" />
@@ -165,7 +165,16 @@ function MintDialog({ open, onClose, onMinted }: { open: boolean; onClose: () =>
       }
     >
       <form id="mint-key" onSubmit={(e) => void submit(e)}>
-        <TextField label="Name" hint="Where the key is used, e.g. “HR system sync”." value={name} maxLength={maxLengthOf('createApiKey', 'name')} required autoFocus onChange={(e) => setName(e.target.value)} error={nameError} />
+        <TextField
+          label="Name"
+          hint="Where the key is used, e.g. “HR system sync”."
+          value={name}
+          maxLength={maxLengthOf('createApiKey', 'name')}
+          required
+          autoFocus
+          onChange={(e) => setName(e.target.value)}
+          error={nameError}
+        />
         {mint.error && !nameError ? <ErrorMessage error={mint.error} /> : null}
       </form>
     </Dialog>

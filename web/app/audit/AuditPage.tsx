@@ -62,13 +62,23 @@ export default function AuditPage() {
   return (
     <section className="page">
       <PageHeader title="Audit log">
-        Every change to your organisation, newest first: who made it, what it touched, and the request's reference (correlation id). Field
-        names are listed; their values never are.
+        Every change to your organisation, newest first: who made it, what it touched, and the request's reference (correlation id). Field names are listed;
+        their values never are.
       </PageHeader>
       <form className="card audit-filters" onSubmit={submit} aria-label="Filter the audit log">
         <TextField label="Action" placeholder="e.g. user.create" value={form.action} onChange={(e) => setForm({ ...form, action: e.target.value })} />
-        <TextField label="Actor id" placeholder="user, API key or staff id" value={form.actorId} onChange={(e) => setForm({ ...form, actorId: e.target.value })} />
-        <TextField label="Target id" placeholder="the changed object's id" value={form.targetId} onChange={(e) => setForm({ ...form, targetId: e.target.value })} />
+        <TextField
+          label="Actor id"
+          placeholder="user, API key or staff id"
+          value={form.actorId}
+          onChange={(e) => setForm({ ...form, actorId: e.target.value })}
+        />
+        <TextField
+          label="Target id"
+          placeholder="the changed object's id"
+          value={form.targetId}
+          onChange={(e) => setForm({ ...form, targetId: e.target.value })}
+        />
         <TextField label="From" type="date" value={form.from} onChange={(e) => setForm({ ...form, from: e.target.value })} />
         <TextField label="To (inclusive)" type="date" value={form.to} onChange={(e) => setForm({ ...form, to: e.target.value })} />
         <div className="form-actions">

@@ -39,7 +39,10 @@ function ScheduleForm() {
     setPending(true);
     setError(null);
     try {
-      const deps = departments.split(',').map((d) => d.trim()).filter(Boolean);
+      const deps = departments
+        .split(',')
+        .map((d) => d.trim())
+        .filter(Boolean);
       await actions.create({
         name,
         startsAt: new Date(startsAt).toISOString(),
@@ -163,7 +166,9 @@ function CampaignList() {
   const campaigns = useCampaigns();
   return (
     <section className="page">
-      <PageHeader title="Campaigns">Banners in the signatures of an audience, from a start to an end. Each person sees one variant, the same each time.</PageHeader>
+      <PageHeader title="Campaigns">
+        Banners in the signatures of an audience, from a start to an end. Each person sees one variant, the same each time.
+      </PageHeader>
       <div className="card">
         <h2>Campaigns</h2>
         {campaigns.loading && !campaigns.data ? <Loading /> : null}

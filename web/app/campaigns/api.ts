@@ -12,7 +12,9 @@ export type CampaignDraft = Omit<Campaign, 'campaignId' | 'status' | 'version' |
 
 export function useCampaigns() {
   const { api, orgId } = useOrg();
-  return useQuery(['campaigns', orgId], () => call(api.GET('/v1/orgs/{orgId}/campaigns', { params: { path: { orgId }, query: { limit: largestPage('listCampaigns') } } })));
+  return useQuery(['campaigns', orgId], () =>
+    call(api.GET('/v1/orgs/{orgId}/campaigns', { params: { path: { orgId }, query: { limit: largestPage('listCampaigns') } } })),
+  );
 }
 
 export function useImages() {
@@ -58,8 +60,9 @@ export type CampaignStats = components['schemas']['CampaignStats'];
 
 export function useCampaignStats(campaignId: string) {
   const { api, orgId } = useOrg();
-  return useQuery(['campaigns', orgId, 'stats', campaignId], () =>
-    call(api.GET('/v1/orgs/{orgId}/campaigns/{campaignId}/stats', { params: { path: { orgId, campaignId } } })) as Promise<CampaignStats>,
+  return useQuery(
+    ['campaigns', orgId, 'stats', campaignId],
+    () => call(api.GET('/v1/orgs/{orgId}/campaigns/{campaignId}/stats', { params: { path: { orgId, campaignId } } })) as Promise<CampaignStats>,
   );
 }
 

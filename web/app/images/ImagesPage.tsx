@@ -32,7 +32,8 @@ export default function ImagesPage() {
   const upload = useMutation(async (files: File[]) => {
     for (const file of files) {
       if (!TYPES.includes(file.type)) throw new Error(`${file.name}: only PNG, JPEG and GIF images can be used in signatures.`);
-      if (file.size > limits.imageBytes) throw new Error(`${file.name} is ${megabytes(file.size)} MB; an image may have at most ${megabytes(limits.imageBytes)} MB.`);
+      if (file.size > limits.imageBytes)
+        throw new Error(`${file.name} is ${megabytes(file.size)} MB; an image may have at most ${megabytes(limits.imageBytes)} MB.`);
       await actions.upload(file);
       notices.show({ kind: 'success', text: `${file.name} uploaded.` });
     }
@@ -70,8 +71,8 @@ export default function ImagesPage() {
           </>
         }
       >
-        Logos and photos for your signatures: PNG, JPEG or GIF, at most {megabytes(limits.imageBytes)} MB and {limits.imageSidePx.toLocaleString('en')} pixels a side. Anyone who receives an email can load them,
-        so upload only what belongs in a signature. Insert them into a template from its editor.
+        Logos and photos for your signatures: PNG, JPEG or GIF, at most {megabytes(limits.imageBytes)} MB and {limits.imageSidePx.toLocaleString('en')} pixels a
+        side. Anyone who receives an email can load them, so upload only what belongs in a signature. Insert them into a template from its editor.
       </PageHeader>
       <ErrorMessage error={upload.error} />
       {images.loading && !images.data ? <Loading /> : null}
@@ -91,7 +92,11 @@ export default function ImagesPage() {
             </dl>
             <div className="cell-actions">
               <CopyButton label="Copy URL" text={image.url} />
-              <Button variant="danger" onClick={() => setDeleting(image)} aria-label={`Delete image ${image.width}×${image.height} uploaded ${new Date(image.createdAt).toLocaleString()}`}>
+              <Button
+                variant="danger"
+                onClick={() => setDeleting(image)}
+                aria-label={`Delete image ${image.width}×${image.height} uploaded ${new Date(image.createdAt).toLocaleString()}`}
+              >
                 Delete
               </Button>
             </div>

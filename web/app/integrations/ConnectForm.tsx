@@ -49,7 +49,14 @@ export function ConnectForm({ current, onDone }: { current: GoogleIntegration | 
     <form onSubmit={submit} aria-label={current ? 'Google Workspace settings' : 'Connect Google Workspace'}>
       <div className="field">
         <label htmlFor="google-key">Service account key (JSON){current ? ' — leave empty to keep the current key' : ''}</label>
-        <input id="google-key" type="file" accept="application/json,.json" onChange={(e) => void readKey(e)} aria-describedby="google-key-hint" required={!current} />
+        <input
+          id="google-key"
+          type="file"
+          accept="application/json,.json"
+          onChange={(e) => void readKey(e)}
+          aria-describedby="google-key-hint"
+          required={!current}
+        />
         <p className="field-hint" id="google-key-hint">
           {keyName && key ? `Read ${keyName}. ` : ''}Stored encrypted; it is never shown again, not even to you.
         </p>
@@ -67,7 +74,8 @@ export function ConnectForm({ current, onDone }: { current: GoogleIntegration | 
       <fieldset className="field">
         <legend>Keep in step</legend>
         <label>
-          <input type="checkbox" checked={syncUsers} onChange={(e) => setSyncUsers(e.target.checked)} /> Sync users from the directory (every hour, and on demand)
+          <input type="checkbox" checked={syncUsers} onChange={(e) => setSyncUsers(e.target.checked)} /> Sync users from the directory (every hour, and on
+          demand)
         </label>
         <label>
           <input type="checkbox" checked={pushSignatures} onChange={(e) => setPushSignatures(e.target.checked)} /> Push every user's signature into Gmail

@@ -44,8 +44,8 @@ function NotConnected() {
         <ol>
           <li>In Google Cloud, enable the Admin SDK API and the Gmail API, create a service account, and download a JSON key for it.</li>
           <li>
-            In the Google Admin console (Security → Access and data control → API controls → Domain-wide delegation), add the service account's client ID
-            with the scopes <code>admin.directory.user.readonly</code> and <code>gmail.settings.basic</code> (the full list is shown once connected).
+            In the Google Admin console (Security → Access and data control → API controls → Domain-wide delegation), add the service account's client ID with
+            the scopes <code>admin.directory.user.readonly</code> and <code>gmail.settings.basic</code> (the full list is shown once connected).
           </li>
           <li>Name an administrator who may read users: the directory is read as this address.</li>
         </ol>
@@ -81,8 +81,8 @@ function Connected({ google }: { google: GoogleIntegration }) {
         {google.lastError ? (
           <div className="alert alert-error" role="alert">
             <p>
-              <strong>The last {google.lastSyncAt && google.lastErrorAt && google.lastErrorAt < google.lastSyncAt ? 'push' : 'run'} failed</strong> ({when(google.lastErrorAt)}):{' '}
-              {google.lastError}
+              <strong>The last {google.lastSyncAt && google.lastErrorAt && google.lastErrorAt < google.lastSyncAt ? 'push' : 'run'} failed</strong> (
+              {when(google.lastErrorAt)}): {google.lastError}
             </p>
           </div>
         ) : null}
@@ -101,7 +101,10 @@ function Connected({ google }: { google: GoogleIntegration }) {
           <div className="stat">
             <dt>Signatures in Gmail</dt>
             <dd>
-              {google.counts.deployed} <span className="muted small">· {google.counts.failed} failed · {google.counts.skipped} skipped</span>
+              {google.counts.deployed}{' '}
+              <span className="muted small">
+                · {google.counts.failed} failed · {google.counts.skipped} skipped
+              </span>
             </dd>
           </div>
         </dl>

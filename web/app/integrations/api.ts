@@ -49,7 +49,9 @@ export function useGoogleActions() {
     },
     /** What a sync would change; with dryRun the route answers 200 with the changes (its 202 answers a job). */
     async previewSync() {
-      return (await call(api.POST('/v1/orgs/{orgId}/integrations/google/sync', { params: { path, query: { dryRun: 'true' } } }))) as Schemas['DirectorySyncResult'];
+      return (await call(
+        api.POST('/v1/orgs/{orgId}/integrations/google/sync', { params: { path, query: { dryRun: 'true' } } }),
+      )) as Schemas['DirectorySyncResult'];
     },
     /** Starts a sync or a push: the id of the job to follow. */
     async start(what: 'sync' | 'push') {

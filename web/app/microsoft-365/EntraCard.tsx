@@ -46,15 +46,32 @@ function ConnectForm({ current, onDone }: { current: MicrosoftIntegration | null
           In the Entra admin center (entra.microsoft.com), open <strong>App registrations → New registration</strong>, name it, and register it.
         </li>
         <li>
-          Under <strong>API permissions</strong>, add the Microsoft Graph <strong>application</strong> permission <code>User.Read.All</code> and grant admin consent.
+          Under <strong>API permissions</strong>, add the Microsoft Graph <strong>application</strong> permission <code>User.Read.All</code> and grant admin
+          consent.
         </li>
         <li>
           Under <strong>Certificates &amp; secrets</strong>, make a client secret and copy its value. Then fill in the form below.
         </li>
       </ol>
-      <TextField label="Directory (tenant) ID" hint="On the app's overview page, or your domain (contoso.onmicrosoft.com)." value={tenantId} required onChange={(e) => setTenantId(e.target.value)} error={fieldError('tenantId')} />
+      <TextField
+        label="Directory (tenant) ID"
+        hint="On the app's overview page, or your domain (contoso.onmicrosoft.com)."
+        value={tenantId}
+        required
+        onChange={(e) => setTenantId(e.target.value)}
+        error={fieldError('tenantId')}
+      />
       <TextField label="Application (client) ID" value={clientId} required onChange={(e) => setClientId(e.target.value)} error={fieldError('clientId')} />
-      <TextField label="Client secret" hint="Its value, not its ID. Stored encrypted, never shown again." type="password" value={clientSecret} required autoComplete="off" onChange={(e) => setClientSecret(e.target.value)} error={fieldError('clientSecret')} />
+      <TextField
+        label="Client secret"
+        hint="Its value, not its ID. Stored encrypted, never shown again."
+        type="password"
+        value={clientSecret}
+        required
+        autoComplete="off"
+        onChange={(e) => setClientSecret(e.target.value)}
+        error={fieldError('clientSecret')}
+      />
       {connect.error && !fieldError('tenantId') && !fieldError('clientId') && !fieldError('clientSecret') ? <ErrorMessage error={connect.error} /> : null}
       <div className="page-actions">
         <Button variant="primary" type="submit" disabled={connect.pending}>

@@ -54,17 +54,21 @@ export function OutlookAddinCard() {
           <ol>
             <li>Download the manifest above.</li>
             <li>
-              Sign in to the Microsoft 365 admin center (admin.microsoft.com) as a Global or Exchange administrator, and open <strong>Settings → Integrated apps</strong>.
+              Sign in to the Microsoft 365 admin center (admin.microsoft.com) as a Global or Exchange administrator, and open{' '}
+              <strong>Settings → Integrated apps</strong>.
             </li>
             <li>
               Choose <strong>Upload custom apps</strong>, then <strong>Office Add-in</strong>, and upload the manifest file.
             </li>
             <li>Assign it to the entire organization (or to the groups who should get signatures), accept the permissions, and finish.</li>
-            <li>Outlook picks it up within a few hours (up to a day). Your users do nothing: their signature appears when they write a message, a reply or a meeting.</li>
+            <li>
+              Outlook picks it up within a few hours (up to a day). Your users do nothing: their signature appears when they write a message, a reply or a
+              meeting.
+            </li>
           </ol>
           <p className="muted">
-            Outlook must reach this service over HTTPS. After replacing the key, upload the new manifest the same way (Integrated apps → the add-in → Update): until then
-            Outlook inserts nothing.
+            Outlook must reach this service over HTTPS. After replacing the key, upload the new manifest the same way (Integrated apps → the add-in → Update):
+            until then Outlook inserts nothing.
           </p>
           <FetchesTable />
         </>
@@ -100,7 +104,15 @@ function FetchesTable() {
         row={(d) => (
           <tr key={d.userId}>
             <td>{d.email}</td>
-            <td>{d.state === 'deployed' ? <span className="pill pill-success">Inserted</span> : <span className="pill">Not inserted: {d.reason === 'too_long' ? 'too long for Outlook' : d.reason === 'payment_required' ? 'subscription lapsed' : d.reason}</span>}</td>
+            <td>
+              {d.state === 'deployed' ? (
+                <span className="pill pill-success">Inserted</span>
+              ) : (
+                <span className="pill">
+                  Not inserted: {d.reason === 'too_long' ? 'too long for Outlook' : d.reason === 'payment_required' ? 'subscription lapsed' : d.reason}
+                </span>
+              )}
+            </td>
             <td>{when(d.deployedAt)}</td>
           </tr>
         )}

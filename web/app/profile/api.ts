@@ -28,7 +28,9 @@ export function useProfileActions() {
   return {
     /** Saves the changed fields against the version read; the user and the signature are read again. */
     async save(user: User, changed: Partial<ProfileFields>) {
-      const saved = await call(api.PATCH('/v1/orgs/{orgId}/users/{userId}', { params: { path: { orgId, userId: user.userId } }, body: { version: user.version, ...changed } }));
+      const saved = await call(
+        api.PATCH('/v1/orgs/{orgId}/users/{userId}', { params: { path: { orgId, userId: user.userId } }, body: { version: user.version, ...changed } }),
+      );
       await Promise.all([invalidate(['users', orgId]), invalidate(['signature', orgId])]);
       return saved;
     },

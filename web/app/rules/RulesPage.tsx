@@ -22,7 +22,17 @@ function describeWhen(when: Rule['when']): string {
   return parts.length ? parts.join(' and ') : 'everyone';
 }
 
-function Outcome({ userId, compose, ruleName, templateName }: { userId: string; compose: 'new' | 'reply'; ruleName: (id: string | null) => string; templateName: (id: string) => string }) {
+function Outcome({
+  userId,
+  compose,
+  ruleName,
+  templateName,
+}: {
+  userId: string;
+  compose: 'new' | 'reply';
+  ruleName: (id: string | null) => string;
+  templateName: (id: string) => string;
+}) {
   const { data, error, loading } = useSignatureFor(userId, compose);
   const label = compose === 'new' ? 'New message' : 'Reply or forward';
   return (
@@ -60,7 +70,9 @@ export default function RulesPage() {
         <h2>Rules in order</h2>
         {rules.loading && !rules.data ? <Loading /> : null}
         <ErrorMessage error={rules.error} />
-        {rules.data && rules.data.length === 0 ? <Empty>No rules yet: everyone gets the default template. Rules are set with PUT /v1/orgs/{'{orgId}'}/rules.</Empty> : null}
+        {rules.data && rules.data.length === 0 ? (
+          <Empty>No rules yet: everyone gets the default template. Rules are set with PUT /v1/orgs/{'{orgId}'}/rules.</Empty>
+        ) : null}
         {rules.data && rules.data.length > 0 ? (
           <table className="table" aria-label="Rules">
             <thead>

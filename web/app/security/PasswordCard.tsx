@@ -30,7 +30,15 @@ export function PasswordCard() {
     <form className="card" onSubmit={onSubmit} aria-labelledby="password-title">
       <h2 id="password-title">Password</h2>
       <p className="muted">Changing it signs you out everywhere; you then sign in again with the new one.</p>
-      <TextField label="Current password" type="password" autoComplete="current-password" required value={form.currentPassword} onChange={set('currentPassword')} error={fieldError(change.error, 'currentPassword')} />
+      <TextField
+        label="Current password"
+        type="password"
+        autoComplete="current-password"
+        required
+        value={form.currentPassword}
+        onChange={set('currentPassword')}
+        error={fieldError(change.error, 'currentPassword')}
+      />
       <TextField
         label="New password"
         type="password"
@@ -42,7 +50,15 @@ export function PasswordCard() {
         onChange={set('newPassword')}
         error={fieldError(change.error, 'newPassword')}
       />
-      <TextField label="New password again" type="password" autoComplete="new-password" required value={form.confirm} onChange={set('confirm')} error={mismatch ? 'The two new passwords differ.' : undefined} />
+      <TextField
+        label="New password again"
+        type="password"
+        autoComplete="new-password"
+        required
+        value={form.confirm}
+        onChange={set('confirm')}
+        error={mismatch ? 'The two new passwords differ.' : undefined}
+      />
       {change.error && !isFieldError(change.error, ['currentPassword', 'newPassword']) ? <ErrorMessage error={change.error} /> : null}
       <div className="form-actions" style={{ justifyContent: 'flex-start' }}>
         <Button type="submit" variant="primary" disabled={change.pending}>

@@ -15,7 +15,8 @@ export default function ServerSidePage() {
   return (
     <section className="page">
       <PageHeader title="Server-side (all mail clients)">
-        Route your organisation's outgoing mail through the signature gateway: every message gets its sender's signature, whatever mail client, phone or app sent it.
+        Route your organisation's outgoing mail through the signature gateway: every message gets its sender's signature, whatever mail client, phone or app
+        sent it.
       </PageHeader>
       <DomainsCard />
       <GatewayCard />
@@ -49,44 +50,50 @@ function DomainsCard() {
       {domains.data?.length === 0 ? <Empty>No domain yet.</Empty> : null}
       {domains.data && domains.data.length > 0 ? (
         <div className="table-wrap flat">
-        <table aria-label="Sender domains">
-          <thead>
-            <tr>
-              <th scope="col">Domain</th>
-              <th scope="col">TXT record</th>
-              <th scope="col">State</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {domains.data.map((d) => (
-              <tr key={d.domain}>
-                <td>{d.domain}</td>
-                <td>
-                  <code>{d.verificationRecord.name}</code> <code>{d.verificationRecord.value}</code>{' '}
-                  <CopyButton label={`Copy the TXT value of ${d.domain}`} text={d.verificationRecord.value} variant="ghost" />
-                </td>
-                <td>{d.verified ? 'Verified' : 'Not verified'}</td>
-                <td>
-                  {d.verified ? null : (
-                    <Button onClick={() => void verify.run(d.domain)} disabled={verify.pending}>
-                      Verify {d.domain}
-                    </Button>
-                  )}
-                  <Button variant="ghost" onClick={() => void remove.run(d.domain)} disabled={remove.pending}>
-                    Remove {d.domain}
-                  </Button>
-                </td>
+          <table aria-label="Sender domains">
+            <thead>
+              <tr>
+                <th scope="col">Domain</th>
+                <th scope="col">TXT record</th>
+                <th scope="col">State</th>
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {domains.data.map((d) => (
+                <tr key={d.domain}>
+                  <td>{d.domain}</td>
+                  <td>
+                    <code>{d.verificationRecord.name}</code> <code>{d.verificationRecord.value}</code>{' '}
+                    <CopyButton label={`Copy the TXT value of ${d.domain}`} text={d.verificationRecord.value} variant="ghost" />
+                  </td>
+                  <td>{d.verified ? 'Verified' : 'Not verified'}</td>
+                  <td>
+                    {d.verified ? null : (
+                      <Button onClick={() => void verify.run(d.domain)} disabled={verify.pending}>
+                        Verify {d.domain}
+                      </Button>
+                    )}
+                    <Button variant="ghost" onClick={() => void remove.run(d.domain)} disabled={remove.pending}>
+                      Remove {d.domain}
+                    </Button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </div>
       ) : null}
       <form onSubmit={submit}>
-        <TextField label="Domain" hint="The part after @ of your senders' addresses, e.g. contoso.com." value={domain} required onChange={(e) => setDomain(e.target.value)} />
+        <TextField
+          label="Domain"
+          hint="The part after @ of your senders' addresses, e.g. contoso.com."
+          value={domain}
+          required
+          onChange={(e) => setDomain(e.target.value)}
+        />
         <ErrorMessage error={claim.error} />
         <div className="page-actions">
           <Button variant="primary" type="submit" disabled={claim.pending}>
@@ -153,7 +160,13 @@ function SettingsForm({ current, onDone }: { current: GatewaySettings | null; on
   };
   return (
     <form onSubmit={submit}>
-      <TextField label="Next hop host" hint="Where stamped mail goes: your tenant's MX host, or smtp-relay.gmail.com." value={host} required onChange={(e) => setHost(e.target.value)} />
+      <TextField
+        label="Next hop host"
+        hint="Where stamped mail goes: your tenant's MX host, or smtp-relay.gmail.com."
+        value={host}
+        required
+        onChange={(e) => setHost(e.target.value)}
+      />
       <TextField label="Next hop port" type="number" min={1} value={port} required onChange={(e) => setPort(e.target.value)} />
       <fieldset className="field">
         <legend>Options</legend>
@@ -171,7 +184,12 @@ function SettingsForm({ current, onDone }: { current: GatewaySettings | null; on
           One range a line. Add “shared” after a provider's range (Microsoft 365, Google): a shared range alone does not name your organisation.
         </p>
       </div>
-      <TextField label="Microsoft 365 tenant ID" hint="Optional: names your organisation by the X-MS-Exchange-CrossTenant-Id header." value={tenant} onChange={(e) => setTenant(e.target.value)} />
+      <TextField
+        label="Microsoft 365 tenant ID"
+        hint="Optional: names your organisation by the X-MS-Exchange-CrossTenant-Id header."
+        value={tenant}
+        onChange={(e) => setTenant(e.target.value)}
+      />
       <ErrorMessage error={save.error} />
       <div className="page-actions">
         <Button variant="primary" type="submit" disabled={save.pending}>
@@ -210,7 +228,11 @@ function Configured({ gateway, onEdit, onPassword }: { gateway: GatewaySettings;
           {gateway.nextHop.secure ? ' (TLS)' : ''}
         </dd>
         <dt>Allowed networks</dt>
-        <dd>{gateway.allowedNetworks.length === 0 ? 'none (credentials or the smart-host name only)' : gateway.allowedNetworks.map((n) => `${n.cidr}${n.shared ? ' (shared)' : ''}`).join(', ')}</dd>
+        <dd>
+          {gateway.allowedNetworks.length === 0
+            ? 'none (credentials or the smart-host name only)'
+            : gateway.allowedNetworks.map((n) => `${n.cidr}${n.shared ? ' (shared)' : ''}`).join(', ')}
+        </dd>
         <dt>Today</dt>
         <dd>
           {c.stamped} stamped, {c.passed} passed, {c.refused} refused, {c.failed} failed

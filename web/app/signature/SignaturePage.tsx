@@ -47,11 +47,15 @@ export default function SignaturePage() {
               <div className="two-col">
                 <div>
                   <h2>HTML ({data.bytes.toLocaleString()} bytes)</h2>
-                  <pre className="code" aria-label="HTML source">{data.html}</pre>
+                  <pre className="code" aria-label="HTML source">
+                    {data.html}
+                  </pre>
                 </div>
                 <div>
                   <h2>Plain text</h2>
-                  <pre className="code" aria-label="Plain text">{data.text}</pre>
+                  <pre className="code" aria-label="Plain text">
+                    {data.text}
+                  </pre>
                 </div>
               </div>
             ) : null}

@@ -11,8 +11,21 @@ export interface Item {
   block: Block;
 }
 
-export function BlockList({ items, selected, onSelect, onChange }: { items: Item[]; selected: string | undefined; onSelect: (id: string) => void; onChange: (items: Item[]) => void }) {
-  const sensors = useSensors(useSensor(PointerSensor, { activationConstraint: { distance: 4 } }), useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates }));
+export function BlockList({
+  items,
+  selected,
+  onSelect,
+  onChange,
+}: {
+  items: Item[];
+  selected: string | undefined;
+  onSelect: (id: string) => void;
+  onChange: (items: Item[]) => void;
+}) {
+  const sensors = useSensors(
+    useSensor(PointerSensor, { activationConstraint: { distance: 4 } }),
+    useSensor(KeyboardSensor, { coordinateGetter: sortableKeyboardCoordinates }),
+  );
   const label = (id: string | number) => {
     const at = items.findIndex((i) => i.id === id);
     return at < 0 ? 'the block' : `${BLOCK_LABELS[items[at]!.block.type]} (block ${at + 1} of ${items.length})`;
@@ -29,10 +42,15 @@ export function BlockList({ items, selected, onSelect, onChange }: { items: Item
       collisionDetection={closestCenter}
       onDragEnd={onDragEnd}
       accessibility={{
-        screenReaderInstructions: { draggable: 'To move a block, press Space or Enter, move it with the arrow keys, then press Space or Enter to drop it, or Escape to cancel.' },
+        screenReaderInstructions: {
+          draggable: 'To move a block, press Space or Enter, move it with the arrow keys, then press Space or Enter to drop it, or Escape to cancel.',
+        },
         announcements: {
           onDragStart: ({ active }) => `Picked up ${label(active.id)}.`,
-          onDragOver: ({ active, over }) => (over ? `${BLOCK_LABELS[items.find((i) => i.id === active.id)!.block.type]} is over position ${items.findIndex((i) => i.id === over.id) + 1}.` : 'Not over a position.'),
+          onDragOver: ({ active, over }) =>
+            over
+              ? `${BLOCK_LABELS[items.find((i) => i.id === active.id)!.block.type]} is over position ${items.findIndex((i) => i.id === over.id) + 1}.`
+              : 'Not over a position.',
           onDragEnd: ({ active, over }) => (over ? `Dropped at position ${items.findIndex((i) => i.id === over.id) + 1}.` : `Dropped ${label(active.id)}.`),
           onDragCancel: ({ active }) => `Moving ${label(active.id)} was cancelled.`,
         },
@@ -56,13 +74,37 @@ export function BlockList({ items, selected, onSelect, onChange }: { items: Item
   );
 }
 
-function SortableBlock({ item, index, selected, onSelect, onRemove }: { item: Item; index: number; selected: boolean; onSelect: () => void; onRemove: (() => void) | undefined }) {
+function SortableBlock({
+  item,
+  index,
+  selected,
+  onSelect,
+  onRemove,
+}: {
+  item: Item;
+  index: number;
+  selected: boolean;
+  onSelect: () => void;
+  onRemove: (() => void) | undefined;
+}) {
   const { attributes, listeners, setNodeRef, setActivatorNodeRef, transform, transition, isDragging } = useSortable({ id: item.id });
   const name = BLOCK_LABELS[item.block.type];
   const summary = blockSummary(item.block);
   return (
-    <li ref={setNodeRef} className={`block-item${selected ? ' block-item--selected' : ''}${isDragging ? ' block-item--dragging' : ''}`} style={{ transform: CSS.Transform.toString(transform), transition }} data-block={item.block.type}>
-      <button type="button" className="block-item__handle" ref={setActivatorNodeRef} {...attributes} {...listeners} aria-label={`Move ${name}, block ${index + 1}`}>
+    <li
+      ref={setNodeRef}
+      className={`block-item${selected ? ' block-item--selected' : ''}${isDragging ? ' block-item--dragging' : ''}`}
+      style={{ transform: CSS.Transform.toString(transform), transition }}
+      data-block={item.block.type}
+    >
+      <button
+        type="button"
+        className="block-item__handle"
+        ref={setActivatorNodeRef}
+        {...attributes}
+        {...listeners}
+        aria-label={`Move ${name}, block ${index + 1}`}
+      >
         <span aria-hidden="true">⠿</span>
       </button>
       <button type="button" className="block-item__name" aria-pressed={selected} onClick={onSelect}>

@@ -14,7 +14,17 @@ interface Img {
 }
 
 /** Checkboxes for an ordered subset (at least one stays ticked: the service refuses an empty list). */
-function Choices<T extends string>({ legend, options, value, onChange }: { legend: string; options: readonly (readonly [T, string])[]; value: readonly T[]; onChange: (v: T[]) => void }) {
+function Choices<T extends string>({
+  legend,
+  options,
+  value,
+  onChange,
+}: {
+  legend: string;
+  options: readonly (readonly [T, string])[];
+  value: readonly T[];
+  onChange: (v: T[]) => void;
+}) {
   return (
     <fieldset className="choices">
       <legend>{legend}</legend>
@@ -39,7 +49,17 @@ function Choices<T extends string>({ legend, options, value, onChange }: { legen
 /** A number within the design schema's bounds for `part`.`field` (the OpenAPI document's, not copies). */
 function NumberField({ label, value, part, field, onChange }: { label: string; value: number; part: string; field: string; onChange: (n: number) => void }) {
   const { minimum: min = 0, maximum: max = Number.MAX_SAFE_INTEGER } = designBound(part, field);
-  return <TextField label={label} type="number" min={min} max={max} value={value} onChange={(e) => onChange(Math.min(max, Math.max(min, Number(e.target.value) || min)))} hint={`${min} to ${max}`} />;
+  return (
+    <TextField
+      label={label}
+      type="number"
+      min={min}
+      max={max}
+      value={value}
+      onChange={(e) => onChange(Math.min(max, Math.max(min, Number(e.target.value) || min)))}
+      hint={`${min} to ${max}`}
+    />
+  );
 }
 
 function ImageChoice({ value, images, onChange }: { value: string; images: readonly Img[]; onChange: (id: string) => void }) {
@@ -73,12 +93,24 @@ function FieldPicker({ custom, onPick }: { custom: readonly CustomField[]; onPic
   );
 }
 
-export function BlockSettings({ block, images, custom, onChange }: { block: Block; images: readonly Img[]; custom: readonly CustomField[]; onChange: (b: Block) => void }) {
+export function BlockSettings({
+  block,
+  images,
+  custom,
+  onChange,
+}: {
+  block: Block;
+  images: readonly Img[];
+  custom: readonly CustomField[];
+  onChange: (b: Block) => void;
+}) {
   const textareaId = useId();
   let body: ReactNode;
   switch (block.type) {
     case 'identity':
-      body = <Choices legend="Show" options={IDENTITY_FIELDS} value={block.show} onChange={(show) => onChange({ ...block, show: show as typeof block.show })} />;
+      body = (
+        <Choices legend="Show" options={IDENTITY_FIELDS} value={block.show} onChange={(show) => onChange({ ...block, show: show as typeof block.show })} />
+      );
       break;
     case 'contact':
       body = <Choices legend="Show" options={CONTACT_FIELDS} value={block.show} onChange={(show) => onChange({ ...block, show: show as typeof block.show })} />;
@@ -86,7 +118,12 @@ export function BlockSettings({ block, images, custom, onChange }: { block: Bloc
     case 'social':
       body = (
         <>
-          <Choices legend="Networks" options={NETWORKS} value={block.networks} onChange={(networks) => onChange({ ...block, networks: networks as typeof block.networks })} />
+          <Choices
+            legend="Networks"
+            options={NETWORKS}
+            value={block.networks}
+            onChange={(networks) => onChange({ ...block, networks: networks as typeof block.networks })}
+          />
           <p className="field-hint">Each person’s own profile links are used, else the organisation’s.</p>
         </>
       );
@@ -115,7 +152,12 @@ export function BlockSettings({ block, images, custom, onChange }: { block: Bloc
       body = (
         <>
           <ImageChoice value={block.imageId} images={images} onChange={(imageId) => onChange({ ...block, imageId })} />
-          <TextField label="Text for those who do not see images" value={block.alt} maxLength={designBound('banner', 'alt').maxLength} onChange={(e) => onChange({ ...block, alt: e.target.value })} />
+          <TextField
+            label="Text for those who do not see images"
+            value={block.alt}
+            maxLength={designBound('banner', 'alt').maxLength}
+            onChange={(e) => onChange({ ...block, alt: e.target.value })}
+          />
           <TextField label="Link (optional)" type="url" value={block.link ?? ''} onChange={(e) => onChange(withLink(block, e.target.value))} />
         </>
       );
@@ -124,7 +166,13 @@ export function BlockSettings({ block, images, custom, onChange }: { block: Bloc
       body = (
         <div className="field">
           <label htmlFor={textareaId}>Text</label>
-          <textarea id={textareaId} rows={4} maxLength={designBound('disclaimer', 'text').maxLength} value={block.text} onChange={(e) => onChange({ ...block, text: e.target.value })} />
+          <textarea
+            id={textareaId}
+            rows={4}
+            maxLength={designBound('disclaimer', 'text').maxLength}
+            value={block.text}
+            onChange={(e) => onChange({ ...block, text: e.target.value })}
+          />
         </div>
       );
       break;
@@ -134,7 +182,12 @@ export function BlockSettings({ block, images, custom, onChange }: { block: Bloc
     case 'button':
       body = (
         <>
-          <TextField label="Label" value={block.label} maxLength={designBound('button', 'label').maxLength} onChange={(e) => onChange({ ...block, label: e.target.value })} />
+          <TextField
+            label="Label"
+            value={block.label}
+            maxLength={designBound('button', 'label').maxLength}
+            onChange={(e) => onChange({ ...block, label: e.target.value })}
+          />
           <TextField label="Link" type="url" value={block.link} onChange={(e) => onChange({ ...block, link: e.target.value })} />
         </>
       );
@@ -151,7 +204,9 @@ export function BlockSettings({ block, images, custom, onChange }: { block: Bloc
       );
       break;
     default:
-      body = <p className="muted">{block.type === 'campaign' ? 'An active campaign’s banner shows here, for the people in its audience.' : 'Nothing to set.'}</p>;
+      body = (
+        <p className="muted">{block.type === 'campaign' ? 'An active campaign’s banner shows here, for the people in its audience.' : 'Nothing to set.'}</p>
+      );
   }
   return (
     <section className="card designer-panel" aria-labelledby="block-settings-heading">

@@ -31,7 +31,9 @@ export function DesignPreviewPanel({
   const error = useSettled(preview.error, 1200);
   const r = preview.rendered;
   const warnings = [...new Set([...(preview.compiled?.warnings ?? []), ...(r?.warnings ?? []), ...saveWarnings])];
-  const doc = r ? `<!doctype html><meta charset="utf-8"><style>body{margin:12px;font-family:Arial,sans-serif;background:#fff}${view === 'dark' ? DARK : ''}</style><body>${r.html}` : '';
+  const doc = r
+    ? `<!doctype html><meta charset="utf-8"><style>body{margin:12px;font-family:Arial,sans-serif;background:#fff}${view === 'dark' ? DARK : ''}</style><body>${r.html}`
+    : '';
   return (
     <section className="preview designer-preview" aria-labelledby="preview-heading" aria-busy={preview.busy}>
       <div className="preview__bar">
@@ -66,7 +68,9 @@ export function DesignPreviewPanel({
         ) : null}
       </div>
       {r ? <SizeMeter bytes={r.bytes} limit={limit} /> : null}
-      {r && r.html.length > 10_000 ? <p className="field-error">Gmail refuses signatures longer than 10,000 characters: this one has {r.html.length.toLocaleString()}.</p> : null}
+      {r && r.html.length > 10_000 ? (
+        <p className="field-error">Gmail refuses signatures longer than 10,000 characters: this one has {r.html.length.toLocaleString()}.</p>
+      ) : null}
       <section aria-labelledby="warnings-heading" className="warnings">
         <h3 id="warnings-heading">Warnings</h3>
         {warnings.length === 0 ? (

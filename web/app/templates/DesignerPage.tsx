@@ -90,7 +90,12 @@ export default function DesignerPage({ initial, design, onEditHtml }: { initial:
             </h2>
             <BlockList items={items} selected={selected} onSelect={setSelected} onChange={setItems} />
             <div className="add-block">
-              <SelectField label="Block to add" value={adding} onChange={(e) => setAdding(e.target.value as BlockType)} hint={needsImage ? 'Upload an image on the Images page first.' : undefined}>
+              <SelectField
+                label="Block to add"
+                value={adding}
+                onChange={(e) => setAdding(e.target.value as BlockType)}
+                hint={needsImage ? 'Upload an image on the Images page first.' : undefined}
+              >
                 {ADDABLE.map((t) => (
                   <option key={t} value={t}>
                     {BLOCK_LABELS[t]}

@@ -25,7 +25,12 @@ export function ImagePicker({ open, onPick, onClose }: { open: boolean; onPick(t
   const [alt, setAlt] = useState('');
   return (
     <Dialog title="Insert an image" open={open} onClose={onClose} wide footer={<Button onClick={onClose}>Cancel</Button>}>
-      <TextField label="Alternative text" hint="What a reader hears, or sees when images are off, e.g. “Acme logo”." value={alt} onChange={(e) => setAlt(e.target.value)} />
+      <TextField
+        label="Alternative text"
+        hint="What a reader hears, or sees when images are off, e.g. “Acme logo”."
+        value={alt}
+        onChange={(e) => setAlt(e.target.value)}
+      />
       {images.loading && !images.data ? <Loading label="Loading images…" /> : null}
       <ErrorMessage error={images.error} />
       {images.data?.items.length === 0 ? <Empty>No images yet: upload them on the Images page.</Empty> : null}
@@ -33,7 +38,10 @@ export function ImagePicker({ open, onPick, onClose }: { open: boolean; onPick(t
         {images.data?.items.map((image) => (
           <li key={image.imageId} className="image-card">
             <img src={image.url} alt="" loading="lazy" />
-            <Button onClick={() => onPick(imgTag(image, alt))} aria-label={`Insert image ${image.width}×${image.height} uploaded ${new Date(image.createdAt).toLocaleString()}`}>
+            <Button
+              onClick={() => onPick(imgTag(image, alt))}
+              aria-label={`Insert image ${image.width}×${image.height} uploaded ${new Date(image.createdAt).toLocaleString()}`}
+            >
               Insert ({image.width}×{image.height})
             </Button>
           </li>

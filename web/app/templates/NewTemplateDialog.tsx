@@ -57,7 +57,15 @@ export function NewTemplateDialog({ open, onClose, onCreated }: { open: boolean;
       }
     >
       <form id="new-template" onSubmit={(e) => void submit(e)}>
-        <TextField label="Name" value={name} maxLength={maxLengthOf('createTemplate', 'name')} required onChange={(e) => setName(e.target.value)} error={nameError} autoFocus />
+        <TextField
+          label="Name"
+          value={name}
+          maxLength={maxLengthOf('createTemplate', 'name')}
+          required
+          onChange={(e) => setName(e.target.value)}
+          error={nameError}
+          autoFocus
+        />
         <fieldset className="starters">
           <legend>Start from</legend>
           <ul className="starter-gallery">
@@ -73,7 +81,11 @@ export function NewTemplateDialog({ open, onClose, onCreated }: { open: boolean;
             {((starters.data ?? []) as DesignStarter[]).map((s) => (
               <li key={s.starterId}>
                 <button type="button" className="starter-card" aria-pressed={starterId === s.starterId} onClick={() => setStarterId(s.starterId)}>
-                  {s.thumbnailUrl ? <img src={s.thumbnailUrl} alt="" width={480} height={240} loading="lazy" /> : <span className="starter-card__blank" aria-hidden="true" />}
+                  {s.thumbnailUrl ? (
+                    <img src={s.thumbnailUrl} alt="" width={480} height={240} loading="lazy" />
+                  ) : (
+                    <span className="starter-card__blank" aria-hidden="true" />
+                  )}
                   <strong>{s.name}</strong>
                   {s.description ? <span className="muted small">{s.description}</span> : null}
                 </button>

@@ -187,14 +187,24 @@ function Editor({ initial, onBackToDesign }: { initial: Template; onBackToDesign
               </Button>
             )}
             {base.design ? (
-              <Button onClick={() => setConfirmDesign(true)} disabled={dirty} title={dirty ? 'Save or undo your changes first' : 'Edit this template in the designer again'}>
+              <Button
+                onClick={() => setConfirmDesign(true)}
+                disabled={dirty}
+                title={dirty ? 'Save or undo your changes first' : 'Edit this template in the designer again'}
+              >
                 Back to the designer
               </Button>
             ) : null}
             <Button variant="danger" onClick={() => setConfirmDelete(true)}>
               Delete
             </Button>
-            <Button variant="primary" onClick={() => void save.run()} disabled={!dirty || save.pending || !draft.name.trim()} aria-keyshortcuts="Control+S Meta+S" title="Save (Ctrl+S)">
+            <Button
+              variant="primary"
+              onClick={() => void save.run()}
+              disabled={!dirty || save.pending || !draft.name.trim()}
+              aria-keyshortcuts="Control+S Meta+S"
+              title="Save (Ctrl+S)"
+            >
               {save.pending ? 'Saving…' : dirty ? 'Save' : 'Saved'}
             </Button>
           </>
@@ -208,8 +218,8 @@ function Editor({ initial, onBackToDesign }: { initial: Template; onBackToDesign
         <div className="alert alert-warning" role="alert">
           <p>
             <strong>Someone else saved this template while you were editing it</strong>
-            {typeof conflict.details?.currentVersion === 'number' ? ` (it is now at version ${conflict.details.currentVersion})` : ''}. Your
-            changes are not saved.
+            {typeof conflict.details?.currentVersion === 'number' ? ` (it is now at version ${conflict.details.currentVersion})` : ''}. Your changes are not
+            saved.
           </p>
           <div className="form-actions">
             <Button onClick={() => void reload()}>Reload their version</Button>
@@ -222,57 +232,74 @@ function Editor({ initial, onBackToDesign }: { initial: Template; onBackToDesign
       {otherError ? <ErrorMessage error={otherError} /> : null}
 
       <Suspense fallback={<Loading label="Loading the editor…" />}>
-      <div className="template-editor">
-        <div className="template-editor__source">
-          <TextField label="Name" value={draft.name} maxLength={maxLengthOf('updateTemplate', 'name')} onChange={(e) => setDraft({ ...draft, name: e.target.value })} />
-          <div className="toolbar">
-            <h2 id="html-heading" className="h3">
-              HTML signature
-            </h2>
-            <Button className="btn-small" onClick={() => setPicking(true)}>
-              Insert image
-            </Button>
-          </div>
-          <LiquidEditor mode="html" label="HTML signature (Liquid)" value={draft.html} onChange={(html) => setDraft((d) => ({ ...d, html }))} handle={htmlEditor} />
-          <p className="field-hint">
-            Merge fields (type <code>{'{{'}</code> for completion): {ALL_FIELDS.map((f, i) => (
-              <span key={f}>
-                {i > 0 ? ', ' : ''}
-                <code>{f}</code>
-              </span>
-            ))}
-            . Source: {draft.html.length.toLocaleString()} of {limits.templateSourceChars.toLocaleString()} characters.
-          </p>
-          <h2 className="h3">Plain-text signature</h2>
-          <LiquidEditor mode="text" label="Plain-text signature (Liquid)" value={draft.text} onChange={(text) => setDraft((d) => ({ ...d, text }))} minHeight="6rem" />
-        </div>
-        <div className="template-editor__preview">
-          <PreviewUserPicker value={previewUser} onChange={setPreviewUser} />
-          {liquidError ? (
-            <p className="calm-note" role="status">
-              {friendlyLiquid(liquidError.message)}
-              {liquidLine ? ` (line ${liquidLine})` : ''} The preview shows the last version that rendered.
+        <div className="template-editor">
+          <div className="template-editor__source">
+            <TextField
+              label="Name"
+              value={draft.name}
+              maxLength={maxLengthOf('updateTemplate', 'name')}
+              onChange={(e) => setDraft({ ...draft, name: e.target.value })}
+            />
+            <div className="toolbar">
+              <h2 id="html-heading" className="h3">
+                HTML signature
+              </h2>
+              <Button className="btn-small" onClick={() => setPicking(true)}>
+                Insert image
+              </Button>
+            </div>
+            <LiquidEditor
+              mode="html"
+              label="HTML signature (Liquid)"
+              value={draft.html}
+              onChange={(html) => setDraft((d) => ({ ...d, html }))}
+              handle={htmlEditor}
+            />
+            <p className="field-hint">
+              Merge fields (type <code>{'{{'}</code> for completion):{' '}
+              {ALL_FIELDS.map((f, i) => (
+                <span key={f}>
+                  {i > 0 ? ', ' : ''}
+                  <code>{f}</code>
+                </span>
+              ))}
+              . Source: {draft.html.length.toLocaleString()} of {limits.templateSourceChars.toLocaleString()} characters.
             </p>
-          ) : preview.error instanceof ApiError && preview.error.status === 400 ? null : (
-            <ErrorMessage error={preview.error} />
-          )}
-          <PreviewFrame preview={preview.preview} busy={preview.busy} />
-          {size ? <SizeMeter bytes={size.bytes} limit={size.limit} /> : null}
-          <section aria-labelledby="warnings-heading" className="warnings">
-            <h3 id="warnings-heading">Warnings</h3>
-            {allWarnings.length === 0 ? (
-              <p className="muted">None: this signature should show well in the common mail clients.</p>
-            ) : (
-              <ul>
-                {allWarnings.map((w) => (
-                  <li key={w}>{w}</li>
-                ))}
-              </ul>
+            <h2 className="h3">Plain-text signature</h2>
+            <LiquidEditor
+              mode="text"
+              label="Plain-text signature (Liquid)"
+              value={draft.text}
+              onChange={(text) => setDraft((d) => ({ ...d, text }))}
+              minHeight="6rem"
+            />
+          </div>
+          <div className="template-editor__preview">
+            <PreviewUserPicker value={previewUser} onChange={setPreviewUser} />
+            {liquidError ? (
+              <p className="calm-note" role="status">
+                {friendlyLiquid(liquidError.message)}
+                {liquidLine ? ` (line ${liquidLine})` : ''} The preview shows the last version that rendered.
+              </p>
+            ) : preview.error instanceof ApiError && preview.error.status === 400 ? null : (
+              <ErrorMessage error={preview.error} />
             )}
-          </section>
+            <PreviewFrame preview={preview.preview} busy={preview.busy} />
+            {size ? <SizeMeter bytes={size.bytes} limit={size.limit} /> : null}
+            <section aria-labelledby="warnings-heading" className="warnings">
+              <h3 id="warnings-heading">Warnings</h3>
+              {allWarnings.length === 0 ? (
+                <p className="muted">None: this signature should show well in the common mail clients.</p>
+              ) : (
+                <ul>
+                  {allWarnings.map((w) => (
+                    <li key={w}>{w}</li>
+                  ))}
+                </ul>
+              )}
+            </section>
+          </div>
         </div>
-      </div>
-
       </Suspense>
       <ImagePicker
         open={picking}
@@ -303,7 +330,8 @@ function Editor({ initial, onBackToDesign }: { initial: Template; onBackToDesign
         onConfirm={() => void remove.run()}
       >
         <p>
-          “{base.name}” will no longer be available to render signatures{base.isDefault ? ', and the organisation will have no default template until you choose another' : ''}.
+          “{base.name}” will no longer be available to render signatures
+          {base.isDefault ? ', and the organisation will have no default template until you choose another' : ''}.
         </p>
       </ConfirmDialog>
     </>

@@ -29,8 +29,9 @@ export function useTemplate(templateId: string) {
 /** The starter templates an admin can begin from (GET …/templates/starters). */
 export function useStarters() {
   const { api, orgId } = useOrg();
-  return useQuery(['templates', orgId, 'starters'], async () =>
-    (await call(api.GET('/v1/orgs/{orgId}/templates/starters', { params: { path: { orgId } } }))).items,
+  return useQuery(
+    ['templates', orgId, 'starters'],
+    async () => (await call(api.GET('/v1/orgs/{orgId}/templates/starters', { params: { path: { orgId } } }))).items,
   );
 }
 
@@ -182,7 +183,12 @@ export function useDesignPreview(design: Design, who: { userId: string } | { sam
           const compiled = await call(api.POST('/v1/orgs/{orgId}/templates/compile', { params: { path: { orgId } }, body: { design } }));
           let rendered: PreviewState;
           if ('userId' in who) {
-            rendered = await call(api.POST('/v1/orgs/{orgId}/templates/preview', { params: { path: { orgId } }, body: { userId: who.userId, html: compiled.html, text: compiled.text } }));
+            rendered = await call(
+              api.POST('/v1/orgs/{orgId}/templates/preview', {
+                params: { path: { orgId } },
+                body: { userId: who.userId, html: compiled.html, text: compiled.text },
+              }),
+            );
           } else {
             const [html, text] = await Promise.all([renderSample(compiled.html, who.sample), renderSample(compiled.text, who.sample)]);
             rendered = { html, text, bytes: new Blob([html]).size, warnings: [] };

@@ -24,7 +24,8 @@ const pending = StateField.define<readonly { from: number; to: number }[]>({
       });
       return touched || to <= from ? [] : [{ from, to }];
     });
-    for (const e of tr.effects) if (e.is(consumed)) next = next.flatMap((r) => (r.from === e.value ? (r.to - r.from > 1 ? [{ from: r.from + 1, to: r.to }] : []) : [r]));
+    for (const e of tr.effects)
+      if (e.is(consumed)) next = next.flatMap((r) => (r.from === e.value ? (r.to - r.from > 1 ? [{ from: r.from + 1, to: r.to }] : []) : [r]));
     if (tr.docChanged && (tr.isUserEvent('input.complete') || tr.isUserEvent('input.type'))) {
       const head = tr.state.selection.main.head;
       tr.changes.iterChanges((_fa, _ta, fromB, toB, inserted) => {

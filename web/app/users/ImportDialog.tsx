@@ -52,8 +52,8 @@ export function ImportDialog({ open, onClose }: { open: boolean; onClose: () => 
   return (
     <Dialog title="Import users from a CSV file" open={open} onClose={onClose} wide>
       <p className="muted">
-        One user per line, the first line naming the columns: <code>{IMPORT_COLUMNS.join(',')}</code>. Only <code>email</code> is required. A user whose
-        email already exists is updated; a new one is invited. An empty cell leaves that field as it is.
+        One user per line, the first line naming the columns: <code>{IMPORT_COLUMNS.join(',')}</code>. Only <code>email</code> is required. A user whose email
+        already exists is updated; a new one is invited. An empty cell leaves that field as it is.
       </p>
       <p>
         <Button onClick={downloadTemplate}>Download the template</Button>

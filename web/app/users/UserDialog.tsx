@@ -77,14 +77,49 @@ export function UserDialog({ open, user, onClose }: { open: boolean; user: User 
           {!user ? <p className="muted">They get an email with a link to choose their password (valid 7 days).</p> : null}
           <div className="two-col">
             <div>
-              <TextField label="Email" type="email" required value={form.email} onChange={set('email')} disabled={!!lockEmail} hint={lockEmail} error={fieldError('email')} />
+              <TextField
+                label="Email"
+                type="email"
+                required
+                value={form.email}
+                onChange={set('email')}
+                disabled={!!lockEmail}
+                hint={lockEmail}
+                error={fieldError('email')}
+              />
               <TextField label="Name" value={form.name} onChange={set('name')} error={fieldError('name')} maxLength={maxLengthOf('createUser', 'name')} />
-              <TextField label="Job title" value={form.title} onChange={set('title')} error={fieldError('title')} maxLength={maxLengthOf('createUser', 'title')} />
-              <TextField label="Department" value={form.department} onChange={set('department')} error={fieldError('department')} maxLength={maxLengthOf('createUser', 'department')} />
+              <TextField
+                label="Job title"
+                value={form.title}
+                onChange={set('title')}
+                error={fieldError('title')}
+                maxLength={maxLengthOf('createUser', 'title')}
+              />
+              <TextField
+                label="Department"
+                value={form.department}
+                onChange={set('department')}
+                error={fieldError('department')}
+                maxLength={maxLengthOf('createUser', 'department')}
+              />
             </div>
             <div>
-              <TextField label="Phone" type="tel" value={form.phone} onChange={set('phone')} error={fieldError('phone')} maxLength={maxLengthOf('createUser', 'phone')} />
-              <TextField label="Mobile" type="tel" value={form.mobile} onChange={set('mobile')} error={fieldError('mobile')} maxLength={maxLengthOf('createUser', 'mobile')} />
+              <TextField
+                label="Phone"
+                type="tel"
+                value={form.phone}
+                onChange={set('phone')}
+                error={fieldError('phone')}
+                maxLength={maxLengthOf('createUser', 'phone')}
+              />
+              <TextField
+                label="Mobile"
+                type="tel"
+                value={form.mobile}
+                onChange={set('mobile')}
+                error={fieldError('mobile')}
+                maxLength={maxLengthOf('createUser', 'mobile')}
+              />
               <SelectField label="Role" value={form.role} onChange={set('role')} disabled={!!lockRole} hint={lockRole} error={fieldError('role')}>
                 {(roles.includes(form.role) ? roles : [form.role, ...roles]).map((r) => (
                   <option key={r} value={r} disabled={!roles.includes(r)}>

@@ -32,7 +32,9 @@ export default function UsersPage() {
     setSortState(next);
     pager.reset();
   };
-  const [dialog, setDialog] = useState<{ kind: 'add' } | { kind: 'edit'; user: User } | { kind: 'signature'; user: User } | { kind: 'import' } | { kind: 'delete'; user: User } | undefined>();
+  const [dialog, setDialog] = useState<
+    { kind: 'add' } | { kind: 'edit'; user: User } | { kind: 'signature'; user: User } | { kind: 'import' } | { kind: 'delete'; user: User } | undefined
+  >();
 
   const setFilter = <K extends keyof UserFilters>(key: K, value: UserFilters[K]) => {
     setFilters((f) => ({ ...f, [key]: value }));
@@ -110,12 +112,22 @@ export default function UsersPage() {
           actionsColumn,
         ]}
         row={(u) => (
-          <UserRow key={u.userId} user={u} onSignature={() => setDialog({ kind: 'signature', user: u })} onEdit={() => setDialog({ kind: 'edit', user: u })} onDelete={() => setDialog({ kind: 'delete', user: u })} />
+          <UserRow
+            key={u.userId}
+            user={u}
+            onSignature={() => setDialog({ kind: 'signature', user: u })}
+            onEdit={() => setDialog({ kind: 'edit', user: u })}
+            onDelete={() => setDialog({ kind: 'delete', user: u })}
+          />
         )}
       />
       <Pager pager={pager} nextCursor={users.data?.nextCursor} />
 
-      <UserDialog open={dialog?.kind === 'add' || dialog?.kind === 'edit'} user={dialog?.kind === 'edit' ? dialog.user : undefined} onClose={() => setDialog(undefined)} />
+      <UserDialog
+        open={dialog?.kind === 'add' || dialog?.kind === 'edit'}
+        user={dialog?.kind === 'edit' ? dialog.user : undefined}
+        onClose={() => setDialog(undefined)}
+      />
       <ImportDialog open={dialog?.kind === 'import'} onClose={() => setDialog(undefined)} />
       {dialog?.kind === 'signature' ? <SignatureDialog user={dialog.user} onClose={() => setDialog(undefined)} /> : null}
       {dialog?.kind === 'delete' ? <DeleteUser user={dialog.user} onClose={() => setDialog(undefined)} /> : null}
@@ -123,7 +135,17 @@ export default function UsersPage() {
   );
 }
 
-function SortHeader({ label, k, sort, setSort }: { label: string; k: SortKey; sort: { key: SortKey; dir: 1 | -1 }; setSort: (s: { key: SortKey; dir: 1 | -1 }) => void }) {
+function SortHeader({
+  label,
+  k,
+  sort,
+  setSort,
+}: {
+  label: string;
+  k: SortKey;
+  sort: { key: SortKey; dir: 1 | -1 };
+  setSort: (s: { key: SortKey; dir: 1 | -1 }) => void;
+}) {
   const active = sort.key === k;
   return (
     <th scope="col" aria-sort={active ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none'}>
@@ -186,7 +208,12 @@ function UserRow({ user, onSignature, onEdit, onDelete }: { user: User; onSignat
             </Button>
           ) : null}
           {user.userId !== me.userId && user.role !== 'owner' ? (
-            <Button className="btn-small" onClick={() => void setStatus.run()} disabled={setStatus.pending} aria-label={`${suspended ? 'Restore' : 'Suspend'} ${who}`}>
+            <Button
+              className="btn-small"
+              onClick={() => void setStatus.run()}
+              disabled={setStatus.pending}
+              aria-label={`${suspended ? 'Restore' : 'Suspend'} ${who}`}
+            >
               {suspended ? 'Restore' : 'Suspend'}
             </Button>
           ) : null}
@@ -211,12 +238,16 @@ function DeleteUser({ user, onClose }: { user: User; onClose: () => void }) {
     onClose();
   });
   return (
-    <ConfirmDialog title={`Remove ${user.name || user.email}?`} open onCancel={onClose} onConfirm={() => void remove.run()} confirmLabel="Remove user" pending={remove.pending}>
-      <p>
-        {user.email} can no longer sign in, their signature stops rendering, and their seat is freed. Their past actions stay in the audit log.
-      </p>
+    <ConfirmDialog
+      title={`Remove ${user.name || user.email}?`}
+      open
+      onCancel={onClose}
+      onConfirm={() => void remove.run()}
+      confirmLabel="Remove user"
+      pending={remove.pending}
+    >
+      <p>{user.email} can no longer sign in, their signature stops rendering, and their seat is freed. Their past actions stay in the audit log.</p>
       <ErrorMessage error={remove.error} />
     </ConfirmDialog>
   );
 }
-

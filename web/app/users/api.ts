@@ -44,7 +44,9 @@ export function useUsers(filters: UserFilters, cursor: string | undefined, sort:
 /** The org's groups (pushed by SCIM), for the group filter: the largest page, oldest first. */
 export function useGroups() {
   const { api, orgId } = useOrg();
-  return useQuery(['groups', orgId], () => call(api.GET('/v1/orgs/{orgId}/groups', { params: { path: { orgId }, query: { limit: largestPage('listGroups') } } })));
+  return useQuery(['groups', orgId], () =>
+    call(api.GET('/v1/orgs/{orgId}/groups', { params: { path: { orgId }, query: { limit: largestPage('listGroups') } } })),
+  );
 }
 
 /** A change of people moves the lists, the seats used and perhaps the seat cap's block. */
@@ -63,13 +65,17 @@ export function useUserActions() {
     },
     /** Saves the fields that differ from `user`, against the version read. */
     async update(user: User, changed: Partial<UserFields>) {
-      const saved = await call(api.PATCH('/v1/orgs/{orgId}/users/{userId}', { params: { path: { orgId, userId: user.userId } }, body: { version: user.version, ...changed } }));
+      const saved = await call(
+        api.PATCH('/v1/orgs/{orgId}/users/{userId}', { params: { path: { orgId, userId: user.userId } }, body: { version: user.version, ...changed } }),
+      );
       await refreshPeople(orgId);
       return saved;
     },
     /** Suspends (no sign-in, seat or signature) or restores a user (402 when every seat is taken). */
     async setStatus(user: User, status: 'active' | 'suspended') {
-      const saved = await call(api.PATCH('/v1/orgs/{orgId}/users/{userId}', { params: { path: { orgId, userId: user.userId } }, body: { version: user.version, status } }));
+      const saved = await call(
+        api.PATCH('/v1/orgs/{orgId}/users/{userId}', { params: { path: { orgId, userId: user.userId } }, body: { version: user.version, status } }),
+      );
       await refreshPeople(orgId);
       return saved;
     },

@@ -12,7 +12,12 @@ export const TEMPLATE_CSV =
 /** Emails by row number (1 = the first row after the header); empty when the file cannot be read. */
 export function emailsByRow(csv: string): Map<number, string> {
   try {
-    const records = parse(csv, { columns: (h: string[]) => h.map((c) => c.trim().toLowerCase()), skip_empty_lines: true, relax_column_count: true, bom: true }) as Record<string, string>[];
+    const records = parse(csv, {
+      columns: (h: string[]) => h.map((c) => c.trim().toLowerCase()),
+      skip_empty_lines: true,
+      relax_column_count: true,
+      bom: true,
+    }) as Record<string, string>[];
     return new Map(records.map((r, i) => [i + 1, r.email ?? '']));
   } catch {
     return new Map();

@@ -39,7 +39,11 @@ export default function WebhooksPage() {
     const { kind, endpoint } = confirm;
     if (kind === 'rotate') {
       const rotated = await actions.rotate(endpoint.endpointId);
-      setSecret({ title: 'The new signing secret', secret: rotated.secret, note: `The previous secret keeps signing beside it until ${when(rotated.previousSecretExpiresAt)}.` });
+      setSecret({
+        title: 'The new signing secret',
+        secret: rotated.secret,
+        note: `The previous secret keeps signing beside it until ${when(rotated.previousSecretExpiresAt)}.`,
+      });
     } else {
       await actions.remove(endpoint.endpointId);
       if (selected?.endpointId === endpoint.endpointId) setSelected(null);
@@ -58,8 +62,8 @@ export default function WebhooksPage() {
           </Button>
         }
       >
-        The service POSTs events to your endpoints as they happen, signed the Standard Webhooks way: verify them with the <code>standardwebhooks</code>{' '}
-        library and your endpoint's secret. Failed deliveries are retried for about a day and a half; an endpoint that fails for 3 days is disabled.
+        The service POSTs events to your endpoints as they happen, signed the Standard Webhooks way: verify them with the <code>standardwebhooks</code> library
+        and your endpoint's secret. Failed deliveries are retried for about a day and a half; an endpoint that fails for 3 days is disabled.
       </PageHeader>
 
       <ErrorMessage error={act.error} />
@@ -175,8 +179,8 @@ export default function WebhooksPage() {
       >
         {confirm?.kind === 'rotate' ? (
           <p>
-            A new secret is made and shown once. For 24 hours every delivery to <code>{confirm.endpoint.url}</code> is signed with both, so you can
-            switch your receiver over without missing one.
+            A new secret is made and shown once. For 24 hours every delivery to <code>{confirm.endpoint.url}</code> is signed with both, so you can switch your
+            receiver over without missing one.
           </p>
         ) : (
           <p>
@@ -298,7 +302,12 @@ function AddDialog({ open, onClose, onAdded }: { open: boolean; onClose: () => v
           onChange={(e) => setUrl(e.target.value)}
           error={urlError}
         />
-        <TextField label="Description (optional)" value={description} maxLength={maxLengthOf('createWebhookEndpoint', 'description')} onChange={(e) => setDescription(e.target.value)} />
+        <TextField
+          label="Description (optional)"
+          value={description}
+          maxLength={maxLengthOf('createWebhookEndpoint', 'description')}
+          onChange={(e) => setDescription(e.target.value)}
+        />
         <fieldset className="field event-types">
           <legend>Events to send</legend>
           {EVENT_TYPES.map(({ type, what }) => (

@@ -25,9 +25,7 @@ export const EVENT_TYPES: { type: EventType; what: string }[] = [
 
 export function useEndpoints(query: QueryOf<'listWebhookEndpoints'>) {
   const { api, orgId } = useOrg();
-  return useQuery(['webhooks', orgId, 'list', query], () =>
-    call(api.GET('/v1/orgs/{orgId}/webhook-endpoints', { params: { path: { orgId }, query } })),
-  );
+  return useQuery(['webhooks', orgId, 'list', query], () => call(api.GET('/v1/orgs/{orgId}/webhook-endpoints', { params: { path: { orgId }, query } })));
 }
 
 export function useDeliveries(endpointId: string | undefined, query: QueryOf<'listWebhookDeliveries'>) {
@@ -70,7 +68,9 @@ export function useWebhookActions() {
       await refresh();
     },
     async retry(endpointId: string, deliveryId: string) {
-      await call(api.POST('/v1/orgs/{orgId}/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry', { params: { path: { orgId, endpointId, deliveryId } } }));
+      await call(
+        api.POST('/v1/orgs/{orgId}/webhook-endpoints/{endpointId}/deliveries/{deliveryId}/retry', { params: { path: { orgId, endpointId, deliveryId } } }),
+      );
       await refresh();
     },
   };

@@ -141,15 +141,7 @@ export class Session {
     } catch (err) {
       throw new SignInError(err instanceof oauth.AuthorizationResponseError ? (err.error_description ?? err.error) : 'The sign-in answer was not valid.');
     }
-    const response = await oauth.authorizationCodeGrantRequest(
-      this.as,
-      this.client,
-      oauth.None(),
-      params,
-      this.config.appUrl,
-      pending.verifier,
-      this.options,
-    );
+    const response = await oauth.authorizationCodeGrantRequest(this.as, this.client, oauth.None(), params, this.config.appUrl, pending.verifier, this.options);
     const result = await oauth.processAuthorizationCodeResponse(this.as, this.client, response, {
       expectedNonce: pending.nonce,
       requireIdToken: true,
@@ -185,11 +177,14 @@ export class Session {
     if (!this.claimsValue || !this.refreshToken) return;
     const lifeMs = this.claimsValue.exp * 1000 - Date.now();
     const ahead = Math.min(RENEW_AHEAD_S * 1000, lifeMs / 2);
-    this.timer = setTimeout(() => {
-      void this.renew().then((ok) => {
-        if (!ok) for (const listener of this.listeners) listener();
-      });
-    }, Math.max(0, lifeMs - ahead));
+    this.timer = setTimeout(
+      () => {
+        void this.renew().then((ok) => {
+          if (!ok) for (const listener of this.listeners) listener();
+        });
+      },
+      Math.max(0, lifeMs - ahead),
+    );
   }
 
   private forget(): void {

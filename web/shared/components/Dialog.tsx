@@ -2,7 +2,21 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 import { Button } from './Button.tsx';
 
-export function Dialog({ title, open, onClose, children, footer, wide }: { title: string; open: boolean; onClose: () => void; children: ReactNode; footer?: ReactNode; wide?: boolean }) {
+export function Dialog({
+  title,
+  open,
+  onClose,
+  children,
+  footer,
+  wide,
+}: {
+  title: string;
+  open: boolean;
+  onClose: () => void;
+  children: ReactNode;
+  footer?: ReactNode;
+  wide?: boolean;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {
@@ -39,7 +53,23 @@ export function Dialog({ title, open, onClose, children, footer, wide }: { title
 }
 
 /** Asks before an action that cannot be undone. */
-export function ConfirmDialog({ title, open, onCancel, onConfirm, confirmLabel, pending, children }: { title: string; open: boolean; onCancel: () => void; onConfirm: () => void; confirmLabel: string; pending?: boolean; children: ReactNode }) {
+export function ConfirmDialog({
+  title,
+  open,
+  onCancel,
+  onConfirm,
+  confirmLabel,
+  pending,
+  children,
+}: {
+  title: string;
+  open: boolean;
+  onCancel: () => void;
+  onConfirm: () => void;
+  confirmLabel: string;
+  pending?: boolean;
+  children: ReactNode;
+}) {
   return (
     <Dialog
       title={title}

@@ -31,7 +31,11 @@ export function ListTable<T>(props: {
       {items && items.length === 0 && props.empty ? <Empty>{props.empty}</Empty> : null}
       {items && items.length > 0 ? (
         // A table wider than its place scrolls sideways: then the keyboard must reach it too (a tab stop, named as the table).
-        <div ref={wrap} className={props.flat ? 'table-wrap flat' : 'table-wrap'} {...(scrolls ? { tabIndex: 0, role: 'region', 'aria-label': props.label } : {})}>
+        <div
+          ref={wrap}
+          className={props.flat ? 'table-wrap flat' : 'table-wrap'}
+          {...(scrolls ? { tabIndex: 0, role: 'region', 'aria-label': props.label } : {})}
+        >
           <table aria-label={props.label} className={props.className} aria-busy={props.busy || undefined}>
             <thead>
               <tr>
