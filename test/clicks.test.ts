@@ -206,4 +206,25 @@ describe('clicks', () => {
     assert.equal((await fetch(pixel!.replace(/c=[^.]+/, 'c=eyJ4IjoxfQ'))).status, 200, 'the pixel answers anyway');
     assert.equal(await statsNow(), before + 1, 'a forged c counts nothing');
   });
+
+  test("the dashboard's look at a signature (?preview=true) answers the same and counts no impression; served signatures each count one", async () => {
+    const { org, user, campaignId, html } = await bannerLink();
+    const impressions = async () =>
+      (await server.request('GET', `/v1/orgs/${org.orgId}/campaigns/${campaignId}/stats`, { key: org.key })).body.variants[0].impressions as number;
+    const signature = (query: string) => server.request('GET', `/v1/orgs/${org.orgId}/users/${user.userId}/signature${query}`, { key: org.key });
+    const before = await impressions();
+    for (const query of ['?preview=true', '?preview=true&compose=reply']) {
+      const looked = await signature(query);
+      assert.equal(looked.status, 200, looked.text);
+      assert.equal(looked.body.html, html, 'the same signature, its links tracked, to copy');
+    }
+    assert.equal(await impressions(), before, 'previews count nothing');
+    assert.equal((await signature('?preview=false')).status, 200);
+    assert.equal(await impressions(), before + 1, 'a served signature counts one');
+    assert.equal((await server.request('POST', `/v1/orgs/${org.orgId}/render/${user.userId}`, { key: org.key })).status, 200);
+    assert.equal(await impressions(), before + 2, 'and a render one more');
+    const bad = await signature('?preview=yes');
+    assert.equal(bad.status, 400, bad.text);
+    assert.equal(await impressions(), before + 2);
+  });
 });

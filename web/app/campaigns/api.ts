@@ -29,7 +29,7 @@ export function usePreview(userId: string | undefined) {
   const { api, orgId } = useOrg();
   return useQuery(
     ['signature', orgId, userId, 'campaigns'],
-    () => call(api.GET('/v1/orgs/{orgId}/users/{userId}/signature', { params: { path: { orgId, userId: userId as string } } })),
+    () => call(api.GET('/v1/orgs/{orgId}/users/{userId}/signature', { params: { path: { orgId, userId: userId as string }, query: { preview: 'true' } } })),
     { enabled: userId !== undefined },
   );
 }
