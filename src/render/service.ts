@@ -179,10 +179,7 @@ export function createRenderService(deps: {
       return rendered;
     },
 
-    /**
-     * The same signature, shown in the dashboard (the signature route's `preview=true`): the same
-     * output, to copy, but not a signature served: no campaign impression, no `signature.rendered`.
-     */
+    /** The same signature, looked at (the signature route's `preview=true`): no impression, no `signature.rendered`. */
     async look(orgId: string, userId: string, compose: Compose = 'new'): Promise<Rendered> {
       return (await renderFor(orgId, userId, undefined, compose)).rendered;
     },

@@ -84,3 +84,17 @@ export function useCsvDownload(campaignId: string) {
     URL.revokeObjectURL(link.href);
   };
 }
+
+/** The org's groups (SCIM), to choose an audience from: the largest page. */
+export function useGroups() {
+  const { api, orgId } = useOrg();
+  return useQuery(['groups', orgId], () =>
+    call(api.GET('/v1/orgs/{orgId}/groups', { params: { path: { orgId }, query: { limit: largestPage('listGroups') } } })),
+  );
+}
+
+/** The org's custom fields (GET …/fields), whose values an audience may require. */
+export function useCustomFields() {
+  const { api, orgId } = useOrg();
+  return useQuery(['fields', orgId], () => call(api.GET('/v1/orgs/{orgId}/fields', { params: { path: { orgId } } })));
+}
