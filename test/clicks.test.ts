@@ -223,6 +223,15 @@ describe('clicks', () => {
       assert.equal(looked.status, 200, looked.text);
       assert.equal(looked.body.html, html, 'the same signature, its links tracked, to copy');
     }
+    // The editor's preview shows a pixel that counts nothing (not the user's, no campaign).
+    const edited = await server.request('POST', `/v1/orgs/${org.orgId}/templates/preview`, {
+      key: org.key,
+      body: { userId: user.userId, html: '{{ campaign.banner | raw }}<img src="{{ pixel_url }}" alt="">' },
+    });
+    assert.equal(edited.status, 200, edited.text);
+    const pixel = /src="([^"]*\/v1\/p\/[^"]*)"/.exec(edited.body.html)?.[1];
+    assert.equal(pixel, `${server.url}/v1/p/preview`);
+    assert.equal((await fetch(pixel)).status, 200);
     assert.equal(await impressions(), before, 'previews count nothing');
     assert.equal((await signature('?preview=false')).status, 200);
     assert.equal(await impressions(), before + 1, 'a served signature counts one');

@@ -190,7 +190,8 @@ export function createRenderService(deps: {
       const previewed = await deps.pool.preview({
         html: source.html,
         text: source.text,
-        scope: scopeOf(user, org, await bannerOf(user)),
+        // The pixel of no one (not a user id: the pixel route counts nothing for it, src/tracking/service.ts).
+        scope: { ...scopeOf(user, org, await bannerOf(user)), pixel_url: `${deps.baseUrl}/v1/p/preview` },
         limitBytes: deps.renderLimitBytes,
       });
       // Previews count nothing: tracked links show as they are.
