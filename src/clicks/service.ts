@@ -21,8 +21,11 @@ export function createClickService(deps: { db: Db; key: Buffer; baseUrl: string;
   const judging = new Set<Promise<void>>();
   let flushing: Promise<void> = Promise.resolve();
 
+  /** Writes the clicks judged so far, after those whose judgement was on its way when called (not later ones: a steady stream of clicks must not hold the write back). */
   function flush(): Promise<void> {
-    if (judging.size > 0) return Promise.all(judging).then(flush);
+    return judging.size > 0 ? Promise.all([...judging]).then(writeJudged) : writeJudged();
+  }
+  function writeJudged(): Promise<void> {
     if (pending.length === 0) return flushing;
     const batch = pending;
     pending = [];
