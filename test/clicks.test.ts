@@ -3,6 +3,11 @@ import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, createTemplate, createUser } from './helpers/fixtures.ts';
 import { png } from './helpers/images.ts';
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { redisAvailable, redisUrl } from './helpers/redis.ts';
+import { createLogger } from '../src/log.ts';
+import { RecentClicks, SharedRecentClicks } from '../src/clicks/timing.ts';
 
 // The click route (DECISIONS wave 3, "Clicks") over HTTP: a campaign banner's link is a signed,
 // deterministic /v1/c/ URL; GET redirects with the UTM parameters and records the click; HEAD
@@ -205,5 +210,106 @@ describe('clicks', () => {
     assert.equal(await statsNow(), before + 1, 'the open counted');
     assert.equal((await fetch(pixel!.replace(/c=[^.]+/, 'c=eyJ4IjoxfQ'))).status, 200, 'the pixel answers anyway');
     assert.equal(await statsNow(), before + 1, 'a forged c counts nothing');
+  });
+
+  test("the dashboard's look at a signature (?preview=true) answers the same and counts no impression; served signatures each count one", async () => {
+    const { org, user, campaignId, html } = await bannerLink();
+    const impressions = async () =>
+      (await server.request('GET', `/v1/orgs/${org.orgId}/campaigns/${campaignId}/stats`, { key: org.key })).body.variants[0].impressions as number;
+    const signature = (query: string) => server.request('GET', `/v1/orgs/${org.orgId}/users/${user.userId}/signature${query}`, { key: org.key });
+    const before = await impressions();
+    for (const query of ['?preview=true', '?preview=true&compose=reply']) {
+      const looked = await signature(query);
+      assert.equal(looked.status, 200, looked.text);
+      assert.equal(looked.body.html, html, 'the same signature, its links tracked, to copy');
+    }
+    // The editor's preview shows a pixel that counts nothing (not the user's, no campaign).
+    const edited = await server.request('POST', `/v1/orgs/${org.orgId}/templates/preview`, {
+      key: org.key,
+      body: { userId: user.userId, html: '{{ campaign.banner | raw }}<img src="{{ pixel_url }}" alt="">' },
+    });
+    assert.equal(edited.status, 200, edited.text);
+    const pixel = /src="([^"]*\/v1\/p\/[^"]*)"/.exec(edited.body.html)?.[1];
+    assert.equal(pixel, `${server.url}/v1/p/preview`);
+    assert.equal((await fetch(pixel)).status, 200);
+    assert.equal(await impressions(), before, 'previews count nothing');
+    assert.equal((await signature('?preview=false')).status, 200);
+    assert.equal(await impressions(), before + 1, 'a served signature counts one');
+    assert.equal((await server.request('POST', `/v1/orgs/${org.orgId}/render/${user.userId}`, { key: org.key })).status, 200);
+    assert.equal(await impressions(), before + 2, 'and a render one more');
+    const bad = await signature('?preview=yes');
+    assert.equal(bad.status, 400, bad.text);
+    assert.equal(await impressions(), before + 2);
+  });
+});
+
+// With REDIS_URL, the timing rule's recent clicks live in Redis (src/clicks/timing.ts): the same
+// judgements as in memory, and a scanner whose fetches land on two instances is caught on both.
+describe('the timing rule in Redis, across instances', () => {
+  const sequence: [string, string, number, boolean, string][] = [
+    ['a', 'u', 0, false, 'the first'],
+    ['a', 'u', 1000, false, 'the same link again'],
+    ['a', 'u', 2000, true, 'the second distinct link'],
+    ['a', 'u', 3000, true, 'and the third'],
+    ['b', 'u', 3000, false, 'another address'],
+    ['a', 'other-user', 3000, false, 'another signature'],
+    ['a', 'u', 13_000, false, 'after the window'],
+  ];
+  const links = ['https://x/1', 'https://x/1', 'https://x/2', 'https://x/3', 'https://x/2', 'https://x/2', 'https://x/4'];
+
+  test('the shared store judges as the in-memory one; without Redis it falls back to this instance', async (t) => {
+    if (!(await redisAvailable())) return t.skip('no Redis reachable');
+    const redis = new Redis(redisUrl());
+    const down = new Redis('redis://127.0.0.1:9', { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 0, retryStrategy: () => null });
+    try {
+      const logger = createLogger('silent', false);
+      const prefix = `sigsvc:test-${randomUUID()}:clicks:`;
+      for (const store of [new SharedRecentClicks(redis, prefix, logger), new SharedRecentClicks(down, prefix, logger), new RecentClicks()]) {
+        const t0 = 1_700_000_000_000;
+        for (const [i, [address, user, dt, expected, what]] of sequence.entries()) {
+          assert.equal(await store.judge(address, 'o', user, links[i] as string, t0 + dt), expected, what);
+        }
+      }
+      assert.ok((await redis.keys(`${prefix}*`)).length > 0, 'the clicks were kept in Redis');
+    } finally {
+      redis.disconnect();
+      down.disconnect();
+    }
+  });
+
+  test('two instances sharing Redis: a second link fetched from the same address through the other instance is marked', async (t) => {
+    if (!(await redisAvailable())) return t.skip('no Redis reachable');
+    const env = { REDIS_URL: redisUrl(), STAGE: `clicks${randomUUID().slice(0, 8)}` };
+    const [one, two] = [await startServer(env), await startServer(env)];
+    try {
+      const org = await createOrg(one);
+      const track = (url: string) => `<a href="{{ '${url}' | track }}">${url}</a>`;
+      await createTemplate(one, org, { name: 'Two links', html: `<p>${track('https://one.example/')} ${track('https://two.example/')}</p>`, isDefault: true });
+      const user = await createUser(one, org);
+      const sig = await one.request('GET', `/v1/orgs/${org.orgId}/users/${user.userId}/signature`, { key: org.key });
+      const [first, second] = [...(sig.body.html as string).matchAll(/href="([^"]+)"/g)].map((m) => (m[1] as string).replaceAll('&amp;', '&'));
+      assert.ok(first?.startsWith(`${one.url}/v1/c/`) && second, sig.body.html);
+      const browser = 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_0) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Safari/605.1.15';
+      const follow = (url: string) => fetch(url, { redirect: 'manual', headers: { 'user-agent': browser } });
+      assert.equal((await follow(first)).status, 302);
+      assert.equal((await follow(second.replace(one.url, two.url))).status, 302, 'the same token through the other instance');
+      await Promise.all([one.deps.clicks.flush(), two.deps.clicks.flush()]);
+      const rows = await one.deps.database.db
+        .selectFrom('clicks')
+        .selectAll()
+        .where('org_id', '=', org.orgId)
+        .where('user_id', '=', user.userId)
+        .orderBy('at')
+        .execute();
+      assert.deepEqual(
+        rows.map((r) => [r.destination, r.suspected_bot, r.bot_reason?.split(':')[0] ?? null]),
+        [
+          ['https://one.example/', false, null],
+          ['https://two.example/', true, 'timing'],
+        ],
+      );
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+    }
   });
 });

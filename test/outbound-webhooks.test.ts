@@ -123,6 +123,8 @@ describe('outbound webhooks', () => {
         body: { userId: user.userId, html: '<p>{{ user.name }}</p>', text: '' },
       });
       assert.equal(preview.status, 200, preview.text);
+      const looked = await server.request('GET', `/v1/orgs/${org.orgId}/users/${user.userId}/signature?preview=true`, { key: org.key });
+      assert.equal(looked.status, 200, looked.text);
       await server.request('DELETE', `/v1/orgs/${org.orgId}/templates/${template.templateId}`, { key: org.key });
       await server.request('DELETE', `/v1/orgs/${org.orgId}/users/${user.userId}`, { key: org.key });
       await recordFailedDeployment(
@@ -147,7 +149,7 @@ describe('outbound webhooks', () => {
       const signature = byCorrelation.get(rendered.headers.get('x-correlation-id'));
       assert.deepEqual([signature.userId, signature.templateId, signature.bytes], [user.userId, rendered.body.templateId, rendered.body.bytes]);
       assert.equal(byCorrelation.get(addin.headers.get('x-correlation-id'))?.userId, user.userId, 'the add-in');
-      assert.equal(served.length, 2, 'two signatures served, the preview not one of them');
+      assert.equal(served.length, 2, 'two signatures served, the previews not among them');
       assert.equal(ofType(r, 'deployment.failed')[0]!.json.data.error, 'refused by the mailbox');
       // Two changes, two events (in any order: deliveries run side by side), each with the status it made.
       await waitFor(() => ofType(r, 'org.subscription_status_changed').length >= 2, 'both status changes');

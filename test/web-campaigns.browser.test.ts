@@ -1,12 +1,15 @@
-// The Campaigns page in a real browser, as an admin: schedule a campaign with two variants for
+// The Campaigns page in a real browser, as an admin: schedule a campaign with three variants for
 // Sales, see it active in the list, its banner in a Sales person's preview and not in an
-// Engineering person's, then end it now; no accessibility violations of serious or critical impact.
+// Engineering person's (previews count no impression), then end it now; schedule one for an
+// audience of a chosen person, an email domain and a custom field's value; no accessibility
+// violations of serious or critical impact.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, createTemplate, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
 import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
 import { png } from './helpers/images.ts';
+import { screenshot } from './helpers/screenshots.ts';
 
 const skip = browserUnavailable();
 
@@ -24,11 +27,12 @@ describe('the Campaigns page', { skip }, () => {
     await server?.close();
   });
 
-  test('an admin schedules a two-variant campaign for Sales: in a Sales preview, not in an Engineering one; then ends it', async () => {
+  test('an admin schedules a three-variant campaign for Sales: in a Sales preview, not in an Engineering one; then ends it', async () => {
     await createTemplate(server, org, { name: 'Banner', html: '<p>{{ user.name }}</p>{{ campaign.banner | raw }}', isDefault: true });
     for (const size of [
       [600, 100],
       [600, 120],
+      [600, 140],
     ] as const) {
       const res = await fetch(`${server.url}/v1/orgs/${org.orgId}/images`, {
         method: 'POST',
@@ -38,7 +42,12 @@ describe('the Campaigns page', { skip }, () => {
       assert.equal(res.status, 201);
     }
     await createUser(server, org, { name: 'Sally Sales', department: 'Sales' });
-    await createUser(server, org, { name: 'Eddie Engineer', department: 'Engineering' });
+    const fields = await server.request('PUT', `/v1/orgs/${org.orgId}/fields`, {
+      key: org.key,
+      body: [{ key: 'office', label: 'Office', type: 'text', selfService: false }],
+    });
+    assert.equal(fields.status, 200, fields.text);
+    await createUser(server, org, { name: 'Eddie Engineer', department: 'Engineering', attributes: { office: 'Berlin' } });
     const admin = await userWithPassword(server, org, 'admin');
     const { page, errors, context } = await openPage(browser);
     await signInThroughApp(page, `${server.url}/app/campaigns`, admin);
@@ -47,17 +56,20 @@ describe('the Campaigns page', { skip }, () => {
     const form = page.getByRole('form', { name: 'Schedule a campaign' });
     await form.getByLabel('Name').fill('Spring launch');
     await form.getByLabel('Departments').fill('Sales');
-    for (const [i, n] of [
-      [1, 600],
-      [2, 600],
-    ] as const) {
+    await form.getByRole('button', { name: 'Add a variant' }).click();
+    await form.getByRole('button', { name: 'Add a variant' }).click();
+    for (const i of [1, 2, 3]) {
       const select = form.getByLabel(`Variant ${i} image`);
-      await select.locator('option', { hasText: `${n}×${i === 1 ? 100 : 120}` }).waitFor({ state: 'attached' });
-      await select.selectOption({ index: 1 + (i - 1) });
+      await select.locator('option', { hasText: `600×${80 + 20 * i}` }).waitFor({ state: 'attached' });
+      await select.selectOption({ label: (await select.locator('option', { hasText: `600×${80 + 20 * i}` }).innerText()).trim() });
       await form.getByLabel(`Variant ${i} link`).fill(`https://spring.example/v${i}`);
       await form.getByLabel(`Variant ${i} text`).fill(`Spring ${i}`);
-      await form.getByLabel(`Variant ${i} weight`).fill('1');
+      await form.getByLabel(`Variant ${i} weight`).fill(String(i));
     }
+    await form.getByLabel('UTM source').fill('signature');
+    await form.getByLabel('UTM medium').fill('email');
+    await form.getByLabel('UTM campaign').fill('spring');
+    await screenshot(page, 'campaign-form');
     await form.getByRole('button', { name: 'Schedule' }).click();
     const table = page.getByRole('table', { name: 'Campaigns' });
     await table.getByRole('cell', { name: 'Spring launch', exact: true }).waitFor();
@@ -83,14 +95,14 @@ describe('the Campaigns page', { skip }, () => {
     const href = /href="([^"]+)"/.exec(sig.body.html)![1]!.replaceAll('&amp;', '&');
     const hop = await fetch(href, { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (Macintosh) AppleWebKit/605.1.15 Safari/605.1.15' } });
     assert.equal(hop.status, 302);
-    assert.match(hop.headers.get('location') ?? '', /^https:\/\/spring\.example\/v[12]$/);
+    assert.match(hop.headers.get('location') ?? '', /^https:\/\/spring\.example\/v[123]\?utm_source=signature&utm_medium=email&utm_campaign=spring$/);
     await page.getByRole('link', { name: 'Stats of Spring launch' }).click();
     await page.getByRole('heading', { level: 1, name: 'Campaign stats' }).waitFor();
     const variants = page.getByRole('table', { name: 'Variants' });
     await variants.getByRole('cell', { name: 'Spring 1', exact: true }).waitFor();
     const rows = await variants.locator('tbody tr').allInnerTexts();
     const cells = rows.map((r) => r.split('\t').map((c) => c.trim()));
-    assert.equal(cells.length, 2);
+    assert.equal(cells.length, 3, 'three variants');
     assert.equal(
       cells.reduce((n, c) => n + Number(c[2]), 0),
       1,
@@ -101,7 +113,11 @@ describe('the Campaigns page', { skip }, () => {
       1,
       'by a person',
     );
-    assert.ok(cells.reduce((n, c) => n + Number(c[1]), 0) >= 2, 'impressions: the previews and the signature served');
+    assert.equal(
+      cells.reduce((n, c) => n + Number(c[1]), 0),
+      1,
+      'impressions: the signature served, not the previews',
+    );
     await page.getByRole('img', { name: "Impressions and people's clicks per day" }).waitFor();
     assert.deepEqual(await seriousViolations(page), []);
     await page.getByRole('link', { name: 'All campaigns' }).click();
@@ -111,6 +127,40 @@ describe('the Campaigns page', { skip }, () => {
     await pick('Sally Sales');
     await page.frameLocator('iframe[title="Signature preview"]').getByText('Sally Sales').waitFor();
     assert.equal(await page.frameLocator('iframe[title="Signature preview"]').locator('img').count(), 0, 'no banner once ended');
+
+    // An audience of another kind: a chosen person, an email domain and a custom field's value.
+    await form.getByLabel('Name').fill('Berlin office');
+    await form.getByLabel('Find a person to add').fill('Eddie');
+    const add = form.getByLabel('Add a person');
+    await add.locator('option', { hasText: 'Eddie Engineer' }).waitFor({ state: 'attached' });
+    await add.selectOption({ label: (await add.locator('option', { hasText: 'Eddie Engineer' }).innerText()).trim() });
+    await form.getByRole('list', { name: 'Chosen people' }).getByText('Eddie Engineer').waitFor();
+    await form.getByLabel('Email domains').fill('example.test');
+    await form.getByRole('button', { name: 'Add a field condition' }).click();
+    await form.getByLabel('Field 1', { exact: true }).selectOption('office');
+    await form.getByLabel('Field 1 value').fill('Berlin');
+    const image = form.getByLabel('Variant 1 image');
+    await image.selectOption({ label: (await image.locator('option', { hasText: '600×100' }).innerText()).trim() });
+    await form.getByLabel('Variant 1 link').fill('https://berlin.example/');
+    await form.getByLabel('Variant 1 text').fill('Berlin banner');
+    await screenshot(page, 'campaign-audience');
+    await form.getByRole('button', { name: 'Schedule' }).click();
+    await table.getByRole('cell', { name: 'Berlin office', exact: true }).waitFor();
+    const listed = (await server.request('GET', `/v1/orgs/${org.orgId}/campaigns`, { key: org.key })).body.items as {
+      name: string;
+      audience: Record<string, unknown>;
+    }[];
+    const eddieId = (await server.request('GET', `/v1/orgs/${org.orgId}/users?q=Eddie`, { key: org.key })).body.items[0].userId as string;
+    assert.deepEqual(listed.find((c) => c.name === 'Berlin office')?.audience, {
+      userIds: [eddieId],
+      attributes: { office: 'Berlin' },
+      emailDomains: ['example.test'],
+    });
+    await pick('Eddie Engineer');
+    await page.frameLocator('iframe[title="Signature preview"]').locator('img[alt="Berlin banner"]').waitFor();
+    await pick('Sally Sales');
+    assert.equal(await page.frameLocator('iframe[title="Signature preview"]').locator('img').count(), 0, 'not for someone outside the audience');
+    assert.deepEqual(await seriousViolations(page), []);
     assert.deepEqual(errors, []);
     await context.close();
   });

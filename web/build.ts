@@ -58,6 +58,11 @@ function precompress(dir: string): string {
 interface Limits {
   /** By operationId, then body field. */
   fields: Record<string, Record<string, { minLength?: number; maxLength?: number }>>;
+  /**
+   * By operationId, then a path into the JSON body (`variants`, `variants[].alt`, `utm.source`,
+   * `audience.departments[]`, `audience.attributes.*`): every bound the schema declares.
+   */
+  bounds: Record<string, Record<string, Bound>>;
   /** By operationId: the largest `limit` (page size) a list accepts. */
   pages: Record<string, number>;
   /** The design document's bounds (schema `Design`): by block type (or `style`, `design`), then field. */
@@ -67,7 +72,9 @@ interface Limits {
 interface Bound {
   minimum?: number;
   maximum?: number;
+  minLength?: number;
   maxLength?: number;
+  minItems?: number;
   maxItems?: number;
 }
 
@@ -116,9 +123,26 @@ function fieldLimits(): Plugin {
   };
 }
 
-interface SchemaObject {
+interface SchemaObject extends Bound {
   $ref?: string;
-  properties?: Record<string, { minLength?: number; maxLength?: number }>;
+  properties?: Record<string, SchemaObject>;
+  items?: SchemaObject;
+  additionalProperties?: SchemaObject | boolean;
+  anyOf?: SchemaObject[];
+}
+
+/** Every bound of a body schema, by path (see Limits['bounds']), through references and `anyOf`. */
+function boundsOf(schema: SchemaObject | undefined, all: Record<string, SchemaObject>, path: string, out: Record<string, Bound>, depth = 0): void {
+  const s = schema?.$ref ? all[schema.$ref.split('/').pop() as string] : schema;
+  if (!s || depth > 6) return;
+  const bound: Bound = {};
+  // Listed here, not in a module constant: the build runs (top-level await) before those are set.
+  for (const k of ['minimum', 'maximum', 'minLength', 'maxLength', 'minItems', 'maxItems'] as const) if (s[k] !== undefined) bound[k] = s[k];
+  if (path && Object.keys(bound).length > 0) out[path] = { ...out[path], ...bound };
+  for (const option of s.anyOf ?? []) boundsOf(option, all, path, out, depth + 1);
+  for (const [field, p] of Object.entries(s.properties ?? {})) boundsOf(p, all, path ? `${path}.${field}` : field, out, depth + 1);
+  if (s.items) boundsOf(s.items, all, `${path}[]`, out, depth + 1);
+  if (typeof s.additionalProperties === 'object') boundsOf(s.additionalProperties, all, `${path}.*`, out, depth + 1);
 }
 
 function readFieldLimits(): Limits {
@@ -136,7 +160,7 @@ function readFieldLimits(): Limits {
     >;
     components: { schemas: Record<string, SchemaObject> };
   };
-  const limits: Limits = { fields: {}, pages: {}, design: designBounds(doc.components.schemas.Design as unknown as DesignSchema | undefined) };
+  const limits: Limits = { fields: {}, bounds: {}, pages: {}, design: designBounds(doc.components.schemas.Design as unknown as DesignSchema | undefined) };
   for (const operations of Object.values(doc.paths)) {
     for (const op of Object.values(operations)) {
       const page = op.parameters?.find((p) => p.in === 'query' && p.name === 'limit')?.schema?.maximum;
@@ -144,6 +168,9 @@ function readFieldLimits(): Limits {
       let schema = op.requestBody?.content?.['application/json']?.schema;
       if (schema?.$ref) schema = doc.components.schemas[schema.$ref.split('/').pop()!];
       if (!op.operationId || !schema?.properties) continue;
+      const bounds: Record<string, Bound> = {};
+      boundsOf(schema, doc.components.schemas, '', bounds);
+      limits.bounds[op.operationId] = bounds;
       for (const [field, p] of Object.entries(schema.properties)) {
         if (p.minLength === undefined && p.maxLength === undefined) continue;
         limits.fields[op.operationId] ??= {};

@@ -3,6 +3,7 @@
 // cache of the org's current campaigns (cache/namespaces.ts), with the status judged at render time
 // by the injected clock, so a start or an end needs no write.
 import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Caches } from '../cache/namespaces.ts';
 import { recordAudit, changedFields, type WriteContext } from '../audit/record.ts';
 import { badRequest, notFound } from '../kernel/errors.ts';
@@ -24,6 +25,9 @@ export interface CampaignInput {
   variants: CampaignVariant[];
   utm?: CampaignUtm | null | undefined;
 }
+
+/** The people whose drawn variant is remembered per campaign (renders of others draw it again). */
+const PICKS_KEPT = 20_000;
 
 /** A variant as stored: with its image's size, for the banner's width and height attributes. */
 type StoredVariant = CampaignVariant & { width?: number; height?: number };
@@ -65,6 +69,36 @@ export function createCampaignService(deps: {
 }) {
   const { db, caches, clock } = deps;
   const imageUrl = (imageId: string) => `${deps.baseUrl.replace(/\/$/, '')}/v1/images/${imageId}`;
+  // What a render of a campaign needs besides the person's facts, made once per loaded campaign row
+  // (keyed by the cached row's variants), not on every render: each variant's banner (the same for
+  // every person: the render makes its link theirs) and the variant each person drew (a SHA-256
+  // each; the most recent people only). A change of the campaign is a new row, so a new entry.
+  const made = new WeakMap<object, { banners: { banner: string; text: string }[]; picks: LRUCache<string, { index: number | null }> }>();
+  function madeFor(campaign: CampaignRow) {
+    let m = made.get(campaign.variants);
+    if (!m) {
+      const banners = (campaign.variants as StoredVariant[]).map((v) => {
+        // Tracked like a design's links: the render resolves the mark (render/tracking.ts).
+        const href = trackMark(withUtm(v.link, campaign.utm)) as string;
+        return {
+          banner: bannerHtml({ imageUrl: imageUrl(v.imageId), href, alt: v.alt, width: v.width ?? 600, height: v.height ?? 100 }),
+          text: v.alt ? `${v.alt}: ${href}` : href,
+        };
+      });
+      m = { banners, picks: new LRUCache({ max: PICKS_KEPT }) };
+      made.set(campaign.variants, m);
+    }
+    return m;
+  }
+  function variantOf(campaign: CampaignRow, userId: string): number | null {
+    const { picks } = madeFor(campaign);
+    let pick = picks.get(userId);
+    if (!pick) {
+      pick = { index: pickVariant(campaign.id, userId, campaign.variants as StoredVariant[]) };
+      picks.set(userId, pick);
+    }
+    return pick.index;
+  }
 
   /** Every variant's image must be one of the org's; their sizes are kept for the banner. */
   async function withSizes(orgId: string, variants: CampaignVariant[]): Promise<StoredVariant[]> {
@@ -177,20 +211,10 @@ export function createCampaignService(deps: {
       );
       const campaign = campaignFor(rows, facts, now);
       if (!campaign) return null;
-      const variants = campaign.variants as StoredVariant[];
-      const index = pickVariant(campaign.id, user.id, variants);
-      const v = index === null ? undefined : variants[index];
-      if (index === null || !v) return null;
-      const destination = withUtm(v.link, campaign.utm);
-      // Tracked like a design's links: the render resolves the mark (render/tracking.ts).
-      const href = trackMark(destination) as string;
-      return {
-        key: `${campaign.id}:${campaign.version}:${index}`,
-        campaignId: campaign.id,
-        variant: index,
-        banner: bannerHtml({ imageUrl: imageUrl(v.imageId), href, alt: v.alt, width: v.width ?? 600, height: v.height ?? 100 }),
-        text: v.alt ? `${v.alt}: ${href}` : href,
-      };
+      const index = variantOf(campaign, user.id);
+      const banner = index === null ? undefined : madeFor(campaign).banners[index];
+      if (index === null || !banner) return null;
+      return { key: `${campaign.id}:${campaign.version}:${index}`, campaignId: campaign.id, variant: index, ...banner };
     },
   };
 }

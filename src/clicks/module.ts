@@ -7,6 +7,7 @@ import { publicThrottle } from '../ratelimit/hook.ts';
 import { clickRoutes } from './routes.ts';
 import { createClickService, startTruncatingAddresses, type ClickService } from './service.ts';
 import { clickKey } from './token.ts';
+import { SharedRecentClicks } from './timing.ts';
 
 export type { ClickService };
 export type { ClickTarget, PixelCampaign } from './token.ts';
@@ -16,7 +17,9 @@ export function clicksModule(core: Core): Module<ClickService> {
   // Signed under a key derived from SECRETS_KEY (the embedded mode generates one); without any, a
   // key for this process's life (its links stop resolving after a restart).
   const key = clickKey(config.secretsKey ?? randomBytes(32).toString('base64'));
-  const clicks = createClickService({ db, key, baseUrl: config.baseUrl, clock, logger });
+  // The timing rule's recent clicks: shared by the instances in Redis when there is one (timing.ts).
+  const timing = core.redis ? new SharedRecentClicks(core.redis, `sigsvc:${config.stage}:clicks:`, logger) : undefined;
+  const clicks = createClickService({ db, key, baseUrl: config.baseUrl, clock, logger, ...(timing ? { timing } : {}) });
   const throttle = publicThrottle(byAddress(core), core.refusal, {
     limiter: core.limiters.click,
     limit: config.clickRateLimit.burst,

@@ -1,24 +1,31 @@
 // The click route's work (DECISIONS wave 3, "Clicks"): tracked URLs made at render time, and a
 // click verified, judged (scanner list, timing rule) and recorded in memory, written in batches
 // once a second: no database round trip on the request's path, and a failed write keeps the rows
-// for the next flush (clicks are never dropped).
+// for the next flush (clicks are never dropped). With the timing rule in Redis (timing.ts), the
+// redirect does not wait for its judgement: the row joins the batch when Redis has answered.
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
 import { clicksRepo, type ClickRow } from '../store/repositories/clicks.ts';
 import { scannerOf } from './scanners.ts';
 import { signClick, signPixelCampaign, verifyClick, verifyPixelCampaign, type ClickTarget, type PixelCampaign } from './token.ts';
-import { RecentClicks } from './timing.ts';
+import { RecentClicks, type ClickTiming } from './timing.ts';
 import { every } from '../lib/every.ts';
 
 const FLUSH_EVERY_MS = 1000;
 
-export function createClickService(deps: { db: Db; key: Buffer; baseUrl: string; clock: () => Date; logger: Logger }) {
+export function createClickService(deps: { db: Db; key: Buffer; baseUrl: string; clock: () => Date; logger: Logger; timing?: ClickTiming }) {
   const base = deps.baseUrl.replace(/\/$/, '');
-  const recent = new RecentClicks();
+  const timing = deps.timing ?? new RecentClicks();
   let pending: ClickRow[] = [];
+  /** Clicks whose timing judgement is still on its way from Redis. */
+  const judging = new Set<Promise<void>>();
   let flushing: Promise<void> = Promise.resolve();
 
+  /** Writes the clicks judged so far, after those whose judgement was on its way when called (not later ones: a steady stream of clicks must not hold the write back). */
   function flush(): Promise<void> {
+    return judging.size > 0 ? Promise.all([...judging]).then(writeJudged) : writeJudged();
+  }
+  function writeJudged(): Promise<void> {
     if (pending.length === 0) return flushing;
     const batch = pending;
     pending = [];
@@ -47,17 +54,25 @@ export function createClickService(deps: { db: Db; key: Buffer; baseUrl: string;
       if (!target) return null;
       if (!record) return target.destination;
       const at = deps.clock();
-      // Both rules run, so the timing rule sees the scanner's fetches too.
-      const timed = recent.judge(request.address, target.orgId, target.userId, target.destination, at.getTime());
       const scanner = scannerOf(request.address, request.userAgent);
-      pending.push({
-        ...target,
-        at,
-        address: request.address,
-        userAgent: request.userAgent ?? '',
-        suspectedBot: scanner !== null || timed,
-        botReason: scanner ? `scanner: ${scanner}` : timed ? 'timing: another link of the signature within 10 s' : null,
-      });
+      const keep = (timed: boolean) => {
+        pending.push({
+          ...target,
+          at,
+          address: request.address,
+          userAgent: request.userAgent ?? '',
+          suspectedBot: scanner !== null || timed,
+          botReason: scanner ? `scanner: ${scanner}` : timed ? 'timing: another link of the signature within 10 s' : null,
+        });
+      };
+      // Both rules run, so the timing rule sees the scanner's fetches too.
+      const timed = timing.judge(request.address, target.orgId, target.userId, target.destination, at.getTime());
+      if (typeof timed === 'boolean') keep(timed);
+      else {
+        const judged = timed.then(keep);
+        judging.add(judged);
+        void judged.finally(() => judging.delete(judged));
+      }
       return target.destination;
     },
 

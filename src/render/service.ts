@@ -125,15 +125,20 @@ export function createRenderService(deps: {
     };
   }
 
-  async function renderFor(orgId: string, userId: string, templateId: string | undefined, compose: Compose): Promise<Rendered> {
+  /** The signature and the campaign banner it shows (null: none), which the caller counts or not. */
+  async function renderFor(
+    orgId: string,
+    userId: string,
+    templateId: string | undefined,
+    compose: Compose,
+  ): Promise<{ rendered: Rendered; campaign: CampaignBanner | null }> {
     const [user, org] = await Promise.all([userOf(orgId, userId), deps.orgs.require(orgId)]);
     const [{ template, ruleId }, campaign] = await Promise.all([templateOf(user, templateId, compose), bannerOf(user)]);
     // The campaign part changes when one starts, ends or changes for this user: a new key, a new render.
     const key = `${template.id}:${template.version}:${user.id}:${user.version}:${org.version}:${campaign?.key ?? '-'}`;
-    if (campaign) deps.countImpression?.(orgId, campaign.campaignId, campaign.variant);
     const hit = outputs.get(key);
     deps.metrics?.renderCache(hit !== undefined);
-    if (hit) return { ...hit, ruleId };
+    if (hit) return { rendered: { ...hit, ruleId }, campaign };
     // Concurrent first renders of one signature (a mail burst from one user) share one task.
     let pending = producing.get(key);
     if (!pending) {
@@ -159,7 +164,7 @@ export function createRenderService(deps: {
         .finally(() => producing.delete(key));
       producing.set(key, pending);
     }
-    return pending.then((r) => ({ ...r, ruleId }));
+    return pending.then((r) => ({ rendered: { ...r, ruleId }, campaign }));
   }
 
   return {
@@ -168,9 +173,15 @@ export function createRenderService(deps: {
      * `templateId` when given, else as the org's rules say for this kind of message.
      */
     async render(orgId: string, userId: string, templateId?: string, correlationId: string | null = null, compose: Compose = 'new'): Promise<Rendered> {
-      const rendered = await renderFor(orgId, userId, templateId, compose);
+      const { rendered, campaign } = await renderFor(orgId, userId, templateId, compose);
+      if (campaign) deps.countImpression?.(orgId, campaign.campaignId, campaign.variant);
       deps.onRendered?.(orgId, rendered, correlationId);
       return rendered;
+    },
+
+    /** The same signature, looked at (the signature route's `preview=true`): no impression, no `signature.rendered`. */
+    async look(orgId: string, userId: string, compose: Compose = 'new'): Promise<Rendered> {
+      return (await renderFor(orgId, userId, undefined, compose)).rendered;
     },
 
     /** Renders an unsaved template for the editor (nothing cached). */
@@ -179,7 +190,8 @@ export function createRenderService(deps: {
       const previewed = await deps.pool.preview({
         html: source.html,
         text: source.text,
-        scope: scopeOf(user, org, await bannerOf(user)),
+        // The pixel of no one (not a user id: the pixel route counts nothing for it, src/tracking/service.ts).
+        scope: { ...scopeOf(user, org, await bannerOf(user)), pixel_url: `${deps.baseUrl}/v1/p/preview` },
         limitBytes: deps.renderLimitBytes,
       });
       // Previews count nothing: tracked links show as they are.

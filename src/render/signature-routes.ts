@@ -45,7 +45,15 @@ export function signatureRoutes(deps: { guards: Guards; billing: BillingHooks; r
             "With the template the org's rules give this user (GET/PUT …/rules: the first match, its reply template for `compose=reply`), else the org's default. The user themselves, or an admin.",
           tags: ['render'],
           params: z.object({ orgId: uuid, userId: uuid }),
-          querystring: z.object({ compose: z.enum(['new', 'reply']).default('new').describe('a new message, or a reply (and forward)') }),
+          querystring: z.object({
+            compose: z.enum(['new', 'reply']).default('new').describe('a new message, or a reply (and forward)'),
+            preview: z
+              .enum(['true', 'false'])
+              .default('false')
+              .describe(
+                "`true`: a look at it (the dashboard's previews): the same answer, but not a signature served, so no campaign impression and no `signature.rendered` event",
+              ),
+          }),
           response: { 200: signatureSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'PAYMENT_REQUIRED') },
         },
       },
@@ -53,13 +61,11 @@ export function signatureRoutes(deps: { guards: Guards; billing: BillingHooks; r
         // Members may list the org's users, so an unknown id answers 404 before the role check.
         await users.get(request.params.orgId, request.params.userId);
         enforce(readSignature(accessOf(request), request.params.userId));
-        const { html, text, bytes, warnings, templateId, ruleId } = await render.render(
-          request.params.orgId,
-          request.params.userId,
-          undefined,
-          request.id,
-          request.query.compose,
-        );
+        const { orgId, userId } = request.params;
+        const { html, text, bytes, warnings, templateId, ruleId } =
+          request.query.preview === 'true'
+            ? await render.look(orgId, userId, request.query.compose)
+            : await render.render(orgId, userId, undefined, request.id, request.query.compose);
         return { html, text, bytes, warnings, templateId: templateId ?? '', ruleId: ruleId ?? null };
       },
     );

@@ -1,99 +1,18 @@
-// Campaigns: scheduled banners for an audience (docs/api.md, "Campaigns"). Schedule one with up to
-// two variants, see the list with each status, end one now, and preview a person's signature as
-// it is now (the banner shows only for its audience while it is active).
-import { lazy, Suspense, useState, type FormEvent } from 'react';
+// Campaigns: scheduled banners for an audience (docs/api.md, "Campaigns"). Schedule one
+// (ScheduleForm.tsx), see the list with each status, end one now, and preview a person's signature
+// as it is now (the banner shows only for its audience while it is active; a preview counts nothing).
+import { lazy, Suspense, useState } from 'react';
 import { Link, Route, Routes } from 'react-router';
 import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { SignatureFrame } from '../../shared/components/SignatureFrame.tsx';
 import { SelectField, TextField } from '../../shared/components/Field.tsx';
 import { Button } from '../../shared/components/Button.tsx';
 import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
-import { useCampaignActions, useCampaigns, useImages, usePeople, usePreview, type Campaign } from './api.ts';
-
-interface VariantForm {
-  imageId: string;
-  link: string;
-  alt: string;
-  weight: string;
-}
-const emptyVariant: VariantForm = { imageId: '', link: '', alt: '', weight: '1' };
-/** `datetime-local` value for a moment (the browser's time zone), and back. */
-const localValue = (d: Date) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+import { describeWhen } from '../../shared/when.ts';
+import { useCampaignActions, useCampaigns, usePeople, usePreview, type Campaign } from './api.ts';
+import { ScheduleForm } from './ScheduleForm.tsx';
 
 const StatsPage = lazy(() => import('./StatsPage.tsx'));
-
-function ScheduleForm() {
-  const images = useImages();
-  const actions = useCampaignActions();
-  const [name, setName] = useState('');
-  const [startsAt, setStartsAt] = useState(localValue(new Date()));
-  const [endsAt, setEndsAt] = useState('');
-  const [departments, setDepartments] = useState('');
-  const [variants, setVariants] = useState<VariantForm[]>([{ ...emptyVariant }, { ...emptyVariant, weight: '0' }]);
-  const [error, setError] = useState<unknown>(null);
-  const [pending, setPending] = useState(false);
-  const setVariant = (i: number, patch: Partial<VariantForm>) => setVariants((vs) => vs.map((v, j) => (j === i ? { ...v, ...patch } : v)));
-
-  async function submit(e: FormEvent) {
-    e.preventDefault();
-    setPending(true);
-    setError(null);
-    try {
-      const deps = departments
-        .split(',')
-        .map((d) => d.trim())
-        .filter(Boolean);
-      await actions.create({
-        name,
-        startsAt: new Date(startsAt).toISOString(),
-        endsAt: endsAt ? new Date(endsAt).toISOString() : null,
-        audience: deps.length ? { departments: deps } : {},
-        variants: variants.filter((v) => v.imageId).map((v) => ({ imageId: v.imageId, link: v.link, alt: v.alt, weight: Number(v.weight) })),
-        utm: null,
-      });
-      setName('');
-    } catch (err) {
-      setError(err);
-    } finally {
-      setPending(false);
-    }
-  }
-
-  return (
-    <form className="card" onSubmit={(e) => void submit(e)} aria-label="Schedule a campaign">
-      <h2>Schedule a campaign</h2>
-      <ErrorMessage error={error} />
-      <div className="grid">
-        <TextField label="Name" value={name} onChange={(e) => setName(e.target.value)} required />
-        <TextField label="Starts" type="datetime-local" value={startsAt} onChange={(e) => setStartsAt(e.target.value)} required />
-        <TextField label="Ends" type="datetime-local" value={endsAt} onChange={(e) => setEndsAt(e.target.value)} hint="Leave empty to run until ended" />
-        <TextField label="Departments" value={departments} onChange={(e) => setDepartments(e.target.value)} hint="Comma-separated; empty for everyone" />
-      </div>
-      {variants.map((v, i) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: the form has a fixed number of variants, never reordered: the place is the identity
-        <fieldset key={i} className="grid">
-          <legend>Variant {i + 1}</legend>
-          <SelectField label={`Variant ${i + 1} image`} value={v.imageId} onChange={(e) => setVariant(i, { imageId: e.target.value })}>
-            <option value="">{i === 0 ? 'Choose an image…' : 'None'}</option>
-            {images.data?.items.map((img) => (
-              <option key={img.imageId} value={img.imageId}>
-                {img.width}×{img.height} {img.contentType} ({img.imageId.slice(0, 8)})
-              </option>
-            ))}
-          </SelectField>
-          <TextField label={`Variant ${i + 1} link`} type="url" value={v.link} onChange={(e) => setVariant(i, { link: e.target.value })} />
-          <TextField label={`Variant ${i + 1} text`} value={v.alt} onChange={(e) => setVariant(i, { alt: e.target.value })} />
-          <TextField label={`Variant ${i + 1} weight`} type="number" min={0} value={v.weight} onChange={(e) => setVariant(i, { weight: e.target.value })} />
-        </fieldset>
-      ))}
-      <div className="form-actions">
-        <Button type="submit" variant="primary" disabled={pending}>
-          Schedule
-        </Button>
-      </div>
-    </form>
-  );
-}
 
 function CampaignRow({ c }: { c: Campaign }) {
   const actions = useCampaignActions();
@@ -104,7 +23,7 @@ function CampaignRow({ c }: { c: Campaign }) {
       <td>{c.status}</td>
       <td>{new Date(c.startsAt).toLocaleString()}</td>
       <td>{c.endsAt ? new Date(c.endsAt).toLocaleString() : '—'}</td>
-      <td>{c.audience.departments?.join(', ') ?? 'Everyone'}</td>
+      <td>{describeWhen(c.audience)}</td>
       <td>{c.variants.map((v) => `${v.alt || v.link} (${v.weight})`).join(' · ')}</td>
       <td>
         <Link to={`${c.campaignId}/stats`} aria-label={`Stats of ${c.name}`}>

@@ -29,7 +29,7 @@ export function usePreview(userId: string | undefined) {
   const { api, orgId } = useOrg();
   return useQuery(
     ['signature', orgId, userId, 'campaigns'],
-    () => call(api.GET('/v1/orgs/{orgId}/users/{userId}/signature', { params: { path: { orgId, userId: userId as string } } })),
+    () => call(api.GET('/v1/orgs/{orgId}/users/{userId}/signature', { params: { path: { orgId, userId: userId as string }, query: { preview: 'true' } } })),
     { enabled: userId !== undefined },
   );
 }
@@ -83,4 +83,18 @@ export function useCsvDownload(campaignId: string) {
     link.click();
     URL.revokeObjectURL(link.href);
   };
+}
+
+/** The org's groups (SCIM), to choose an audience from: the largest page. */
+export function useGroups() {
+  const { api, orgId } = useOrg();
+  return useQuery(['groups', orgId], () =>
+    call(api.GET('/v1/orgs/{orgId}/groups', { params: { path: { orgId }, query: { limit: largestPage('listGroups') } } })),
+  );
+}
+
+/** The org's custom fields (GET …/fields), whose values an audience may require. */
+export function useCustomFields() {
+  const { api, orgId } = useOrg();
+  return useQuery(['fields', orgId], () => call(api.GET('/v1/orgs/{orgId}/fields', { params: { path: { orgId } } })));
 }

@@ -5,22 +5,8 @@ import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { SignatureFrame } from '../../shared/components/SignatureFrame.tsx';
 import { SelectField, TextField } from '../../shared/components/Field.tsx';
 import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
-import type { components } from '../../shared/api/types.ts';
+import { describeWhen } from '../../shared/when.ts';
 import { usePeople, useRules, useSignatureFor, useTemplates } from './api.ts';
-
-type Rule = components['schemas']['Rule'];
-
-/** A rule's conditions in words ("Department is Sales and role is admin"). */
-function describeWhen(when: Rule['when']): string {
-  const parts: string[] = [];
-  if (when.departments) parts.push(`department is ${when.departments.join(' or ')}`);
-  if (when.roles) parts.push(`role is ${when.roles.join(' or ')}`);
-  if (when.userIds) parts.push(`one of ${when.userIds.length} chosen people`);
-  if (when.groups) parts.push(`in group ${when.groups.join(' or ')}`);
-  if (when.attributes) parts.push(...Object.entries(when.attributes).map(([k, v]) => `${k} is ${v}`));
-  if (when.emailDomains) parts.push(`address at ${when.emailDomains.join(' or ')}`);
-  return parts.length ? parts.join(' and ') : 'everyone';
-}
 
 function Outcome({
   userId,

@@ -24,7 +24,10 @@ export function useSignatureFor(userId: string | undefined, compose: 'new' | 're
   const { api, orgId } = useOrg();
   return useQuery(
     ['signature', orgId, userId, compose, 'rules'],
-    () => call(api.GET('/v1/orgs/{orgId}/users/{userId}/signature', { params: { path: { orgId, userId: userId as string }, query: { compose } } })),
+    () =>
+      call(
+        api.GET('/v1/orgs/{orgId}/users/{userId}/signature', { params: { path: { orgId, userId: userId as string }, query: { compose, preview: 'true' } } }),
+      ),
     { enabled: userId !== undefined },
   );
 }

@@ -3,10 +3,10 @@ import { call } from '../../shared/api/client.ts';
 import { useQuery } from '../../shared/api/query.ts';
 import { useOrg } from '../../shared/app-context.tsx';
 
-/** The signed-in person's signature, rendered with the org's default template (`GET …/users/{id}/signature`). */
+/** The signed-in person's signature, as the org's rules give it (`GET …/users/{id}/signature`, a preview: counted nowhere). */
 export function useMySignature() {
   const { api, orgId, me } = useOrg();
   return useQuery(['signature', orgId, me.userId], () =>
-    call(api.GET('/v1/orgs/{orgId}/users/{userId}/signature', { params: { path: { orgId, userId: me.userId } } })),
+    call(api.GET('/v1/orgs/{orgId}/users/{userId}/signature', { params: { path: { orgId, userId: me.userId }, query: { preview: 'true' } } })),
   );
 }

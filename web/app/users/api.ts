@@ -104,8 +104,10 @@ export function useUserActions() {
   };
 }
 
-/** Any user's signature as the service renders it for them (`GET …/users/{userId}/signature`; admins). */
+/** Any user's signature as the service renders it for them (`GET …/users/{userId}/signature`, a preview: counted nowhere; admins). */
 export function useUserSignature(userId: string) {
   const { api, orgId } = useOrg();
-  return useQuery(['signature', orgId, userId], () => call(api.GET('/v1/orgs/{orgId}/users/{userId}/signature', { params: { path: { orgId, userId } } })));
+  return useQuery(['signature', orgId, userId], () =>
+    call(api.GET('/v1/orgs/{orgId}/users/{userId}/signature', { params: { path: { orgId, userId }, query: { preview: 'true' } } })),
+  );
 }

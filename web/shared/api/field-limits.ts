@@ -11,6 +11,18 @@ export function maxLengthOf<Op extends keyof operations>(operation: Op, field: k
   return limits.fields[operation]?.[field]?.maxLength;
 }
 
+/**
+ * Every bound the API declares at a path into `operation`'s body, nested fields included:
+ * `boundOf('createCampaign', 'variants').maxItems`, `boundOf('createCampaign', 'variants[].alt').maxLength`
+ * (arrays' items are `[]`, a map's values `.*`).
+ */
+export function boundOf(
+  operation: keyof operations,
+  path: string,
+): { minimum?: number; maximum?: number; minLength?: number; maxLength?: number; minItems?: number; maxItems?: number } {
+  return limits.bounds[operation]?.[path] ?? {};
+}
+
 /** The largest page (`limit`) a list operation answers; 50 when the document names none. */
 export function largestPage(operation: keyof operations): number {
   return limits.pages[operation] ?? 50;
