@@ -70,7 +70,7 @@ function ScheduleForm() {
         <TextField label="Departments" value={departments} onChange={(e) => setDepartments(e.target.value)} hint="Comma-separated; empty for everyone" />
       </div>
       {variants.map((v, i) => (
-        <fieldset key={i} className="grid">
+        <fieldset key={i} className="grid variant">
           <legend>Variant {i + 1}</legend>
           <SelectField label={`Variant ${i + 1} image`} value={v.imageId} onChange={(e) => setVariant(i, { imageId: e.target.value })}>
             <option value="">{i === 0 ? 'Choose an image…' : 'None'}</option>
@@ -175,26 +175,28 @@ function CampaignList() {
         <ErrorMessage error={campaigns.error} />
         {campaigns.data && campaigns.data.items.length === 0 ? <Empty>No campaigns yet.</Empty> : null}
         {campaigns.data && campaigns.data.items.length > 0 ? (
-          <table className="table" aria-label="Campaigns">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Status</th>
-                <th>Starts</th>
-                <th>Ends</th>
-                <th>Audience</th>
-                <th>Variants</th>
-                <th>
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {campaigns.data.items.map((c) => (
-                <CampaignRow key={c.campaignId} c={c} />
-              ))}
-            </tbody>
-          </table>
+          <div className="table-wrap flat">
+            <table className="table" aria-label="Campaigns">
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>Status</th>
+                  <th>Starts</th>
+                  <th>Ends</th>
+                  <th>Audience</th>
+                  <th>Variants</th>
+                  <th>
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {campaigns.data.items.map((c) => (
+                  <CampaignRow key={c.campaignId} c={c} />
+                ))}
+              </tbody>
+            </table>
+          </div>
         ) : null}
       </div>
       <ScheduleForm />
