@@ -238,7 +238,7 @@ async function buildModules(core: Core, overrides: DepsOverrides, add: <M extend
   add(designerModule(core));
   const tracking = add(trackingModule(core, { campaignOpen: campaigns.campaignOpen }));
   const deployments = add(deploymentsModule(core));
-  const directory = add(directoryModule(core, { dryRunDeadlineMs }));
+  const directory = add(directoryModule(core, { images: images.service }, { dryRunDeadlineMs }));
   const outlook = add(outlookModule(core, { orgs, render, secrets }));
   const microsoft = add(microsoftModule(core, { secrets, directory }));
   const google = add(googleModule(core, { secrets, directory, render, orgs }, overrides.google));

@@ -101,6 +101,7 @@ describe('the staff admin app', { skip }, () => {
     await table.getByText('This organisation has no gateway settings').waitFor();
     await table.getByText('192.0.2.7').waitFor();
     assert.equal(await table.getByRole('row').count(), 2, 'the header and the one refusal of this org');
+    await shot(page, 'gateway-errors');
     await clean(staff);
   });
 

@@ -117,6 +117,9 @@ describe('a first signature that works', () => {
     const rendered = await server.request('POST', `/v1/orgs/${org.orgId}/render/${org.ownerUserId}`, { key: org.key });
     assert.equal(rendered.status, 200, rendered.text);
     assert.match(rendered.body.html, /mailto:owner-/);
+    // Classic shows the org's name, in both versions (escaped in the HTML).
+    assert.match(rendered.body.html, /<span style="font-weight:bold">Fresh &amp; Co<\/span>/);
+    assert.match(rendered.body.text, /^Fresh & Co$/m);
     assert.match(rendered.body.html, new RegExp(`/v1/p/${org.ownerUserId}`));
     const audit = await server.request('GET', `/v1/orgs/${org.orgId}/audit?action=template.create`, { key: org.key });
     assert.equal(audit.body.items.length, 1);
@@ -192,7 +195,7 @@ describe('a first signature that works', () => {
     assert.match(mine.body.html, /Rear Admiral/);
     assert.match(mine.body.html, /\+1 555 0100/);
     assert.match(mine.body.html, new RegExp(`/v1/p/${added.body.userId}`));
-    assert.match(mine.body.text, /^Grace Hopper\nRear Admiral\nT: \+1 555 0100\nE: first-/);
+    assert.match(mine.body.text, /^Grace Hopper\nRear Admiral\nFresh & Co\nT: \+1 555 0100\nE: first-/);
     assert.equal(mine.body.bytes, Buffer.byteLength(mine.body.html));
 
     // Not someone else's, as a member; an admin (and an API key) reads anyone's.

@@ -7,9 +7,10 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, createTemplate, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
+import { screenshot } from './helpers/screenshots.ts';
+import { waitFor } from './helpers/wait.ts';
 import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
 import { png } from './helpers/images.ts';
-import { screenshot } from './helpers/screenshots.ts';
 
 const skip = browserUnavailable();
 
@@ -85,6 +86,11 @@ describe('the Campaigns page', { skip }, () => {
     };
     await pick('Sally Sales');
     await page.frameLocator('iframe[title="Signature preview"]').locator('img[alt^="Spring "]').waitFor();
+    await screenshot(page, 'campaigns');
+    // At 390 px the page fits the screen: wide tables scroll inside their frame.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await waitFor(async () => (await page.evaluate('document.documentElement.scrollWidth')) === 390, 'the Campaigns page fits 390 px');
+    await page.setViewportSize({ width: 1280, height: 860 });
     await pick('Eddie Engineer');
     assert.equal(await page.frameLocator('iframe[title="Signature preview"]').locator('img').count(), 0, 'no banner for Engineering');
     assert.deepEqual(await seriousViolations(page), []);
@@ -119,6 +125,11 @@ describe('the Campaigns page', { skip }, () => {
       'impressions: the signature served, not the previews',
     );
     await page.getByRole('img', { name: "Impressions and people's clicks per day" }).waitFor();
+    await screenshot(page, 'campaign-stats');
+    // At 390 px the page fits the screen: wide tables scroll inside their frame.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await waitFor(async () => (await page.evaluate('document.documentElement.scrollWidth')) === 390, 'the Campaign stats page fits 390 px');
+    await page.setViewportSize({ width: 1280, height: 860 });
     assert.deepEqual(await seriousViolations(page), []);
     await page.getByRole('link', { name: 'All campaigns' }).click();
 

@@ -71,32 +71,33 @@ describe('the signature designer', { skip }, () => {
     const frame = page.frameLocator('iframe[title="Signature preview"]');
     await frame.getByText('Alex Morgan').waitFor();
     await frame.getByText('they/them').waitFor();
-    assert.deepEqual(await order(page), ['identity', 'divider', 'contact']);
+    assert.deepEqual(await order(page), ['identity', 'html', 'divider', 'contact']);
+    await frame.getByText('Acme Rockets').waitFor();
 
     // Add a social block: it lands last, selected, and the preview shows its icons.
     await page.getByLabel('Block to add').selectOption({ label: 'Social links' });
     await page.getByRole('button', { name: 'Add block' }).click();
-    assert.deepEqual(await order(page), ['identity', 'divider', 'contact', 'social']);
+    assert.deepEqual(await order(page), ['identity', 'html', 'divider', 'contact', 'social']);
     await page.getByRole('heading', { name: 'Social links: settings' }).waitFor();
     await page.getByRole('checkbox', { name: 'GitHub' }).check();
     await frame.locator('img[alt="GitHub"]').waitFor({ state: 'attached' });
 
     // Reorder with the keyboard: the social block's handle, Space, Arrow up twice, Space.
     // Each step waits for the handle to be picked up, then for what dnd-kit announces (its live region).
-    const handle = page.getByRole('button', { name: 'Move Social links, block 4', exact: true });
+    const handle = page.getByRole('button', { name: 'Move Social links, block 5', exact: true });
     await handle.focus();
     await page.keyboard.press('Space');
-    await page.locator('[aria-label="Move Social links, block 4"][aria-pressed="true"]').waitFor();
+    await page.locator('[aria-label="Move Social links, block 5"][aria-pressed="true"]').waitFor();
     // Once its keyboard sensor listens, dnd-kit announces the block over its own place: an arrow
     // pressed before that is lost.
+    await page.getByText('Social links is over position 5.').waitFor({ state: 'attached' });
+    await page.keyboard.press('ArrowUp');
     await page.getByText('Social links is over position 4.').waitFor({ state: 'attached' });
     await page.keyboard.press('ArrowUp');
     await page.getByText('Social links is over position 3.').waitFor({ state: 'attached' });
-    await page.keyboard.press('ArrowUp');
-    await page.getByText('Social links is over position 2.').waitFor({ state: 'attached' });
     await page.keyboard.press('Space');
-    await waitFor(async () => (await order(page))[1] === 'social', 'the social block moved up two places');
-    assert.deepEqual(await order(page), ['identity', 'social', 'divider', 'contact']);
+    await waitFor(async () => (await order(page))[2] === 'social', 'the social block moved up two places');
+    assert.deepEqual(await order(page), ['identity', 'html', 'social', 'divider', 'contact']);
 
     // The accent colour: the preview's rule and labels take it.
     await page.getByLabel('Accent colour').fill('#d40000');
@@ -114,9 +115,9 @@ describe('the signature designer', { skip }, () => {
     assert.equal(saved.source, 'design');
     assert.deepEqual(
       saved.design.blocks.map((b: { type: string }) => b.type),
-      ['identity', 'social', 'divider', 'contact'],
+      ['identity', 'html', 'social', 'divider', 'contact'],
     );
-    assert.deepEqual(saved.design.blocks[1].networks, ['linkedin', 'github']);
+    assert.deepEqual(saved.design.blocks[2].networks, ['linkedin', 'github']);
     assert.equal(saved.design.style.accentColor, '#d40000');
     assert.ok(saved.html.includes('#d40000'), 'the compiled html carries the accent');
 

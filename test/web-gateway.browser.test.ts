@@ -9,6 +9,7 @@ import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInT
 import { startDns, type TestDns } from './helpers/dns.ts';
 import { startSink, type Sink } from './helpers/gateway.ts';
 import { screenshot } from './helpers/screenshots.ts';
+import { waitFor } from './helpers/wait.ts';
 
 const skip = browserUnavailable();
 // Before the gateway is set up, its GET answers 404 (the contract): the browser logs that one failed load.
@@ -69,6 +70,10 @@ describe('the server-side page', { skip }, () => {
     assert.match(got.raw.toString('latin1'), new RegExp(`X-Sigsvc-Stamped: ${org.orgId}; stamped`));
     assert.deepEqual(await seriousViolations(page), []);
     await screenshot(page, 'server-side');
+    // At 390 px the page fits the screen: wide tables scroll inside their frame.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await waitFor(async () => (await page.evaluate('document.documentElement.scrollWidth')) === 390, 'the Server-side page fits 390 px');
+    await page.setViewportSize({ width: 1280, height: 860 });
     assert.deepEqual(unexpected(errors), []);
     await page.close();
   });

@@ -5,6 +5,8 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, createTemplate, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
+import { screenshot } from './helpers/screenshots.ts';
+import { waitFor } from './helpers/wait.ts';
 import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
 
 const skip = browserUnavailable();
@@ -49,6 +51,11 @@ describe('the Rules page', { skip }, () => {
     await page.frameLocator('iframe[title="Signature for a new message"]').getByText('Long one for Sally Sales').waitFor();
     await page.getByRole('region', { name: 'Reply or forward' }).getByText('Sales short').waitFor();
     await page.frameLocator('iframe[title="Signature for a reply"]').getByText('Short one for Sally Sales').waitFor();
+    await screenshot(page, 'rules');
+    // At 390 px the page fits the screen: wide tables scroll inside their frame.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await waitFor(async () => (await page.evaluate('document.documentElement.scrollWidth')) === 390, 'the Rules page fits 390 px');
+    await page.setViewportSize({ width: 1280, height: 860 });
 
     await page.getByLabel('Find a person').fill('Eddie');
     await person.locator('option', { hasText: 'Eddie Engineer' }).waitFor({ state: 'attached' });

@@ -17,6 +17,9 @@ export function listenToAudit(given: AuditListener): void {
   listener = given;
 }
 
+/** Who wrote, for the entry: the request's principal, or a named actor (a directory sync, a job). */
+export type AuditContext = { orgId: string | null; correlationId: string | null; actor?: { type: ActorType; id: string }; principal?: Principal };
+
 /** What a write knows about the request that asked for it. */
 export interface WriteContext {
   orgId: string;
@@ -24,11 +27,7 @@ export interface WriteContext {
   correlationId: string;
 }
 
-export function recordAudit(
-  tx: Db,
-  ctx: { orgId: string | null; correlationId: string | null; actor?: { type: ActorType; id: string }; principal?: Principal },
-  entry: { action: string; targetId: string | null; changes?: string[] },
-): Promise<void> {
+export function recordAudit(tx: Db, ctx: AuditContext, entry: { action: string; targetId: string | null; changes?: string[] }): Promise<void> {
   const actor = ctx.actor ?? (ctx.principal ? actorOf(ctx.principal) : { type: 'system' as const, id: 'system' });
   return recordAuditEntries(tx, [{ orgId: ctx.orgId, actor, correlationId: ctx.correlationId, ...entry }]);
 }

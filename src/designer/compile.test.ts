@@ -4,6 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { compileDesign, type CompileContext } from './compile.ts';
+import { htmlBlockText } from './html-text.ts';
 import { designSchema, type Block, type Design } from './design.ts';
 import { compileTemplate, renderSignature } from '../render/compile.ts';
 import { resolveTrackMarks } from '../render/tracking.ts';
@@ -180,4 +181,14 @@ test('the schema refuses unknown block types and fields, naming them, and links 
   assert.equal(bad({ ...design([{ type: 'divider' }]), style: { ...style, fontSize: 30 } }).success, false);
   assert.equal(bad({ ...design([{ type: 'divider' }]), style: { ...style, textColor: 'red' } }).success, false);
   assert.equal(bad(design([{ type: 'identity', show: ['name', 'name'] }])).success, false);
+});
+
+test("an html block's plain-text line is its text content, Liquid kept, tags and attributes dropped", () => {
+  assert.equal(
+    htmlBlockText('<p style="margin:0">Hand-written for  {{ user.name }}</p><p>A &amp; B<br>next</p><a href="{{ org.website }}">Site</a>'),
+    'Hand-written for {{ user.name }}\nA & B\nnext\nSite\n',
+  );
+  assert.equal(htmlBlockText('<img src="https://x.example/a.png" width="1" height="1" alt="" />'), '', 'no text, no line');
+  const { text } = compileDesign(design([{ type: 'html', html: '<span style="font-weight:bold">{{ org.name }}</span>' }], 'stacked'), ctx);
+  assert.match(text, /^\{\{ org\.name \}\}$/m, 'the text template shows what the HTML one does');
 });

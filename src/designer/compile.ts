@@ -9,6 +9,7 @@
 // Optional fields sit in `{% if %}` so an empty one leaves no label or separator behind.
 import type { Block, CONTACT_FIELDS, Design, DesignStyle, SocialNetwork } from './design.ts';
 import { attr, literalHtml, literalText } from './escape.ts';
+import { htmlBlockText } from './html-text.ts';
 
 export interface DesignImage {
   url: string;
@@ -282,8 +283,9 @@ class Compiler {
         };
       case 'html':
         // Hand-written Liquid for what no block does: passed as written; the template checks that
-        // every save runs (allowlist, caps, Liquid syntax) apply to it like to any template.
-        return { html: row('', block.html), text: '' };
+        // every save runs (allowlist, caps, Liquid syntax) apply to it like to any template. Its
+        // text content (Liquid kept) is the plain-text version's line.
+        return { html: row('', block.html), text: htmlBlockText(block.html) };
     }
   }
 

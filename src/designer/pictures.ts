@@ -10,6 +10,7 @@ import { renderAsync } from '@resvg/resvg-js';
 import type { Block, Design, SocialNetwork } from './design.ts';
 import { SOCIAL_NETWORKS } from './design.ts';
 import { SOCIAL_ICON_PX } from './compile.ts';
+import { htmlBlockText } from './html-text.ts';
 
 const fontDir = join(dirname(createRequire(import.meta.url).resolve('dejavu-fonts-ttf/package.json')), 'ttf');
 const FONT_FILES = ['DejaVuSans.ttf', 'DejaVuSans-Bold.ttf', 'DejaVuSerif.ttf', 'DejaVuSerif-Bold.ttf', 'DejaVuSansMono.ttf', 'DejaVuSansMono-Bold.ttf'].map(
@@ -179,17 +180,50 @@ class Sketch {
         for (const l of lines.slice(0, 3)) this.text(l, { size: Math.max(10, fontSize - 2), color: '#777777' });
         return;
       }
-      default: {
-        const label = { logo: 'Logo', banner: 'Banner', campaign: 'Campaign banner', html: 'Custom HTML' }[block.type];
-        const h = block.type === 'logo' ? 28 : 44;
-        this.parts.push(
-          `<rect x="${this.x}" y="${this.y + 6}" width="${block.type === 'logo' ? 110 : WIDTH - this.x - PAD}" height="${h}" rx="3" fill="#eef0f4" stroke="#c9ced8" stroke-dasharray="4 3"/>`,
-        );
-        this.parts.push(`<text x="${this.x + 10}" y="${this.y + 6 + h / 2 + 4}" font-family="DejaVu Sans" font-size="11" fill="#8a93a3">${label}</text>`);
-        this.y += h + 10;
+      case 'html': {
+        // Its text, as a sample person and org would see it; a placeholder when it has none to show.
+        const lines = sampleText(block.html);
+        if (lines.length > 0) {
+          const bold = /<(strong|b)\b|font-weight:\s*bold/i.test(block.html);
+          for (const line of lines) this.text(line, { bold });
+          return;
+        }
+        this.placeholder(block);
+        return;
       }
+      default:
+        this.placeholder(block);
     }
   }
+
+  /** A dashed box naming what the gallery cannot draw (an image, a banner, HTML without text). */
+  placeholder(block: Block) {
+    const labels: Partial<Record<Block['type'], string>> = { logo: 'Logo', banner: 'Banner', campaign: 'Campaign banner', html: 'Custom HTML' };
+    const h = block.type === 'logo' ? 28 : 44;
+    this.parts.push(
+      `<rect x="${this.x}" y="${this.y + 6}" width="${block.type === 'logo' ? 110 : WIDTH - this.x - PAD}" height="${h}" rx="3" fill="#eef0f4" stroke="#c9ced8" stroke-dasharray="4 3"/>`,
+    );
+    this.parts.push(
+      `<text x="${this.x + 10}" y="${this.y + 6 + h / 2 + 4}" font-family="DejaVu Sans" font-size="11" fill="#8a93a3">${labels[block.type] ?? block.type}</text>`,
+    );
+    this.y += h + 10;
+  }
+}
+
+const SAMPLE_ORG: Record<string, string> = { name: 'Example Ltd', website: 'example.com', address: SAMPLE.address };
+
+/**
+ * An html block's lines as the gallery draws them: its text with the sample's values for `user.*`
+ * and `org.*` outputs, Liquid tags dropped; none when it has other Liquid, or more than 3 lines.
+ */
+function sampleText(html: string): string[] {
+  const sample = htmlBlockText(html)
+    .replace(/\{%-?[\s\S]*?-?%\}/g, '')
+    .replace(/\{\{-?\s*(user|org)\.(\w+)[^}]*\}\}/g, (_, who: string, field: string) =>
+      who === 'org' ? (SAMPLE_ORG[field] ?? '') : ((SAMPLE as Record<string, string>)[field] ?? ''),
+    );
+  const lines = sample.split('\n').filter((l) => l.trim() !== '');
+  return sample.includes('{{') || lines.length > 3 ? [] : lines;
 }
 
 export function starterThumbnailSvg(design: Design): string {

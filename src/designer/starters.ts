@@ -24,13 +24,16 @@ export const STARTER_DESIGNS: readonly StarterDesign[] = [
   {
     starterId: 'classic',
     name: 'Classic',
-    description: 'Name, role and contact details under a rule in your colour.',
+    description: 'Name, role, organisation and contact details under a rule in your colour.',
     design: {
       version: 1,
       layout: 'stacked',
       style: base({}),
       blocks: [
         { type: 'identity', show: ['name', 'pronouns', 'title', 'department'] },
+        // The org's name: the identity block shows only the person's fields (DECISIONS wave 3), so
+        // an html block carries it; its text is the plain-text version's line too (html-text.ts).
+        { type: 'html', html: '<span style="font-weight:bold">{{ org.name }}</span>' },
         { type: 'divider' },
         { type: 'contact', show: ['phone', 'mobile', 'email', 'website'] },
       ],

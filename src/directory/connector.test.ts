@@ -12,7 +12,7 @@ const unused = {} as never;
 const google = googleConnector({ db: unused, secrets: unused, client: unused, enqueue: unused, lease: unused, syncIntervalS: 3600 });
 const microsoft = microsoftConnector({ db: unused, secrets: unused, graph: unused, clock: () => new Date(0), syncIntervalS: 900 });
 
-test('Google: primaryEmail, the full name, the primary organisation, work and mobile phones; suspended or archived is inactive', () => {
+test('Google: primaryEmail, the full name, the primary organisation, work and mobile phones, the photo etag; suspended or archived is inactive', () => {
   const user = google.toUser({
     id: 'g1',
     primaryEmail: 'ada@corp.test',
@@ -36,9 +36,23 @@ test('Google: primaryEmail, the full name, the primary organisation, work and mo
     phone: '+44 2',
     mobile: '+44 7',
     active: true,
+    photoEtag: null,
   });
   const bare = google.toUser({ id: 'g2', primaryEmail: 'b@corp.test', name: { givenName: 'Bo' }, suspended: true });
-  assert.deepEqual(bare, { externalId: 'g2', email: 'b@corp.test', name: 'Bo', title: '', department: '', phone: '', mobile: '', active: false });
+  assert.deepEqual(bare, {
+    externalId: 'g2',
+    email: 'b@corp.test',
+    name: 'Bo',
+    title: '',
+    department: '',
+    phone: '',
+    mobile: '',
+    active: false,
+    photoEtag: null,
+  });
+  // A listed photo's etag is its mark: the sync downloads the photo only when it changes.
+  const pictured = google.toUser({ id: 'g5', primaryEmail: 'e@corp.test', thumbnailPhotoUrl: 'https://lh3.example/p', thumbnailPhotoEtag: '"e1"' });
+  assert.equal(pictured.photoEtag, '"e1"');
   assert.equal(google.toUser({ id: 'g3', primaryEmail: 'c@corp.test', archived: true }).active, false);
   // Longer than our fields allow, or holding what PostgreSQL's text cannot: clipped, NUL removed.
   assert.equal(google.toUser({ id: 'g4', primaryEmail: 'd@corp.test', name: { fullName: `A\u0000${'x'.repeat(300)}` } }).name, `A${'x'.repeat(199)}`);

@@ -35,11 +35,33 @@ export interface DirectoryConnector<Connection = unknown, Listed = unknown> {
   recordOutcome(db: Db, orgId: string, error: string | null): Promise<void>;
   /** What follows a sync that succeeded, in the transaction that records it (Google queues a push). */
   afterSync?(tx: Db, orgId: string, connection: Connection): Promise<void>;
+  /** The users' photos, where the directory keeps them (photos.ts fetches them after a sync). */
+  readonly photos?: DirectoryPhotos<Connection>;
   /**
    * Runs a sync of the org while no other one of it runs; null (the sync not run) when another one
    * is under way. Without it, two syncs of an org may overlap, which the apply step tolerates.
    */
   exclusive?<T>(orgId: string, work: () => Promise<T>): Promise<T | null>;
+}
+
+/** A user's photo as the directory answers it; `etag` is the directory's mark of it, kept to ask again only once it changes. */
+export type DirectoryPhoto =
+  | { state: 'unchanged' }
+  | { state: 'none' }
+  | { state: 'photo'; etag: string; contentType: string; data: Uint8Array }
+  /** Past the size cap, or a type we do not keep: not stored, and not asked for again until it changes. */
+  | { state: 'refused'; etag: string; reason: string };
+
+export interface DirectoryPhotos<Connection> {
+  /** Users a run asks about at most; the rest wait for the next run (least recently asked first). */
+  readonly perRun: number;
+  /** Requests under way at once. */
+  readonly concurrency: number;
+  /**
+   * The user's photo, unless its mark is still `known` (then `unchanged`). A listing that carries
+   * the mark (DirectoryUser's `photoEtag`) lets photos.ts skip the request altogether.
+   */
+  fetch(connection: Connection, user: DirectoryUser, known: string | null, signal?: AbortSignal): Promise<DirectoryPhoto>;
 }
 
 /** A connector with its own types forgotten, as a list of connectors holds them (`any`: each has its own). */

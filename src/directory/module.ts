@@ -8,13 +8,15 @@ import { collectJobs } from '../core/module.ts';
 import { requireFreeSeat } from '../billing/module.ts';
 import { createDirectoryService, type DirectoryService } from './service.ts';
 import { createDirectorySync, type DirectorySync } from './sync.ts';
+import { createPhotoSync } from './photos.ts';
+import type { ImageService } from '../images/module.ts';
 import { registerDirectorySyncJobs } from './jobs.ts';
 import { startScheduler, syncSchedule, tickMsFor, type Schedule } from './scheduler.ts';
 import type { AnyConnector } from './connector.ts';
 
 export type { DirectoryService };
 export type { DirectoryUser } from './plan.ts';
-export type { DirectoryConnector } from './connector.ts';
+export type { DirectoryConnector, DirectoryPhoto, DirectoryPhotos } from './connector.ts';
 export { ConnectorError, failureMessage } from './errors.ts';
 export type { DirectorySync } from './sync.ts';
 export { registerConnectorJob, syncJobKind } from './jobs.ts';
@@ -22,9 +24,12 @@ export type { Schedule } from './scheduler.ts';
 
 export type DirectoryModule = Module<DirectoryService> & { sync: DirectorySync };
 
-export function directoryModule(core: Core, opts: { dryRunDeadlineMs?: number | undefined } = {}): DirectoryModule {
-  const directory = createDirectoryService({ db: core.db, invalidate: core.caches.invalidate, seatCheck: requireFreeSeat, clock: core.clock });
-  return { name: 'directory', service: directory, sync: createDirectorySync({ db: core.db, directory, dryRunDeadlineMs: opts.dryRunDeadlineMs }) };
+export function directoryModule(core: Core, needs: { images: ImageService }, opts: { dryRunDeadlineMs?: number | undefined } = {}): DirectoryModule {
+  const { db, clock, logger } = core;
+  const invalidate = core.caches.invalidate;
+  const directory = createDirectoryService({ db, invalidate, seatCheck: requireFreeSeat, clock });
+  const photos = createPhotoSync({ db, images: needs.images, invalidate, clock, logger });
+  return { name: 'directory', service: directory, sync: createDirectorySync({ db, directory, photos, dryRunDeadlineMs: opts.dryRunDeadlineMs }) };
 }
 
 /**

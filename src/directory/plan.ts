@@ -23,6 +23,11 @@ export interface DirectoryUser extends DirectoryProfile {
   externalId: string;
   /** False for a suspended (Google) or disabled (Entra) account: its user is suspended. */
   active: boolean;
+  /**
+   * The mark of the user's photo when the listing carries it (Google's `thumbnailPhotoEtag`): null
+   * for no photo. Undefined when only a request per user tells (Entra): photos.ts asks then.
+   */
+  photoEtag?: string | null | undefined;
 }
 
 export const PROFILE_FIELDS = ['email', 'name', 'title', 'department', 'phone', 'mobile'] as const satisfies readonly (keyof DirectoryProfile)[];

@@ -7,6 +7,8 @@ import { DRY_RUN_DEADLINE_MS, withinDeadline } from '../lib/deadline.ts';
 import { readDirectory, type DirectoryConnector } from './connector.ts';
 import { failureMessage, toDryRunError } from './errors.ts';
 import type { DirectoryResult, DirectoryService } from './service.ts';
+import type { PhotoCounts, PhotoSync } from './photos.ts';
+import type { DirectoryUser } from './plan.ts';
 
 export interface SyncContext {
   signal?: AbortSignal | undefined;
@@ -14,11 +16,14 @@ export interface SyncContext {
   correlationId?: string | null;
 }
 
-export function createDirectorySync(deps: { db: Db; directory: DirectoryService; dryRunDeadlineMs?: number | undefined }) {
+/** A sync's outcome: the users' changes, and what became of their photos (when the directory keeps some). */
+export type SyncResult = DirectoryResult & { photos?: PhotoCounts };
+
+export function createDirectorySync(deps: { db: Db; directory: DirectoryService; photos?: PhotoSync | undefined; dryRunDeadlineMs?: number | undefined }) {
   const { db } = deps;
 
   /** The sync itself: undefined when the org has no connection (gone since the job was queued) or does not sync users. */
-  async function run<C, L>(connector: DirectoryConnector<C, L>, orgId: string, connection: C, ctx: SyncContext): Promise<DirectoryResult> {
+  async function run<C, L>(connector: DirectoryConnector<C, L>, orgId: string, connection: C, ctx: SyncContext): Promise<SyncResult> {
     try {
       const directory = await readDirectory(connector, connection, ctx.signal);
       const result = await deps.directory.apply({
@@ -32,12 +37,14 @@ export function createDirectorySync(deps: { db: Db; directory: DirectoryService;
           if (done % 50 === 0 && done < total) void ctx.progress?.(done, total);
         },
       });
+      // The users' photos once their users exist (photos.ts): bounded, and never a failure of the sync.
+      const photos = await deps.photos?.(connector, orgId, connection, directory, { signal: ctx.signal, correlationId: ctx.correlationId ?? null });
       await ctx.progress?.(result.changes.length, result.changes.length);
       await db.transaction().execute(async (tx) => {
         await connector.recordOutcome(tx, orgId, null);
         await connector.afterSync?.(tx, orgId, connection);
       });
-      return result;
+      return photos ? { ...result, photos } : result;
     } catch (err) {
       // A run stopped with its instance is no failure of the connection.
       if (!ctx.signal?.aborted) await connector.recordOutcome(db, orgId, failureMessage(err)).catch(() => {});
@@ -47,7 +54,7 @@ export function createDirectorySync(deps: { db: Db; directory: DirectoryService;
 
   return {
     /** Syncs the org's users from the directory now (the job's body); null when there was nothing to do, or another sync of the org ran. */
-    async sync<C, L>(connector: DirectoryConnector<C, L>, orgId: string, ctx: SyncContext = {}): Promise<DirectoryResult | null> {
+    async sync<C, L>(connector: DirectoryConnector<C, L>, orgId: string, ctx: SyncContext = {}): Promise<SyncResult | null> {
       const work = async () => {
         const connection = await connector.connection(orgId);
         if (connection === undefined || !connector.syncsUsers(connection)) return null;

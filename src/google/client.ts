@@ -48,6 +48,18 @@ export interface GoogleUser {
   archived?: boolean;
   organizations?: { title?: string; department?: string; primary?: boolean }[];
   phones?: { value?: string; type?: string; primary?: boolean }[];
+  /** Set when the user has a photo; its etag changes with the photo (users.photos.get fetches it). */
+  thumbnailPhotoUrl?: string;
+  thumbnailPhotoEtag?: string;
+}
+
+/** A user's photo as users.photos.get answers it: `photoData` is web-safe base64. */
+export interface GooglePhoto {
+  photoData?: string;
+  mimeType?: string;
+  etag?: string;
+  width?: number;
+  height?: number;
 }
 
 export type RequestOutcome = 'ok' | 'retried' | 'error';
@@ -226,6 +238,17 @@ export function createGoogleClient(options: GoogleClientOptions) {
       if (pageToken) url.searchParams.set('pageToken', pageToken);
       const body = (await call('directory', c, adminEmail, url.toString(), { method: 'GET' }, signal)) as { users?: GoogleUser[]; nextPageToken?: string };
       return { users: body.users ?? [], nextPageToken: body.nextPageToken || undefined };
+    },
+
+    /** A user's photo (users.photos.get), read as `adminEmail`; null when the user has none (404). */
+    async getPhoto(c: GoogleCredentials, adminEmail: string, userKey: string, signal?: AbortSignal): Promise<GooglePhoto | null> {
+      const url = new URL(`/admin/directory/v1/users/${encodeURIComponent(userKey)}/photos/thumbnail`, endpoints.adminApiUrl);
+      try {
+        return (await call('directory', c, adminEmail, url.toString(), { method: 'GET' }, signal)) as GooglePhoto;
+      } catch (err) {
+        if (err instanceof GoogleError && err.status === 404) return null;
+        throw err;
+      }
     },
 
     /** The user's primary send-as address settings (the connection test reads the admin's). */

@@ -6,7 +6,8 @@ import type { Db } from '../store/db.ts';
 import type { GoogleIntegrationRow } from '../store/schema.ts';
 import { googleRepo } from '../store/repositories/google.ts';
 import type { SecretBox } from '../secrets/module.ts';
-import type { DirectoryConnector } from '../directory/module.ts';
+import type { DirectoryConnector, DirectoryPhotos } from '../directory/module.ts';
+import { IMAGE_MAX_BYTES } from '../images/module.ts';
 import type { GoogleClient, GoogleUser } from './client.ts';
 import { credentialsOf } from './credentials.ts';
 import { toDirectoryUser } from './mapping.ts';
@@ -34,7 +35,7 @@ export async function* googleUserPages(
 export function googleConnector(deps: {
   db: Db;
   secrets: SecretBox;
-  client: Pick<GoogleClient, 'listUsers'>;
+  client: Pick<GoogleClient, 'listUsers' | 'getPhoto'>;
   enqueue: Enqueue;
   lease: GoogleLease;
   syncIntervalS: number;
@@ -55,5 +56,27 @@ export function googleConnector(deps: {
       if (row.push_signatures) await deps.enqueue(tx, { kind: JOB_KINDS.push, orgId, dedupeKey: 'push' });
     },
     exclusive: (orgId, work) => deps.lease.exclusively(orgId, 'sync', work),
+    photos: googlePhotos(deps),
+  };
+}
+
+/**
+ * Users' photos through users.photos.get, read as the connection's admin. The listing carries each
+ * photo's etag, so only new or changed photos are asked for; none is read past the image size cap.
+ */
+function googlePhotos(deps: { secrets: SecretBox; client: Pick<GoogleClient, 'getPhoto'> }): DirectoryPhotos<GoogleIntegrationRow> {
+  return {
+    perRun: 500,
+    concurrency: 4,
+    async fetch(row, user, known, signal) {
+      if (user.photoEtag === null) return { state: 'none' };
+      if (user.photoEtag !== undefined && user.photoEtag === known) return { state: 'unchanged' };
+      const photo = await deps.client.getPhoto(credentialsOf(deps.secrets, row), row.admin_email, user.externalId, signal);
+      if (!photo?.photoData) return { state: 'none' };
+      const etag = user.photoEtag ?? photo.etag ?? '';
+      // Web-safe base64: four characters to three bytes.
+      if (Math.floor((photo.photoData.length * 3) / 4) > IMAGE_MAX_BYTES + 2) return { state: 'refused', etag, reason: 'larger than 1 MB' };
+      return { state: 'photo', etag, contentType: (photo.mimeType ?? '').toLowerCase(), data: Buffer.from(photo.photoData, 'base64url') };
+    },
   };
 }

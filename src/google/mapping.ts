@@ -1,6 +1,7 @@
 // A Directory API user → our user fields (docs/google-workspace.md, "What the sync does"): primaryEmail → email,
 // name.fullName → name, the primary organizations[] entry's title and department, phones[] of type
-// `work` → phone and `mobile` → mobile; suspended (or archived) → soft-deleted.
+// `work` → phone and `mobile` → mobile; suspended (or archived) → suspended; thumbnailPhotoEtag → the
+// photo's mark (src/directory/photos.ts).
 import type { DirectoryUser } from '../directory/module.ts';
 import type { GoogleUser } from './client.ts';
 
@@ -19,6 +20,8 @@ export function toDirectoryUser(u: GoogleUser): DirectoryUser {
     phone: clip(phone('work'), 50),
     mobile: clip(phone('mobile'), 50),
     active: !u.suspended && !u.archived,
+    // The listing says whether the photo changed: the sync downloads only changed ones.
+    photoEtag: u.thumbnailPhotoUrl ? (u.thumbnailPhotoEtag ?? u.thumbnailPhotoUrl) : null,
   };
 }
 

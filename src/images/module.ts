@@ -7,6 +7,7 @@ import { imageRoutes, publicImageRoutes } from './routes.ts';
 import { openImageFiles } from './files.ts';
 
 export { IMAGE_TYPES } from './service.ts';
+export { sniffType } from './dimensions.ts';
 
 export { IMAGE_MAX_BYTES, IMAGE_MAX_SIDE, type ImageService };
 

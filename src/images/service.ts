@@ -9,7 +9,7 @@ import type { Db } from '../store/db.ts';
 import { imagesRepo, type ImageMeta } from '../store/repositories/images.ts';
 import { decodeCursor, toPage, type Page, type PageRequest } from '../store/pagination.ts';
 import { AppError, badRequest, notFound } from '../kernel/errors.ts';
-import { recordAudit, type WriteContext } from '../audit/record.ts';
+import { recordAudit, type AuditContext } from '../audit/record.ts';
 import type { ImageContentType } from '../store/schema.ts';
 import { readImageInfo, sniffType, type ImageInfo } from './dimensions.ts';
 import type { CachedImage, Caches } from '../cache/namespaces.ts';
@@ -31,6 +31,9 @@ const PART_BYTES = 256 * 1024;
 const DATABASE_PART_BYTES = 48 * 1024;
 /** An org keeps at most this many live images (docs/api.md, "Images"). */
 export const IMAGES_MAX_PER_ORG = 500;
+
+/** Who stores or deletes an image: a request (its principal), or a directory sync (its actor). */
+export type ImageWriter = AuditContext & { orgId: string };
 
 /** What the public route answers: `body()` reads the bytes (not needed for a 304). */
 export interface ImageContent extends Omit<CachedImage, 'data'> {
@@ -133,7 +136,7 @@ export function createImageService(deps: {
   }
 
   return {
-    async upload(ctx: WriteContext, declared: string, data: Uint8Array): Promise<Image> {
+    async upload(ctx: ImageWriter, declared: string, data: Uint8Array): Promise<Image> {
       const info = check(declared, data);
       // A first look without a lock, so that an org past its caps writes no file; the look that
       // counts is in the transaction, under the org's lock.
@@ -168,7 +171,7 @@ export function createImageService(deps: {
       return toPage(rows, page.limit, (r) => r.seq, present);
     },
 
-    async remove(ctx: WriteContext, imageId: string): Promise<void> {
+    async remove(ctx: ImageWriter, imageId: string): Promise<void> {
       await db.transaction().execute(async (tx) => {
         const deleted = await imagesRepo.softDelete(tx, ctx.orgId, imageId);
         if (!deleted) throw notFound('Image');

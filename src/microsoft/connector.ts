@@ -21,7 +21,7 @@ export const credentialsOf = (secrets: SecretBox, row: MicrosoftIntegrationRow):
 export function microsoftConnector(deps: {
   db: Db;
   secrets: SecretBox;
-  graph: Pick<GraphClient, 'userPages'>;
+  graph: Pick<GraphClient, 'userPages' | 'photo'>;
   clock: () => Date;
   syncIntervalS: number;
 }): MicrosoftConnector {
@@ -37,5 +37,12 @@ export function microsoftConnector(deps: {
     toUser: toDirectoryUser,
     claimDue: (tx) => microsoftRepo.claimDue(tx, deps.syncIntervalS),
     recordOutcome: (db, orgId, error) => microsoftRepo.recordOutcome(db, orgId, error, deps.clock()),
+    // Graph's listing carries no photo mark: each user's is asked for (metadata, then the bytes only
+    // when it changed), the least recently asked first, at most `perRun` a sync.
+    photos: {
+      perRun: 500,
+      concurrency: 4,
+      fetch: (row, user, known, signal) => deps.graph.photo(credentialsOf(deps.secrets, row), user.externalId, known, signal),
+    },
   };
 }

@@ -3,7 +3,9 @@
 // Two calls with documented shapes: @azure/msal-node and the Graph SDK would add two dependencies
 // for what is ~100 lines here. Both base URLs are configurable (the tests' fake answers on them).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConnectorError } from '../directory/module.ts';
+import { LRUCache } from 'lru-cache';
+import { ConnectorError, type DirectoryPhoto } from '../directory/module.ts';
+import { IMAGE_MAX_BYTES, IMAGE_MAX_SIDE } from '../images/module.ts';
 import { systemClock, type Clock } from '../lib/clock.ts';
 
 export type MicrosoftErrorKind = 'credentials' | 'permission' | 'throttled' | 'unavailable' | 'other';
@@ -74,6 +76,19 @@ export function createGraphClient(opts: { loginUrl: string; graphUrl: string; fe
       signal?.throwIfAborted();
       throw new MicrosoftError('unavailable', `Microsoft could not be reached (${(err as Error).message}).`);
     }
+  }
+
+  // Tokens for the photos, asked for one user at a time: one token per app, until 5 minutes before it expires.
+  const tokens = new LRUCache<string, { token: string; expiresAt: number }>({ max: 1000 });
+  async function cachedToken(self: { token(c: Credentials, signal?: AbortSignal): Promise<string> }, c: Credentials, signal?: AbortSignal) {
+    const key = `${c.tenantId}\n${c.clientId}\n${c.clientSecret}`;
+    const now = clock().getTime();
+    const held = tokens.get(key);
+    if (held && held.expiresAt > now) return held.token;
+    const token = await self.token(c, signal);
+    // Graph's tokens live an hour or more; 55 minutes is within any of them.
+    tokens.set(key, { token, expiresAt: now + 55 * 60_000 });
+    return token;
   }
 
   return {
@@ -147,7 +162,53 @@ export function createGraphClient(opts: { loginUrl: string; graphUrl: string; fe
         yield body.value ?? [];
       }
     },
+
+    /**
+     * A user's photo: its metadata first (`GET /users/{id}/photo`, whose `@odata.mediaEtag` changes
+     * with the photo), the bytes (`/photo/$value`) only when the mark is not `known`. 404: no photo.
+     * The bytes are read up to the image size cap, and not at all when the metadata says a side is
+     * past the image rules.
+     */
+    async photo(c: Credentials, userId: string, known: string | null, signal?: AbortSignal): Promise<DirectoryPhoto> {
+      const headers = { authorization: `Bearer ${await cachedToken(this, c, signal)}` };
+      const base = `${opts.graphUrl}/v1.0/users/${encodeURIComponent(userId)}/photo`;
+      const meta = await call(base, { headers: { ...headers, accept: 'application/json' } }, signal);
+      if (meta.status === 404) return { state: 'none' };
+      if (!meta.ok) throw photoError(meta.status, await errorText(meta));
+      const about = (await meta.json()) as { '@odata.mediaEtag'?: string; width?: number; height?: number };
+      const etag = about['@odata.mediaEtag'] ?? '';
+      if (etag !== '' && etag === known) return { state: 'unchanged' };
+      if ((about.width ?? 0) > IMAGE_MAX_SIDE || (about.height ?? 0) > IMAGE_MAX_SIDE) return { state: 'refused', etag, reason: 'larger than 2,000 px a side' };
+      const res = await call(`${base}/$value`, { headers }, signal);
+      if (res.status === 404) return { state: 'none' };
+      if (!res.ok) throw photoError(res.status, await errorText(res));
+      const data = await readAtMost(res, IMAGE_MAX_BYTES);
+      if (!data) return { state: 'refused', etag, reason: 'larger than 1 MB' };
+      return { state: 'photo', etag, contentType: (res.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '', data };
+    },
   };
+}
+
+function photoError(status: number, said: string): MicrosoftError {
+  const kind = status === 429 ? 'throttled' : status >= 500 ? 'unavailable' : status === 401 || status === 403 ? 'permission' : 'other';
+  return new MicrosoftError(kind, `Microsoft Graph answered ${status} for a user's photo (${said}).`);
+}
+
+/** The body's bytes, or null (the rest left unread) once they pass `max`. */
+async function readAtMost(res: Response, max: number): Promise<Buffer | null> {
+  if (Number(res.headers.get('content-length') ?? 0) > max) {
+    await res.body?.cancel().catch(() => {});
+    return null;
+  }
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for await (const part of res.body ?? []) {
+    total += part.byteLength;
+    // Leaving the loop cancels the stream: the rest is never read.
+    if (total > max) return null;
+    parts.push(part);
+  }
+  return Buffer.concat(parts);
 }
 
 export type GraphClient = ReturnType<typeof createGraphClient>;

@@ -15,6 +15,7 @@ import type {
 import type { GatewayCountsTable, GatewayErrorsTable, GatewaySettingsTable, OrgDomainsTable } from './schema-gateway.ts';
 import type { OutboundDeliveriesTable, OutboundEndpointsTable, OutboundEventsTable } from './schema-webhooks.ts';
 import type { CampaignTables } from './schema-campaigns.ts';
+import type { CustomField, PhotoSource } from './schema-profiles.ts';
 
 // The tables of the integrations (directories, deployments, the Outlook add-in) are in
 // schema-integrations.ts, the SMTP gateway's in schema-gateway.ts, outbound webhooks' in schema-webhooks.ts.
@@ -22,6 +23,7 @@ export type * from './schema-integrations.ts';
 export type * from './schema-gateway.ts';
 export type * from './schema-webhooks.ts';
 export type * from './schema-campaigns.ts';
+export type * from './schema-profiles.ts';
 
 export interface OrgsTable {
   id: string;
@@ -97,21 +99,16 @@ export interface UsersTable {
   website: Generated<string>;
   address: Generated<string>;
   photo_image_id: Generated<string | null>;
+  /** Migration 140: who set the photo (a directory sync replaces only its own), the directory's mark of it, when it was last asked. */
+  photo_source: Generated<PhotoSource | null>;
+  directory_photo_etag: Generated<string | null>;
+  directory_photo_checked_at: NullableTimestamp;
   social: JsonColumn<Record<string, string>>;
   attributes: JsonColumn<Record<string, string>>;
 }
 
 /** A JSON column: read as the value, written as its JSON text (the driver passes a string through). */
 type JsonColumn<T> = ColumnType<T, string | undefined, string>;
-
-export type CustomFieldType = 'text' | 'url' | 'phone';
-/** One of an org's custom fields (`PUT /v1/orgs/{orgId}/fields`). */
-export interface CustomField {
-  key: string;
-  label: string;
-  type: CustomFieldType;
-  selfService: boolean;
-}
 
 /** `suspended`: kept, but no sign-in, no seat, no signature (SCIM `active: false`, a directory, an admin). */
 export type UserStatus = 'invited' | 'active' | 'suspended';

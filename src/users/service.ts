@@ -181,7 +181,8 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
             // Merged into the row the version check names: a concurrent change makes this a 409.
             ...(social ? { social: JSON.stringify(mergeLinks(target.social, social)) } : {}),
             ...(attributes ? { attributes: JSON.stringify(mergeAttributes(target.attributes, attributes)) } : {}),
-            ...(photoImageId !== undefined ? { photo_image_id: photoImageId } : {}),
+            // A person's choice (a photo, or none): a directory sync leaves it alone from then on.
+            ...(photoImageId !== undefined ? { photo_image_id: photoImageId, photo_source: 'person' as const } : {}),
             // A new address is not proved until a link sent to it is used.
             ...(emailChanges ? { email_verified: false } : {}),
             ...(passwordHash ? { password_hash: passwordHash, password_must_change: true, failed_logins: 0, locked_until: null } : {}),

@@ -9,6 +9,11 @@
 // - GET /admin/directory/v1/users: the Workspace's users in pages (`pageSize` of the fake, at most
 //   the request's maxResults), for an admin's token with the directory scope; `my_customer` is the
 //   admin's Workspace, which the fake takes to be the users of the admin's domain.
+//   A user with a photo is listed with `thumbnailPhotoUrl` and `thumbnailPhotoEtag` (a new etag for
+//   each new photo), as Google lists them.
+// - GET /admin/directory/v1/users/{userKey}/photos/thumbnail (users.photos.get): the photo as
+//   `photoData` in web-safe base64 with its `mimeType`, `etag`, `width` and `height`, for an admin's
+//   directory token; 404 notFound for a user without a photo. Every request is kept in `photoRequests`.
 // - GET and PATCH /gmail/v1/users/{userId}/settings/sendAs/{sendAsEmail}: for the user's own token
 //   with the Gmail scope; records every PATCH; 400 failedPrecondition "Mail service not enabled"
 //   for users without Gmail, 400 invalidArgument past 10,000 characters.
@@ -31,6 +36,8 @@ export interface FakeGoogleUser {
   /** False: no Gmail licence (PATCH answers failedPrecondition). */
   gmail?: boolean;
   signature?: string;
+  /** The user's photo (setPhoto gives it a new etag, as Google does when a photo changes). */
+  photo?: { data: Buffer; mimeType: string; etag: string; width: number; height: number };
 }
 
 export interface ServiceAccount {
@@ -50,6 +57,10 @@ export interface FakeGoogle {
   patches: { email: string; signature: string; at: number }[];
   /** Token requests answered, by subject. */
   tokenRequests: Map<string, number>;
+  /** Every users.photos.get request, by the userKey asked for. */
+  photoRequests: string[];
+  /** Sets (or removes, with no data) a user's photo, with a new etag. */
+  setPhoto(email: string, photo: { data: Buffer; mimeType: string; width: number; height: number } | undefined): void;
   /** Page size of the directory (Google's maxResults is at most 500). */
   pageSize: number;
   /** Delay of every answer, to let a test stop a push half-way. */
@@ -82,6 +93,7 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
     users: new Map(),
     patches: [],
     tokenRequests: new Map(),
+    photoRequests: [],
     pageSize: 500,
     delayMs: 0,
     delegation: new Map(),
@@ -117,6 +129,12 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
       };
       fake.users.set(full.primaryEmail.toLowerCase(), full);
       return full;
+    },
+    setPhoto(email, photo) {
+      const user = fake.users.get(email.toLowerCase());
+      if (!user) throw new Error(`no user ${email}`);
+      if (photo) user.photo = { ...photo, etag: `"${randomUUID()}"` };
+      else delete user.photo;
     },
     failNext(api, failure, count, retryAfterS) {
       for (let i = 0; i < count; i++) failures[api].push({ failure, ...(retryAfterS !== undefined ? { retryAfterS } : {}) });
@@ -232,14 +250,38 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
       .filter((u) => u.primaryEmail.toLowerCase().endsWith(`@${domain}`))
       .sort((a, b) => a.primaryEmail.localeCompare(b.primaryEmail));
     const start = url.searchParams.get('pageToken') ? Number(Buffer.from(url.searchParams.get('pageToken')!, 'base64url').toString()) : 0;
-    const page = all.slice(start, start + max).map(({ gmail: _g, signature: _s, isAdmin, ...u }) => ({
+    const page = all.slice(start, start + max).map(({ gmail: _g, signature: _s, photo, isAdmin, ...u }) => ({
       kind: 'admin#directory#user',
       isAdmin: Boolean(isAdmin),
       suspended: false,
       ...u,
+      ...(photo ? { thumbnailPhotoUrl: `https://lh3.googleusercontent.com/ao/fake-${u.id}`, thumbnailPhotoEtag: photo.etag } : {}),
     }));
     const next = start + max < all.length ? Buffer.from(String(start + max)).toString('base64url') : undefined;
     json(res, 200, { kind: 'admin#directory#users', etag: '"fake"', users: page, ...(next ? { nextPageToken: next } : {}) });
+  }
+
+  function handlePhoto(req: IncomingMessage, res: ServerResponse, userKey: string) {
+    const token = bearer(req, res, DIRECTORY_SCOPE);
+    if (!token) return;
+    fake.photoRequests.push(userKey);
+    if (injected('directory', res)) return;
+    if (!fake.users.get(token.subject)?.isAdmin) return apiError(res, 403, 'forbidden', 'Not Authorized to access this resource/api', 'PERMISSION_DENIED');
+    const user = fake.users.get(userKey.toLowerCase()) ?? [...fake.users.values()].find((u) => u.id === userKey);
+    if (!user?.photo) return apiError(res, 404, 'notFound', 'Resource Not Found: userKey', 'NOT_FOUND');
+    const { photo } = user;
+    // Web-safe base64 (`-` and `_`), padded.
+    const photoData = photo.data.toString('base64').replaceAll('+', '-').replaceAll('/', '_');
+    json(res, 200, {
+      kind: 'admin#directory#user#photo',
+      id: user.id,
+      etag: photo.etag,
+      primaryEmail: user.primaryEmail,
+      mimeType: photo.mimeType,
+      width: photo.width,
+      height: photo.height,
+      photoData,
+    });
   }
 
   async function handleSendAs(req: IncomingMessage, res: ServerResponse, userId: string, sendAsEmail: string) {
@@ -275,6 +317,8 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
       if (fake.delayMs > 0) await new Promise((r) => setTimeout(r, fake.delayMs));
       if (req.method === 'POST' && url.pathname === '/token') return handleToken(req, res);
       if (req.method === 'GET' && url.pathname === '/admin/directory/v1/users') return handleDirectory(req, res, url);
+      const photo = /^\/admin\/directory\/v1\/users\/([^/]+)\/photos\/thumbnail$/.exec(url.pathname);
+      if (photo && req.method === 'GET') return handlePhoto(req, res, decodeURIComponent(photo[1]!));
       const sendAs = /^\/gmail\/v1\/users\/([^/]+)\/settings\/sendAs\/([^/]+)$/.exec(url.pathname);
       if (sendAs && (req.method === 'GET' || req.method === 'PATCH'))
         return handleSendAs(req, res, decodeURIComponent(sendAs[1]!), decodeURIComponent(sendAs[2]!));

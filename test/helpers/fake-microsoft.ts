@@ -1,17 +1,36 @@
 // A fake of Microsoft's identity platform and Graph, started by the tests on localhost and reached
 // through MICROSOFT_LOGIN_URL / MICROSOFT_GRAPH_URL as production reaches Microsoft: client
 // credentials at `/{tenant}/oauth2/v2.0/token` (a wrong secret refused as Entra does, AADSTS7000215),
-// and `GET /v1.0/users` in pages with an absolute `@odata.nextLink`, which can answer 429 with
-// Retry-After on a chosen page.
+// `GET /v1.0/users` in pages with an absolute `@odata.nextLink`, which can answer 429 with
+// Retry-After on a chosen page, and a user's photo as Graph serves it: `GET /v1.0/users/{id}/photo`
+// (metadata with `@odata.mediaEtag`, `width`, `height`) and `/photo/$value` (the bytes, with their
+// content type), 404 ImageNotFound for a user without one.
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { GraphUser } from '../../src/microsoft/graph.ts';
 
+export interface FakePhoto {
+  data: Buffer;
+  contentType: string;
+  width: number;
+  height: number;
+  etag: string;
+}
+
 export interface FakeTenant {
   clientId: string;
   clientSecret: string;
   users: GraphUser[];
+  /** Photos by user id (setGraphPhoto gives each a new etag). */
+  photos?: Map<string, FakePhoto>;
+}
+
+/** Sets (or removes) a user's photo in the tenant, with a new `@odata.mediaEtag`. */
+export function setGraphPhoto(tenant: FakeTenant, userId: string, photo: Omit<FakePhoto, 'etag'> | undefined): void {
+  tenant.photos ??= new Map();
+  if (photo) tenant.photos.set(userId, { ...photo, etag: `W/"${randomUUID()}"` });
+  else tenant.photos.delete(userId);
 }
 
 export interface FakeMicrosoft {
@@ -85,6 +104,30 @@ export async function startFakeMicrosoft(): Promise<FakeMicrosoft> {
       const accessToken = `fake-${randomUUID()}`;
       tokens.set(accessToken, tenantId);
       return json(200, { token_type: 'Bearer', expires_in: 3599, access_token: accessToken });
+    }
+    const photo = /^\/v1\.0\/users\/([^/]+)\/photo(\/\$value)?$/.exec(url.pathname);
+    if (photo && req.method === 'GET') {
+      const tenantId = tokens.get((req.headers.authorization ?? '').replace(/^Bearer /, ''));
+      const tenant = tenantId ? fake.tenants.get(tenantId) : undefined;
+      if (!tenant) return json(401, { error: { code: 'InvalidAuthenticationToken', message: 'Access token is empty.' } });
+      const userId = decodeURIComponent(photo[1]!);
+      const found = tenant.users.some((u) => u.id === userId) ? tenant.photos?.get(userId) : undefined;
+      if (!found)
+        return json(404, {
+          error: { code: 'ImageNotFound', message: "Exception of type 'Microsoft.Fast.Profile.Core.Exception.ImageNotFoundException' was thrown." },
+        });
+      if (photo[2]) {
+        res.writeHead(200, { 'content-type': found.contentType, 'content-length': String(found.data.byteLength), etag: found.etag });
+        return res.end(found.data);
+      }
+      return json(200, {
+        '@odata.context': `${fake.url}/v1.0/$metadata#users('${userId}')/photo/$entity`,
+        '@odata.mediaContentType': found.contentType,
+        '@odata.mediaEtag': found.etag,
+        id: `${found.width}X${found.height}`,
+        height: found.height,
+        width: found.width,
+      });
     }
     if (url.pathname === '/v1.0/users' && req.method === 'GET') {
       const tenantId = tokens.get((req.headers.authorization ?? '').replace(/^Bearer /, ''));

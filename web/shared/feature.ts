@@ -13,6 +13,8 @@ export interface FeatureRoute {
   label?: string;
   /** Position in the navigation (lower first). */
   order: number;
+  /** The navigation's heading the page sits under (pages of one group are next to each other in `order`). */
+  group?: string;
   min?: NavItem['min'];
   page: () => Promise<{ default: ComponentType }>;
 }
@@ -29,6 +31,8 @@ export function collect(modules: Record<string, { route: FeatureRoute }>): { rou
         return { Component: f.min ? requireRole(f.min, Page) : Page };
       },
     })),
-    nav: features.filter((f) => f.label).map((f) => ({ to: `/${f.path}`, label: f.label!, ...(f.min ? { min: f.min } : {}) })),
+    nav: features
+      .filter((f) => f.label)
+      .map((f) => ({ to: `/${f.path}`, label: f.label as string, ...(f.min ? { min: f.min } : {}), ...(f.group ? { group: f.group } : {}) })),
   };
 }

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
-import type { DirectoryRunRow, DirectorySource, OrgRole, UserRow, UserStatus } from '../schema.ts';
+import type { DirectoryRunRow, DirectorySource, OrgRole, PhotoSource, UserRow, UserStatus } from '../schema.ts';
 
 /** The profile fields a directory sets on a user (directory/plan.ts builds its users on them). */
 export interface DirectoryProfile {
@@ -91,6 +91,58 @@ export const directoryRepo = {
       .where('deleted_at', 'is', null)
       .returningAll()
       .executeTakeFirst();
+  },
+
+  /**
+   * The photo state of the users this directory linked whose photo it may set: live, not suspended,
+   * and no person chose their photo (src/directory/photos.ts); least recently asked first.
+   */
+  async photoStates(db: Db, orgId: string, source: DirectorySource) {
+    return db
+      .selectFrom('users')
+      .select(['id', 'directory_id', 'photo_image_id', 'photo_source', 'directory_photo_etag'])
+      .where('org_id', '=', orgId)
+      .where('directory_source', '=', source)
+      .where('deleted_at', 'is', null)
+      .where('status', '<>', 'suspended')
+      .where((eb) => eb.or([eb('photo_source', 'is', null), eb('photo_source', '=', 'directory')]))
+      .orderBy(sql`directory_photo_checked_at asc nulls first`)
+      .orderBy('seq')
+      .execute();
+  },
+
+  /**
+   * Sets (or clears, `imageId` null) the photo a directory gives the user, unless a person chose one
+   * meanwhile: undefined then. The user's version moves (their signature changes).
+   */
+  async setDirectoryPhoto(db: Db, orgId: string, userId: string, photo: { imageId: string | null; etag: string | null; checkedAt: Date }) {
+    const source: PhotoSource | null = photo.imageId ? 'directory' : null;
+    return db
+      .updateTable('users')
+      .set({
+        photo_image_id: photo.imageId,
+        photo_source: source,
+        directory_photo_etag: photo.etag,
+        directory_photo_checked_at: photo.checkedAt,
+        version: sql`version + 1`,
+        updated_at: sql`now()`,
+      })
+      .where('org_id', '=', orgId)
+      .where('id', '=', userId)
+      .where('deleted_at', 'is', null)
+      .where((eb) => eb.or([eb('photo_source', 'is', null), eb('photo_source', '=', 'directory')]))
+      .returning(['id', 'version'])
+      .executeTakeFirst();
+  },
+
+  /** Records that the directory was asked about the user's photo (its mark, when it answered one); the user is unchanged. */
+  async markPhotoChecked(db: Db, orgId: string, userId: string, etag: string | null, checkedAt: Date): Promise<void> {
+    await db
+      .updateTable('users')
+      .set({ directory_photo_etag: etag, directory_photo_checked_at: checkedAt })
+      .where('org_id', '=', orgId)
+      .where('id', '=', userId)
+      .execute();
   },
 
   async insertRun(

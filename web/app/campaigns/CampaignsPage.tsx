@@ -95,26 +95,28 @@ function CampaignList() {
         <ErrorMessage error={campaigns.error} />
         {campaigns.data && campaigns.data.items.length === 0 ? <Empty>No campaigns yet.</Empty> : null}
         {campaigns.data && campaigns.data.items.length > 0 ? (
-          <table className="table" aria-label="Campaigns">
-            <thead>
-              <tr>
-                <th>Name</th>
-                <th>Status</th>
-                <th>Starts</th>
-                <th>Ends</th>
-                <th>Audience</th>
-                <th>Variants</th>
-                <th>
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {campaigns.data.items.map((c) => (
-                <CampaignRow key={c.campaignId} c={c} />
-              ))}
-            </tbody>
-          </table>
+          <div className="table-wrap flat">
+            <table className="table" aria-label="Campaigns">
+              <thead>
+                <tr>
+                  <th>Name</th>
+                  <th>Status</th>
+                  <th>Starts</th>
+                  <th>Ends</th>
+                  <th>Audience</th>
+                  <th>Variants</th>
+                  <th>
+                    <span className="sr-only">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {campaigns.data.items.map((c) => (
+                  <CampaignRow key={c.campaignId} c={c} />
+                ))}
+              </tbody>
+            </table>
+          </div>
         ) : null}
       </div>
       <ScheduleForm />

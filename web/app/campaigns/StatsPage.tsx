@@ -55,30 +55,32 @@ export default function StatsPage() {
           </div>
           <div className="card">
             <h2>Per variant</h2>
-            <table className="table" aria-label="Variants">
-              <thead>
-                <tr>
-                  <th>Variant</th>
-                  <th>Impressions</th>
-                  <th>Clicks</th>
-                  <th>By people</th>
-                  <th>Suspected bots</th>
-                  <th>CTR</th>
-                </tr>
-              </thead>
-              <tbody>
-                {stats.data.variants.map((v) => (
-                  <tr key={v.variant}>
-                    <td>{v.alt || `Variant ${v.variant + 1}`}</td>
-                    <td>{v.impressions}</td>
-                    <td>{v.clicks}</td>
-                    <td>{v.humanClicks}</td>
-                    <td>{v.suspectedBotClicks}</td>
-                    <td>{pct(v.ctr)}</td>
+            <div className="table-wrap flat">
+              <table className="table" aria-label="Variants">
+                <thead>
+                  <tr>
+                    <th>Variant</th>
+                    <th>Impressions</th>
+                    <th>Clicks</th>
+                    <th>By people</th>
+                    <th>Suspected bots</th>
+                    <th>CTR</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {stats.data.variants.map((v) => (
+                    <tr key={v.variant}>
+                      <td>{v.alt || `Variant ${v.variant + 1}`}</td>
+                      <td>{v.impressions}</td>
+                      <td>{v.clicks}</td>
+                      <td>{v.humanClicks}</td>
+                      <td>{v.suspectedBotClicks}</td>
+                      <td>{pct(v.ctr)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
             <div className="form-actions">
               <Button onClick={() => void download().catch(setError)}>Download CSV</Button>
             </div>

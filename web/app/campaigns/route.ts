@@ -1,3 +1,10 @@
 import type { FeatureRoute } from '../../shared/feature.ts';
 
-export const route: FeatureRoute = { path: 'campaigns', label: 'Campaigns', order: 36, min: 'admin', page: () => import('./CampaignsPage.tsx') };
+export const route: FeatureRoute = {
+  path: 'campaigns',
+  label: 'Campaigns',
+  order: 52,
+  group: 'Signatures',
+  min: 'admin',
+  page: () => import('./CampaignsPage.tsx'),
+};

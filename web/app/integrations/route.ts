@@ -1,3 +1,10 @@
 import type { FeatureRoute } from '../../shared/feature.ts';
 
-export const route: FeatureRoute = { path: 'integrations', label: 'Integrations', order: 75, min: 'admin', page: () => import('./IntegrationsPage.tsx') };
+export const route: FeatureRoute = {
+  path: 'integrations',
+  label: 'Integrations',
+  order: 70,
+  group: 'Connections',
+  min: 'admin',
+  page: () => import('./IntegrationsPage.tsx'),
+};

@@ -28,7 +28,7 @@ function Outcome({
       <ErrorMessage error={error} />
       {data ? (
         <>
-          <dl>
+          <dl className="facts">
             <dt>Rule</dt>
             <dd>{ruleName(data.ruleId)}</dd>
             <dt>Template</dt>
@@ -60,28 +60,30 @@ export default function RulesPage() {
           <Empty>No rules yet: everyone gets the default template. Rules are set with PUT /v1/orgs/{'{orgId}'}/rules.</Empty>
         ) : null}
         {rules.data && rules.data.length > 0 ? (
-          <table className="table" aria-label="Rules">
-            <thead>
-              <tr>
-                <th>#</th>
-                <th>Name</th>
-                <th>When</th>
-                <th>New messages</th>
-                <th>Replies</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rules.data.map((r, i) => (
-                <tr key={r.ruleId}>
-                  <td>{i + 1}</td>
-                  <td>{r.name}</td>
-                  <td>{describeWhen(r.when)}</td>
-                  <td>{templateName(r.templateId)}</td>
-                  <td>{templateName(r.replyTemplateId ?? r.templateId)}</td>
+          <div className="table-wrap flat">
+            <table className="table" aria-label="Rules">
+              <thead>
+                <tr>
+                  <th>#</th>
+                  <th>Name</th>
+                  <th>When</th>
+                  <th>New messages</th>
+                  <th>Replies</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {rules.data.map((r, i) => (
+                  <tr key={r.ruleId}>
+                    <td>{i + 1}</td>
+                    <td>{r.name}</td>
+                    <td>{describeWhen(r.when)}</td>
+                    <td>{templateName(r.templateId)}</td>
+                    <td>{templateName(r.replyTemplateId ?? r.templateId)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
         ) : null}
       </div>
       <div className="card">

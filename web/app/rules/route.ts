@@ -1,3 +1,3 @@
 import type { FeatureRoute } from '../../shared/feature.ts';
 
-export const route: FeatureRoute = { path: 'rules', label: 'Rules', order: 35, min: 'admin', page: () => import('./RulesPage.tsx') };
+export const route: FeatureRoute = { path: 'rules', label: 'Rules', order: 51, group: 'Signatures', min: 'admin', page: () => import('./RulesPage.tsx') };

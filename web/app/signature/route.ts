@@ -1,3 +1,3 @@
 import type { FeatureRoute } from '../../shared/feature.ts';
 
-export const route: FeatureRoute = { path: 'signature', label: 'My signature', order: 100, page: () => import('./SignaturePage.tsx') };
+export const route: FeatureRoute = { path: 'signature', label: 'My signature', order: 100, group: 'You', page: () => import('./SignaturePage.tsx') };

@@ -1,3 +1,10 @@
 import type { FeatureRoute } from '../../shared/feature.ts';
 
-export const route: FeatureRoute = { path: 'webhooks', label: 'Webhooks', order: 78, min: 'admin', page: () => import('./WebhooksPage.tsx') };
+export const route: FeatureRoute = {
+  path: 'webhooks',
+  label: 'Webhooks',
+  order: 73,
+  group: 'Connections',
+  min: 'admin',
+  page: () => import('./WebhooksPage.tsx'),
+};

@@ -11,6 +11,19 @@ export interface NavItem {
   label: string;
   /** The lowest role offered this page (default: everyone signed in). */
   min?: Parameters<typeof atLeast>[1];
+  /** The heading it sits under; pages without one come first, unheaded. */
+  group?: string;
+}
+
+/** Consecutive items of one group together, in order (a group none of whose pages the role may use is not shown). */
+export function navGroups(items: NavItem[]): { group: string | undefined; items: NavItem[] }[] {
+  const groups: { group: string | undefined; items: NavItem[] }[] = [];
+  for (const item of items) {
+    const last = groups.at(-1);
+    if (last && last.group === item.group) last.items.push(item);
+    else groups.push({ group: item.group, items: [item] });
+  }
+  return groups;
 }
 
 export interface ShellOptions {
@@ -50,7 +63,7 @@ export function Layout({ product, nav, Banner }: ShellOptions) {
           <span className="brand-mark" aria-hidden="true">
             ✎
           </span>
-          {product}
+          <span className="brand-name">{product}</span>
         </span>
         <Button variant="ghost" className="menu-toggle" aria-expanded={menuOpen} aria-controls="primary-nav" onClick={() => setMenuOpen((o) => !o)}>
           Menu
@@ -67,15 +80,27 @@ export function Layout({ product, nav, Banner }: ShellOptions) {
       </header>
       <div className="frame">
         <nav id="primary-nav" className={`sidenav${menuOpen ? ' open' : ''}`} aria-label="Main">
-          <ul>
-            {items.map((item) => (
-              <li key={item.to}>
-                <NavLink to={item.to} end={item.to === '/'}>
-                  {item.label}
-                </NavLink>
-              </li>
-            ))}
-          </ul>
+          {navGroups(items).map(({ group, items: links }, i) => {
+            const headingId = group ? `nav-group-${i}` : undefined;
+            return (
+              <div key={group ?? `group-${i}`} className="nav-group">
+                {group ? (
+                  <div className="nav-heading" id={headingId}>
+                    {group}
+                  </div>
+                ) : null}
+                <ul aria-labelledby={headingId}>
+                  {links.map((item) => (
+                    <li key={item.to}>
+                      <NavLink to={item.to} end={item.to === '/'}>
+                        {item.label}
+                      </NavLink>
+                    </li>
+                  ))}
+                </ul>
+              </div>
+            );
+          })}
         </nav>
         <main id="main" tabIndex={-1}>
           {Banner ? <Banner /> : null}
