@@ -239,6 +239,8 @@ export function createEngine(deps: EngineDeps) {
           prefix(orgId, proof, correlationId, state),
           stamped.outcome === 'stamped' ? out : message,
         ]);
+        // A next hop whose name now leads to a non-public address is refused (relay.ts), not failed.
+        if (answer.refused) return await finish({ code: answer.code, message: answer.message, outcome: 'refused' }, answer.refused);
         return await finish(
           { code: answer.code, message: answer.message, outcome: answer.code < 400 ? stamped.outcome : 'failed' },
           answer.code < 400 ? stamped.reason : `next hop answered ${answer.code}`,
