@@ -53,13 +53,17 @@ function attributionBefore(html: string, at: number): number | undefined {
   return undefined;
 }
 
+/** Where the signature's HTML goes: before the quote, else before `</body>`, else at the end. */
+export function htmlInsertionPoint(html: string): number {
+  const at = htmlQuoteStart(html);
+  if (at >= 0) return at;
+  const body = html.search(/<\/body\s*>/i);
+  return body >= 0 ? lastIndexOfBodyEnd(html) : html.length;
+}
+
 /** Inserts the signature's HTML before the quote, else before `</body>`, else at the end. */
 export function insertHtml(html: string, signature: string): string {
-  let at = htmlQuoteStart(html);
-  if (at < 0) {
-    const body = html.search(/<\/body\s*>/i);
-    at = body >= 0 ? lastIndexOfBodyEnd(html) : html.length;
-  }
+  const at = htmlInsertionPoint(html);
   return `${html.slice(0, at)}${signature}${html.slice(at)}`;
 }
 

@@ -7,7 +7,8 @@ import { finished } from 'node:stream/promises';
 import mailsplit from '@zone-eu/mailsplit';
 import type { MimeNode, SplitterChunk } from '@zone-eu/mailsplit';
 import iconv from 'iconv-lite';
-import { insertHtml, insertText } from './insert.ts';
+import libqp from 'libqp';
+import { htmlInsertionPoint, insertHtml, insertText } from './insert.ts';
 import { hasMarker } from '../render/module.ts';
 
 /** The message already carries the user's signature (the add-in inserted it): it passes as it came. */
@@ -212,6 +213,8 @@ export function stamper(facts: MessageFacts, hooks: StamperHooks): Transform & {
 
 /** Decodes one text body, inserts the signature, and encodes it again (charset and transfer encoding kept when they can carry it). */
 async function rewriteBody(node: MimeNode, encoded: Buffer, signature: { html: string; text: string }, userId: string): Promise<Buffer> {
+  const spliced = spliceHtml(node, encoded, signature.html, userId);
+  if (spliced) return spliced;
   const decoded = await through(node.getDecoder() as Transform, encoded);
   const charset = (node.charset || 'us-ascii').toLowerCase();
   if (!iconv.encodingExists(charset)) return encoded; // An unknown charset: left as it came.
@@ -238,6 +241,57 @@ async function rewriteBody(node: MimeNode, encoded: Buffer, signature: { html: s
     if ((encoding === '7bit' && eightBit) || longLine) target = 'quoted-printable';
   }
   return through(node.getEncoder(target) as Transform, bytes);
+}
+
+/** Bodies up to this size may take the quoted-printable splice (decoded in one turn of the event loop). */
+const SPLICE_MAX_BYTES = 256 * 1024;
+
+/**
+ * A quoted-printable HTML body with the signature spliced in: only the encoded line where it goes
+ * is encoded again, every other line stays byte for byte (re-encoding the whole body cost more
+ * than everything else stamping does: BENCHMARKS.md). Undefined, for rewriteBody's general path,
+ * when the splice cannot be exact: another encoding, a large body, a charset that cannot write the
+ * signature, bytes the charset does not read back the same.
+ */
+function spliceHtml(node: MimeNode, encoded: Buffer, signature: string, userId: string): Buffer | undefined {
+  const charset = (node.charset || 'us-ascii').toLowerCase();
+  if (node.contentType !== 'text/html' || node.encoding !== 'quoted-printable' || encoded.length > SPLICE_MAX_BYTES || !iconv.encodingExists(charset))
+    return undefined;
+  const decoded = libqp.decode(encoded);
+  const text = iconv.decode(decoded, charset);
+  if (hasMarker(text, userId)) throw new AlreadySigned();
+  const insert = iconv.encode(signature, charset);
+  if (iconv.decode(insert, charset) !== signature) return undefined;
+  const at = htmlInsertionPoint(text);
+  const before = iconv.encode(text.slice(0, at), charset);
+  if (!before.equals(decoded.subarray(0, before.length))) return undefined;
+  return spliceQp(encoded, decoded, before.length, insert);
+}
+
+/**
+ * Inserts `insert` at `offset` of the decoded bytes: finds the encoded line that decodes to the
+ * bytes around it (walking back from the end, each line decoded alone: libqp's soft breaks,
+ * trailing white space and escapes never span lines), and encodes that line again with the
+ * insertion (its soft line break kept).
+ */
+export function spliceQp(encoded: Buffer, decoded: Buffer, offset: number, insert: Buffer): Buffer | undefined {
+  if (decoded[offset - 1] === 0x0d && decoded[offset] === 0x0a) return undefined; // within a line break
+  let end = encoded.length;
+  let tail = decoded.length;
+  while (end > 0) {
+    const start = encoded.lastIndexOf(0x0a, end - 2) + 1;
+    const line = libqp.decode(encoded.subarray(start, end));
+    tail -= line.length;
+    if (tail <= offset) {
+      if (tail < 0 || !line.equals(decoded.subarray(tail, tail + line.length))) return undefined;
+      const soft = /=\r?\n$/.test(encoded.subarray(Math.max(start, end - 3), end).toString('latin1'));
+      const at = offset - tail;
+      const middle = libqp.wrap(libqp.encode(Buffer.concat([line.subarray(0, at), insert, line.subarray(at)])), 76) + (soft ? '=\r\n' : '');
+      return Buffer.concat([encoded.subarray(0, start), Buffer.from(middle, 'latin1'), encoded.subarray(end)]);
+    }
+    end = start;
+  }
+  return undefined;
 }
 
 async function through(stream: Transform, input: Buffer): Promise<Buffer> {
