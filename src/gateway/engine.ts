@@ -49,7 +49,7 @@ export interface EngineDeps {
     verifiedOwner(domain: string): Promise<string | undefined>;
     liveUser(orgId: string, email: string): Promise<{ id: string } | undefined>;
   };
-  /** The signature of a user for a message (the default template today; the rules pick it later). */
+  /** The signature of a user for a message (the template the org's rules pick; the reply template for a reply). */
   signatureFor(orgId: string, userId: string, opts: { reply: boolean }): Promise<{ html: string; text: string }>;
   record(event: {
     orgId: string | undefined;

@@ -37,7 +37,7 @@ export interface GatewayDeps {
   render: RenderService;
   users: UserService;
   requireOrg(orgId: string): Promise<unknown>;
-  /** Replaces the signature's choice (the rules will); the default template otherwise. */
+  /** Replaces the signature's choice; by default the render service's (the org's rules). */
   signatureFor?: EngineDeps['signatureFor'];
 }
 
