@@ -3,7 +3,7 @@
 // and the relay to the org's next hop, whose answer becomes the client's. Nothing is queued here:
 // the client hears the next hop's answer (a 4xx stays a 4xx, and the sender retries).
 import { randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { GatewayOutcome, GatewaySettingsRow } from '../store/schema.ts';
 import type { Logger } from '../log.ts';
@@ -146,7 +146,8 @@ export function createEngine(deps: EngineDeps) {
     const stamping = stamper(facts, hooks);
     try {
       const joiner = new Joiner();
-      await out.fill(Readable.from(batched(joiner, pipeline(source, splitter, stamping, joiner))));
+      for await (const batch of batched(joiner, pipeline(source, splitter, stamping, joiner))) await out.write(batch);
+      await out.end();
       return { result: stamping.result(), malformed };
     } catch (err) {
       return { result: malformed ? stamping.result() : ({ state: 'failed', error: err as Error } as StampResult), malformed };

@@ -184,6 +184,16 @@ export function stamper(facts: MessageFacts, hooks: StamperHooks): Transform & {
   const transform = new Transform({
     objectMode: true,
     transform(chunk: SplitterChunk, _enc, done) {
+      // Without a promise where nothing waits (a chunk a line): a passing message's, a text body's.
+      if (mode === 'pass') {
+        if (chunk.type === 'node') readNode(chunk, facts);
+        return done();
+      }
+      if (current && !current.passing && chunk.type === 'body' && current.size + chunk.value.length <= MAX_TEXT_BYTES) {
+        current.chunks.push(chunk.value);
+        current.size += chunk.value.length;
+        return done();
+      }
       onChunk(this, chunk).then(
         () => done(),
         (err: unknown) => {
