@@ -19,7 +19,14 @@ test('npm run bench:gateway -- --duration 0.5 --clients 2 --big-mb 1 --json repo
     assert.ok(series.messagesPerS > 0);
     assert.equal(series.errors, 0);
     assert.ok(series.p50Ms > 0 && series.p99Ms >= series.p50Ms);
+    assert.ok(series.cpuMsPerMessage > 0, 'the service CPU per message');
   }
+  // Self-describing, for `npm run bench` to fold in: the ratios, the added latency, the goals and whether they are met.
+  assert.equal(report.scenario, 'gateway');
+  for (const n of [report.throughput.ratio, report.throughput.cpuRatio, report.throughput.addedLatencyMs.p50, report.throughput.addedLatencyMs.p99])
+    assert.equal(typeof n, 'number');
+  assert.deepEqual([report.throughput.goal.ratio, report.big.goal.rssGrowthMb], [0.7, 64]);
+  assert.deepEqual(Object.keys(report.meetsGoals).sort(), ['cpuRatio', 'ratio', 'rssGrowth']);
   assert.equal(report.throughput.clients, 2);
   assert.ok(report.throughput.messageBytes > 19_000);
   assert.deepEqual([report.big.reply, report.big.relayed], ['250', 1]);

@@ -1,13 +1,14 @@
 // The gateway's HTTP side (docs/gateway.md): domains claimed and verified through a real DNS
 // server on localhost (DNS_SERVERS), one org per verified domain, staff's override, the settings
-// with their once-answered password, its rotation, the next hop's public-address rule, and the
-// staff error list.
+// with their once-answered password, its rotation, the next hop's public-address rule (when saved,
+// and again for every message: DNS rebinding), and the staff error list.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, type TestOrg } from './helpers/fixtures.ts';
 import { startDns, type TestDns } from './helpers/dns.ts';
 import { staffToken } from './helpers/payments.ts';
+import { client, gatewayOrg, sendRaw, startSink } from './helpers/gateway.ts';
 
 describe('gateway domains and settings', () => {
   let dns: TestDns;
@@ -149,5 +150,48 @@ describe('gateway domains and settings', () => {
     assert.equal(res.status, 200, res.text);
     assert.ok(Array.isArray(res.body.items));
     assert.equal((await server.request('GET', '/v1/admin/gateway-errors', { key: org.key })).status, 403);
+  });
+
+  test("the next hop's name is resolved again for every message: public when saved, private now (DNS rebinding) → 451, nothing relayed, counted and listed", async () => {
+    // Saved only while the name leads to a public address; a message is sent only once it leads here.
+    const hop = 'mx.rebind-gw.example';
+    const put = (host: string) =>
+      server.request('PUT', `/v1/orgs/${other.orgId}/integrations/gateway`, {
+        key: other.key,
+        body: { nextHop: { host, port: 25, secure: false }, allowedNetworks: [], stampInternal: false },
+      });
+    dns.setA('mx.private-gw.example', ['10.1.2.3']);
+    const privateHop = await put('mx.private-gw.example');
+    assert.equal(privateHop.status, 400);
+    assert.match(privateHop.body.error.message, /nextHop\.host mx\.private-gw\.example resolves to a non-public address \(10\.1\.2\.3\)/);
+    const nowhere = await put('mx.nowhere-gw.example');
+    assert.equal(nowhere.status, 400);
+    assert.match(nowhere.body.error.message, /does not resolve/);
+
+    const sink = await startSink();
+    const listener = await server.deps.gateway.listen({ port: 0 });
+    try {
+      dns.setA(hop, ['203.0.114.10']);
+      const gw = await gatewayOrg(server, sink, { domain: 'rebind-gw.example', nextHopHost: hop });
+      dns.setA(hop, ['127.0.0.1']);
+      const message = `From: Ada <${gw.user.email}>\r\nTo: grace@ext.example\r\nSubject: Hi\r\n\r\nHello.\r\n`;
+      const res = await sendRaw(client(listener.port, { user: gw.gatewayId, pass: gw.password }), { from: gw.user.email, to: ['grace@ext.example'] }, message);
+      assert.equal(res.code, 451, res.response);
+      assert.match(res.response, /4\.4\.3 The next hop mx\.rebind-gw\.example resolves to a non-public address \(127\.0\.0\.1\)/);
+      assert.equal(sink.messages.length, 0, 'nothing reached the address the name leads to now');
+
+      const settings = await server.request('GET', `/v1/orgs/${gw.orgId}/integrations/gateway`, { key: gw.key });
+      assert.equal(settings.body.counts.refused, 1);
+      const staff = await staffToken(server);
+      const errors = await server.request('GET', `/v1/admin/gateway-errors?orgId=${gw.orgId}`, { token: staff });
+      assert.ok(
+        errors.body.items.some((e: { outcome: string; reason: string }) => e.outcome === 'refused' && /resolves to a non-public address/.test(e.reason)),
+        JSON.stringify(errors.body.items),
+      );
+      assert.match((await server.request('GET', '/metrics')).text, /gateway_messages_total\{outcome="refused"\} [1-9]/);
+    } finally {
+      await listener.close();
+      await sink.close();
+    }
   });
 });

@@ -1,6 +1,6 @@
-// TXT lookups for domain verification, through Node's resolver: the system's servers, or
+// TXT lookups for domain verification and the next hop's addresses, through Node's resolver: the system's servers, or
 // DNS_SERVERS (`127.0.0.1:5353`, the tests' local server) when set.
-import { Resolver } from 'node:dns/promises';
+import { lookup, Resolver } from 'node:dns/promises';
 
 export type TxtLookup = (name: string) => Promise<string[]>;
 
@@ -18,5 +18,27 @@ export function createTxtLookup(servers: string[]): TxtLookup {
       if (ABSENT.has((err as NodeJS.ErrnoException).code ?? '')) return [];
       throw err;
     }
+  };
+}
+
+export type AddressLookup = (name: string) => Promise<string[]>;
+
+/**
+ * A name's addresses (the next hop's): through DNS_SERVERS when set (A and AAAA records, so tests
+ * answer from their local server and nothing asks a resolver off the machine), else the system's
+ * resolver as a connection would use it (the hosts file included).
+ */
+export function createAddressLookup(servers: string[]): AddressLookup {
+  if (servers.length === 0) return async (name) => (await lookup(name, { all: true, verbatim: true })).map((a) => a.address);
+  const resolver = new Resolver({ timeout: 3000, tries: 2 });
+  resolver.setServers(servers);
+  const records = (query: Promise<string[]>) =>
+    query.catch((err: NodeJS.ErrnoException) => {
+      if (ABSENT.has(err.code ?? '')) return [];
+      throw err;
+    });
+  return async (name) => {
+    const [v4, v6] = await Promise.all([records(resolver.resolve4(name)), records(resolver.resolve6(name))]);
+    return [...v4, ...v6];
   };
 }

@@ -3,16 +3,13 @@
 // and the relay to the org's next hop, whose answer becomes the client's. Nothing is queued here:
 // the client hears the next hop's answer (a 4xx stays a 4xx, and the sender retries).
 import { randomUUID } from 'node:crypto';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import mailsplit from '@zone-eu/mailsplit';
 import type { GatewayOutcome, GatewaySettingsRow } from '../store/schema.ts';
 import type { Logger } from '../log.ts';
-import { AlreadySigned, scan, SPLIT_OPTIONS, stamper, type MessageFacts } from './mime.ts';
+import { Joiner, noFacts, SPLIT_OPTIONS, Splitter, stamper, type MessageFacts, type StamperHooks, type StampResult } from './mime.ts';
 import { Spool } from './spool.ts';
 import type { Relay } from './relay.ts';
-
-const { Splitter, Joiner } = mailsplit;
 
 /** What a connection proved before DATA (listener.ts). */
 export interface ConnectionProof {
@@ -52,7 +49,7 @@ export interface EngineDeps {
     verifiedOwner(domain: string): Promise<string | undefined>;
     liveUser(orgId: string, email: string): Promise<{ id: string } | undefined>;
   };
-  /** The signature of a user for a message (the default template today; the rules pick it later). */
+  /** The signature of a user for a message (the template the org's rules pick; the reply template for a reply). */
   signatureFor(orgId: string, userId: string, opts: { reply: boolean }): Promise<{ html: string; text: string }>;
   record(event: {
     orgId: string | undefined;
@@ -127,51 +124,61 @@ export function createEngine(deps: EngineDeps) {
     return Buffer.from(state ? `${received}X-Sigsvc-Stamped: ${orgId}; ${state}\r\n` : received);
   }
 
-  async function stamp(source: Readable, signature: { html: string; text: string }, userId: string): Promise<Spool> {
-    const out = new Spool();
+  /** The decision the root's header fields allow: the org, its settings, and whether to stamp (or a refusal). */
+  async function decideEarly(proof: ConnectionProof, envelope: Envelope, facts: MessageFacts, found: { orgId?: string }) {
+    const orgId = await orgOf(proof, facts);
+    found.orgId = orgId;
+    const settings = await lookups.settings(orgId);
+    if (!settings) throw new Refusal(550, '5.7.1 This organisation has no gateway settings');
+    await checkDomains(orgId, envelope, facts);
+    return { orgId, settings, decision: await decide(orgId, settings, envelope, facts) };
+  }
+
+  /**
+   * One pass over the message: Splitter, stamper (which asks for the decision when the root's
+   * header fields are read), Joiner, into `out`. Nothing throws here: a Splitter failure is the
+   * message's MIME (`malformed`), any other a failure to stamp.
+   */
+  async function readAndStamp(source: Readable, facts: MessageFacts, hooks: StamperHooks, out: Spool) {
+    const splitter = new Splitter(SPLIT_OPTIONS);
+    let malformed: Error | undefined;
+    (splitter as unknown as Readable).once('error', (err: Error) => (malformed = err));
+    const stamping = stamper(facts, hooks);
     try {
-      await out.fill(Readable.from(joined(source, signature, userId)));
-      return out;
+      const joiner = new Joiner();
+      for await (const batch of batched(joiner, pipeline(source, splitter, stamping, joiner))) await out.write(batch);
+      await out.end();
+      return { result: stamping.result(), malformed };
     } catch (err) {
-      await out.dispose();
-      throw err;
+      return { result: malformed ? stamping.result() : ({ state: 'failed', error: err as Error } as StampResult), malformed };
     }
   }
 
-  async function* joined(source: Readable, signature: { html: string; text: string }, userId: string) {
-    const joiner = new Joiner();
-    const done = pipeline(source, new Splitter(SPLIT_OPTIONS), stamper(signature, userId), joiner);
-    // The pipeline's failure ends the joiner; it is rethrown after the last chunk.
-    const failure = done.then(
-      () => undefined,
-      (err: unknown) => err,
-    );
-    // The joiner writes a chunk per line: handed on in batches of 64 KB.
-    let batch: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of joiner) {
-      batch.push(chunk as Buffer);
-      size += (chunk as Buffer).length;
-      if (size >= 64 * 1024) {
-        yield Buffer.concat(batch);
-        batch = [];
-        size = 0;
-      }
+  /** What the message's pass came to: the outcome and its reason, or (fail-closed) the refusal. */
+  function outcomeOf(
+    decision: { pass: string } | { userId: string },
+    result: StampResult,
+    log: Logger,
+  ): { outcome: GatewayOutcome; reason: string } | { refusal: Omit<Reply, 'orgId'>; reason: string } {
+    if ('pass' in decision) return { outcome: 'passed', reason: decision.pass };
+    if (result.state === 'stamped') return { outcome: 'stamped', reason: 'stamped' };
+    if (result.state === 'already-signed') return { outcome: 'passed', reason: 'signature already present' };
+    if (result.state === 'passed') return { outcome: 'passed', reason: 'nothing to stamp' };
+    log.warn({ err: result.error }, 'stamping failed');
+    if (deps.failClosed) {
+      return {
+        refusal: { code: 451, message: '4.3.0 The signature could not be added; try again later', outcome: 'failed' },
+        reason: `stamping failed: ${result.error.message}`,
+      };
     }
-    if (size > 0) yield Buffer.concat(batch);
-    const err = await failure;
-    if (err) throw err;
+    return { outcome: 'failed', reason: `stamping failed, sent unstamped: ${result.error.message}` };
   }
 
   return {
     /** At MAIL FROM, for a connection that proved its org: the refusal its sender earns, if any. */
     async refuseSender(orgId: string, from: string, remoteAddress: string): Promise<{ code: number; message: string } | undefined> {
       try {
-        await checkDomains(
-          orgId,
-          { from, to: [], use8BitMime: false },
-          { from: undefined, alreadyStamped: false, tenantId: undefined, isReply: false, untouchable: undefined },
-        );
+        await checkDomains(orgId, { from, to: [], use8BitMime: false }, noFacts());
         return undefined;
       } catch (err) {
         if (!(err instanceof Refusal)) throw err;
@@ -185,65 +192,94 @@ export function createEngine(deps: EngineDeps) {
     /** Handles one received message: the reply the client gets. */
     async handle(proof: ConnectionProof, envelope: Envelope, message: Spool, correlationId: string): Promise<Reply> {
       const log = logger.child({ correlationId, remoteAddress: proof.remoteAddress, sender: envelope.from });
-      let orgId: string | undefined;
+      // The org the connection proved, once known (a refusal after that is counted for it).
+      const found: { orgId?: string } = {};
       const finish = async (reply: Omit<Reply, 'orgId'>, reason: string) => {
+        const orgId = found.orgId;
         log.info({ orgId, outcome: reply.outcome, code: reply.code, reason }, 'gateway message');
         await deps
           .record({ orgId, outcome: reply.outcome, reason, correlationId, remoteAddress: proof.remoteAddress, sender: envelope.from })
           .catch((err: unknown) => log.error({ err }, 'gateway count failed'));
         return { ...reply, orgId };
       };
-      let facts: MessageFacts;
+      const facts = noFacts();
+      // Asked once, when the root's header fields are read (or after the pass, for a message without one).
+      let early: Promise<Settled<Awaited<ReturnType<typeof decideEarly>>>> | undefined;
+      const decideOnce = (f: MessageFacts) => (early ??= settle(decideEarly(proof, envelope, f, found)));
+      const out = new Spool();
       try {
-        facts = await scan(message.open());
-      } catch (err) {
-        return finish({ code: 550, message: `5.6.0 The message's MIME structure cannot be read (${(err as Error).message})`, outcome: 'refused' }, 'malformed');
-      }
-      let settings: GatewaySettingsRow | undefined;
-      try {
-        orgId = await orgOf(proof, facts);
-        settings = await lookups.settings(orgId);
-        if (!settings) throw new Refusal(550, '5.7.1 This organisation has no gateway settings');
-        await checkDomains(orgId, envelope, facts);
-      } catch (err) {
-        if (err instanceof Refusal) return finish({ code: err.code, message: err.message, outcome: 'refused' }, err.message);
-        throw err;
-      }
-      const decision = await decide(orgId, settings, envelope, facts);
-      let body: Spool | undefined;
-      let outcome: GatewayOutcome = 'passed';
-      let reason = 'pass' in decision ? decision.pass : 'stamped';
-      if ('userId' in decision) {
-        try {
-          body = await stamp(message.open(), await deps.signatureFor(orgId, decision.userId, { reply: facts.isReply }), decision.userId);
-          outcome = 'stamped';
-        } catch (err) {
-          if (err instanceof AlreadySigned) {
-            reason = 'signature already present';
-          } else {
-            log.warn({ err }, 'stamping failed');
-            if (deps.failClosed)
-              return finish(
-                { code: 451, message: '4.3.0 The signature could not be added; try again later', outcome: 'failed' },
-                `stamping failed: ${(err as Error).message}`,
-              );
-            outcome = 'failed';
-            reason = `stamping failed, sent unstamped: ${(err as Error).message}`;
-          }
+        const read = await readAndStamp(
+          message.open(),
+          facts,
+          {
+            decide: async (f) => {
+              const e = await decideOnce(f);
+              return e.ok && 'userId' in e.value.decision ? e.value.decision.userId : undefined;
+            },
+            signature: async (userId) => deps.signatureFor(found.orgId ?? '', userId, { reply: facts.isReply }),
+          },
+          out,
+        );
+        if (read.malformed) {
+          return await finish(
+            { code: 550, message: `5.6.0 The message's MIME structure cannot be read (${read.malformed.message})`, outcome: 'refused' },
+            'malformed',
+          );
         }
-      }
-      const state = facts.alreadyStamped ? undefined : outcome === 'stamped' ? 'stamped' : 'passed';
-      try {
-        const answer = await deps.relay.send(settings, envelope, [prefix(orgId, proof, correlationId, state), body ?? message]);
+        const e = await decideOnce(facts);
+        if (!e.ok) {
+          if (e.error instanceof Refusal) return await finish({ code: e.error.code, message: e.error.message, outcome: 'refused' }, e.error.message);
+          throw e.error;
+        }
+        const orgId = e.value.orgId;
+        const decision = facts.alreadyStamped ? { pass: 'already stamped' } : facts.untouchable ? { pass: facts.untouchable } : e.value.decision;
+        const stamped = await outcomeOf(decision, read.result, log);
+        if ('refusal' in stamped) return await finish(stamped.refusal, stamped.reason);
+        const state = facts.alreadyStamped ? undefined : stamped.outcome === 'stamped' ? 'stamped' : 'passed';
+        const answer = await deps.relay.send(e.value.settings, envelope, [
+          prefix(orgId, proof, correlationId, state),
+          stamped.outcome === 'stamped' ? out : message,
+        ]);
+        // A next hop whose name now leads to a non-public address is refused (relay.ts), not failed.
+        if (answer.refused) return await finish({ code: answer.code, message: answer.message, outcome: 'refused' }, answer.refused);
         return await finish(
-          { code: answer.code, message: answer.message, outcome: answer.code < 400 ? outcome : 'failed' },
-          answer.code < 400 ? reason : `next hop answered ${answer.code}`,
+          { code: answer.code, message: answer.message, outcome: answer.code < 400 ? stamped.outcome : 'failed' },
+          answer.code < 400 ? stamped.reason : `next hop answered ${answer.code}`,
         );
       } finally {
-        await body?.dispose();
+        await out.dispose();
       }
     },
   };
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+const settle = <T>(p: Promise<T>): Promise<Settled<T>> =>
+  p.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+
+/** The joiner's output (a chunk per line) handed on in batches of 64 KB; the pipeline's failure is rethrown after the last chunk. */
+async function* batched(joiner: AsyncIterable<Buffer>, done: Promise<void>) {
+  const failure = done.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  let batch: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of joiner) {
+    batch.push(chunk);
+    size += chunk.length;
+    if (size >= 64 * 1024) {
+      yield Buffer.concat(batch);
+      batch = [];
+      size = 0;
+    }
+  }
+  if (size > 0) yield Buffer.concat(batch);
+  const err = await failure;
+  if (err) throw err;
 }
 
 export type Engine = ReturnType<typeof createEngine>;

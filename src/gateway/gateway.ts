@@ -16,7 +16,7 @@ import type { RenderService } from '../render/module.ts';
 import type { UserService } from '../users/module.ts';
 import type { WriteContext } from '../audit/record.ts';
 import { conflict, notFound } from '../kernel/errors.ts';
-import { createTxtLookup } from './dns.ts';
+import { createAddressLookup, createTxtLookup } from './dns.ts';
 import { createDomainService, type DomainService } from './domains.ts';
 import { createSettingsService } from './settings.ts';
 import { createEngine, type Engine, type EngineDeps } from './engine.ts';
@@ -37,7 +37,7 @@ export interface GatewayDeps {
   render: RenderService;
   users: UserService;
   requireOrg(orgId: string): Promise<unknown>;
-  /** Replaces the signature's choice (the rules will); the default template otherwise. */
+  /** Replaces the signature's choice; by default the render service's (the org's rules). */
   signatureFor?: EngineDeps['signatureFor'];
 }
 
@@ -51,10 +51,12 @@ export function createGateway(deps: GatewayDeps) {
     (err) => logger.warn({ err }, 'gateway counts were not written'),
   );
   const domains = createDomainService({ db, lookupTxt: createTxtLookup(config.dnsServers), clock, onChange });
+  const lookupAddresses = createAddressLookup(config.dnsServers);
   const settings = createSettingsService({
     db,
     clock,
     allowPrivateNextHop: gw.allowPrivateNextHop,
+    lookupAddresses,
     publicName: { domain: gw.domain, port: gw.port ?? 2525 },
     onChange,
     flushCounts: () => counts.flush(),
@@ -65,7 +67,7 @@ export function createGateway(deps: GatewayDeps) {
     labelNames: ['outcome'],
     registers: [deps.metrics.registry],
   });
-  const relay = createRelay({ hostname, timeoutMs: gw.relayTimeoutMs });
+  const relay = createRelay({ hostname, timeoutMs: gw.relayTimeoutMs, allowPrivate: gw.allowPrivateNextHop, lookupAddresses });
 
   const signatureFor: EngineDeps['signatureFor'] =
     deps.signatureFor ??

@@ -1,9 +1,10 @@
-// Address ranges: the org's allowed networks and the next hop's "public address" rule, with
-// Node's BlockList (no parsing of addresses by hand).
+// Address ranges: the org's allowed networks (Node's BlockList) and the next hop's "public address"
+// rule (ipaddr.js): no parsing of addresses by hand.
 import { BlockList, isIP } from 'node:net';
-import { lookup } from 'node:dns/promises';
+import ipaddr from 'ipaddr.js';
 import type { AllowedNetwork } from '../store/schema.ts';
 import { badRequest } from '../kernel/errors.ts';
+import type { AddressLookup } from './dns.ts';
 
 /** `a.b.c.d/n` or `x::/n` (a bare address is its own /32 or /128); undefined when it is not one. */
 export function parseCidr(input: string): { address: string; prefix: number; family: 'ipv4' | 'ipv6' } | undefined {
@@ -43,47 +44,53 @@ export function contains(list: BlockList, address: string): boolean {
   return list.check(plain, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-/** Loopback, private, link-local, CGNAT, documentation and other non-public ranges. */
-const NOT_PUBLIC = blockListOf(
-  [
-    '0.0.0.0/8',
-    '10.0.0.0/8',
-    '100.64.0.0/10',
-    '127.0.0.0/8',
-    '169.254.0.0/16',
-    '172.16.0.0/12',
-    '192.0.0.0/24',
-    '192.0.2.0/24',
-    '192.168.0.0/16',
-    '198.18.0.0/15',
-    '198.51.100.0/24',
-    '203.0.113.0/24',
-    '224.0.0.0/3',
-    '::/127',
-    '100::/64',
-    '2001:db8::/32',
-    'fc00::/7',
-    'fe80::/10',
-    'ff00::/8',
-  ].map((cidr) => ({ cidr, shared: false })),
-);
+/**
+ * Whether an address is on the public internet: ipaddr.js's classification, as outbound webhooks
+ * use it (src/outbound-webhooks/target.ts), so every reserved range of IANA's registries counts as
+ * not public, IPv4-mapped (`::ffff:7f00:1`), NAT64, 6to4 and Teredo forms of private ones included.
+ */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  let parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
+  return parsed.range() === 'unicast';
+}
 
-export const isPublicAddress = (address: string): boolean => !contains(NOT_PUBLIC, address);
+/** The next hop may not be used: its name does not resolve, or resolves to an address that is not public. */
+export class NextHopRefused extends Error {
+  /** The name resolves, to an address the gateway will not connect to (rather than not at all). */
+  readonly notPublic: boolean;
+  constructor(message: string, notPublic: boolean) {
+    super(message);
+    this.notPublic = notPublic;
+  }
+}
 
 /**
- * Every address the next hop's name resolves to must be public (unless the operator allows
- * private ones): the gateway must not become a way into the operator's own network.
+ * The next hop's addresses, every one of them public (unless the operator allows private ones):
+ * the gateway must not become a way into the operator's own network. Asked when the settings are
+ * saved and again for every relay, whose connection goes to an address checked here (relay.ts), so
+ * a name that resolves to a public address when saved and to a private one later (DNS rebinding)
+ * gets nowhere.
  */
-export async function checkNextHop(host: string, allowPrivate: boolean): Promise<void> {
+export async function resolveNextHop(host: string, allowPrivate: boolean, lookupAddresses: AddressLookup): Promise<string[]> {
+  let addresses: string[] = [];
+  if (isIP(host)) addresses = [host];
+  else addresses = await lookupAddresses(host).catch(() => []);
+  if (addresses.length === 0) throw new NextHopRefused(`The next hop ${host} does not resolve.`, false);
+  const inner = allowPrivate ? [] : addresses.filter((a) => !isPublicAddress(a));
+  if (inner.length > 0) throw new NextHopRefused(`The next hop ${host} resolves to a non-public address (${inner.join(', ')}).`, true);
+  return addresses;
+}
+
+/** When the settings are saved: a next hop that resolves to a non-public address is a 400 (unless private ones are allowed). */
+export async function checkNextHop(host: string, allowPrivate: boolean, lookupAddresses: AddressLookup): Promise<void> {
   if (allowPrivate) return;
-  let addresses: string[];
   try {
-    addresses = isIP(host) ? [host] : (await lookup(host, { all: true })).map((a) => a.address);
-  } catch {
-    throw badRequest(`nextHop.host ${host} does not resolve.`, { field: 'nextHop.host' });
-  }
-  const inner = addresses.filter((a) => !isPublicAddress(a));
-  if (inner.length > 0) {
-    throw badRequest(`nextHop.host ${host} resolves to a non-public address (${inner.join(', ')}).`, { field: 'nextHop.host' });
+    await resolveNextHop(host, false, lookupAddresses);
+  } catch (err) {
+    if (!(err instanceof NextHopRefused)) throw err;
+    const message = err.message.replace(/^The next hop (\S+)/, 'nextHop.host $1');
+    throw badRequest(message, { field: 'nextHop.host' });
   }
 }

@@ -8,6 +8,7 @@ import type { GatewaySettingsRow } from '../store/schema.ts';
 import { notFound } from '../kernel/errors.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
 import { checkNextHop, normalizeNetworks } from './networks.ts';
+import type { AddressLookup } from './dns.ts';
 
 export interface SettingsInput {
   nextHop: { host: string; port: number; secure: boolean };
@@ -31,6 +32,8 @@ export interface SettingsDeps {
   db: Db;
   clock: () => Date;
   allowPrivateNextHop: boolean;
+  /** The next hop's addresses (dns.ts): checked when the settings are saved. */
+  lookupAddresses: AddressLookup;
   /** Where senders' mail systems connect: `GATEWAY_DOMAIN` and the listener's port. */
   publicName: { domain: string | undefined; port: number };
   /** After a change is committed: the gateway's caches forget what they held. */
@@ -54,7 +57,7 @@ export function createSettingsService(deps: SettingsDeps) {
     /** Creates or replaces the settings; a new gateway's password is answered this once. */
     async put(ctx: WriteContext, input: SettingsInput): Promise<{ row: GatewaySettingsRow; password: string | undefined }> {
       const allowedNetworks = normalizeNetworks(input.allowedNetworks);
-      await checkNextHop(input.nextHop.host, deps.allowPrivateNextHop);
+      await checkNextHop(input.nextHop.host, deps.allowPrivateNextHop, deps.lookupAddresses);
       const password = newPassword();
       return db
         .transaction()

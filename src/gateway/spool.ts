@@ -31,13 +31,19 @@ export class Spool {
         },
       }),
     );
+    await this.end();
+  }
+
+  /** After the last write: the file (if any) is complete. */
+  async end(): Promise<void> {
     if (this.file) {
       this.file.out.end();
       await finished(this.file.out);
     }
   }
 
-  private async write(chunk: Buffer): Promise<void> {
+  /** Appends a chunk (the caller awaits each one, then calls `end`). */
+  async write(chunk: Buffer): Promise<void> {
     this.size += chunk.length;
     if (this.size > this.limit) return;
     if (!this.file && this.size <= MEMORY_BYTES) {

@@ -74,7 +74,7 @@ export interface GatewayOrg extends TestOrg {
 export async function gatewayOrg(
   server: TestServer,
   sink: Sink,
-  opts: { domain: string; allowedNetworks?: unknown[]; m365TenantId?: string; stampInternal?: boolean },
+  opts: { domain: string; allowedNetworks?: unknown[]; m365TenantId?: string; stampInternal?: boolean; nextHopHost?: string },
 ): Promise<GatewayOrg> {
   const org = await createOrg(server);
   await server.deps.gateway.staffVerify({ staffId: 'test', correlationId: 'test' }, org.orgId, opts.domain);
@@ -82,7 +82,7 @@ export async function gatewayOrg(
   const res = await server.request('PUT', `/v1/orgs/${org.orgId}/integrations/gateway`, {
     key: org.key,
     body: {
-      nextHop: { host: '127.0.0.1', port: sink.port, secure: false },
+      nextHop: { host: opts.nextHopHost ?? '127.0.0.1', port: sink.port, secure: false },
       allowedNetworks: opts.allowedNetworks ?? [],
       stampInternal: opts.stampInternal ?? false,
       ...(opts.m365TenantId ? { m365TenantId: opts.m365TenantId } : {}),
