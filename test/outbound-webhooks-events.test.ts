@@ -1,0 +1,59 @@
+// Outbound webhooks (docs/webhooks.md), the events of time and of rendering, against a real HTTP
+// receiver on localhost: `signature.rendered` counted per user, template and size within its window;
+// `campaign.started|ended` announced once per transition even with two instances on one database;
+// a retry due on a service clock far ahead of the database's still comes (the queue claims by the
+// database's clock).
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, type TestServer } from './helpers/server.ts';
+import { createOrg, createUser, type TestOrg } from './helpers/fixtures.ts';
+import { waitFor } from './helpers/wait.ts';
+import { startReceiver } from './helpers/webhook-receiver.ts';
+
+const HOUR = 3_600_000;
+
+async function addEndpoint(server: TestServer, org: TestOrg, url: string, events: string[]) {
+  const res = await server.request('POST', `/v1/orgs/${org.orgId}/webhook-endpoints`, { key: org.key, body: { url, events } });
+  assert.equal(res.status, 201, res.text);
+  return res.body as { endpointId: string; secret: string };
+}
+
+async function deliveries(server: TestServer, org: TestOrg, endpointId: string) {
+  const res = await server.request('GET', `/v1/orgs/${org.orgId}/webhook-endpoints/${endpointId}/deliveries?limit=200`, { key: org.key });
+  assert.equal(res.status, 200, res.text);
+  return res.body.items as { deliveryId: string; eventId: string; type: string; state: string; attempts: { responseStatus: number | null }[] }[];
+}
+
+describe('outbound webhooks: a retry on a service clock a day ahead of the database', () => {
+  test('the retry of a failed attempt comes after its wait, not a day later (the drain is queued a delay away on the database clock)', async () => {
+    // The service's clock runs, a day ahead of the database's (whose now() the job queue claims by).
+    const ahead = () => new Date(Date.now() + 24 * HOUR);
+    const server = await startServer(
+      { WEBHOOK_ALLOW_PRIVATE: 'true', DATABASE_URL: 'memory://' },
+      // A wait long enough that the drain which made the first attempt finds its retry not yet due
+      // and queues a drain for it (a shorter one is due before that drain ends, and it sends it itself).
+      { clock: ahead, webhooks: { retryScheduleMs: [3000, 3000], timeoutMs: 1500 } },
+    );
+    const r = await startReceiver();
+    try {
+      r.answer = (n) => ({ status: n === 0 ? 500 : 200 });
+      const org = await createOrg(server);
+      const { endpointId } = await addEndpoint(server, org, r.url, ['user.created']);
+      await createUser(server, org);
+      const d = await waitFor(async () => {
+        const [first] = await deliveries(server, org, endpointId);
+        return first?.state === 'succeeded' && first;
+      }, 'the retry to succeed');
+      assert.deepEqual(
+        d.attempts.map((a) => a.responseStatus),
+        [500, 200],
+      );
+      const ids = r.received.map((x) => x.headers['webhook-id']);
+      // (An attempt that timed out on a busy machine may have arrived too: with the same id.)
+      assert.ok(ids.length >= 2 && ids.every((id) => id === d.eventId), `the same event again: ${ids}`);
+    } finally {
+      await r.close();
+      await server.close();
+    }
+  });
+});
