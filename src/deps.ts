@@ -52,7 +52,7 @@ import { designerModule } from './designer/module.ts';
 import { scimModule, type ScimService } from './scim/module.ts';
 import { gatewayModule, type Gateway } from './gateway/module.ts';
 import { webAppsModule } from './web-apps/module.ts';
-import { outboundWebhooksModule, type OutboundWebhooksTuning } from './outbound-webhooks/module.ts';
+import { outboundWebhooksModule, type OutboundWebhooksTuning, type RenderedEvents } from './outbound-webhooks/module.ts';
 import type { HealthCheck } from './health/module.ts';
 
 export type { Clock };
@@ -85,6 +85,8 @@ export interface Deps {
   rules: RuleService;
   /** Campaigns (src/campaigns/): scheduled banners for an audience, and their stats. */
   campaigns: CampaignService;
+  /** `signature.rendered` counted in memory (src/outbound-webhooks/rendered.ts); `flush()` ends its window. */
+  renderedEvents: Pick<RenderedEvents, 'flush'>;
   /** Tracked links and their clicks (src/clicks/). */
   clicks: ClickService;
   opens: OpenCounter;
@@ -138,7 +140,7 @@ export interface DepsOverrides {
    * service leaves them open.
    */
   shared?: { database?: Database; renderPool?: RenderPool };
-  /** Tests: outbound webhooks' retry waits and answer timeout. */
+  /** Tests: outbound webhooks' retry waits, answer timeout and window of `signature.rendered`. */
   webhooks?: OutboundWebhooksTuning;
 }
 
@@ -172,6 +174,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       render: m.render.service,
       rules: m.rules.service,
       campaigns: m.campaigns.service,
+      renderedEvents: m.webhooks.rendered,
       clicks: m.clicks.service,
       opens: m.tracking.opens,
       tracking: m.tracking.service,
