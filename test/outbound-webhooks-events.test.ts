@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, createTemplate, createUser, type TestOrg } from './helpers/fixtures.ts';
 import { waitFor } from './helpers/wait.ts';
+import { manualClock } from './helpers/clock.ts';
+import { png } from './helpers/images.ts';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
 
 const HOUR = 3_600_000;
@@ -127,5 +129,100 @@ describe('outbound webhooks: a retry on a service clock a day ahead of the datab
       await r.close();
       await server.close();
     }
+  });
+});
+
+describe('outbound webhooks: campaign.started and campaign.ended', () => {
+  const clock = manualClock(Date.parse('2026-12-01T08:00:00Z'));
+  let a: TestServer;
+  let b: TestServer;
+  let receiver: Receiver;
+  before(async () => {
+    // Two instances on one database and one clock; their announcers tick only when the test says
+    // (announce()), except in the test of the timer.
+    a = await startServer({ WEBHOOK_ALLOW_PRIVATE: 'true' }, { clock: clock.now, campaigns: { announceEveryMs: 50 } });
+    b = await startServer(
+      { WEBHOOK_ALLOW_PRIVATE: 'true' },
+      { clock: clock.now, campaigns: { announceEveryMs: 24 * HOUR }, shared: { database: a.deps.database } },
+    );
+    receiver = await startReceiver();
+  });
+  after(async () => {
+    await b.close();
+    await a.close();
+    await receiver.close();
+  });
+
+  const at = (ms: number) => new Date(clock.now().getTime() + ms).toISOString();
+  async function campaign(org: TestOrg, times: { startsAt: string; endsAt?: string }) {
+    const res = await fetch(`${a.url}/v1/orgs/${org.orgId}/images`, {
+      method: 'POST',
+      headers: { 'x-api-key': org.key, 'content-type': 'image/png' },
+      body: new Uint8Array(png(600, 100)),
+    });
+    assert.equal(res.status, 201);
+    const { imageId } = (await res.json()) as { imageId: string };
+    const made = await a.request('POST', `/v1/orgs/${org.orgId}/campaigns`, {
+      key: org.key,
+      body: { name: 'Spring', ...times, audience: {}, variants: [{ imageId, link: 'https://shop.example/', alt: 'Spring', weight: 1 }] },
+    });
+    assert.equal(made.status, 201, made.text);
+    return made.body as { campaignId: string; version: number };
+  }
+  const forCampaign = (campaignId: string) => receiver.received.filter((x) => x.json.data.campaignId === campaignId);
+
+  test('a start and an end as the clock passes them: each event once, though both instances look at the same moment', async () => {
+    const org = await createOrg(a);
+    const { endpointId } = await addEndpoint(a, org, receiver.url, ['campaign.started', 'campaign.ended']);
+    const { campaignId } = await campaign(org, { startsAt: at(HOUR), endsAt: at(2 * HOUR) });
+    const claimed = async () => (await Promise.all([a.deps.announceCampaigns(), b.deps.announceCampaigns()])).reduce((x, y) => x + y);
+    clock.advance(HOUR);
+    // Instance a's timer may have claimed it already: then both instances' claims find nothing.
+    const started = await waitFor(async () => {
+      await claimed();
+      return forCampaign(campaignId).length >= 1 && forCampaign(campaignId);
+    }, 'campaign.started');
+    assert.deepEqual(
+      started.map((x) => [x.json.type, x.json.data.status, x.json.data.correlationId]),
+      [['campaign.started', 'active', null]],
+    );
+    assert.equal(await claimed(), 0, 'nothing more to announce');
+    clock.advance(HOUR);
+    await waitFor(async () => {
+      await claimed();
+      return forCampaign(campaignId).length >= 2;
+    }, 'campaign.ended');
+    assert.equal(await claimed(), 0);
+    const ended = forCampaign(campaignId)[1]?.json;
+    assert.deepEqual([ended?.type, ended?.data.status, ended?.data.name, ended?.data.endsAt], ['campaign.ended', 'ended', 'Spring', clock.now().toISOString()]);
+    // Exactly one event per transition was written (the log lists events, not attempts).
+    const log = await deliveries(a, org, endpointId);
+    assert.deepEqual(log.map((d) => d.type).sort(), ['campaign.ended', 'campaign.started']);
+  });
+
+  test('the timer announces by itself; a campaign created already over announces nothing; ending one now with PATCH announces its end', async () => {
+    const org = await createOrg(a);
+    const { endpointId } = await addEndpoint(a, org, receiver.url, ['campaign.started', 'campaign.ended']);
+    const past = await campaign(org, { startsAt: at(-2 * HOUR), endsAt: at(-HOUR) });
+    const running = await campaign(org, { startsAt: at(-HOUR) });
+    await waitFor(() => forCampaign(running.campaignId).length >= 1, "the running campaign's start, from a's timer");
+    // The tick that announced it looked at the past campaign too (one statement claims every
+    // change), and wrote its events in the same transaction: the log would list them by now.
+    assert.deepEqual(
+      (await deliveries(a, org, endpointId)).map((d) => d.type),
+      ['campaign.started'],
+    );
+    const ended = await a.request('PATCH', `/v1/orgs/${org.orgId}/campaigns/${running.campaignId}`, {
+      key: org.key,
+      body: { version: running.version, endsAt: at(0) },
+    });
+    assert.equal(ended.status, 200, ended.text);
+    await waitFor(() => forCampaign(running.campaignId).length >= 2, "the running campaign's end");
+    assert.deepEqual(
+      forCampaign(running.campaignId).map((x) => x.json.type),
+      ['campaign.started', 'campaign.ended'],
+    );
+    assert.deepEqual(forCampaign(past.campaignId), []);
+    assert.equal((await deliveries(a, org, endpointId)).length, 2);
   });
 });

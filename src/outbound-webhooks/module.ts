@@ -18,7 +18,7 @@ import { DRAIN_KIND, emitForAudit } from './events.ts';
 import { RenderedEvents, type RenderedData } from './rendered.ts';
 import { outboundWebhookRoutes } from './routes.ts';
 
-export { recordFailedDeployment } from './events.ts';
+export { emitEvents, recordFailedDeployment } from './events.ts';
 export type { OutboundWebhookService, RenderedData, RenderedEvents };
 
 /** Finished deliveries (and their events) are kept this long for the log, then purged hourly. */

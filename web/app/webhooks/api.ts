@@ -21,6 +21,8 @@ export const EVENT_TYPES: { type: EventType; what: string }[] = [
   { type: 'template.deleted', what: 'a template was deleted' },
   { type: 'deployment.failed', what: 'a push to a mailbox was refused' },
   { type: 'org.subscription_status_changed', what: 'the subscription status changed' },
+  { type: 'campaign.started', what: 'a campaign started (its banner shows)' },
+  { type: 'campaign.ended', what: 'a campaign ended' },
 ];
 
 export function useEndpoints(query: QueryOf<'listWebhookEndpoints'>) {
