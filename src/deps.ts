@@ -37,7 +37,7 @@ import { usersModule, type MfaService, type UserImport, type UserService } from 
 import { renderModule, type RenderPool, type RenderService } from './render/module.ts';
 import { rulesModule, type RuleService } from './rules/module.ts';
 import { clicksModule, type ClickService } from './clicks/module.ts';
-import { campaignsModule, type CampaignService } from './campaigns/module.ts';
+import { campaignsModule, type CampaignService, type CampaignsTuning } from './campaigns/module.ts';
 import { DEFAULT_STARTER, TEMPLATE_SOURCE_MAX, templatesModule, type TemplateService } from './templates/module.ts';
 import { IMAGE_MAX_BYTES, IMAGE_MAX_SIDE, imagesModule, type ImageService } from './images/module.ts';
 import { trackingModule, type OpenCounter, type TrackingService } from './tracking/module.ts';
@@ -52,7 +52,7 @@ import { designerModule } from './designer/module.ts';
 import { scimModule, type ScimService } from './scim/module.ts';
 import { gatewayModule, type Gateway } from './gateway/module.ts';
 import { webAppsModule } from './web-apps/module.ts';
-import { outboundWebhooksModule, type OutboundWebhooksTuning } from './outbound-webhooks/module.ts';
+import { emitEvents, outboundWebhooksModule, type OutboundWebhooksTuning, type RenderedEvents } from './outbound-webhooks/module.ts';
 import type { HealthCheck } from './health/module.ts';
 
 export type { Clock };
@@ -85,6 +85,10 @@ export interface Deps {
   rules: RuleService;
   /** Campaigns (src/campaigns/): scheduled banners for an audience, and their stats. */
   campaigns: CampaignService;
+  /** One tick of the announcer of campaign starts and ends (src/campaigns/announce.ts; tests tick it). */
+  announceCampaigns: () => Promise<number>;
+  /** `signature.rendered` counted in memory (src/outbound-webhooks/rendered.ts); `flush()` ends its window. */
+  renderedEvents: Pick<RenderedEvents, 'flush'>;
   /** Tracked links and their clicks (src/clicks/). */
   clicks: ClickService;
   opens: OpenCounter;
@@ -138,8 +142,10 @@ export interface DepsOverrides {
    * service leaves them open.
    */
   shared?: { database?: Database; renderPool?: RenderPool };
-  /** Tests: outbound webhooks' retry waits and answer timeout. */
+  /** Tests: outbound webhooks' retry waits, answer timeout and window of `signature.rendered`. */
   webhooks?: OutboundWebhooksTuning;
+  /** Tests: how often campaign starts and ends are announced. */
+  campaigns?: CampaignsTuning;
 }
 
 export async function createDeps(config: Config, logger: Logger, overrides: DepsOverrides = {}): Promise<Deps> {
@@ -172,6 +178,8 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
       render: m.render.service,
       rules: m.rules.service,
       campaigns: m.campaigns.service,
+      announceCampaigns: m.campaigns.announce,
+      renderedEvents: m.webhooks.rendered,
       clicks: m.clicks.service,
       opens: m.tracking.opens,
       tracking: m.tracking.service,
@@ -223,7 +231,7 @@ async function buildModules(core: Core, overrides: DepsOverrides, add: <M extend
   const webhooks = add(outboundWebhooksModule(core, { secrets }, overrides.webhooks));
   const rules = add(rulesModule(core));
   const clicks = add(clicksModule(core));
-  const campaigns = add(campaignsModule(core, { rules, clicks }));
+  const campaigns = add(campaignsModule(core, { rules, clicks, emitEvents }, overrides.campaigns));
   const render = add(
     renderModule(
       core,

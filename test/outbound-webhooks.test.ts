@@ -112,6 +112,8 @@ describe('outbound webhooks', () => {
       });
       const rendered = await server.request('POST', `/v1/orgs/${org.orgId}/render/${user.userId}`, { key: org.key, body: {} });
       assert.equal(rendered.status, 200, rendered.text);
+      // Renders of one user and template within a second are one event (docs/webhooks.md): this one's, first.
+      await until(r, 'signature.rendered');
       // The Outlook add-in serves signatures too; an editor preview is not a signature served.
       const addinKey = (await server.request('POST', `/v1/orgs/${org.orgId}/integrations/outlook/rotate-key`, { key: org.key })).body.addinKey as string;
       const addin = await server.request('GET', `/v1/addin/signature?email=${encodeURIComponent(user.email)}&compose=new`, {
@@ -147,7 +149,10 @@ describe('outbound webhooks', () => {
       const served = await until(r, 'signature.rendered', 2);
       const byCorrelation = new Map(served.map((x) => [x.json.data.correlationId, x.json.data]));
       const signature = byCorrelation.get(rendered.headers.get('x-correlation-id'));
-      assert.deepEqual([signature.userId, signature.templateId, signature.bytes], [user.userId, rendered.body.templateId, rendered.body.bytes]);
+      assert.deepEqual(
+        [signature.userId, signature.templateId, signature.bytes, signature.count],
+        [user.userId, rendered.body.templateId, rendered.body.bytes, 1],
+      );
       assert.equal(byCorrelation.get(addin.headers.get('x-correlation-id'))?.userId, user.userId, 'the add-in');
       assert.equal(served.length, 2, 'two signatures served, the previews not among them');
       assert.equal(ofType(r, 'deployment.failed')[0]!.json.data.error, 'refused by the mailbox');

@@ -23,6 +23,12 @@ export class ReadCache<V extends object> {
     return value;
   }
 
+  /** The value held, without loading: `null` for a remembered miss, `undefined` when nothing is held (a hot path's synchronous look). */
+  peek(key: string): V | null | undefined {
+    const hit = this.#cache?.get(key);
+    return hit === MISSING ? null : hit;
+  }
+
   delete(key: string): void {
     this.#cache?.delete(key);
   }

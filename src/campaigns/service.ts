@@ -130,6 +130,8 @@ export function createCampaignService(deps: {
           audience: JSON.stringify(input.audience),
           variants: JSON.stringify(variants),
           utm: input.utm ? JSON.stringify(input.utm) : null,
+          // Over before it was made: it never runs, nothing to announce (announce.ts).
+          ...(statusOf({ starts_at: startsAt, ends_at: endsAt }, clock()) === 'ended' ? { announced_status: 'ended' as const } : {}),
         });
         await recordAudit(tx, ctx, { action: 'campaign.create', targetId: made.id, changes: changedFields(input) });
         return made;

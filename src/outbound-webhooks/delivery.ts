@@ -183,11 +183,16 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
     if (!endpoint || endpoint.deleted_at || endpoint.disabled) return;
     const next = await outboundRepo.nextDue(db, endpointId);
     if (next.kind === 'none') return;
-    // In flight elsewhere (its lease may run out) or a retry scheduled: a drain for then. The job
-    // queue compares times with the database's clock, the service's clock is the same in production.
-    const wait = next.kind === 'now' ? LEASE_MS : Math.max(0, next.at.getTime() - clock().getTime());
-    const runAfter = new Date(clock().getTime() + wait);
-    await enqueue(db, { kind: DRAIN_KIND, orgId: endpoint.org_id, payload: { endpointId }, runAfter, dedupeKey: `at:${endpointId}:${runAfter.toISOString()}` });
+    // In flight elsewhere (its lease may run out) or a retry scheduled: a drain for then. A retry's
+    // time is on the service's clock (as the claim compares it); the queue claims by the database's,
+    // so the drain is queued a delay away, measured there (a test's clock moved days ahead would
+    // otherwise put it days away). One drain per lease wait, and per retry time.
+    if (next.kind === 'now') {
+      await enqueue(db, { kind: DRAIN_KIND, orgId: endpoint.org_id, payload: { endpointId }, delayMs: LEASE_MS, dedupeKey: `lease:${endpointId}` });
+      return;
+    }
+    const delayMs = Math.max(0, next.at.getTime() - clock().getTime());
+    await enqueue(db, { kind: DRAIN_KIND, orgId: endpoint.org_id, payload: { endpointId }, delayMs, dedupeKey: `at:${endpointId}:${next.at.toISOString()}` });
   };
   return {
     handle,

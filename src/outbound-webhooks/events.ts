@@ -6,7 +6,8 @@
 // Most events come from the audit trail, written in one place (src/audit/record.ts): every entry
 // is an `audit.event`, and the entries of user, template and billing changes also make the
 // resource's own event (`user.created`, `template.updated`, `org.subscription_status_changed`…),
-// read in the same transaction. `signature.rendered` comes from rendered.ts, in batches.
+// read in the same transaction. `signature.rendered` comes from rendered.ts, in batches;
+// `campaign.started|ended` from src/campaigns/announce.ts, when the clock passes a campaign's times.
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../store/db.ts';
 import type { AuditRow } from '../store/schema.ts';
@@ -28,6 +29,8 @@ export const EVENT_TYPES = [
   'template.deleted',
   'deployment.failed',
   'org.subscription_status_changed',
+  'campaign.started',
+  'campaign.ended',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -18,8 +18,8 @@ import { DRAIN_KIND, emitForAudit } from './events.ts';
 import { RenderedEvents, type RenderedData } from './rendered.ts';
 import { outboundWebhookRoutes } from './routes.ts';
 
-export { recordFailedDeployment } from './events.ts';
-export type { OutboundWebhookService, RenderedData };
+export { emitEvents, recordFailedDeployment } from './events.ts';
+export type { OutboundWebhookService, RenderedData, RenderedEvents };
 
 /** Finished deliveries (and their events) are kept this long for the log, then purged hourly. */
 export const DELIVERY_RETENTION_MS = 30 * 24 * 3600_000;
@@ -33,6 +33,8 @@ export interface OutboundWebhooksTuning {
   retryScheduleMs?: number[];
   /** Tests: a shorter limit than 10 s for an answer. */
   timeoutMs?: number;
+  /** Tests: a longer window for counting renders than 1 s (rendered.ts), ended by `rendered.flush()`. */
+  renderedWindowMs?: number;
 }
 
 /** The module, and what the render module tells of every signature served (`signature.rendered`). */
@@ -46,7 +48,7 @@ export function outboundWebhooksModule(core: Core, needs: { secrets: Module<Secr
   // Every audit entry, in its transaction, makes its events (events.ts).
   listenToAudit(emitForAudit);
   const service = createOutboundWebhookService({ db, clock, secrets, invalidate: core.caches.invalidate, allowPrivate });
-  const rendered = new RenderedEvents({ db, caches: core.caches, clock, logger });
+  const rendered = new RenderedEvents({ db, caches: core.caches, clock, logger, windowMs: tuning.renderedWindowMs });
   const queue = createJobQueue({
     db,
     logger,

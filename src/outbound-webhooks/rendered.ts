@@ -1,9 +1,13 @@
-// `signature.rendered` at the speed of rendering: a render must not wait for a database round trip,
-// so each one is a push into memory here (after a cached check that the org has an endpoint
-// subscribed to the type: caches.webhookRendered), and the buffer is written as one outbox
-// statement (events.ts) per batch: at most a second after the first, or at once at BATCH events.
-// A write that fails is logged and its events are lost (renders are not retried either): at most
-// once on this path, unlike the events of writes, which commit with them.
+// `signature.rendered` at the speed of rendering (docs/webhooks.md, "signature.rendered: one event
+// per user, template and size a second"). A render must not wait for a database round trip, and
+// one delivery per render would cost several times the render itself (an HTTP request, a signature,
+// an attempt written): so each render is a count in memory here (after a cached check that the org
+// has an endpoint subscribed to the type: caches.webhookRendered), and the renders of the same
+// user, template and size within one window (a second) are ONE event, its `count` saying how many
+// renders it stands for, its `timestamp` and `correlationId` the first one's. The window's events
+// are written as one outbox statement (events.ts): at most WINDOW_MS after its first render, or at
+// once at BATCH distinct events. A write that fails is logged and its events are lost (renders are
+// not retried either): at most once on this path, unlike the events of writes, which commit with them.
 import type { Caches } from '../cache/namespaces.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Db } from '../store/db.ts';
@@ -12,8 +16,9 @@ import { outboundRepo } from '../store/repositories/outbound-webhooks.ts';
 import { emitEvents, type OutboundEvent } from './events.ts';
 
 const BATCH = 500;
-const FLUSH_EVERY_MS = 1000;
-/** Events held while the buffer is being written: beyond this, new ones are dropped (and counted in the log). */
+/** The window renders are counted in: the longest an event waits before it is written. */
+export const RENDERED_WINDOW_MS = 1000;
+/** Distinct events held while the buffer is being written: beyond this, new ones are dropped (and counted in the log). */
 const MAX_BUFFERED = 50_000;
 
 export interface RenderedData {
@@ -23,32 +28,53 @@ export interface RenderedData {
   correlationId: string | null;
 }
 
+/** What a `signature.rendered` event carries: the first render's data and how many it stands for. */
+type Counted = OutboundEvent & { data: RenderedData & { count: number } };
+
 export class RenderedEvents {
   readonly #db: Db;
   readonly #caches: Caches;
   readonly #clock: Clock;
   readonly #logger: Logger;
-  #buffer: OutboundEvent[] = [];
+  readonly #windowMs: number;
+  /** This window's events, by org, user, template and size (insertion order: first render first). */
+  #buffer = new Map<string, Counted>();
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> = Promise.resolve();
   #dropped = 0;
   /** Subscription checks under way, by org: concurrent first renders share one query. */
   readonly #loading = new Map<string, Promise<{ subscribed: boolean } | undefined>>();
+  /** Renders waiting for such a check, to be counted once it answers. */
+  readonly #checks = new Set<Promise<void>>();
 
-  constructor(deps: { db: Db; caches: Caches; clock: Clock; logger: Logger }) {
+  constructor(deps: { db: Db; caches: Caches; clock: Clock; logger: Logger; windowMs?: number | undefined }) {
     this.#db = deps.db;
     this.#caches = deps.caches;
     this.#clock = deps.clock;
     this.#logger = deps.logger;
+    this.#windowMs = deps.windowMs ?? RENDERED_WINDOW_MS;
   }
 
-  /** Called by every path that serves a signature (never previews); returns at once. */
+  /**
+   * Called by every path that serves a signature (never previews); returns at once. The org's
+   * subscription is known from the cache almost always (counted at once, no promise); otherwise
+   * it is looked up and the render counted after (flush waits for such lookups).
+   */
   record(orgId: string, data: RenderedData): void {
     const at = this.#clock();
-    this.#subscribed(orgId).then(
-      (s) => s?.subscribed && this.#push({ orgId, type: 'signature.rendered', at, data }),
+    const known = this.#caches.webhookRendered.peek(orgId);
+    if (known !== undefined) {
+      if (known?.subscribed) this.#count(orgId, data, at);
+      return;
+    }
+    const check = this.#subscribed(orgId).then(
+      (s) => {
+        if (s?.subscribed) this.#count(orgId, data, at);
+      },
       (err: unknown) => this.#logger.warn({ err, orgId }, 'could not tell whether the org subscribes to signature.rendered'),
     );
+    this.#checks.add(check);
+    void check.finally(() => this.#checks.delete(check));
   }
 
   #subscribed(orgId: string) {
@@ -65,26 +91,37 @@ export class RenderedEvents {
     });
   }
 
-  #push(event: OutboundEvent): void {
-    if (this.#buffer.length >= MAX_BUFFERED) {
+  #count(orgId: string, data: RenderedData, at: Date): void {
+    const key = `${orgId} ${data.userId} ${data.templateId} ${data.bytes}`;
+    const held = this.#buffer.get(key);
+    if (held) {
+      held.data.count++;
+      return;
+    }
+    if (this.#buffer.size >= MAX_BUFFERED) {
       this.#dropped++;
       return;
     }
-    this.#buffer.push(event);
-    if (this.#buffer.length >= BATCH) void this.flush();
+    this.#buffer.set(key, { orgId, type: 'signature.rendered', at, data: { ...data, count: 1 } });
+    if (this.#buffer.size >= BATCH) void this.#write();
     else if (!this.#timer) {
-      this.#timer = setTimeout(() => void this.flush(), FLUSH_EVERY_MS);
+      this.#timer = setTimeout(() => void this.#write(), this.#windowMs);
       this.#timer.unref();
     }
   }
 
-  /** Writes what is buffered (batches one after another); resolves when it is written. */
-  flush(): Promise<void> {
+  /** Ends the window: writes what is counted (batches one after another); resolves when it is written. */
+  async flush(): Promise<void> {
+    if (this.#checks.size > 0) await Promise.all(this.#checks);
+    return this.#write();
+  }
+
+  #write(): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#buffer.length === 0) return this.#writing;
-    const events = this.#buffer;
-    this.#buffer = [];
+    if (this.#buffer.size === 0) return this.#writing;
+    const events = [...this.#buffer.values()];
+    this.#buffer = new Map();
     this.#writing = this.#writing.then(async () => {
       for (let i = 0; i < events.length; i += BATCH) {
         const batch = events.slice(i, i + BATCH);
@@ -96,7 +133,7 @@ export class RenderedEvents {
           });
       }
       if (this.#dropped > 0) {
-        this.#logger.error({ events: this.#dropped }, 'signature.rendered events dropped: the buffer was full while the database was slow');
+        this.#logger.error({ renders: this.#dropped }, 'signature.rendered events dropped: the buffer was full while the database was slow');
         this.#dropped = 0;
       }
     });

@@ -1,4 +1,4 @@
-// Rules, campaigns and clicks (src/rules/, src/campaigns/, src/clicks/): migrations 130 to 134.
+// Rules, campaigns and clicks (src/rules/, src/campaigns/, src/clicks/): migrations 130 to 135.
 // Re-exported by schema.ts, whose DB lists them.
 import type { ColumnType, Generated, Selectable } from 'kysely';
 import type { CreatedAt, NullableTimestamp, Timestamp } from './columns.ts';
@@ -62,6 +62,8 @@ export interface CampaignsTable {
   created_at: CreatedAt;
   updated_at: Timestamp;
   deleted_at: NullableTimestamp;
+  /** The status its outbound webhook events last announced (migration 135; src/campaigns/announce.ts). */
+  announced_status: Generated<'scheduled' | 'active' | 'ended'>;
 }
 export type CampaignRow = Selectable<CampaignsTable>;
 

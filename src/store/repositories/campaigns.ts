@@ -3,10 +3,22 @@ import type { Db } from '../db.ts';
 import type { CampaignRow, CampaignsTable } from '../schema.ts';
 import { atVersion, type VersionCheck } from '../conditional.ts';
 
+type CampaignStatus = CampaignRow['announced_status'];
+
 export const campaignsRepo = {
   async insert(
     db: Db,
-    row: { id: string; org_id: string; name: string; starts_at: Date; ends_at: Date | null; audience: string; variants: string; utm: string | null },
+    row: {
+      id: string;
+      org_id: string;
+      name: string;
+      starts_at: Date;
+      ends_at: Date | null;
+      audience: string;
+      variants: string;
+      utm: string | null;
+      announced_status?: CampaignStatus;
+    },
   ): Promise<CampaignRow> {
     return db.insertInto('campaigns').values(row).returningAll().executeTakeFirstOrThrow();
   },
@@ -70,5 +82,25 @@ export const campaignsRepo = {
       .where('deleted_at', 'is', null)
       .execute();
     return new Map(rows.map((r) => [r.id, { width: r.width, height: r.height }]));
+  },
+  /**
+   * The live campaigns whose status by `now` (the service's clock, as `status` is judged) differs
+   * from the one their events last announced, moved to it in the same statement: with SKIP LOCKED
+   * and the re-check of a locked row, two instances claiming at once claim each change once. A
+   * seq scan of the live campaigns (an org has tens): no index.
+   */
+  async claimTransitions(db: Db, now: Date): Promise<(CampaignRow & { was: CampaignStatus })[]> {
+    const at = sql`${now.toISOString()}::timestamptz`;
+    const status = sql`(case when starts_at > ${at} then 'scheduled' when ends_at is not null and ends_at <= ${at} then 'ended' else 'active' end)`;
+    const rows = await sql<CampaignRow & { was: CampaignStatus }>`
+      with due as (
+        select id, announced_status as was, ${status} as status from campaigns
+        where deleted_at is null and announced_status <> ${status}
+        order by seq
+        for update skip locked
+      )
+      update campaigns c set announced_status = due.status from due where c.id = due.id
+      returning c.*, due.was`.execute(db);
+    return rows.rows;
   },
 };

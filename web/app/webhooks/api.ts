@@ -11,7 +11,7 @@ export type EventType = CreateBody['events'][number];
 
 /** The event types an endpoint may subscribe to, and what each means (docs/webhooks.md, "Events"). */
 export const EVENT_TYPES: { type: EventType; what: string }[] = [
-  { type: 'signature.rendered', what: 'a signature was served (render, add-in, push)' },
+  { type: 'signature.rendered', what: 'signatures were served (render, add-in, push), counted per user a second' },
   { type: 'audit.event', what: 'every audit log entry' },
   { type: 'user.created', what: 'a user was added' },
   { type: 'user.updated', what: 'a user changed' },
@@ -21,6 +21,8 @@ export const EVENT_TYPES: { type: EventType; what: string }[] = [
   { type: 'template.deleted', what: 'a template was deleted' },
   { type: 'deployment.failed', what: 'a push to a mailbox was refused' },
   { type: 'org.subscription_status_changed', what: 'the subscription status changed' },
+  { type: 'campaign.started', what: 'a campaign started (its banner shows)' },
+  { type: 'campaign.ended', what: 'a campaign ended' },
 ];
 
 export function useEndpoints(query: QueryOf<'listWebhookEndpoints'>) {
