@@ -1,5 +1,5 @@
 // Outbound webhooks (docs/webhooks.md), the events of time and of rendering, against a real HTTP
-// receiver on localhost: `signature.rendered` counted per user, template and size within its window;
+// receiver on localhost: `signature.rendered`, an event per render, the rest of a flood past ten a window counted into one;
 // `campaign.started|ended` announced once per transition even with two instances on one database;
 // a retry due on a service clock far ahead of the database's still comes (the queue claims by the
 // database's clock).
@@ -28,7 +28,7 @@ async function deliveries(server: TestServer, org: TestOrg, endpointId: string) 
 
 const ofType = (r: Receiver, type: string) => r.received.filter((x) => x.json.type === type);
 
-describe('outbound webhooks: signature.rendered, one event per user, template and size within its window', () => {
+describe('outbound webhooks: signature.rendered, an event per render, the rest of a flood counted into one', () => {
   let server: TestServer;
   let receiver: Receiver;
   before(async () => {
@@ -41,7 +41,7 @@ describe('outbound webhooks: signature.rendered, one event per user, template an
     await receiver.close();
   });
 
-  test("renders of one user and template are counted into one event with the first one's correlation id", async () => {
+  test('each render is an event; past ten of one signature in a window, the rest are counted into one more', async () => {
     const org = await createOrg(server);
     await addEndpoint(server, org, receiver.url, ['signature.rendered']);
     const [ann, bob] = [await createUser(server, org, { name: 'Ann' }), await createUser(server, org, { name: 'Bob' })];
@@ -54,47 +54,46 @@ describe('outbound webhooks: signature.rendered, one event per user, template an
       assert.equal(res.status, 200, res.text);
       return res.body as { templateId: string; bytes: number };
     };
-    const annRendered = await render(ann.userId, 'ann-0');
-    for (let i = 1; i < 5; i++) await render(ann.userId, `ann-${i}`);
+    const renderedOf = (userId: string) => ofType(receiver, 'signature.rendered').filter((x) => x.json.data.userId === userId);
+    // Bob: two renders, two events, each with its own correlation id.
     const bobRendered = await render(bob.userId, 'bob-0');
     await render(bob.userId, 'bob-1');
+    // Ann: a flood of 13 renders in one window: ten events, then one counting the other three.
+    const annRendered = await render(ann.userId, 'ann-0');
+    for (let i = 1; i < 13; i++) await render(ann.userId, `ann-${i}`);
     const preview = await server.request('POST', `/v1/orgs/${org.orgId}/templates/preview`, {
       key: org.key,
       body: { userId: ann.userId, html: '<p>{{ user.name }}</p>', text: '' },
     });
     assert.equal(preview.status, 200, preview.text);
     await server.deps.renderedEvents.flush();
-    const got = await waitFor(() => {
-      const mine = ofType(receiver, 'signature.rendered').filter((x) => [ann.userId, bob.userId].includes(x.json.data.userId));
-      return mine.length >= 2 && mine;
-    }, 'the two events');
-    const byUser = new Map(got.map((x) => [x.json.data.userId, x.json.data]));
-    assert.deepEqual(byUser.get(ann.userId), {
+    await waitFor(() => renderedOf(ann.userId).length >= 11 && renderedOf(bob.userId).length >= 2, 'the events of both');
+    const bobs = renderedOf(bob.userId).map((x) => x.json.data);
+    assert.deepEqual(bobs.map((d) => [d.templateId, d.bytes, d.correlationId, d.count]).sort(), [
+      [bobRendered.templateId, bobRendered.bytes, 'bob-0', 1],
+      [bobRendered.templateId, bobRendered.bytes, 'bob-1', 1],
+    ]);
+    const anns = renderedOf(ann.userId).map((x) => x.json.data);
+    assert.equal(anns.length, 11, 'ten events and one counting the rest (the preview is none)');
+    const byCorrelation = new Map(anns.map((d) => [d.correlationId, d]));
+    for (let i = 0; i < 10; i++) assert.equal(byCorrelation.get(`ann-${i}`)?.count, 1, `ann-${i}`);
+    assert.deepEqual(byCorrelation.get('ann-10'), {
       userId: ann.userId,
       templateId: annRendered.templateId,
       bytes: annRendered.bytes,
-      correlationId: 'ann-0',
-      count: 5,
+      correlationId: 'ann-10',
+      count: 3,
     });
-    assert.deepEqual(byUser.get(bob.userId), {
-      userId: bob.userId,
-      templateId: bobRendered.templateId,
-      bytes: bobRendered.bytes,
-      correlationId: 'bob-0',
-      count: 2,
-    });
-    // Another template (the org's new default) is another event, even for the same user in the same window.
+    assert.equal(new Set(renderedOf(ann.userId).map((x) => x.headers['webhook-id'])).size, 11, 'each event its own webhook-id');
+    // Another template (the org's new default) is another signature: counted apart, from one again.
     const other = await createTemplate(server, org, { name: 'Other', html: '<p>{{ user.name }} (other)</p>', text: '', isDefault: true });
     await render(ann.userId, 'ann-other');
-    await render(ann.userId, 'ann-other-2');
     await server.deps.renderedEvents.flush();
     const again = await waitFor(() => {
-      const mine = ofType(receiver, 'signature.rendered').filter((x) => x.json.data.userId === ann.userId);
-      return mine.length >= 2 && mine;
-    }, "ann's second event");
-    assert.equal(again.length, 2);
-    const { templateId, count, correlationId } = again[1]?.json.data ?? {};
-    assert.deepEqual([templateId, count, correlationId], [other.templateId, 2, 'ann-other']);
+      const mine = renderedOf(ann.userId).filter((x) => x.json.data.templateId === other.templateId);
+      return mine.length >= 1 && mine;
+    }, "ann's event for the other template");
+    assert.deepEqual([again.length, again[0]?.json.data.count, again[0]?.json.data.correlationId], [1, 1, 'ann-other']);
   });
 });
 

@@ -1,13 +1,17 @@
 // `signature.rendered` at the speed of rendering (docs/webhooks.md, "signature.rendered: one event
-// per user, template and size a second"). A render must not wait for a database round trip, and
+// per render, counted beyond ten a second"). A render must not wait for a database round trip, and
 // one delivery per render would cost several times the render itself (an HTTP request, a signature,
-// an attempt written): so each render is a count in memory here (after a cached check that the org
-// has an endpoint subscribed to the type: caches.webhookRendered), and the renders of the same
-// user, template and size within one window (a second) are ONE event, its `count` saying how many
-// renders it stands for, its `timestamp` and `correlationId` the first one's. The window's events
-// are written as one outbox statement (events.ts): at most WINDOW_MS after its first render, or at
-// once at BATCH distinct events. A write that fails is logged and its events are lost (renders are
-// not retried either): at most once on this path, unlike the events of writes, which commit with them.
+// an attempt written) when one signature is served in a flood: so each render is recorded in memory
+// here (after a cached check that the org has an endpoint subscribed to the type:
+// caches.webhookRendered). Within one window (a second), the first EXACT_PER_WINDOW renders of the
+// same user, template and size are an event each, as the contract has it; the renders after them
+// are ONE more event whose `count` says how many renders it stands for (its `timestamp` and
+// `correlationId` the first of them). So a person's signature served a few times a second gives
+// exactly one event per render, and a flood costs at most EXACT_PER_WINDOW + 1 deliveries a second
+// for each signature. The window's events are written as one outbox statement (events.ts): at most
+// WINDOW_MS after its first render, or at once at BATCH events. A write that fails is logged and its
+// events are lost (renders are not retried either): at most once on this path, unlike the events
+// of writes, which commit with them.
 import type { Caches } from '../cache/namespaces.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { Db } from '../store/db.ts';
@@ -16,9 +20,11 @@ import { outboundRepo } from '../store/repositories/outbound-webhooks.ts';
 import { emitEvents, type OutboundEvent } from './events.ts';
 
 const BATCH = 500;
+/** Renders of one signature (user, template, size) in a window that are an event each; the rest are counted into one. */
+export const EXACT_PER_WINDOW = 10;
 /** The window renders are counted in: the longest an event waits before it is written. */
 export const RENDERED_WINDOW_MS = 1000;
-/** Distinct events held while the buffer is being written: beyond this, new ones are dropped (and counted in the log). */
+/** Events held while the buffer is being written: beyond this, new ones are dropped (and counted in the log). */
 const MAX_BUFFERED = 50_000;
 
 export interface RenderedData {
@@ -28,7 +34,7 @@ export interface RenderedData {
   correlationId: string | null;
 }
 
-/** What a `signature.rendered` event carries: the first render's data and how many it stands for. */
+/** What a `signature.rendered` event carries: its render's data and how many renders it stands for (1 but for the last of a flood). */
 type Counted = OutboundEvent & { data: RenderedData & { count: number } };
 
 export class RenderedEvents {
@@ -38,7 +44,9 @@ export class RenderedEvents {
   readonly #logger: Logger;
   readonly #windowMs: number;
   /** This window's events, by org, user, template and size (insertion order: first render first). */
-  #buffer = new Map<string, Counted>();
+  #buffer = new Map<string, Counted[]>();
+  /** How many events #buffer holds. */
+  #events = 0;
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> = Promise.resolve();
   #dropped = 0;
@@ -94,16 +102,20 @@ export class RenderedEvents {
   #count(orgId: string, data: RenderedData, at: Date): void {
     const key = `${orgId} ${data.userId} ${data.templateId} ${data.bytes}`;
     const held = this.#buffer.get(key);
-    if (held) {
-      held.data.count++;
+    if (held && held.length > EXACT_PER_WINDOW) {
+      // Past the exact ones: the window's last event counts the rest of the flood.
+      (held.at(-1) as Counted).data.count++;
       return;
     }
-    if (this.#buffer.size >= MAX_BUFFERED) {
+    if (this.#events >= MAX_BUFFERED) {
       this.#dropped++;
       return;
     }
-    this.#buffer.set(key, { orgId, type: 'signature.rendered', at, data: { ...data, count: 1 } });
-    if (this.#buffer.size >= BATCH) void this.#write();
+    const event: Counted = { orgId, type: 'signature.rendered', at, data: { ...data, count: 1 } };
+    if (held) held.push(event);
+    else this.#buffer.set(key, [event]);
+    this.#events++;
+    if (this.#events >= BATCH) void this.#write();
     else if (!this.#timer) {
       this.#timer = setTimeout(() => void this.#write(), this.#windowMs);
       this.#timer.unref();
@@ -119,9 +131,10 @@ export class RenderedEvents {
   #write(): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#buffer.size === 0) return this.#writing;
-    const events = [...this.#buffer.values()];
+    if (this.#events === 0) return this.#writing;
+    const events = [...this.#buffer.values()].flat();
     this.#buffer = new Map();
+    this.#events = 0;
     this.#writing = this.#writing.then(async () => {
       for (let i = 0; i < events.length; i += BATCH) {
         const batch = events.slice(i, i + BATCH);

@@ -11,7 +11,7 @@ export type EventType = CreateBody['events'][number];
 
 /** The event types an endpoint may subscribe to, and what each means (docs/webhooks.md, "Events"). */
 export const EVENT_TYPES: { type: EventType; what: string }[] = [
-  { type: 'signature.rendered', what: 'signatures were served (render, add-in, push), counted per user a second' },
+  { type: 'signature.rendered', what: 'signatures were served (render, add-in, push): an event each, counted beyond ten a second' },
   { type: 'audit.event', what: 'every audit log entry' },
   { type: 'user.created', what: 'a user was added' },
   { type: 'user.updated', what: 'a user changed' },
