@@ -1,7 +1,10 @@
 // `npm run bench`: the hot routes against a bare Fastify server measured in the same run, as
 // ratios (speed is measured here, never in timed tests: docs/testing.md). The service runs as its own
 // process on the embedded database (or DATABASE_URL / REDIS_URL), with rate limits raised.
-import { mkdtempSync, rmSync } from 'node:fs';
+// `--out FILE` saves the JSON report; `--compare FILE` prints this run's change against a saved one
+// (with `--with FILE2`, two saved reports, and nothing runs); `--profile DIR` writes a CPU profile of
+// the service per scenario (bench/profile.ts).
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,8 +17,24 @@ import { signedHeader } from '../test/helpers/payments.ts';
 import { runNode, startProcess, type ServiceProcess } from '../test/helpers/process.ts';
 import { noisyNeighbour, type NoisyResult } from './noisy.ts';
 import { benchEnv, hotRoutes, measure as measureOn, measureSeries, peakRssMb, seriesTable, type Measured, type Load } from './measure.ts';
+import { compareReports, type GatewayFigures, type Report } from './compare.ts';
+import { connectProfiler, inspectOptions, type Profiler } from './profile.ts';
+import { benchCampaign } from './campaign.ts';
 
-const SCENARIOS = ['baseline', 'org-apikey', 'org-idtoken', 'render-warm', 'render-cold', 'pixel', 'webhook', 'noisy-org', 'render-warm-subscribed'] as const;
+const SCENARIOS = [
+  'baseline',
+  'org-apikey',
+  'org-idtoken',
+  'render-warm',
+  'render-cold',
+  'pixel',
+  'webhook',
+  'noisy-org',
+  'render-warm-subscribed',
+  'render-warm-campaign',
+  'click',
+  'gateway',
+] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 const { values } = parseArgs({
@@ -28,8 +47,21 @@ const { values } = parseArgs({
     // An embedded data directory to use, already migrated (the test suite's smoke run passes one,
     // saving an initdb); the caller keeps it. Default: a new temporary one, removed at the end.
     'data-dir': { type: 'string' },
+    out: { type: 'string' },
+    compare: { type: 'string' },
+    with: { type: 'string' },
+    profile: { type: 'string' },
+    // The gateway scenario's length (bench/gateway.ts --duration): default the scenarios' own.
+    'gateway-duration': { type: 'string' },
   },
 });
+const readReport = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Report;
+if (values.with) {
+  if (!values.compare) throw new Error('--with FILE compares FILE against --compare FILE: give both');
+  process.stdout.write(`${compareReports(readReport(values.compare), readReport(values.with)).join('\n')}\n`);
+  process.exit(0);
+}
+const before = values.compare ? readReport(values.compare) : undefined;
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 const chosen = (values.scenario ? values.scenario.split(',') : [...SCENARIOS]) as Scenario[];
@@ -38,9 +70,29 @@ if (!chosen.includes('baseline')) chosen.unshift('baseline');
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 
 const load: Load = { connections, durationS: duration, progress };
-const measure = (name: Scenario, target: ServiceProcess, opts: Parameters<typeof measureOn>[3]) => measureOn(name, target, load, opts);
+let profiler: Profiler | undefined;
+const profileTops: string[] = [];
+let profiled: ServiceProcess | undefined;
+/** One scenario; profiled (--profile) when it drives the bench's service. */
+const measure = async (name: Scenario, target: ServiceProcess, opts: Parameters<typeof measureOn>[3], success: 2 | 3 = 2) => {
+  const profiling = target === profiled ? profiler : undefined;
+  await profiling?.start();
+  const measured = await measureOn(name, target, load, opts, success);
+  if (profiling) profileTops.push(...(await profiling.stop(name)));
+  return measured;
+};
 
 const dataDir = values['data-dir'] ?? mkdtempSync(join(tmpdir(), 'sigsvc-bench-'));
+// The gateway's and the noisy org's services run on data directories of their own: copies of the
+// one given (migrated, untouched yet), or new ones.
+const spareDirs = values['data-dir']
+  ? (['gateway', 'noisy'] as const).map((k) => {
+      const dir = mkdtempSync(join(tmpdir(), `sigsvc-bench-${k}-`));
+      cpSync(dataDir, dir, { recursive: true });
+      return dir;
+    })
+  : [];
+
 const env = benchEnv(dataDir, {
   SIGNIN_ATTEMPTS_PER_MINUTE: '100000',
   WEBHOOK_SECRET: 'whsec_bench',
@@ -71,8 +123,17 @@ try {
   const org = JSON.parse(created.stdout) as { orgId: string; ownerUserId: string; apiKey: { key: string } };
 
   const servicePort = await freePort();
-  const service = await startProcess({ ...env, BASE_URL: `http://127.0.0.1:${servicePort}` }, servicePort);
+  const inspectPort = values.profile ? await freePort() : 0;
+  const service = await startProcess(
+    { ...env, BASE_URL: `http://127.0.0.1:${servicePort}`, ...(values.profile ? { NODE_OPTIONS: inspectOptions(inspectPort) } : {}) },
+    servicePort,
+  );
   procs.push(service);
+  if (values.profile) {
+    mkdirSync(values.profile, { recursive: true });
+    profiler = await connectProfiler(inspectPort, values.profile);
+    profiled = service;
+  }
   const key = org.apiKey.key;
   const api = (method: string, path: string, body?: unknown) => httpRequest(service.url, method, path, { key, ...(body ? { body } : {}) });
 
@@ -110,7 +171,8 @@ try {
   let hookSeq = 0;
   let noisy: NoisyResult | undefined;
   const hot = hotRoutes(service, { orgId: org.orgId, key, userId: org.ownerUserId });
-  const runs: Record<Scenario, () => Promise<Measured>> = {
+  const campaign = benchCampaign(service.url, org.orgId, key, org.ownerUserId, api);
+  const runs: Record<Exclude<Scenario, 'gateway'>, () => Promise<Measured>> = {
     baseline: () => measure('baseline', baseline, { url: `${baseline.url}/` }),
     'org-apikey': () => measure('org-apikey', service, hot['org-apikey']),
     'org-idtoken': () => measure('org-idtoken', service, { url: `${service.url}/v1/orgs/${org.orgId}`, headers: { authorization: `Bearer ${idToken}` } }),
@@ -137,9 +199,22 @@ try {
       progress(`… ${delivered} signature.rendered deliveries received by the end of the run`);
       return measured;
     },
+    // render-warm with an active campaign whose banner is in the template (bench/campaign.ts).
+    'render-warm-campaign': async () => {
+      const c = await campaign();
+      return c.during(() =>
+        measure('render-warm-campaign', service, {
+          ...hot['render-warm'],
+          body: JSON.stringify({ templateId: c.templateId }),
+          headers: { ...hot['render-warm'].headers, 'content-type': 'application/json' },
+        }),
+      );
+    },
+    // The banner's tracked link: verified, judged and recorded (written in batches), answered 302.
+    click: async () => (await campaign()).during((clickUrl) => measure('click', service, { url: clickUrl }, 3)),
     // The quiet org's latency while another org floods (bench/noisy.ts): its own service process.
     'noisy-org': async () => {
-      noisy = await noisyNeighbour(load);
+      noisy = await noisyNeighbour(load, spareDirs[1]);
       return noisy.quiet;
     },
     webhook: () =>
@@ -162,11 +237,12 @@ try {
       }),
   };
   const scenarios = await measureSeries(
-    chosen.filter((n) => n !== 'baseline'),
-    (name) => runs[name as Scenario](),
+    chosen.filter((n) => n !== 'baseline' && n !== 'gateway'),
+    (name) => runs[name as Exclude<Scenario, 'gateway'>](),
     runs.baseline,
   );
   const rssMb = peakRssMb(service.pid);
+  const gateway = chosen.includes('gateway') ? await gatewayScenario() : undefined;
   const report = {
     node: process.version,
     cpus: cpus().length,
@@ -176,7 +252,10 @@ try {
     scenarios,
     rssMb,
     ...(noisy ? { noisy } : {}),
+    ...(gateway ? { gateway } : {}),
   };
+  if (values.out) writeFileSync(values.out, `${JSON.stringify(report, null, 2)}\n`);
+  if (values.profile) writeFileSync(join(values.profile, 'top.md'), `${profileTops.join('\n')}\n`);
   if (values.json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
@@ -191,18 +270,45 @@ try {
                 `the noisy org sent ${noisy.noisyRps} req/s, ${(noisy.noisyRefused * 100).toFixed(1)} % refused by its bucket`,
             ]
           : []),
+        ...(gateway
+          ? [
+              `gateway: stamped ${gateway.stamped.messagesPerS} messages/s (p50 / p99 ${gateway.stamped.p50Ms} / ${gateway.stamped.p99Ms} ms) against ` +
+                `${gateway.passThrough.messagesPerS} passed through (${gateway.passThrough.p50Ms} / ${gateway.passThrough.p99Ms} ms): ratio ${gateway.ratio}`,
+            ]
+          : []),
         '',
       ].join('\n'),
     );
   }
-  const bad = scenarios.filter((s) => s.errors > 0 || s.non2xx > 0);
+  // On stderr under --json, which keeps stdout one JSON document.
+  if (before) (values.json ? process.stderr : process.stdout).write(`\nAgainst ${values.compare}:\n${compareReports(before, report).join('\n')}\n`);
+  if (values.profile) progress(`… CPU profiles of the service in ${values.profile} (top frames: ${join(values.profile, 'top.md')})`);
+  const bad = scenarios.filter((s) => s.errors > 0 || s.non2xx > 0).map((s) => s.name);
+  if (gateway && (gateway.stamped.errors > 0 || gateway.passThrough.errors > 0)) bad.push('gateway');
   if (bad.length) {
-    progress(`errors or non-2xx answers in: ${bad.map((s) => s.name).join(', ')} (a benchmark with errors is not a result)`);
+    progress(`errors or unexpected answers in: ${bad.join(', ')} (a benchmark with errors is not a result)`);
     process.exitCode = 1;
   }
 } finally {
+  profiler?.close();
   await Promise.all(procs.map((p) => p.stop()));
   receiver.closeAllConnections();
   receiver.close();
   if (!values['data-dir']) rmSync(dataDir, { recursive: true, force: true });
+  for (const dir of spareDirs) rmSync(dir, { recursive: true, force: true });
+}
+
+/** The gateway scenario: `bench/gateway.ts --json` as a child process (its own service), folded in. */
+async function gatewayScenario(): Promise<GatewayFigures> {
+  const seconds = values['gateway-duration'] ?? String(duration);
+  progress(`… gateway: bench/gateway.ts, ${seconds} s of alternating slices`);
+  const args = ['bench/gateway.ts', '--json', '--duration', seconds, '--clients', String(Math.min(20, connections)), '--big-mb', '1'];
+  if (spareDirs[0]) args.push('--data-dir', spareDirs[0]);
+  const stores = Object.fromEntries(Object.entries({ DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL }).filter(([, v]) => v));
+  const res = await runNode(args, stores, 600_000);
+  if (res.code !== 0) throw new Error(`bench/gateway.ts exited with ${res.code}: ${res.stderr}`);
+  const { throughput: t } = JSON.parse(res.stdout) as {
+    throughput: { ratio: number; stamped: GatewayFigures['stamped']; baseline: GatewayFigures['passThrough'] };
+  };
+  return { ratio: t.ratio, stamped: t.stamped, passThrough: t.baseline };
 }

@@ -1,0 +1,60 @@
+// The campaign of `npm run bench`'s `render-warm-campaign` and `click` scenarios (DECISIONS wave 3,
+// "Rules, campaigns and clicks"): a banner image, a template with `{{ campaign.banner }}`, and a
+// campaign for everyone started a minute ago, its link tracked; made once, on first need. The
+// campaign is active only while `during` runs: every other scenario renders without one.
+import { png } from '../test/helpers/images.ts';
+import type { httpRequest } from '../test/helpers/server.ts';
+
+type Api = (method: string, path: string, body?: unknown) => ReturnType<typeof httpRequest>;
+
+export interface BenchCampaign {
+  /** The template whose HTML carries the banner (render it by `templateId`). */
+  templateId: string;
+  /** Runs `fn` while the campaign is active; `fn` gets the tracked URL of the banner's link. */
+  during: <T>(fn: (clickUrl: string) => Promise<T>) => Promise<T>;
+}
+
+export function benchCampaign(serviceUrl: string, orgId: string, key: string, userId: string, api: Api): () => Promise<BenchCampaign> {
+  let made: Promise<{ templateId: string; imageId: string }> | undefined;
+  const setUp = async () => {
+    const upload = await fetch(`${serviceUrl}/v1/orgs/${orgId}/images`, {
+      method: 'POST',
+      headers: { 'x-api-key': key, 'content-type': 'image/png' },
+      body: new Uint8Array(png(600, 100)),
+    });
+    if (upload.status !== 201) throw new Error(`banner image: ${await upload.text()}`);
+    const { imageId } = (await upload.json()) as { imageId: string };
+    const template = await api('POST', `/v1/orgs/${orgId}/templates`, {
+      name: 'With a campaign',
+      html: '<table role="presentation"><tr><td><b>{{ user.name }}</b><br>{{ user.title }}, {{ org.name }}<br>{{ user.email }}<img src="{{ pixel_url }}" width="1" height="1" alt=""></td></tr><tr><td>{{ campaign.banner | raw }}</td></tr></table>',
+      text: '{{ user.name }}\n{{ org.name }}\n{{ campaign.text }}',
+    });
+    if (template.status !== 201) throw new Error(`campaign template: ${template.text}`);
+    return { templateId: template.body.templateId as string, imageId };
+  };
+  return async () => {
+    made ??= setUp();
+    const { templateId, imageId } = await made;
+    return {
+      templateId,
+      during: async (fn) => {
+        const campaign = await api('POST', `/v1/orgs/${orgId}/campaigns`, {
+          name: `Bench ${Date.now()}`,
+          startsAt: new Date(Date.now() - 60_000).toISOString(),
+          audience: {},
+          variants: [{ imageId, link: 'https://shop.example/bench?ref=sig', alt: 'Bench sale', weight: 1 }],
+          utm: { source: 'signature', medium: 'email', campaign: 'bench' },
+        });
+        if (campaign.status !== 201) throw new Error(`campaign: ${campaign.text}`);
+        try {
+          const rendered = await api('POST', `/v1/orgs/${orgId}/render/${userId}`, { templateId });
+          const href = /href="([^"]*\/v1\/c\/[^"]+)"/.exec(String(rendered.body?.html))?.[1];
+          if (!href) throw new Error(`no tracked banner link in the render: ${rendered.text}`);
+          return await fn(href);
+        } finally {
+          await api('DELETE', `/v1/orgs/${orgId}/campaigns/${campaign.body.campaignId}`);
+        }
+      },
+    };
+  };
+}
