@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
 import { freePort, httpRequest } from '../test/helpers/server.ts';
 import { oidcClient, signIn } from '../test/helpers/browser.ts';
 import { signedHeader } from '../test/helpers/payments.ts';
@@ -236,6 +237,10 @@ try {
         ],
       }),
   };
+  // A new process answers its first requests slowly (V8 compiles, caches fill): a few hundred
+  // requests of the hot routes first, so that the first scenario does not measure the warm-up.
+  progress('… warming the service up');
+  for (const route of [hot['org-apikey'], hot['render-warm'], hot.pixel]) await autocannon({ ...route, connections: 1, amount: 200 });
   const scenarios = await measureSeries(
     chosen.filter((n) => n !== 'baseline' && n !== 'gateway'),
     (name) => runs[name as Exclude<Scenario, 'gateway'>](),
