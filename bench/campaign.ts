@@ -10,8 +10,18 @@ type Api = (method: string, path: string, body?: unknown) => ReturnType<typeof h
 export interface BenchCampaign {
   /** The template whose HTML carries the banner (render it by `templateId`). */
   templateId: string;
-  /** Runs `fn` while the campaign is active; `fn` gets the tracked URL of the banner's link. */
-  during: <T>(fn: (clickUrl: string) => Promise<T>) => Promise<T>;
+  /** Starts a campaign: the tracked URL of its banner's link, and what ends it. */
+  start: () => Promise<{ clickUrl: string; end: () => Promise<void> }>;
+}
+
+/** Runs `fn` while a campaign is active; `fn` gets the tracked URL of the banner's link. */
+export async function duringCampaign<T>(c: BenchCampaign, fn: (clickUrl: string) => Promise<T>): Promise<T> {
+  const { clickUrl, end } = await c.start();
+  try {
+    return await fn(clickUrl);
+  } finally {
+    await end();
+  }
 }
 
 export function benchCampaign(serviceUrl: string, orgId: string, key: string, userId: string, api: Api): () => Promise<BenchCampaign> {
@@ -37,7 +47,7 @@ export function benchCampaign(serviceUrl: string, orgId: string, key: string, us
     const { templateId, imageId } = await made;
     return {
       templateId,
-      during: async (fn) => {
+      start: async () => {
         const campaign = await api('POST', `/v1/orgs/${orgId}/campaigns`, {
           name: `Bench ${Date.now()}`,
           startsAt: new Date(Date.now() - 60_000).toISOString(),
@@ -46,14 +56,14 @@ export function benchCampaign(serviceUrl: string, orgId: string, key: string, us
           utm: { source: 'signature', medium: 'email', campaign: 'bench' },
         });
         if (campaign.status !== 201) throw new Error(`campaign: ${campaign.text}`);
-        try {
-          const rendered = await api('POST', `/v1/orgs/${orgId}/render/${userId}`, { templateId });
-          const href = /href="([^"]*\/v1\/c\/[^"]+)"/.exec(String(rendered.body?.html))?.[1];
-          if (!href) throw new Error(`no tracked banner link in the render: ${rendered.text}`);
-          return await fn(href);
-        } finally {
-          await api('DELETE', `/v1/orgs/${orgId}/campaigns/${campaign.body.campaignId}`);
+        const end = async () => void (await api('DELETE', `/v1/orgs/${orgId}/campaigns/${campaign.body.campaignId}`));
+        const rendered = await api('POST', `/v1/orgs/${orgId}/render/${userId}`, { templateId });
+        const clickUrl = /href="([^"]*\/v1\/c\/[^"]+)"/.exec(String(rendered.body?.html))?.[1];
+        if (!clickUrl) {
+          await end();
+          throw new Error(`no tracked banner link in the render: ${rendered.text}`);
         }
+        return { clickUrl, end };
       },
     };
   };

@@ -20,7 +20,7 @@ import { noisyNeighbour, type NoisyResult } from './noisy.ts';
 import { benchEnv, hotRoutes, measure as measureOn, measureSeries, peakRssMb, seriesTable, type Measured, type Load } from './measure.ts';
 import { compareReports, type GatewayFigures, type Report } from './compare.ts';
 import { connectProfiler, inspectOptions, type Profiler } from './profile.ts';
-import { benchCampaign } from './campaign.ts';
+import { benchCampaign, duringCampaign } from './campaign.ts';
 
 const SCENARIOS = [
   'baseline',
@@ -203,7 +203,7 @@ try {
     // render-warm with an active campaign whose banner is in the template (bench/campaign.ts).
     'render-warm-campaign': async () => {
       const c = await campaign();
-      return c.during(() =>
+      return duringCampaign(c, () =>
         measure('render-warm-campaign', service, {
           ...hot['render-warm'],
           body: JSON.stringify({ templateId: c.templateId }),
@@ -212,7 +212,7 @@ try {
       );
     },
     // The banner's tracked link: verified, judged and recorded (written in batches), answered 302.
-    click: async () => (await campaign()).during((clickUrl) => measure('click', service, { url: clickUrl }, 3)),
+    click: async () => duringCampaign(await campaign(), (clickUrl) => measure('click', service, { url: clickUrl }, 3)),
     // The quiet org's latency while another org floods (bench/noisy.ts): its own service process.
     'noisy-org': async () => {
       noisy = await noisyNeighbour(load, spareDirs[1]);
