@@ -124,8 +124,10 @@ export async function measureSeries(names: string[], run: (name: string) => Prom
   const scenarios: Result[] = [];
   for (const name of names) {
     const r = await run(name);
-    slices.push(await baseline());
-    const around = (slices.at(-2)!.rps + slices.at(-1)!.rps) / 2;
+    const before = slices.at(-1)?.rps ?? 0;
+    const after = await baseline();
+    slices.push(after);
+    const around = (before + after.rps) / 2;
     scenarios.push({ ...r, baselineRps: Math.round(around), ratio: around ? Math.round((r.rps / around) * 1000) / 1000 : 0 });
   }
   const sum = (pick: (r: Measured) => number) => slices.reduce((total, r) => total + pick(r), 0);
