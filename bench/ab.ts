@@ -67,7 +67,8 @@ async function side(dir: string) {
   const api = (method: string, path: string, body?: unknown) => httpRequest(url, method, path, { key, ...(body ? { body } : {}) });
   const template = await api('POST', `/v1/orgs/${org.orgId}/templates`, {
     name: 'Standard',
-    html: '<p>{{ user.name }}, {{ org.name }}<img src="{{ pixel_url }}"></p>',
+    isDefault: true,
+    html: '<p>{{ user.name }}, {{ org.name }}<img src="{{ pixel_url }}"></p>{{ campaign.banner | raw }}',
   });
   if (template.status !== 201) throw new Error(template.text);
   const client = await oidcClient(`${url}/auth`, 'app-client-bench', `${url}/app`);

@@ -1,15 +1,14 @@
 // The campaign of `npm run bench`'s `render-warm-campaign` and `click` scenarios (DECISIONS wave 3,
-// "Rules, campaigns and clicks"): a banner image, a template with `{{ campaign.banner }}`, and a
-// campaign for everyone started a minute ago, its link tracked; made once, on first need. The
-// campaign is active only while `during` runs: every other scenario renders without one.
+// "Rules, campaigns and clicks"): a banner image (uploaded once, on first need) and a campaign for
+// everyone started a minute ago, its link tracked. The org's default template has
+// `{{ campaign.banner }}`: with no campaign active it renders as nothing, so every other scenario
+// renders the same template without a banner. The campaign is active only between `start` and its end.
 import { png } from '../test/helpers/images.ts';
 import type { httpRequest } from '../test/helpers/server.ts';
 
 type Api = (method: string, path: string, body?: unknown) => ReturnType<typeof httpRequest>;
 
 export interface BenchCampaign {
-  /** The template whose HTML carries the banner (render it by `templateId`). */
-  templateId: string;
   /** Starts a campaign: the tracked URL of its banner's link, and what ends it. */
   start: () => Promise<{ clickUrl: string; end: () => Promise<void> }>;
 }
@@ -25,7 +24,7 @@ export async function duringCampaign<T>(c: BenchCampaign, fn: (clickUrl: string)
 }
 
 export function benchCampaign(serviceUrl: string, orgId: string, key: string, userId: string, api: Api): () => Promise<BenchCampaign> {
-  let made: Promise<{ templateId: string; imageId: string }> | undefined;
+  let made: Promise<{ imageId: string }> | undefined;
   const setUp = async () => {
     const upload = await fetch(`${serviceUrl}/v1/orgs/${orgId}/images`, {
       method: 'POST',
@@ -34,19 +33,12 @@ export function benchCampaign(serviceUrl: string, orgId: string, key: string, us
     });
     if (upload.status !== 201) throw new Error(`banner image: ${await upload.text()}`);
     const { imageId } = (await upload.json()) as { imageId: string };
-    const template = await api('POST', `/v1/orgs/${orgId}/templates`, {
-      name: 'With a campaign',
-      html: '<table role="presentation"><tr><td><b>{{ user.name }}</b><br>{{ user.title }}, {{ org.name }}<br>{{ user.email }}<img src="{{ pixel_url }}" width="1" height="1" alt=""></td></tr><tr><td>{{ campaign.banner | raw }}</td></tr></table>',
-      text: '{{ user.name }}\n{{ org.name }}\n{{ campaign.text }}',
-    });
-    if (template.status !== 201) throw new Error(`campaign template: ${template.text}`);
-    return { templateId: template.body.templateId as string, imageId };
+    return { imageId };
   };
   return async () => {
     made ??= setUp();
-    const { templateId, imageId } = await made;
+    const { imageId } = await made;
     return {
-      templateId,
       start: async () => {
         const campaign = await api('POST', `/v1/orgs/${orgId}/campaigns`, {
           name: `Bench ${Date.now()}`,
@@ -57,7 +49,7 @@ export function benchCampaign(serviceUrl: string, orgId: string, key: string, us
         });
         if (campaign.status !== 201) throw new Error(`campaign: ${campaign.text}`);
         const end = async () => void (await api('DELETE', `/v1/orgs/${orgId}/campaigns/${campaign.body.campaignId}`));
-        const rendered = await api('POST', `/v1/orgs/${orgId}/render/${userId}`, { templateId });
+        const rendered = await api('POST', `/v1/orgs/${orgId}/render/${userId}`);
         const clickUrl = /href="([^"]*\/v1\/c\/[^"]+)"/.exec(String(rendered.body?.html))?.[1];
         if (!clickUrl) {
           await end();
