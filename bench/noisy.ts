@@ -41,8 +41,9 @@ async function quietly(url: string, orgId: string, key: string, durationS: numbe
   return { latencies: latencies.sort((x, y) => x - y), failed };
 }
 
-export async function noisyNeighbour(load: Load): Promise<NoisyResult> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'sigsvc-bench-noisy-'));
+/** `givenDir`: an embedded data directory already migrated, which the caller keeps (default: a new one). */
+export async function noisyNeighbour(load: Load, givenDir?: string): Promise<NoisyResult> {
+  const dataDir = givenDir ?? mkdtempSync(join(tmpdir(), 'sigsvc-bench-noisy-'));
   // Stage and org buckets at their defaults (benchEnv raises the stage's for the ratios).
   const env = benchEnv(dataDir, {
     STAGE: 'benchnoisy',
@@ -102,6 +103,6 @@ export async function noisyNeighbour(load: Load): Promise<NoisyResult> {
       await service.stop();
     }
   } finally {
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!givenDir) rmSync(dataDir, { recursive: true, force: true });
   }
 }

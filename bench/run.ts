@@ -1,21 +1,41 @@
 // `npm run bench`: the hot routes against a bare Fastify server measured in the same run, as
 // ratios (speed is measured here, never in timed tests: docs/testing.md). The service runs as its own
 // process on the embedded database (or DATABASE_URL / REDIS_URL), with rate limits raised.
-import { mkdtempSync, rmSync } from 'node:fs';
+// `--out FILE` saves the JSON report; `--compare FILE` prints this run's change against a saved one
+// (with `--with FILE2`, two saved reports, and nothing runs); `--profile DIR` writes a CPU profile of
+// the service per scenario (bench/profile.ts).
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
 import { freePort, httpRequest } from '../test/helpers/server.ts';
 import { oidcClient, signIn } from '../test/helpers/browser.ts';
 import { signedHeader } from '../test/helpers/payments.ts';
 import { runNode, startProcess, type ServiceProcess } from '../test/helpers/process.ts';
 import { noisyNeighbour, type NoisyResult } from './noisy.ts';
 import { benchEnv, hotRoutes, measure as measureOn, measureSeries, peakRssMb, seriesTable, type Measured, type Load } from './measure.ts';
+import { compareReports, type GatewayFigures, type Report } from './compare.ts';
+import { connectProfiler, inspectOptions, type Profiler } from './profile.ts';
+import { benchCampaign, duringCampaign } from './campaign.ts';
 
-const SCENARIOS = ['baseline', 'org-apikey', 'org-idtoken', 'render-warm', 'render-cold', 'pixel', 'webhook', 'noisy-org', 'render-warm-subscribed'] as const;
+const SCENARIOS = [
+  'baseline',
+  'org-apikey',
+  'org-idtoken',
+  'render-warm',
+  'render-cold',
+  'pixel',
+  'webhook',
+  'noisy-org',
+  'render-warm-subscribed',
+  'render-warm-campaign',
+  'click',
+  'gateway',
+] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 const { values } = parseArgs({
@@ -28,8 +48,21 @@ const { values } = parseArgs({
     // An embedded data directory to use, already migrated (the test suite's smoke run passes one,
     // saving an initdb); the caller keeps it. Default: a new temporary one, removed at the end.
     'data-dir': { type: 'string' },
+    out: { type: 'string' },
+    compare: { type: 'string' },
+    with: { type: 'string' },
+    profile: { type: 'string' },
+    // The gateway scenario's length (bench/gateway.ts --duration): default the scenarios' own.
+    'gateway-duration': { type: 'string' },
   },
 });
+const readReport = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Report;
+if (values.with) {
+  if (!values.compare) throw new Error('--with FILE compares FILE against --compare FILE: give both');
+  process.stdout.write(`${compareReports(readReport(values.compare), readReport(values.with)).join('\n')}\n`);
+  process.exit(0);
+}
+const before = values.compare ? readReport(values.compare) : undefined;
 const duration = Number(values.duration);
 const connections = Number(values.connections);
 const chosen = (values.scenario ? values.scenario.split(',') : [...SCENARIOS]) as Scenario[];
@@ -38,9 +71,29 @@ if (!chosen.includes('baseline')) chosen.unshift('baseline');
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 
 const load: Load = { connections, durationS: duration, progress };
-const measure = (name: Scenario, target: ServiceProcess, opts: Parameters<typeof measureOn>[3]) => measureOn(name, target, load, opts);
+let profiler: Profiler | undefined;
+const profileTops: string[] = [];
+let profiled: ServiceProcess | undefined;
+/** One scenario; profiled (--profile) when it drives the bench's service. */
+const measure = async (name: Scenario, target: ServiceProcess, opts: Parameters<typeof measureOn>[3], success: 2 | 3 = 2) => {
+  const profiling = target === profiled ? profiler : undefined;
+  await profiling?.start();
+  const measured = await measureOn(name, target, load, opts, success);
+  if (profiling) profileTops.push(...(await profiling.stop(name)));
+  return measured;
+};
 
 const dataDir = values['data-dir'] ?? mkdtempSync(join(tmpdir(), 'sigsvc-bench-'));
+// The gateway's and the noisy org's services run on data directories of their own: copies of the
+// one given (migrated, untouched yet), or new ones.
+const spareDirs = values['data-dir']
+  ? (['gateway', 'noisy'] as const).map((k) => {
+      const dir = mkdtempSync(join(tmpdir(), `sigsvc-bench-${k}-`));
+      cpSync(dataDir, dir, { recursive: true });
+      return dir;
+    })
+  : [];
+
 const env = benchEnv(dataDir, {
   SIGNIN_ATTEMPTS_PER_MINUTE: '100000',
   WEBHOOK_SECRET: 'whsec_bench',
@@ -71,15 +124,27 @@ try {
   const org = JSON.parse(created.stdout) as { orgId: string; ownerUserId: string; apiKey: { key: string } };
 
   const servicePort = await freePort();
-  const service = await startProcess({ ...env, BASE_URL: `http://127.0.0.1:${servicePort}` }, servicePort);
+  const inspectPort = values.profile ? await freePort() : 0;
+  const service = await startProcess(
+    { ...env, BASE_URL: `http://127.0.0.1:${servicePort}`, ...(values.profile ? { NODE_OPTIONS: inspectOptions(inspectPort) } : {}) },
+    servicePort,
+  );
   procs.push(service);
+  if (values.profile) {
+    mkdirSync(values.profile, { recursive: true });
+    profiler = await connectProfiler(inspectPort, values.profile);
+    profiled = service;
+  }
   const key = org.apiKey.key;
   const api = (method: string, path: string, body?: unknown) => httpRequest(service.url, method, path, { key, ...(body ? { body } : {}) });
 
   const template = await api('POST', `/v1/orgs/${org.orgId}/templates`, {
     name: 'Standard',
-    html: '<style>td{font-family:Arial,sans-serif;font-size:13px;color:#333}</style><table role="presentation"><tr><td><b>{{ user.name }}</b><br>{{ user.title }}, {{ user.department }}<br>{{ org.name }}<br><a href="mailto:{{ user.email }}">{{ user.email }}</a> · {{ user.phone }}<img src="{{ pixel_url }}" width="1" height="1" alt=""></td></tr></table>',
-    text: '{{ user.name }}\n{{ user.title }}, {{ org.name }}\n{{ user.email }} · {{ user.phone }}',
+    // The org's default (instead of the starter template the org was created with): render-warm
+    // and render-cold render it, and render-warm-campaign the same with its banner.
+    isDefault: true,
+    html: '<style>td{font-family:Arial,sans-serif;font-size:13px;color:#333}</style><table role="presentation"><tr><td><b>{{ user.name }}</b><br>{{ user.title }}, {{ user.department }}<br>{{ org.name }}<br><a href="mailto:{{ user.email }}">{{ user.email }}</a> · {{ user.phone }}<img src="{{ pixel_url }}" width="1" height="1" alt=""></td></tr><tr><td>{{ campaign.banner | raw }}</td></tr></table>',
+    text: '{{ user.name }}\n{{ user.title }}, {{ org.name }}\n{{ user.email }} · {{ user.phone }}\n{{ campaign.text }}',
   });
   if (template.status !== 201) throw new Error(`template: ${template.text}`);
   const userCount = Number(values.users);
@@ -110,7 +175,26 @@ try {
   let hookSeq = 0;
   let noisy: NoisyResult | undefined;
   const hot = hotRoutes(service, { orgId: org.orgId, key, userId: org.ownerUserId });
-  const runs: Record<Scenario, () => Promise<Measured>> = {
+  // Signed invoice.paid events, each a new id: verified, deduplicated and applied.
+  const webhookEvents: autocannon.Options = {
+    url: `${service.url}/v1/webhooks/payment-provider`,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req) => {
+          const body = JSON.stringify({
+            id: `evt_bench_${process.pid}_${hookSeq++}`,
+            type: 'invoice.paid',
+            created: Math.floor(Date.now() / 1000),
+            data: { object: { customer: 'cus_bench', metadata: { orgId: org.orgId } } },
+          });
+          return { ...req, body, headers: { 'content-type': 'application/json', 'provider-signature': signedHeader(body, { secret: 'whsec_bench' }) } };
+        },
+      },
+    ],
+  };
+  const campaign = benchCampaign(service.url, org.orgId, key, org.ownerUserId, api);
+  const runs: Record<Exclude<Scenario, 'gateway'>, () => Promise<Measured>> = {
     baseline: () => measure('baseline', baseline, { url: `${baseline.url}/` }),
     'org-apikey': () => measure('org-apikey', service, hot['org-apikey']),
     'org-idtoken': () => measure('org-idtoken', service, { url: `${service.url}/v1/orgs/${org.orgId}`, headers: { authorization: `Bearer ${idToken}` } }),
@@ -137,36 +221,30 @@ try {
       progress(`… ${delivered} signature.rendered deliveries received by the end of the run`);
       return measured;
     },
+    // render-warm (the same request, the same template) while a campaign for everyone is active:
+    // its banner is in the template (bench/campaign.ts).
+    'render-warm-campaign': async () => duringCampaign(await campaign(), () => measure('render-warm-campaign', service, hot['render-warm'])),
+    // The banner's tracked link: verified, judged and recorded (written in batches), answered 302.
+    click: async () => duringCampaign(await campaign(), (clickUrl) => measure('click', service, { url: clickUrl }, 3)),
     // The quiet org's latency while another org floods (bench/noisy.ts): its own service process.
     'noisy-org': async () => {
-      noisy = await noisyNeighbour(load);
+      noisy = await noisyNeighbour(load, spareDirs[1]);
       return noisy.quiet;
     },
-    webhook: () =>
-      measure('webhook', service, {
-        url: `${service.url}/v1/webhooks/payment-provider`,
-        requests: [
-          {
-            method: 'POST',
-            setupRequest: (req) => {
-              const body = JSON.stringify({
-                id: `evt_bench_${process.pid}_${hookSeq++}`,
-                type: 'invoice.paid',
-                created: Math.floor(Date.now() / 1000),
-                data: { object: { customer: 'cus_bench', metadata: { orgId: org.orgId } } },
-              });
-              return { ...req, body, headers: { 'content-type': 'application/json', 'provider-signature': signedHeader(body, { secret: 'whsec_bench' }) } };
-            },
-          },
-        ],
-      }),
+    webhook: () => measure('webhook', service, webhookEvents),
   };
+  // A new process answers its first requests slowly (V8 compiles, caches fill): a few hundred
+  // requests of the hot routes and a few webhook events first, so that no scenario measures it.
+  progress('… warming the service up');
+  for (const route of [hot['org-apikey'], hot['render-warm'], hot.pixel]) await autocannon({ ...route, connections: 1, amount: 200 });
+  if (chosen.includes('webhook')) await autocannon({ ...webhookEvents, connections: 1, amount: 20 });
   const scenarios = await measureSeries(
-    chosen.filter((n) => n !== 'baseline'),
-    (name) => runs[name as Scenario](),
+    chosen.filter((n) => n !== 'baseline' && n !== 'gateway'),
+    (name) => runs[name as Exclude<Scenario, 'gateway'>](),
     runs.baseline,
   );
   const rssMb = peakRssMb(service.pid);
+  const gateway = chosen.includes('gateway') ? await gatewayScenario() : undefined;
   const report = {
     node: process.version,
     cpus: cpus().length,
@@ -176,7 +254,10 @@ try {
     scenarios,
     rssMb,
     ...(noisy ? { noisy } : {}),
+    ...(gateway ? { gateway } : {}),
   };
+  if (values.out) writeFileSync(values.out, `${JSON.stringify(report, null, 2)}\n`);
+  if (values.profile) writeFileSync(join(values.profile, 'top.md'), `${profileTops.join('\n')}\n`);
   if (values.json) {
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
@@ -191,18 +272,45 @@ try {
                 `the noisy org sent ${noisy.noisyRps} req/s, ${(noisy.noisyRefused * 100).toFixed(1)} % refused by its bucket`,
             ]
           : []),
+        ...(gateway
+          ? [
+              `gateway: stamped ${gateway.stamped.messagesPerS} messages/s (p50 / p99 ${gateway.stamped.p50Ms} / ${gateway.stamped.p99Ms} ms) against ` +
+                `${gateway.passThrough.messagesPerS} passed through (${gateway.passThrough.p50Ms} / ${gateway.passThrough.p99Ms} ms): ratio ${gateway.ratio}`,
+            ]
+          : []),
         '',
       ].join('\n'),
     );
   }
-  const bad = scenarios.filter((s) => s.errors > 0 || s.non2xx > 0);
+  // On stderr under --json, which keeps stdout one JSON document.
+  if (before) (values.json ? process.stderr : process.stdout).write(`\nAgainst ${values.compare}:\n${compareReports(before, report).join('\n')}\n`);
+  if (values.profile) progress(`… CPU profiles of the service in ${values.profile} (top frames: ${join(values.profile, 'top.md')})`);
+  const bad = scenarios.filter((s) => s.errors > 0 || s.non2xx > 0).map((s) => s.name);
+  if (gateway && (gateway.stamped.errors > 0 || gateway.passThrough.errors > 0)) bad.push('gateway');
   if (bad.length) {
-    progress(`errors or non-2xx answers in: ${bad.map((s) => s.name).join(', ')} (a benchmark with errors is not a result)`);
+    progress(`errors or unexpected answers in: ${bad.join(', ')} (a benchmark with errors is not a result)`);
     process.exitCode = 1;
   }
 } finally {
+  profiler?.close();
   await Promise.all(procs.map((p) => p.stop()));
   receiver.closeAllConnections();
   receiver.close();
   if (!values['data-dir']) rmSync(dataDir, { recursive: true, force: true });
+  for (const dir of spareDirs) rmSync(dir, { recursive: true, force: true });
+}
+
+/** The gateway scenario: `bench/gateway.ts --json` as a child process (its own service), folded in. */
+async function gatewayScenario(): Promise<GatewayFigures> {
+  const seconds = values['gateway-duration'] ?? String(duration);
+  progress(`… gateway: bench/gateway.ts, ${seconds} s of alternating slices`);
+  const args = ['bench/gateway.ts', '--json', '--duration', seconds, '--clients', String(Math.min(20, connections)), '--big-mb', '1'];
+  if (spareDirs[0]) args.push('--data-dir', spareDirs[0]);
+  const stores = Object.fromEntries(Object.entries({ DATABASE_URL: process.env.DATABASE_URL, REDIS_URL: process.env.REDIS_URL }).filter(([, v]) => v));
+  const res = await runNode(args, stores, 600_000);
+  if (res.code !== 0) throw new Error(`bench/gateway.ts exited with ${res.code}: ${res.stderr}`);
+  const { throughput: t } = JSON.parse(res.stdout) as {
+    throughput: { ratio: number; stamped: GatewayFigures['stamped']; baseline: GatewayFigures['passThrough'] };
+  };
+  return { ratio: t.ratio, stamped: t.stamped, passThrough: t.baseline };
 }

@@ -169,6 +169,14 @@ describe('clicks', () => {
     assert.ok(!plain.body.html.includes('/v1/c/'));
   });
 
+  test('a burst of clicks larger than one statement can carry (6,600 before a flush) is written whole, once', async () => {
+    // 10 parameters a row: one INSERT of more than 6,553 rows is refused by PostgreSQL's protocol.
+    const { org, campaignId, href } = await bannerLink();
+    const token = href.slice(href.indexOf('/v1/c/') + '/v1/c/'.length);
+    for (let i = 0; i < 6600; i++) assert.ok(server.deps.clicks.follow(token, { address: '198.51.100.20', userAgent: browser }, true));
+    assert.equal((await clicksOf(org.orgId, campaignId)).length, 6600);
+  });
+
   test('addresses older than CLICK_ADDRESS_RETENTION_DAYS keep only their /24 (IPv4) or /48 (IPv6); newer ones are kept whole', async () => {
     const { clicksRepo } = await import('../src/store/repositories/clicks.ts');
     const { org, user, campaignId } = await bannerLink();

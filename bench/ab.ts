@@ -1,0 +1,135 @@
+// `node bench/ab.ts --before DIR [--after DIR]`: a change's before and after, side by side. Two
+// services, one from each checkout (DIR: a checkout of the commit before, e.g.
+// `git worktree add` or `git archive | tar -x` with a `node_modules` link; the default after is this
+// one), each on its own data directory, both warmed up; then each scenario in short slices that
+// alternate between the two (before, after, after, before, …), so that both meet the same machine:
+// on a shared machine whose speed moves by tens of per cent within minutes, two whole bench runs
+// one after the other compare the machine more than the change. Reports each side's CPU µs per
+// request per slice, their medians and the change (BENCHMARKS.md, "How a change is measured").
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { freePort, httpRequest } from '../test/helpers/server.ts';
+import { oidcClient, signIn } from '../test/helpers/browser.ts';
+import { ROOT } from '../test/helpers/process.ts';
+import { seededDataDir } from '../test/helpers/snapshot.ts';
+import { SERVICE_NODE_FLAGS } from '../src/runtime.ts';
+import { benchEnv, hotRoutes, measure, type Load } from './measure.ts';
+import { benchCampaign } from './campaign.ts';
+
+const { values } = parseArgs({
+  options: {
+    before: { type: 'string' },
+    after: { type: 'string', default: fileURLToPath(ROOT) },
+    scenario: { type: 'string', default: 'org-apikey,org-idtoken,render-warm,pixel,click' },
+    slices: { type: 'string', default: '6' },
+    duration: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '20' },
+  },
+});
+if (!values.before) throw new Error('--before DIR: a checkout of the commit before the change');
+const progress = (line: string) => process.stderr.write(`${line}\n`);
+const load: Load = { connections: Number(values.connections), durationS: Number(values.duration), progress: () => {} };
+
+function run(dir: string, args: string[], env: Record<string, string>) {
+  return spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...args], {
+    cwd: dir,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** One side: its own data directory, org, service, ID token and campaign link. */
+async function side(dir: string) {
+  const store = await seededDataDir('sigsvc-ab-');
+  const env = benchEnv(store.dir, { SECRETS_KEY: randomBytes(32).toString('base64'), SIGNIN_ATTEMPTS_PER_MINUTE: '100000' });
+  const password = 'bench owner password';
+  const cli = run(dir, ['src/cli/main.ts', 'org', 'create', '--name', 'AB Ltd', '--owner-email', 'owner@ab.test', '--owner-password', password], env);
+  let out = '';
+  cli.stdout.on('data', (d) => (out += d));
+  await new Promise((r) => cli.once('close', r));
+  const org = JSON.parse(out) as { orgId: string; ownerUserId: string; apiKey: { key: string } };
+  const port = await freePort();
+  const child = run(dir, ['src/main.ts'], { ...env, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}` });
+  const url = `http://127.0.0.1:${port}`;
+  while (
+    !(await fetch(`${url}/health`).then(
+      (r) => r.ok,
+      () => false,
+    ))
+  )
+    await new Promise((r) => setTimeout(r, 200));
+  const service = { url, pid: child.pid, output: () => '', exit: new Promise<null>(() => {}), stop: async () => void child.kill('SIGTERM') };
+  const key = org.apiKey.key;
+  const api = (method: string, path: string, body?: unknown) => httpRequest(url, method, path, { key, ...(body ? { body } : {}) });
+  const template = await api('POST', `/v1/orgs/${org.orgId}/templates`, {
+    name: 'Standard',
+    isDefault: true,
+    html: '<p>{{ user.name }}, {{ org.name }}<img src="{{ pixel_url }}"></p>{{ campaign.banner | raw }}',
+  });
+  if (template.status !== 201) throw new Error(template.text);
+  const client = await oidcClient(`${url}/auth`, 'app-client-bench', `${url}/app`);
+  const idToken = (await signIn(client, { username: 'owner@ab.test', password })).tokens.id_token as string;
+  const hot = hotRoutes(service, { orgId: org.orgId, key, userId: org.ownerUserId });
+  const campaign = await benchCampaign(url, org.orgId, key, org.ownerUserId, api)();
+  const routes: Record<string, autocannon.Options> = {
+    ...hot,
+    'org-idtoken': { url: `${url}/v1/orgs/${org.orgId}`, headers: { authorization: `Bearer ${idToken}` } },
+  };
+  for (const r of Object.values(routes)) await autocannon({ ...r, connections: 1, amount: 300 });
+  /** `click`: a campaign active while it runs (the other scenarios render without one). */
+  const withClick = async () => {
+    const { clickUrl, end } = await campaign.start();
+    routes.click = { url: clickUrl };
+    await autocannon({ url: clickUrl, connections: 1, amount: 300 });
+    return end;
+  };
+  return {
+    service,
+    routes,
+    withClick,
+    stop: () => {
+      child.kill('SIGTERM');
+      store.cleanup();
+    },
+  };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+const sides = { before: await side(resolve(values.before)), after: await side(resolve(values.after)) };
+try {
+  const lines = [
+    '| scenario | before: CPU µs/req per slice | after | median before → after | change | median p99 ms before → after |',
+    '|---|---|---|---|---|---|',
+  ];
+  for (const name of values.scenario.split(',')) {
+    const figures: Record<'before' | 'after', number[]> = { before: [], after: [] };
+    const p99: Record<'before' | 'after', number[]> = { before: [], after: [] };
+    const ends = name === 'click' ? [await sides.before.withClick(), await sides.after.withClick()] : [];
+    for (let i = 0; i < Number(values.slices); i++) {
+      for (const which of i % 2 ? (['after', 'before'] as const) : (['before', 'after'] as const)) {
+        const s = sides[which];
+        const route = s.routes[name];
+        if (!route) throw new Error(`unknown scenario ${name}`);
+        const m = await measure(name, s.service, load, route, name === 'click' ? 3 : 2);
+        if (m.errors || m.non2xx) throw new Error(`${which} ${name}: ${m.errors} errors, ${m.non2xx} unexpected answers`);
+        figures[which].push(m.cpuUsPerRequest);
+        p99[which].push(m.p99Ms);
+      }
+    }
+    for (const end of ends) await end();
+    const [b, a] = [median(figures.before), median(figures.after)];
+    lines.push(
+      `| ${name} | ${figures.before.join(', ')} | ${figures.after.join(', ')} | ${b} → ${a} | ${(((a - b) / b) * 100).toFixed(1)} % | ${median(p99.before)} → ${median(p99.after)} |`,
+    );
+    progress(lines.at(-1) ?? '');
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+} finally {
+  sides.before.stop();
+  sides.after.stop();
+}
+process.exit(0);
