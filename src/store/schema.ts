@@ -172,6 +172,8 @@ export interface WebhookEventsTable {
   customer_id: string | null;
   correlation_id: string | null;
   attempts: Generated<number>;
+  /** The org's billing state right after this event, in created order (migration 135); null before. */
+  state_after: Record<string, unknown> | null;
 }
 
 export interface IdpKeysTable {
