@@ -160,6 +160,8 @@ try {
         load,
         load_(service.url, orgId, () => lateAt, 'invoice.payment_failed'),
       );
+      // The late deliveries still being applied when the load stopped are not the next load's.
+      await fetch(`${service.url}/v1/webhooks/payment-provider`, lateOne(orgId));
       const inOrder = await measure(
         `in-order @ ${size}`,
         service,

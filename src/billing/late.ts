@@ -4,12 +4,14 @@
 // and then the events after it again. The work is that of the events after it (usually a few: a
 // late delivery is seconds or minutes late), never the org's whole history. An org whose events
 // were stored before states were recorded folds its history once, from the state before its
-// first event, and records them.
+// first event, and records the states of its newest RECORDED_AT_ONCE events (writing them all
+// would hold every delivery back for as long as an org has events; an event later than those
+// folds the history again).
 import type { Db } from '../store/db.ts';
 import type { OrgBilling } from '../store/repositories/billing.ts';
 import { billingHistoryRepo, type HistoryEvent } from '../store/repositories/billing-history.ts';
 import { parseEvent, type ProviderEvent } from './event.ts';
-import { compareKeys, HANDLED_EVENTS, rankOf, transition, type EventKey, type TransitionContext } from './state-machine.ts';
+import { compareKeys, isHandled, rankOf, transition, type EventKey, type TransitionContext } from './state-machine.ts';
 
 /** An event of an org's history; `state`: the org's state right after it, once known. */
 export interface Placed {
@@ -26,13 +28,15 @@ export const keyOf = (event: ProviderEvent, receivedAt: Date, seq: bigint): Even
 });
 
 function fromStored(row: HistoryEvent): Placed | undefined {
+  if (!isHandled(row.type)) return undefined;
   const parsed = parseEvent(row.raw_body);
   if (!parsed.ok) return undefined;
   return { id: row.id, event: parsed.event, key: keyOf(parsed.event, row.received_at, BigInt(row.seq)), state: row.stateAfter ?? undefined };
 }
 
-/** At most this many states per statement when an org's whole history is recorded at once. */
-const STATES_PER_STATEMENT = 2000;
+/** The newest events whose states a fold of the whole history records, and how many per statement. */
+const RECORDED_AT_ONCE = 1000;
+const STATES_PER_STATEMENT = 500;
 
 /**
  * The org's state once `item` is placed among its history (`added`: its events applied in this
@@ -46,20 +50,21 @@ export async function placeLate(
   ownIds: string[],
   ctx: Omit<TransitionContext, 'now'>,
 ): Promise<OrgBilling> {
-  const near = await billingHistoryRepo.around(tx, org.orgId, HANDLED_EVENTS, ownIds, item.key.at);
+  const near = await billingHistoryRepo.around(tx, org.orgId, ownIds, item.key.at);
   const stored = [...near.before, ...near.after].flatMap((row) => fromStored(row) ?? []);
   const known = [...stored, ...org.added];
   let prior: Placed | undefined;
   for (const e of known) if (compareKeys(e.key, item.key) < 0 && (!prior || compareKeys(e.key, prior.key) > 0)) prior = e;
-  let start = prior?.state;
+  const start = prior?.state;
   let toApply = known.filter((e) => compareKeys(e.key, item.key) > 0);
   let storedIds = new Set(stored.map((e) => e.id));
   if (prior && !start) {
-    // States not recorded yet: the whole history, once.
-    const all = (await billingHistoryRepo.all(tx, org.orgId, HANDLED_EVENTS, ownIds)).flatMap((row) => fromStored(row) ?? []);
+    // States not recorded yet: the whole history, once; the newest events' states are recorded.
+    const all = (await billingHistoryRepo.all(tx, org.orgId, ownIds)).flatMap((row) => fromStored(row) ?? []);
+    all.sort((a, b) => compareKeys(a.key, b.key));
     toApply = [...all, ...org.added];
-    storedIds = new Set(all.map((e) => e.id));
-    start = undefined;
+    storedIds = new Set(all.slice(-RECORDED_AT_ONCE).map((e) => e.id));
+    for (const e of stored) if (compareKeys(e.key, item.key) > 0) storedIds.add(e.id);
   }
   let state = start ?? org.base;
   const restated: { id: string; state: OrgBilling }[] = [];
