@@ -8,7 +8,6 @@
 // applied when an event links its customer to an org.
 import type { Db } from '../store/db.ts';
 import { billingRepo, type EventOutcome, type LockedOrg, type OrgBilling, type StoredEvent } from '../store/repositories/billing.ts';
-import { billingHistoryRepo } from '../store/repositories/billing-history.ts';
 import type { AuditEntry } from '../store/repositories/audit.ts';
 import { EventDataError, parseEvent, storable, type ProviderEvent } from './event.ts';
 import { changedFields, compareKeys, isHandled, orgHints, transition } from './state-machine.ts';
@@ -182,11 +181,13 @@ export async function applyEvents(tx: Db, arrivals: Arrival[], config: { gracePe
     }
   }
 
-  // The state after each event applied here, as it stands once they all are.
-  await billingHistoryRepo.setStates(
-    tx,
-    [...orgs.values()].flatMap((w) => w.added.flatMap((e) => (e.state ? [{ id: e.id, state: e.state }] : []))),
-  );
+  // The state after each event applied here, as it stands once they all are, goes with its outcome.
+  const states = new Map([...orgs.values()].flatMap((w) => w.added.map((e) => [e.id, e.state] as const)));
+  for (const [i, a] of arrivals.entries()) {
+    const o = outcomes[i];
+    if (o && o.orgId) o.stateAfter = states.get(a.id);
+  }
+  for (const r of released) if (r.orgId) r.stateAfter = states.get(r.id);
   const saves = [...orgs.values()]
     .filter((w) => w.added.length > 0)
     .map((w) => ({ orgId: w.orgId, billing: w.billing, position: w.position, base: w.base ?? w.billing, versionStep: w.versionStep }));

@@ -52,6 +52,8 @@ export interface EventOutcome {
   /** A failure's sentence for staff and its stable code (src/billing/failure.ts). */
   error?: string;
   errorCode?: string;
+  /** An event applied to an org: the org's state right after it, in created order (migration 135). */
+  stateAfter?: OrgBilling | undefined;
 }
 
 /** A stored event, as a fold or a replay reads it again. */
@@ -228,11 +230,12 @@ export const billingRepo = {
       customer_id: o.customerId ?? null,
       error: o.error ?? null,
       error_code: o.error ? (o.errorCode ?? null) : null,
+      state_after: o.stateAfter ?? null,
     }));
     await sql`
       UPDATE webhook_events AS w SET status = v.status, outcome = v.outcome, org_id = v.org_id,
-        customer_id = v.customer_id, error = v.error, error_code = v.error_code
-      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id text, status text, outcome text, org_id uuid, customer_id text, error text, error_code text)
+        customer_id = v.customer_id, error = v.error, error_code = v.error_code, state_after = v.state_after
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id text, status text, outcome text, org_id uuid, customer_id text, error text, error_code text, state_after jsonb)
       WHERE w.id = v.id`.execute(db);
   },
 
@@ -247,6 +250,7 @@ export const billingRepo = {
         customer_id: o.customerId ?? null,
         error: o.error ?? null,
         error_code: o.error ? (o.errorCode ?? null) : null,
+        state_after: o.stateAfter ? sql<Record<string, unknown>>`${JSON.stringify(o.stateAfter)}::jsonb` : null,
       })
       .where('id', '=', id)
       .where('status', '=', was)
