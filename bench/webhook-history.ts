@@ -6,9 +6,10 @@
 //
 // At each size, with the service restarted on the grown history, two loads:
 // - in-order: new events (`created` now), the usual case;
-// - late: events whose `created` falls ten stored events before the newest, so each is placed
-//   among the org's history (order-independent billing, docs/api.md "Billing") and the ten
-//   after it are applied again.
+// - late: events whose `created` falls before the org's ten newest events (seeded an hour ago,
+//   after a day without events), each a second after the late one before it: each is placed
+//   among the org's history (order-independent billing, docs/api.md "Billing") and the same ten
+//   events after it are applied again, however long the history before them.
 // The service runs on the embedded store, or on DATABASE_URL / REDIS_URL when set.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,8 +41,12 @@ const SECRET = 'whsec_bench';
 const MINUTE = 60;
 /** The newest stored event's `created`, unix seconds: a day ago. */
 const historyEnd = Math.floor(Date.now() / 1000) - 86_400;
-/** Late events go ten stored events before the newest. */
-const lateAt = historyEnd - 10 * MINUTE - 30;
+/** The org's ten newest events, a minute apart from an hour ago. */
+const recentStart = Math.floor(Date.now() / 1000) - 3600;
+const newest = recentStart + 9 * MINUTE;
+/** Late events: a second apart from just after the seeded history, all before the ten newest. */
+let lateSeq = 0;
+const nextLate = () => historyEnd + 1 + lateSeq++;
 
 const dataDir = mkdtempSync(join(tmpdir(), 'sigsvc-bench-history-'));
 const env = benchEnv(dataDir, { WEBHOOK_SECRET: SECRET });
@@ -71,7 +76,18 @@ async function seed(orgId: string, from: number, to: number): Promise<void> {
           to_jsonb(extract(epoch FROM created_at)::bigint))::text, 'UTF8')
         WHERE org_id = ${orgId}::uuid AND id LIKE 'evt_history_%' AND substr(id, 13)::bigint < ${from}`.execute(database.db);
     }
-    await sql`UPDATE orgs SET billing_event_at = to_timestamp(${historyEnd}), billing_event_rank = 4, subscription_status = 'active',
+    await sql`DELETE FROM webhook_events WHERE id LIKE 'evt_recent_%'`.execute(database.db);
+    await sql`
+      INSERT INTO webhook_events (id, type, created_at, received_at, org_id, status, outcome, raw_body)
+      SELECT e.id, e.type, to_timestamp(e.created), now(), ${orgId}::uuid, 'applied', 'changed subscriptionStatus',
+        convert_to(json_build_object('id', e.id, 'type', e.type, 'created', e.created,
+          'data', json_build_object('object', json_build_object('customer', 'cus_history', 'metadata', json_build_object('orgId', ${orgId}::text))))::text, 'UTF8')
+      FROM (
+        SELECT 'evt_recent_' || k AS id, CASE WHEN k % 2 = 0 THEN 'invoice.payment_failed' ELSE 'invoice.paid' END AS type,
+          ${recentStart}::bigint + k * ${MINUTE} AS created
+        FROM generate_series(0, 9) AS k
+      ) AS e`.execute(database.db);
+    await sql`UPDATE orgs SET billing_event_at = to_timestamp(${newest}), billing_event_rank = 4, subscription_status = 'active',
         provider_customer_id = 'cus_history', billing_base = coalesce(billing_base, jsonb_build_object(
           'subscriptionStatus', subscription_status, 'plan', plan, 'priceVersion', price_version, 'seats', seats,
           'overSeatLimit', over_seat_limit, 'currentPeriodEnd', current_period_end, 'gracePeriodEndsAt', grace_period_ends_at,
@@ -87,7 +103,7 @@ async function forgetLoads(orgId: string): Promise<void> {
   const database = await openDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir });
   try {
     await sql`DELETE FROM webhook_events WHERE id LIKE 'evt_bench_%'`.execute(database.db);
-    await sql`UPDATE orgs SET billing_event_at = to_timestamp(${historyEnd}), billing_event_rank = 4, subscription_status = 'active',
+    await sql`UPDATE orgs SET billing_event_at = to_timestamp(${newest}), billing_event_rank = 4, subscription_status = 'active',
       grace_period_ends_at = NULL WHERE id = ${orgId}::uuid`.execute(database.db);
   } finally {
     await database.close();
@@ -107,7 +123,7 @@ function lateOne(orgId: string): RequestInit {
   const body = JSON.stringify({
     id: `evt_bench_first_${seq++}`,
     type: 'invoice.payment_failed',
-    created: lateAt,
+    created: nextLate(),
     data: { object: { customer: 'cus_history', metadata: { orgId } } },
   });
   return { method: 'POST', body, headers: { 'content-type': 'application/json', 'provider-signature': signedHeader(body, { secret: SECRET }) } };
@@ -154,12 +170,7 @@ try {
       const first = await fetch(`${service.url}/v1/webhooks/payment-provider`, lateOne(orgId));
       if (!first.ok) throw new Error(`first late event: ${first.status} ${await first.text()}`);
       firstLateMs.push(Math.round(performance.now() - started));
-      const late = await measure(
-        `late @ ${size}`,
-        service,
-        load,
-        load_(service.url, orgId, () => lateAt, 'invoice.payment_failed'),
-      );
+      const late = await measure(`late @ ${size}`, service, load, load_(service.url, orgId, nextLate, 'invoice.payment_failed'));
       // The late deliveries still being applied when the load stopped are not the next load's.
       await fetch(`${service.url}/v1/webhooks/payment-provider`, lateOne(orgId));
       const inOrder = await measure(
