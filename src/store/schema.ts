@@ -172,8 +172,7 @@ export interface WebhookEventsTable {
   customer_id: string | null;
   correlation_id: string | null;
   attempts: Generated<number>;
-  /** The org's billing state right after this event, in created order (migration 135); null before. */
-  state_after: Record<string, unknown> | null;
+  state_after: Record<string, unknown> | null; // the org's billing state right after it (migration 135)
 }
 
 export interface IdpKeysTable {
