@@ -31,6 +31,8 @@ const { values } = parseArgs({
     json: { type: 'boolean', default: false },
     // A directory for the service's CPU profiles (node --cpu-prof), one per size.
     profile: { type: 'string' },
+    // Deliveries one at a time at each size, late and in order: their median time (0: none).
+    probes: { type: 'string', default: '3' },
   },
 });
 const sizes = values.sizes.split(',').map(Number);
@@ -118,6 +120,31 @@ interface Row {
 
 let seq = 0;
 const firstLateMs: number[] = [];
+const probes = Number(values.probes);
+/** Median milliseconds of single deliveries one after the other, at each size. */
+const single: { events: number; lateMs: number; inOrderMs: number }[] = [];
+
+async function median(n: number, init: () => RequestInit, url: string): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const started = performance.now();
+    const res = await fetch(url, init());
+    if (!res.ok) throw new Error(`probe: ${res.status} ${await res.text()}`);
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return Math.round((times[Math.floor(times.length / 2)] ?? 0) * 10) / 10;
+}
+
+function inOrderOne(orgId: string): RequestInit {
+  const body = JSON.stringify({
+    id: `evt_bench_next_${seq++}`,
+    type: 'invoice.paid',
+    created: Math.floor(Date.now() / 1000),
+    data: { object: { customer: 'cus_history', metadata: { orgId } } },
+  });
+  return { method: 'POST', body, headers: { 'content-type': 'application/json', 'provider-signature': signedHeader(body, { secret: SECRET }) } };
+}
 
 function lateOne(orgId: string): RequestInit {
   const body = JSON.stringify({
@@ -170,6 +197,8 @@ try {
       const first = await fetch(`${service.url}/v1/webhooks/payment-provider`, lateOne(orgId));
       if (!first.ok) throw new Error(`first late event: ${first.status} ${await first.text()}`);
       firstLateMs.push(Math.round(performance.now() - started));
+      const hook = `${service.url}/v1/webhooks/payment-provider`;
+      const lateMs = probes > 0 ? await median(probes, () => lateOne(orgId), hook) : 0;
       const late = await measure(`late @ ${size}`, service, load, load_(service.url, orgId, nextLate, 'invoice.payment_failed'));
       // The late deliveries still being applied when the load stopped are not the next load's.
       await fetch(`${service.url}/v1/webhooks/payment-provider`, lateOne(orgId));
@@ -180,6 +209,7 @@ try {
         load_(service.url, orgId, () => Math.floor(Date.now() / 1000), 'invoice.paid'),
       );
       rows.push({ events: size, inOrder, late });
+      single.push({ events: size, lateMs, inOrderMs: probes > 0 ? await median(probes, () => inOrderOne(orgId), hook) : 0 });
     } finally {
       await service.stop();
     }
@@ -188,7 +218,7 @@ try {
   }
   if (values.json)
     process.stdout.write(
-      `${JSON.stringify({ database: process.env.DATABASE_URL ? 'postgres' : 'embedded', connections: load.connections, rows, firstLateMs }, null, 2)}\n`,
+      `${JSON.stringify({ database: process.env.DATABASE_URL ? 'postgres' : 'embedded', connections: load.connections, rows, firstLateMs, single }, null, 2)}\n`,
     );
   else {
     const line = (r: Row, m: Measured, kind: string) =>
@@ -199,6 +229,9 @@ try {
         '| events  | load     |  req/s |   p50 |    p99 | CPU µs/req | errors |',
         '|---------|----------|--------|-------|--------|------------|--------|',
         ...rows.flatMap((r) => [line(r, r.late, 'late'), line(r, r.inOrder, 'in-order')]),
+        ...(probes > 0
+          ? [`one delivery at a time (median of ${probes}), late / in order: ${single.map((r) => `${r.events}: ${r.lateMs} / ${r.inOrderMs} ms`).join(', ')}`]
+          : []),
         `the first late event at each size (before the loads): ${firstLateMs.map((ms, i) => `${rows[i]?.events ?? sizes[i]}: ${ms} ms`).join(', ')}`,
         '',
       ].join('\n'),
