@@ -9,6 +9,8 @@ import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, type TestOrg } from './helpers/fixtures.ts';
 import { redisAvailable, redisUrl } from './helpers/redis.ts';
 import { waitFor } from './helpers/wait.ts';
+import { manualClock } from './helpers/clock.ts';
+import { startTcpProxy } from './helpers/tcp-proxy.ts';
 
 const BURST = 100;
 const LEASE = 10;
@@ -86,6 +88,48 @@ describe('rate limits on Redis: tokens leased to each instance', () => {
       assert.ok((await tokens()) >= burst - 2, `the stopped instance gave its 9 back: the bucket holds ${await tokens()}`);
     } finally {
       await close();
+    }
+  });
+
+  test('Redis lost while a bucket is leased: the per-instance bucket at the same limits, and leases again once Redis is back', async (t) => {
+    if (!(await redisAvailable())) return t.skip('no Redis reachable');
+    const target = new URL(redisUrl());
+    const proxy = await startTcpProxy(target.hostname, Number(target.port || 6379));
+    const stage = `lease${randomBytes(4).toString('hex')}`;
+    // A burst of 20: leases of 2. The fallback bucket runs on the service's clock, standing still.
+    const server = await startServer(
+      {
+        STAGE: stage,
+        REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+        REDIS_COMMAND_TIMEOUT_MS: '2000',
+        RATE_LIMIT_RPS: '1',
+        RATE_LIMIT_BURST: '20',
+        RATE_LIMIT_LEASE: String(LEASE),
+      },
+      { clock: manualClock().now },
+    );
+    const direct = new Redis(redisUrl());
+    const key = `sigsvc:${stage}:rl:stage`;
+    try {
+      await waitFor(async () => (await server.request('GET', '/health')).status === 200, 'the connection to Redis');
+      const org = await createOrg(server);
+      const get = () => server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key });
+      assert.equal((await get()).status, 200);
+      assert.ok(Number(await direct.hget(key, 'tokens')) < 19, 'a lease of 2 was taken');
+      assert.equal((await get()).status, 200, 'the second token of the lease, spent here');
+      proxy.cut();
+      const during: number[] = [];
+      for (let i = 0; i < 21; i++) during.push((await get()).status);
+      assert.deepEqual(during, [...Array(20).fill(200), 429], 'a full per-instance bucket of the same size');
+      proxy.restore();
+      await waitFor(async () => (await server.request('GET', '/health')).status === 200, 'health to recover with Redis');
+      await direct.del(key);
+      assert.equal((await get()).status, 200);
+      assert.ok(await direct.exists(key), 'back on the shared bucket');
+    } finally {
+      direct.disconnect();
+      await server.close();
+      await proxy.close();
     }
   });
 });
