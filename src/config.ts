@@ -69,6 +69,9 @@ const envFields = z.object({
   REDIS_COMMAND_TIMEOUT_MS: posInt(150).describe('a Redis command unanswered after this long fails, and the per-instance fallback answers'),
   RATE_LIMIT_RPS: posInt(100).describe('stage-wide token bucket refill per second, authenticated routes'),
   RATE_LIMIT_BURST: posInt(200).describe('stage-wide token bucket size'),
+  RATE_LIMIT_LEASE: posInt(10).describe(
+    'with Redis: the most tokens of a bucket an instance takes at once and spends itself (at most a tenth of the burst); 1: every request asks Redis',
+  ),
   PIXEL_RATE_LIMIT_RPS: posInt(50).describe('token bucket refill per second of `GET /v1/p/{userId}`'),
   PIXEL_RATE_LIMIT_BURST: posInt(100).describe('token bucket size of `GET /v1/p/{userId}`'),
   ANON_RATE_LIMIT_RPS: posInt(5).describe('per-client token bucket refill per second of requests with missing or invalid credentials'),
@@ -315,6 +318,7 @@ function limitsOf(env: Env) {
     anonRateLimit: { rps: env.ANON_RATE_LIMIT_RPS, burst: env.ANON_RATE_LIMIT_BURST },
     retryAfterS: env.RETRY_AFTER_S,
     throttleRefusalDelayMs: env.THROTTLE_REFUSAL_DELAY_MS,
+    rateLimitLease: env.RATE_LIMIT_LEASE,
     orgRateLimit: { rps: env.ORG_RATE_LIMIT_RPS, burst: env.ORG_RATE_LIMIT_BURST },
     publicRateLimit: { rps: env.PUBLIC_RATE_LIMIT_RPS, burst: env.PUBLIC_RATE_LIMIT_BURST },
     assetRateLimit: { rps: env.ASSET_RATE_LIMIT_RPS, burst: env.ASSET_RATE_LIMIT_BURST },

@@ -175,6 +175,23 @@ describe('billing is order-independent', () => {
     assert.deepEqual(await statuses(o), ['applied']);
   });
 
+  test('an org whose events were stored before each kept its state after it (migration 136) still places a late event in its history', async () => {
+    const o = await createOrg(server);
+    const customer = `cus_legacy_${o.orgId.slice(0, 8)}`;
+    const up = signUp(o, customer, since20250331);
+    const events = recovery(customer, since20250331);
+    await deliverAll([up.checkout, up.created, up.paid, events.failed, events.paid]);
+    // As the events of a database migrated from before: no state recorded beside them.
+    await server.deps.database.db.updateTable('webhook_events').set({ state_after: null }).where('org_id', '=', o.orgId).execute();
+    // The update (past due, 15 seats) belongs between the failure and the retry that paid.
+    await deliverAll([events.updated]);
+    assert.deepEqual(await billing(o), { ...signedUp, seats: 15 });
+    // Its history now has states again: a second late event is placed from them.
+    const late = event('invoice.payment_failed', since20250331.invoice(customer, 'open'), { created: T + 2 * 86400 });
+    await deliverAll([late]);
+    assert.deepEqual(await billing(o), { ...signedUp, seats: 15 }, 'the retry that paid, after it, still decides');
+  });
+
   test('the failure alone, in either order with the sign-up, leaves the org past due with a grace counted from the failure', async () => {
     for (const order of [
       ['signup', 'failed'],

@@ -2,14 +2,16 @@
 // "Billing"): an org's state is what applying all its events in `created` order gives.
 //
 // An event newer than every one applied to its org (the usual case) is applied to the org's state
-// as it is. One that is older re-applies the org's whole history, stored beside the events, from
-// the state before its first event. An event whose org is not known yet waits ('pending') and is
+// as it is. One that is older is placed among the org's history (./late.ts): from the state right
+// after the event before it, it and the events after it are applied again. Each event keeps the
+// org's state right after it. An event whose org is not known yet waits ('pending') and is
 // applied when an event links its customer to an org.
 import type { Db } from '../store/db.ts';
 import { billingRepo, type EventOutcome, type LockedOrg, type OrgBilling, type StoredEvent } from '../store/repositories/billing.ts';
 import type { AuditEntry } from '../store/repositories/audit.ts';
 import { EventDataError, parseEvent, storable, type ProviderEvent } from './event.ts';
-import { changedFields, compareKeys, fold, HANDLED_EVENTS, isHandled, orgHints, rankOf, transition, type EventKey } from './state-machine.ts';
+import { changedFields, compareKeys, isHandled, orgHints, transition } from './state-machine.ts';
+import { keyOf, placeLate, type Placed } from './late.ts';
 
 /** An event to apply: a delivery just claimed, or a stored event replayed. */
 export interface Arrival {
@@ -20,19 +22,14 @@ export interface Arrival {
   correlationId: string | null;
 }
 
-interface Keyed {
-  id: string;
-  event: ProviderEvent;
-  key: EventKey;
+interface Keyed extends Placed {
   correlationId: string | null;
 }
 
 interface Working extends LockedOrg {
   versionStep: number;
   seatsUsed?: number;
-  /** The org's stored history, read the first time an event arrives out of order. */
-  history?: Keyed[];
-  /** Events applied to it in this transaction. */
+  /** Events applied to it in this transaction, each with the org's state right after it. */
   added: Keyed[];
 }
 
@@ -44,12 +41,6 @@ export interface Applied {
   audit: AuditEntry[];
   saves: { orgId: string; billing: OrgBilling; position: LockedOrg['position']; base: OrgBilling; versionStep: number }[];
 }
-
-const keyOf = (event: ProviderEvent, receivedAt: Date, seq: bigint): EventKey => ({
-  at: event.created ? new Date(event.created * 1000) : receivedAt,
-  rank: rankOf(event.type),
-  seq,
-});
 
 function fromStored(row: StoredEvent): Keyed | undefined {
   const parsed = parseEvent(row.raw_body);
@@ -88,11 +79,6 @@ export async function applyEvents(tx: Db, arrivals: Arrival[], config: { gracePe
     return w.seatsUsed;
   }
 
-  async function historyOf(w: Working): Promise<Keyed[]> {
-    w.history ??= (await billingRepo.history(tx, w.orgId, HANDLED_EVENTS, ownIds)).flatMap((row) => fromStored(row) ?? []);
-    return [...w.history, ...w.added];
-  }
-
   /** Applies one event to an org: its outcome, the audit entry, and any events it releases. */
   async function applyTo(w: Working, item: Keyed): Promise<EventOutcome> {
     const before = w.billing;
@@ -107,8 +93,9 @@ export async function applyEvents(tx: Db, arrivals: Arrival[], config: { gracePe
       after = t.outcome === 'applied' ? t.state : before;
       if (t.outcome === 'ignored') reason = t.reason;
       w.position = { at: item.key.at, rank: item.key.rank };
+      item.state = after;
     } else {
-      after = fold(w.base ?? before, [...(await historyOf(w)), item], ctx);
+      after = await placeLate(tx, { orgId: w.orgId, base: w.base ?? before, added: w.added }, item, ownIds, ctx);
     }
     const changed = changedFields(before, after).map(String).sort();
     // Out of order, its place among the org's events decided its effect: none at all counts as ignored.
@@ -194,6 +181,13 @@ export async function applyEvents(tx: Db, arrivals: Arrival[], config: { gracePe
     }
   }
 
+  // The state after each event applied here, as it stands once they all are, goes with its outcome.
+  const states = new Map([...orgs.values()].flatMap((w) => w.added.map((e) => [e.id, e.state] as const)));
+  for (const [i, a] of arrivals.entries()) {
+    const o = outcomes[i];
+    if (o && o.orgId) o.stateAfter = states.get(a.id);
+  }
+  for (const r of released) if (r.orgId) r.stateAfter = states.get(r.id);
   const saves = [...orgs.values()]
     .filter((w) => w.added.length > 0)
     .map((w) => ({ orgId: w.orgId, billing: w.billing, position: w.position, base: w.base ?? w.billing, versionStep: w.versionStep }));

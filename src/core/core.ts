@@ -14,7 +14,7 @@ import { createCaches, uncached, type Caches } from '../cache/namespaces.ts';
 import { createMetrics, type Metrics } from '../metrics/metrics.ts';
 import { createJobQueue, type JobQueue } from '../jobs/queue.ts';
 import { scryptHasher, type PasswordHasher } from '../lib/passwords.ts';
-import { createLimiters, type Limiters } from '../ratelimit/limiters.ts';
+import { closeLimiters, createLimiters, type Limiters } from '../ratelimit/limiters.ts';
 import { QuotaCounter } from '../quota/counter.ts';
 
 export interface Core {
@@ -106,6 +106,9 @@ export async function createCore(config: Config, logger: Logger, options: CoreOp
     const db = database.db;
     // A `/metrics` counter of jobs by kind and outcome is recorded through the queue's onOutcome hook.
     const queue = createJobQueue({ db, logger, options: { ...config.jobs, onOutcome: (kind, outcome) => metrics.jobFinished(kind, outcome) } });
+    const limiters = createLimiters(config, redis, logger, () => clock().getTime());
+    // Before Redis is closed (closers run first to last, each unshifted before the one it precedes).
+    closers.unshift(() => closeLimiters(limiters));
     const quota = new QuotaCounter({ db, clock, defaultLimit: config.quotaRequestsPerMonth, logger });
     closers.unshift(() => quota.close());
     return {
@@ -118,7 +121,7 @@ export async function createCore(config: Config, logger: Logger, options: CoreOp
       caches: options.oneShot ? uncached() : createCaches({ mode: database.kind, ttlMs: config.cacheTtlMs }),
       metrics,
       queue,
-      limiters: createLimiters(config, redis, logger, () => clock().getTime()),
+      limiters,
       refusal: { retryAfterS: config.retryAfterS, delayMs: config.throttleRefusalDelayMs },
       quota,
       passwords: options.passwords ?? scryptHasher,

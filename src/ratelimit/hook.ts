@@ -54,7 +54,11 @@ export interface ThrottleStep {
  * in one round trip. The `X-RateLimit-*` headers are those of the last bucket taken.
  */
 export function throttleInOrder(refusal: Refusal, steps: ThrottleStep[]): Throttle {
-  const shared = steps.every((s) => s.limiter instanceof RedisRateLimiter && s.limiter.redis === (steps[0]!.limiter as RedisRateLimiter).redis);
+  // Redis buckets asked per request go in one round trip; leased ones (./lease.ts) are mostly
+  // decided here, one after the other.
+  const shared = steps.every(
+    (s) => s.limiter instanceof RedisRateLimiter && !s.limiter.leases && s.limiter.redis === (steps[0]!.limiter as RedisRateLimiter).redis,
+  );
   // A callback hook, and no promise when the buckets answer at once (in memory): this runs on
   // every throttled request.
   return (request, reply, done) => {

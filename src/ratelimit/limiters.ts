@@ -8,6 +8,11 @@ import type { RateLimiter } from './interface.ts';
 import { MemoryRateLimiter } from './memory.ts';
 import { RedisRateLimiter } from './redis.ts';
 
+/** Gives every leased token back (src/ratelimit/lease.ts): at shutdown, before Redis closes. */
+export async function closeLimiters(limiters: Limiters): Promise<void> {
+  await Promise.all(Object.values(limiters).map((l) => (l instanceof RedisRateLimiter ? l.close() : undefined)));
+}
+
 export interface Limiters {
   /** Spec section 8: every authenticated request. */
   stage: RateLimiter;
@@ -32,7 +37,7 @@ export interface Limiters {
 export function createLimiters(config: Config, redis: Redis | undefined, logger: Logger, now: () => number): Limiters {
   const make = ({ rps, burst }: { rps: number; burst: number }): RateLimiter => {
     const limits = { rate: rps, burst };
-    return redis ? new RedisRateLimiter(redis, limits, `sigsvc:${config.stage}:rl:`, logger, now) : new MemoryRateLimiter(limits, now);
+    return redis ? new RedisRateLimiter(redis, limits, `sigsvc:${config.stage}:rl:`, logger, now, config.rateLimitLease) : new MemoryRateLimiter(limits, now);
   };
   return {
     stage: make(config.rateLimit),

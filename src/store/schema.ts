@@ -169,6 +169,7 @@ export interface WebhookEventsTable {
   customer_id: string | null;
   correlation_id: string | null;
   attempts: Generated<number>;
+  state_after: Record<string, unknown> | null; // the org's billing state right after it (migration 136)
 }
 
 export interface IdpKeysTable {

@@ -52,16 +52,19 @@ export interface EventOutcome {
   /** A failure's sentence for staff and its stable code (src/billing/failure.ts). */
   error?: string;
   errorCode?: string;
+  /** An event applied to an org: the org's state right after it, in created order (migration 136). */
+  stateAfter?: OrgBilling | undefined;
 }
 
 /** A stored event, as a fold or a replay reads it again. */
 export type StoredEvent = Pick<WebhookEventRow, 'id' | 'type' | 'created_at' | 'received_at' | 'seq' | 'raw_body' | 'correlation_id' | 'customer_id'>;
 
-export type EventListRow = Omit<WebhookEventRow, 'raw_body'>;
+export type EventListRow = Omit<WebhookEventRow, 'raw_body' | 'state_after'>;
 
 const dateOrNull = (v: unknown) => (typeof v === 'string' ? new Date(v) : null);
 
-function baseFromJson(json: Record<string, any> | null): OrgBilling | null {
+/** A billing state as stored in jsonb (an org's base, an event's state after it). */
+export function stateFromJson(json: Record<string, any> | null): OrgBilling | null {
   if (!json) return null;
   return {
     subscriptionStatus: json.subscriptionStatus,
@@ -111,7 +114,7 @@ export const billingRepo = {
         providerSubscriptionId: org.provider_subscription_id,
       },
       position: { at: org.billing_event_at, rank: org.billing_event_rank },
-      base: baseFromJson(org.billing_base),
+      base: stateFromJson(org.billing_base),
       seatsOverride: org.seats_override,
     }));
   },
@@ -227,11 +230,12 @@ export const billingRepo = {
       customer_id: o.customerId ?? null,
       error: o.error ?? null,
       error_code: o.error ? (o.errorCode ?? null) : null,
+      state_after: o.stateAfter ?? null,
     }));
     await sql`
       UPDATE webhook_events AS w SET status = v.status, outcome = v.outcome, org_id = v.org_id,
-        customer_id = v.customer_id, error = v.error, error_code = v.error_code
-      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id text, status text, outcome text, org_id uuid, customer_id text, error text, error_code text)
+        customer_id = v.customer_id, error = v.error, error_code = v.error_code, state_after = v.state_after
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id text, status text, outcome text, org_id uuid, customer_id text, error text, error_code text, state_after jsonb)
       WHERE w.id = v.id`.execute(db);
   },
 
@@ -246,6 +250,7 @@ export const billingRepo = {
         customer_id: o.customerId ?? null,
         error: o.error ?? null,
         error_code: o.error ? (o.errorCode ?? null) : null,
+        state_after: o.stateAfter ? sql<Record<string, unknown>>`${JSON.stringify(o.stateAfter)}::jsonb` : null,
       })
       .where('id', '=', id)
       .where('status', '=', was)
@@ -289,18 +294,6 @@ export const billingRepo = {
 
   async find(db: Db, id: string): Promise<WebhookEventRow | undefined> {
     return db.selectFrom('webhook_events').selectAll().where('id', '=', id).executeTakeFirst();
-  },
-
-  /** Every event applied to an org (its history), but those named in `except`. */
-  async history(db: Db, orgId: string, types: readonly string[], except: string[]): Promise<StoredEvent[]> {
-    let query = db
-      .selectFrom('webhook_events')
-      .select(storedEventColumns)
-      .where('org_id', '=', orgId)
-      .where('status', 'in', ['applied', 'ignored'])
-      .where('type', 'in', [...types]);
-    if (except.length) query = query.where('id', 'not in', except);
-    return query.orderBy('seq').execute();
   },
 
   /** Events waiting for one of these customers to be linked to an org, but those named in `except`. */
