@@ -3,7 +3,7 @@
 // address needs it), and the next hop's answer handed back to the client as it came.
 import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
-import nodemailer from 'nodemailer';
+import type Nodemailer from 'nodemailer';
 import type { GatewaySettingsRow } from '../store/schema.ts';
 import type { Envelope } from './engine.ts';
 import type { Spool } from './spool.ts';
@@ -13,12 +13,17 @@ export interface Relay {
   close(): void;
 }
 
-type Transport = ReturnType<typeof nodemailer.createTransport>;
+type Transport = ReturnType<typeof Nodemailer.createTransport>;
+
+// nodemailer is loaded with the first message relayed: a service whose gateway relays nothing
+// (most of them) does not hold its code (a few MB of heap; BENCHMARKS.md, "Memory").
+let loaded: Promise<typeof Nodemailer> | undefined;
+const nodemailerModule = () => (loaded ??= import('nodemailer').then((m) => m.default));
 
 export function createRelay(opts: { hostname: string; timeoutMs: number }): Relay {
   const transports = new Map<string, { version: number; transport: Transport }>();
 
-  function transportOf(s: GatewaySettingsRow): Transport {
+  function transportOf(nodemailer: typeof Nodemailer, s: GatewaySettingsRow): Transport {
     const known = transports.get(s.org_id);
     if (known?.version === s.version) return known.transport;
     known?.transport.close();
@@ -39,9 +44,10 @@ export function createRelay(opts: { hostname: string; timeoutMs: number }): Rela
 
   return {
     async send(settings, envelope, parts) {
+      const nodemailer = await nodemailerModule();
       const raw = concat(parts);
       try {
-        const info = (await transportOf(settings).sendMail({
+        const info = (await transportOf(nodemailer, settings).sendMail({
           envelope: { from: envelope.from, to: envelope.to, use8BitMime: envelope.use8BitMime } as { from: string; to: string[] },
           raw,
         })) as { response?: string };
