@@ -1,6 +1,6 @@
 // How the service's Node process is started. The flags are listed once, in node-flags.json, and the
-// environment it adds in node-env.json (plain JSON, so that bin/sigsvc.mjs can read them on any Node); `npm start` and `npm run cli` go
-// through that launcher, and the benchmarks and the tests that start the service as a process
+// environment it adds in node-env.json (plain JSON, so that bin/sigsvc.mjs can read them on any
+// Node); `npm start` and `npm run cli` go through that launcher, and the benchmarks and the tests that start the service as a process
 // use this module. Why each flag:
 //
 // --liftoff-only: the embedded PostgreSQL (PGlite) is a WebAssembly build of Postgres. V8 compiles
@@ -28,8 +28,9 @@
 //
 // MALLOC_ARENA_MAX=2: glibc's malloc gives each thread that allocates an arena of its own, up to 8
 // per core, and keeps what was freed in each for reuse; the service has a dozen threads (V8's
-// compiler and GC helpers, libuv's pool, the render threads), and their arenas held 60–90 MB at
-// the bench's peak, most of it free. Two arenas held ~45 MB (BENCHMARKS.md, "Memory").
+// compiler and GC helpers, libuv's pool, the render threads), whose arenas held 37–47 MB at the
+// bench's peak, most of it free. With two arenas, malloc held ~22 MB less in all (BENCHMARKS.md,
+// "Memory").
 import flags from './node-flags.json' with { type: 'json' };
 import env from './node-env.json' with { type: 'json' };
 
