@@ -1,7 +1,7 @@
 // How the service's Node process is started. The flags are listed once, in node-flags.json, and the
 // environment it adds in node-env.json (plain JSON, so that bin/sigsvc.mjs can read them on any
-// Node); `npm start` and `npm run cli` go through that launcher, and the benchmarks and the tests that start the service as a process
-// use this module. Why each flag:
+// Node); `npm start` and `npm run cli` go through that launcher, and the benchmarks and the tests
+// that start the service as a process use this module. Why each flag:
 //
 // --liftoff-only: the embedded PostgreSQL (PGlite) is a WebAssembly build of Postgres. V8 compiles
 // it with its baseline compiler (Liftoff) and then recompiles hot functions with its optimizing
