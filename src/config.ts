@@ -6,8 +6,8 @@ import { booleanFlag, callbackUrl, int, isProxyEntry, optionalString, posInt, ur
 import { parseSecretsKey } from './lib/secrets-key.ts';
 
 // Each render thread is a V8 heap of its own (~35 MB under load, BENCHMARKS.md "Memory"). With 2
-// CPUs, the main thread and one render thread already fill them: a second thread cost the memory
-// and rendered no faster (render-cold's CPU per request and ratio measured the same).
+// CPUs the main thread and one render thread can fill them; a first render cost no more CPU with
+// one thread (on a busy machine two took a larger share of it: BENCHMARKS.md).
 const DEFAULT_RENDER_THREADS = Math.min(2, Math.max(1, availableParallelism() - 1));
 
 const envFields = z.object({
