@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 
 const cli = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const flags = JSON.parse(readFileSync(new URL('../src/node-flags.json', import.meta.url), 'utf8'));
+// What glibc reads at start (src/runtime.ts says why); a value the operator set wins.
+const env = { ...JSON.parse(readFileSync(new URL('../src/node-env.json', import.meta.url), 'utf8')), ...process.env };
 const major = Number(process.versions.node.split('.')[0]);
 let node = process.execPath;
 if (major < 24) {
@@ -24,9 +26,9 @@ const args = [...flags, cli, ...process.argv.slice(2)];
 if (typeof process.execve === 'function') {
   // This process becomes the service (Node ≥ 23.11 on Linux and macOS): same pid, so signals
   // from a supervisor or the terminal reach it directly, and no launcher stays in memory.
-  process.execve(node, [node, ...args], process.env);
+  process.execve(node, [node, ...args], env);
 }
 // Elsewhere (an older Node, Windows) a child, which gets the stop signals this process receives.
-const child = spawn(node, args, { stdio: 'inherit' });
+const child = spawn(node, args, { stdio: 'inherit', env });
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,8 +1,14 @@
 // The only reader of process.env. Every variable is parsed once, at start-up, by one zod schema;
 // a bad value stops start-up with a message that names the variable (docs/configuration.md).
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { booleanFlag, callbackUrl, int, isProxyEntry, optionalString, posInt, url } from './config-fields.ts';
 import { parseSecretsKey } from './lib/secrets-key.ts';
+
+// Each render thread is a V8 heap of its own (~35 MB under load, BENCHMARKS.md "Memory"). With 2
+// CPUs the main thread and one render thread can fill them; a first render cost no more CPU with
+// one thread (on a busy machine two took a larger share of it: BENCHMARKS.md).
+const DEFAULT_RENDER_THREADS = Math.min(2, Math.max(1, availableParallelism() - 1));
 
 const envFields = z.object({
   PORT: int(3000).pipe(z.number().max(65535)).describe('listen port'),
@@ -95,7 +101,9 @@ const envFields = z.object({
   MAIL_PER_ORG_PER_HOUR: posInt(500).describe('mails one org sends per hour at most; past it they wait in the queue for the next hour'),
   BODY_LIMIT_BYTES: posInt(5 * 1024 * 1024).describe('request body maximum'),
   RENDER_LIMIT_BYTES: posInt(30 * 1024).describe('render output maximum, in UTF-8 bytes of the HTML'),
-  RENDER_THREADS: posInt(2).describe('worker threads that save, preview and first-render templates (warm renders stay on the main thread)'),
+  RENDER_THREADS: posInt(DEFAULT_RENDER_THREADS).describe(
+    'worker threads that save, preview and first-render templates (warm renders stay on the main thread); default 2, 1 on a machine with 2 CPUs or fewer',
+  ),
   WEBHOOK_SECRET: optionalString.describe('shared secret of the payment provider; unset: the webhook route answers 503'),
   WEBHOOK_TOLERANCE_S: posInt(300).describe('webhook signature timestamp tolerance'),
   WEBHOOK_DEDUP_S: posInt(604800).describe('webhook event-id dedup window'),

@@ -5,7 +5,7 @@ import { createDeps } from './deps.ts';
 import { buildApp } from './app.ts';
 import { DatabaseUnavailableError } from './store/errors.ts';
 import { DataDirInUseError } from './store/data-dir-lock.ts';
-import { postgresDescription } from './store/postgres.ts';
+import { postgresDescription } from './store/postgres-url.ts';
 import { findSecretsKey, generatedKeyAdvice } from './secrets/module.ts';
 
 /** A start-up failure whose message says it all (no stack trace helps the operator). */

@@ -1,7 +1,7 @@
-// How the service's Node process is started. The flags are listed once, in node-flags.json (plain
-// JSON, so that bin/sigsvc.mjs can read them on any Node); `npm start` and `npm run cli` go
-// through that launcher, and the benchmarks and the tests that start the service as a process
-// use this module. Why each flag:
+// How the service's Node process is started. The flags are listed once, in node-flags.json, and the
+// environment it adds in node-env.json (plain JSON, so that bin/sigsvc.mjs can read them on any
+// Node); `npm start` and `npm run cli` go through that launcher, and the benchmarks and the tests
+// that start the service as a process use this module. Why each flag:
 //
 // --liftoff-only: the embedded PostgreSQL (PGlite) is a WebAssembly build of Postgres. V8 compiles
 // it with its baseline compiler (Liftoff) and then recompiles hot functions with its optimizing
@@ -23,6 +23,16 @@
 // main-thread time in ~48 s of CPU (PerformanceObserver 'gc' entries); the work per collection
 // grows with the live heap and the number of collections falls with it, so the share stays small
 // as the caches fill.
+//
+// node-env.json, the environment the launchers add (a variable the operator set wins):
+//
+// MALLOC_ARENA_MAX=2: glibc's malloc gives each thread that allocates an arena of its own, up to 8
+// per core, and keeps what was freed in each for reuse; the service has a dozen threads (V8's
+// compiler and GC helpers, libuv's pool, the render threads), whose arenas held 37–47 MB at the
+// bench's peak, most of it free. With two arenas, malloc held ~22 MB less in all (BENCHMARKS.md,
+// "Memory").
 import flags from './node-flags.json' with { type: 'json' };
+import env from './node-env.json' with { type: 'json' };
 
 export const SERVICE_NODE_FLAGS: readonly string[] = flags;
+export const SERVICE_NODE_ENV: Readonly<Record<string, string>> = env;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { SERVICE_NODE_FLAGS } from '../src/runtime.ts';
+import { SERVICE_NODE_ENV, SERVICE_NODE_FLAGS } from '../src/runtime.ts';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { runNode } from './helpers/process.ts';
 import { configVariables } from '../src/config.ts';
@@ -207,6 +207,10 @@ describe('the process', () => {
       const service = await startProcess({ DATA_DIR: dir, DATABASE_URL: '' }, await freePort(), { script: 'bin/sigsvc.mjs', args: ['serve'] });
       const cmdline = readFileSync(`/proc/${service.pid}/cmdline`, 'utf8').split('\0');
       assert.deepEqual(cmdline.slice(1, SERVICE_NODE_FLAGS.length + 2), [...SERVICE_NODE_FLAGS, fileURLToPath(new URL('../src/cli/main.ts', import.meta.url))]);
+      // And with the environment of src/node-env.json (glibc reads it at start).
+      const environ = readFileSync(`/proc/${service.pid}/environ`, 'utf8').split('\0');
+      for (const [name, value] of Object.entries(SERVICE_NODE_ENV))
+        assert.ok(environ.includes(`${name}=${value}`), `the service runs without ${name}=${value}`);
       const health = await fetch(`${service.url}/health`);
       assert.equal(health.status, 200);
       // One log line per request, labelled with its correlation id, the hijacked pixel included.

@@ -9,7 +9,6 @@ import type { Logger } from '../log.ts';
 import { systemClock, type Clock } from '../lib/clock.ts';
 import { openDatabase, willCreateEmbeddedDatabase, type Database, type Db } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
-import { connectRedis } from '../store/redis.ts';
 import { createCaches, uncached, type Caches } from '../cache/namespaces.ts';
 import { createMetrics, type Metrics } from '../metrics/metrics.ts';
 import { createJobQueue, type JobQueue } from '../jobs/queue.ts';
@@ -98,6 +97,8 @@ export async function createCore(config: Config, logger: Logger, options: CoreOp
     metrics.observeDatabasePool(() => database.poolStats());
     let redis: Redis | undefined;
     if (config.redisUrl && !options.oneShot) {
+      // Loaded only with REDIS_URL: a service without Redis does not hold ioredis's code.
+      const { connectRedis } = await import('../store/redis.ts');
       const r = connectRedis(config.redisUrl, logger, config.redisTimeouts);
       redis = r;
       closers.unshift(() => r.quit().catch(() => r.disconnect()));

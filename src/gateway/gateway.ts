@@ -3,7 +3,6 @@
 // the listener to start (main.ts starts it, in the service or alone with `sigsvc gateway`).
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
-import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { Counter } from 'prom-client';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
@@ -21,7 +20,6 @@ import { createDomainService, type DomainService } from './domains.ts';
 import { createSettingsService } from './settings.ts';
 import { createEngine, type Engine, type EngineDeps } from './engine.ts';
 import { createRelay } from './relay.ts';
-import { startListener } from './listener.ts';
 import { markSignature } from '../render/module.ts';
 import { Spool } from './spool.ts';
 import { GatewayCounts } from './counts.ts';
@@ -124,7 +122,9 @@ export function createGateway(deps: GatewayDeps) {
     sendTest: (ctx: WriteContext, input: { to: string; from?: string | undefined }) => sendTest({ db, users: deps.users, domains, engine }, ctx, input),
 
     /** Starts the SMTP listener (GATEWAY_PORT); `port` 0 in tests picks a free one. */
-    listen(overrides: { port?: number } = {}) {
+    async listen(overrides: { port?: number } = {}) {
+      // Loaded here: smtp-server and its parsers stay out of a service that does not listen.
+      const { startListener } = await import('./listener.ts');
       return startListener(
         {
           port: overrides.port ?? gw.port ?? 2525,
@@ -214,6 +214,8 @@ async function sendTest(
   if (!from) throw conflict('An API key has no address: send `from`, an address of a verified domain.');
   const ours = await deps.domains.verifiedOf(ctx.orgId);
   if (!ours.includes(from.slice(from.lastIndexOf('@') + 1).toLowerCase())) throw conflict(`${from} is not in a verified domain of this organisation.`);
+  // Loaded with the first test message, as the relay loads nodemailer with the first message relayed.
+  const { default: MailComposer } = await import('nodemailer/lib/mail-composer/index.js');
   const raw = await new MailComposer({
     from,
     to: input.to,

@@ -6,7 +6,7 @@
 import { once } from 'node:events';
 import { isIP } from 'node:net';
 import { PassThrough, type Readable } from 'node:stream';
-import nodemailer from 'nodemailer';
+import type Nodemailer from 'nodemailer';
 import type { GatewaySettingsRow } from '../store/schema.ts';
 import type { Envelope } from './engine.ts';
 import type { Spool } from './spool.ts';
@@ -19,13 +19,18 @@ export interface Relay {
   close(): void;
 }
 
-type Transport = ReturnType<typeof nodemailer.createTransport>;
+type Transport = ReturnType<typeof Nodemailer.createTransport>;
+
+// nodemailer is loaded with the first message relayed: a service whose gateway relays nothing
+// (most of them) does not hold its code (a few MB of heap; BENCHMARKS.md, "Memory").
+let loaded: Promise<typeof Nodemailer> | undefined;
+const nodemailerModule = () => (loaded ??= import('nodemailer').then((m) => m.default));
 
 export function createRelay(opts: { hostname: string; timeoutMs: number; allowPrivate: boolean; lookupAddresses: AddressLookup }): Relay {
   const transports = new Map<string, { version: number; address: string; transport: Transport }>();
 
   /** The org's pool, kept while its settings and one of the name's checked addresses stay the same. */
-  function transportOf(s: GatewaySettingsRow, addresses: string[]): Transport {
+  function transportOf(nodemailer: typeof Nodemailer, s: GatewaySettingsRow, addresses: string[]): Transport {
     const known = transports.get(s.org_id);
     if (known?.version === s.version && addresses.includes(known.address)) return known.transport;
     known?.transport.close();
@@ -57,9 +62,10 @@ export function createRelay(opts: { hostname: string; timeoutMs: number; allowPr
         // The sender's server keeps the message and tries again: the org can correct its next hop meanwhile.
         return { code: 451, message: `4.4.3 ${err.message} Not relayed.`, ...(err.notPublic ? { refused: err.message } : {}) };
       }
+      const nodemailer = await nodemailerModule();
       const raw = concat(parts);
       try {
-        const info = (await transportOf(settings, addresses).sendMail({
+        const info = (await transportOf(nodemailer, settings, addresses).sendMail({
           envelope: { from: envelope.from, to: envelope.to, use8BitMime: envelope.use8BitMime } as { from: string; to: string[] },
           raw,
         })) as { response?: string };

@@ -2,7 +2,7 @@
 // `queueMail` writes a `mail.send` job in the caller's transaction, and the job queue's worker
 // sends it (retrying while the SMTP server is away; past its org's hourly cap, in the next hour).
 // Without SMTP_URL nothing is queued or sent.
-import nodemailer from 'nodemailer';
+import type Nodemailer from 'nodemailer';
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
 import { enqueue, JobDeferredError, JobFailedError, RetryableJobError, type JobHandler, type JobRegistry } from '../jobs/queue.ts';
@@ -54,13 +54,19 @@ export function createMail(deps: {
 }): Mail {
   const { smtpUrl } = deps;
   if (!smtpUrl) return { ...mailOutbox(false), close() {} };
-  const transport = nodemailer.createTransport({
-    url: smtpUrl,
-    // A server that does not answer is an outage like any other: the job retries later.
-    connectionTimeout: 10_000,
-    greetingTimeout: 10_000,
-    socketTimeout: 30_000,
-  } as Parameters<typeof nodemailer.createTransport>[0]);
+  // Made with the first mail: nodemailer is loaded then, not by every process that could send one
+  // (a few MB of heap; BENCHMARKS.md, "Memory").
+  let transport: Promise<ReturnType<typeof Nodemailer.createTransport>> | undefined;
+  const transportNow = () =>
+    (transport ??= import('nodemailer').then(({ default: nodemailer }) =>
+      nodemailer.createTransport({
+        url: smtpUrl,
+        // A server that does not answer is an outage like any other: the job retries later.
+        connectionTimeout: 10_000,
+        greetingTimeout: 10_000,
+        socketTimeout: 30_000,
+      } as Parameters<typeof nodemailer.createTransport>[0]),
+    ));
   const send: JobHandler<MailPayload> = async (job) => {
     const { to, subject, text, html } = job.payload;
     if (job.orgId) {
@@ -71,7 +77,7 @@ export function createMail(deps: {
       }
     }
     try {
-      await transport.sendMail({ from: deps.from, to, subject, text, html });
+      await (await transportNow()).sendMail({ from: deps.from, to, subject, text, html });
     } catch (err) {
       throw classify(err);
     }
@@ -80,7 +86,7 @@ export function createMail(deps: {
   return {
     ...mailOutbox(true),
     close() {
-      transport.close();
+      void transport?.then((t) => t.close());
     },
   };
 }

@@ -8,7 +8,7 @@ import type { DB } from './schema.ts';
 import type { Database, Db, PoolStats } from './database.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { lockDataDir } from './data-dir-lock.ts';
-import { openPostgres, type PostgresTimeouts } from './postgres.ts';
+import type { PostgresTimeouts } from './postgres.ts';
 import { TimeoutError, withTimeout } from './timeout.ts';
 import { DatabaseUnavailableError } from './errors.ts';
 import type { PGlite as PGliteType } from '@electric-sql/pglite';
@@ -51,6 +51,8 @@ export async function openDatabase(options: {
 }): Promise<Database> {
   const { databaseUrl, dataDir } = options;
   if (databaseUrl?.startsWith('postgres')) {
+    // Loaded only with a PostgreSQL server: the embedded store never holds pg's code.
+    const { openPostgres } = await import('./postgres.ts');
     return openPostgres(databaseUrl, {
       timeouts: options.timeouts ?? { statementTimeoutMs: 30_000, connectTimeoutMs: 5000 },
       onConnectionLost: options.onConnectionLost,

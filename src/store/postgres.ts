@@ -9,6 +9,7 @@
 // turns such failures into DatabaseUnavailableError (503). No library does this for Kysely.
 import { Kysely, PostgresDialect, sql, type PostgresPool, type PostgresPoolClient, type PostgresQueryResult } from 'kysely';
 import pg from 'pg';
+import { postgresDescription } from './postgres-url.ts';
 import type { DB } from './schema.ts';
 import type { Database } from './database.ts';
 import { classifyDatabaseError, DatabaseUnavailableError, withoutValues } from './errors.ts';
@@ -86,12 +87,6 @@ export function openPostgres(url: string, options: { timeouts: PostgresTimeouts;
       await db.destroy();
     },
   };
-}
-
-/** Where a PostgreSQL URL points, for messages: host, port and database, never the user or password. */
-export function postgresDescription(url: string): string {
-  const parsed = new URL(url);
-  return `PostgreSQL at ${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
 }
 
 function newPool(url: string, config: pg.PoolConfig): pg.Pool {

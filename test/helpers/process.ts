@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { SERVICE_NODE_FLAGS } from '../../src/runtime.ts';
+import { SERVICE_NODE_ENV, SERVICE_NODE_FLAGS } from '../../src/runtime.ts';
 
 export const ROOT = new URL('../../', import.meta.url);
 
@@ -12,7 +12,11 @@ export function runNode(
   timeoutMs = 110_000,
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...args], { cwd: ROOT, env: { ...cleanEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...args], {
+      cwd: ROOT,
+      env: { ...SERVICE_NODE_ENV, ...cleanEnv(), ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -55,7 +59,7 @@ export async function startProcess(
 ): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, opts.script ?? 'src/main.ts', ...(opts.args ?? [])], {
     cwd: ROOT,
-    env: { ...cleanEnv(), LOG_LEVEL: 'info', PORT: String(port), ...env },
+    env: { ...SERVICE_NODE_ENV, ...cleanEnv(), LOG_LEVEL: 'info', PORT: String(port), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
