@@ -2,14 +2,13 @@
 // a bad value stops start-up with a message that names the variable (docs/configuration.md).
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
+import { gatewayFields, gatewayOf } from './config-gateway.ts';
 import { booleanFlag, callbackUrl, int, isProxyEntry, optionalString, posInt, url } from './config-fields.ts';
 import { parseSecretsKey } from './lib/secrets-key.ts';
 
 // Each render thread is a V8 heap of its own (~35 MB under load, BENCHMARKS.md "Memory"). With 2
 // CPUs the main thread and one render thread can fill them; a first render cost no more CPU with
 // one thread (on a busy machine two took a larger share of it: BENCHMARKS.md).
-const DEFAULT_RENDER_THREADS = Math.min(2, Math.max(1, availableParallelism() - 1));
-
 const envFields = z.object({
   PORT: int(3000).pipe(z.number().max(65535)).describe('listen port'),
   HOST: z.string().min(1).default('127.0.0.1').describe('listen address'),
@@ -101,9 +100,12 @@ const envFields = z.object({
   MAIL_PER_ORG_PER_HOUR: posInt(500).describe('mails one org sends per hour at most; past it they wait in the queue for the next hour'),
   BODY_LIMIT_BYTES: posInt(5 * 1024 * 1024).describe('request body maximum'),
   RENDER_LIMIT_BYTES: posInt(30 * 1024).describe('render output maximum, in UTF-8 bytes of the HTML'),
-  RENDER_THREADS: posInt(DEFAULT_RENDER_THREADS).describe(
-    'worker threads that save, preview and first-render templates (warm renders stay on the main thread); default 2, 1 on a machine with 2 CPUs or fewer',
-  ),
+  RENDER_THREADS: optionalString
+    .transform((v) => (v === undefined ? undefined : Number(v)))
+    .pipe(z.number().int().min(1).optional())
+    .describe(
+      'worker threads that save, preview and first-render templates (warm renders stay on the main thread); unset: 2, or 1 on a machine with 2 CPUs or fewer',
+    ),
   WEBHOOK_SECRET: optionalString.describe('shared secret of the payment provider; unset: the webhook route answers 503'),
   WEBHOOK_TOLERANCE_S: posInt(300).describe('webhook signature timestamp tolerance'),
   WEBHOOK_DEDUP_S: posInt(604800).describe('webhook event-id dedup window'),
@@ -197,22 +199,7 @@ const envFields = z.object({
   GOOGLE_ADMIN_API_URL: url.default('https://admin.googleapis.com').describe("base URL of Google's Admin SDK Directory API"),
   GOOGLE_GMAIL_API_URL: url.default('https://gmail.googleapis.com').describe("base URL of Google's Gmail API"),
   GOOGLE_SYNC_INTERVAL_S: posInt(3600).describe('how often each connected Google Workspace directory is synced'),
-  GATEWAY_PORT: optionalString
-    .transform((v) => (v === undefined ? undefined : Number(v)))
-    .pipe(z.number().int().min(0).max(65535).optional())
-    .describe("the SMTP signature gateway's port (`sigsvc gateway` uses 2525 when unset); set: `npm start` runs the gateway in the same process too"),
-  GATEWAY_HOST: optionalString.describe("the SMTP gateway's listen address (default `HOST`)"),
-  GATEWAY_DOMAIN: optionalString
-    .refine((v) => v === undefined || /^[a-z0-9.-]+$/i.test(v), { message: 'must be a domain name' })
-    .describe("the gateway's public name: each org's smart host is `<gatewayId>.<GATEWAY_DOMAIN>` (a wildcard certificate), which names the org by SNI"),
-  GATEWAY_TLS_CERT: optionalString.describe("PEM certificate file for the gateway's STARTTLS; unset: no STARTTLS, and AUTH from loopback only"),
-  GATEWAY_TLS_KEY: optionalString.describe('PEM private key file of GATEWAY_TLS_CERT'),
-  GATEWAY_MAX_BYTES: posInt(50 * 1024 * 1024).describe('largest message the gateway accepts (552 above it)'),
-  GATEWAY_MAX_CONNECTIONS: posInt(200).describe('SMTP connections the gateway holds at once; more are answered 421'),
-  GATEWAY_SOCKET_TIMEOUT_MS: posInt(60000).describe('an SMTP client silent this long is disconnected'),
-  GATEWAY_RELAY_TIMEOUT_MS: posInt(15000).describe('how long the gateway waits to connect to a next hop and for its greeting (then 451: the sender retries)'),
-  GATEWAY_FAIL_CLOSED: booleanFlag.describe('true: a message whose stamping failed is refused with 451; false: it goes on unstamped (logged and counted)'),
-  GATEWAY_ALLOW_PRIVATE_NEXT_HOP: booleanFlag.describe("true: an org's next hop may resolve to a private or loopback address (tests, intranets)"),
+  ...gatewayFields,
   DNS_SERVERS: z
     .string()
     .default('')
@@ -269,7 +256,8 @@ function toConfig(env: Env) {
     ...limitsOf(env),
     bodyLimitBytes: env.BODY_LIMIT_BYTES,
     renderLimitBytes: env.RENDER_LIMIT_BYTES,
-    renderThreads: env.RENDER_THREADS,
+    // One thread fewer than the CPUs, one at least and two at most: a thread is a V8 heap of its own (BENCHMARKS.md, "Memory").
+    renderThreads: env.RENDER_THREADS ?? Math.min(2, Math.max(1, availableParallelism() - 1)),
     webhookSecret: env.WEBHOOK_SECRET,
     webhookToleranceS: env.WEBHOOK_TOLERANCE_S,
     webhookDedupS: env.WEBHOOK_DEDUP_S,
@@ -339,22 +327,6 @@ function limitsOf(env: Env) {
 }
 
 /** The SMTP signature gateway's settings (docs/gateway.md). */
-function gatewayOf(env: Env) {
-  return {
-    port: env.GATEWAY_PORT,
-    host: env.GATEWAY_HOST,
-    domain: env.GATEWAY_DOMAIN?.toLowerCase(),
-    tlsCert: env.GATEWAY_TLS_CERT,
-    tlsKey: env.GATEWAY_TLS_KEY,
-    maxBytes: env.GATEWAY_MAX_BYTES,
-    maxConnections: env.GATEWAY_MAX_CONNECTIONS,
-    socketTimeoutMs: env.GATEWAY_SOCKET_TIMEOUT_MS,
-    relayTimeoutMs: env.GATEWAY_RELAY_TIMEOUT_MS,
-    failClosed: env.GATEWAY_FAIL_CLOSED,
-    allowPrivateNextHop: env.GATEWAY_ALLOW_PRIVATE_NEXT_HOP,
-  };
-}
-
 export type Config = z.output<typeof envSchema>;
 
 function stripSlash(u: string): string {

@@ -15,7 +15,7 @@ const SRC = path.join(import.meta.dirname, '..', 'src');
 /** What a folder (or a file at src/'s root) is: lower tiers never import higher ones. */
 const TIERS = ['neutral', 'store', 'platform', 'capability', 'edge'] as const;
 type Tier = (typeof TIERS)[number];
-const NEUTRAL = ['kernel', 'lib', 'config.ts', 'config-fields.ts', 'log.ts', 'runtime.ts', 'node-flags.json', 'node-env.json'];
+const NEUTRAL = ['kernel', 'lib', 'config.ts', 'config-fields.ts', 'config-gateway.ts', 'log.ts', 'runtime.ts', 'node-flags.json', 'node-env.json'];
 /** What every capability may use directly: the core and what it is made of, and the HTTP layer's shared parts. */
 const PLATFORM = ['core', 'cache', 'http', 'jobs', 'metrics', 'audit', 'ratelimit', 'quota'];
 const EDGE = ['app.ts', 'deps.ts', 'main.ts', 'cli'];
