@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
-import type { DirectoryRunRow, DirectorySource, OrgRole, UserRow, UserStatus } from '../schema.ts';
+import type { DirectoryRunRow, DirectorySource, UserRow, UserStatus } from '../schema.ts';
 
 /** The profile fields a directory sets on a user (directory/plan.ts builds its users on them). */
 export interface DirectoryProfile {
@@ -38,30 +38,6 @@ export const directoryRepo = {
       for (const r of rows) taken.add(r.email);
     }
     return taken;
-  },
-
-  async insertUser(
-    db: Db,
-    user: DirectoryProfile & { id: string; orgId: string; role: OrgRole; source: DirectorySource; externalId: string },
-  ): Promise<UserRow> {
-    return db
-      .insertInto('users')
-      .values({
-        id: user.id,
-        org_id: user.orgId,
-        email: user.email,
-        name: user.name,
-        title: user.title,
-        department: user.department,
-        phone: user.phone,
-        mobile: user.mobile,
-        role: user.role,
-        password_hash: null,
-        directory_source: user.source,
-        directory_id: user.externalId,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
   },
 
   /**
