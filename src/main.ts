@@ -13,7 +13,7 @@ class StartupError extends Error {}
 
 /** `api`: the HTTP service (and the SMTP gateway too when GATEWAY_PORT is set); `gateway`: the gateway alone (`sigsvc gateway`). */
 export async function serve(mode: 'api' | 'gateway' = 'api'): Promise<void> {
-  let config;
+  let config: Config;
   try {
     config = loadConfig();
   } catch (err) {
@@ -95,7 +95,7 @@ function followNpmOut(stop: () => void): void {
  * with `memory://` a key of this process; a PostgreSQL server's instances need the one they share.
  */
 function withSecretsKey(config: Config, logger: Logger): Config {
-  let found;
+  let found: ReturnType<typeof findSecretsKey>;
   try {
     found = findSecretsKey(config, { create: true });
   } catch (err) {

@@ -14,7 +14,12 @@ describe('campaigns and Gmail', () => {
   // Real time plus what the test adds: the job queue's due times keep moving (a clock standing
   // still would never reach a job queued a moment later), and the test jumps to a start or an end.
   let offset = 0;
-  const clock = { now: () => new Date(Date.now() + offset), advance: (ms: number) => void (offset += ms) };
+  const clock = {
+    now: () => new Date(Date.now() + offset),
+    advance: (ms: number) => {
+      offset += ms;
+    },
+  };
   let fake: FakeGoogle;
   let server: TestServer;
   googleSuite((google) => ({ fake, server } = google), { clock: clock.now });

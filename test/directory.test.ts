@@ -54,7 +54,7 @@ describe('directory: applying a directory to an org', () => {
     const recorded = await server.deps.directory.lastRun(org.orgId, 'google');
     assert.equal(recorded?.id, run.runId);
     assert.equal(recorded?.created, 3);
-    assert.equal((recorded?.changes as unknown[]).length, 3);
+    assert.equal((recorded?.changes as unknown[] | undefined)?.length, 3);
     const audit = await server.request('GET', `/v1/orgs/${org.orgId}/audit?action=user.create`, { key: org.key });
     const bySync = audit.body.items.filter((e: { actor: { id: string } }) => e.actor.id === 'directory:google');
     assert.equal(bySync.length, 3);

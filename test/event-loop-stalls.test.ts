@@ -41,7 +41,7 @@ const imageOf = (bytes: number, seed: number) => {
 describe('nothing big on the event loop', { timeout: 300_000 }, () => {
   let service: ServiceProcess;
   let cleanup: () => Promise<void>;
-  let orgs: { orgId: string; key: string }[] = [];
+  const orgs: { orgId: string; key: string }[] = [];
 
   before(async () => {
     const store = await isolatedStore();

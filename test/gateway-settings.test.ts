@@ -84,7 +84,7 @@ describe('gateway domains and settings', () => {
   });
 
   test('bad domains and bad settings are 400 and change nothing', async () => {
-    for (const domain of ['localhost', 'exa mple.com', '-bad.example', '1.2.3.4', 'a'.repeat(64) + '.example']) {
+    for (const domain of ['localhost', 'exa mple.com', '-bad.example', '1.2.3.4', `${'a'.repeat(64)}.example`]) {
       const res = await server.request('POST', `/v1/orgs/${org.orgId}/domains`, { key: org.key, body: { domain } });
       assert.equal(res.status, 400, `${domain}: ${res.text}`);
     }

@@ -6,7 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startServer, type TestServer } from './helpers/server.ts';
-import { createOrg, createUser, type TestOrg } from './helpers/fixtures.ts';
+import { createOrg, type TestOrg } from './helpers/fixtures.ts';
 import { graphUser, startFakeMicrosoft, type FakeMicrosoft } from './helpers/fake-microsoft.ts';
 import { waitFor } from './helpers/wait.ts';
 

@@ -162,7 +162,10 @@ describe('the OpenAPI document', () => {
         if (branch) check(branch, example, at);
         return;
       }
-      if (schema.type === 'array' && Array.isArray(example)) return example.forEach((e, i) => check(schema.items ?? {}, e, `${at}[${i}]`));
+      if (schema.type === 'array' && Array.isArray(example)) {
+        for (const [i, e] of example.entries()) check(schema.items ?? {}, e, `${at}[${i}]`);
+        return;
+      }
       if (schema.type !== 'object' || !schema.properties || !example || typeof example !== 'object') return;
       const keys = Object.keys(example);
       for (const r of schema.required ?? []) if (!keys.includes(r)) problems.push(`${at}: example lacks ${r}`);

@@ -318,7 +318,7 @@ describe('profiles', () => {
   });
 
   test('CSV import takes pronouns, website and address columns', async () => {
-    const csv = 'email,name,pronouns,website,address\nimp-' + crypto.randomUUID().slice(0, 8) + '@example.test,Imp,he/him,https://imp.example,"1 Road\nTown"\n';
+    const csv = `email,name,pronouns,website,address\nimp-${crypto.randomUUID().slice(0, 8)}@example.test,Imp,he/him,https://imp.example,"1 Road\nTown"\n`;
     const res = await server.request('POST', `${orgBase()}/users/import`, { key: org.key, rawBody: csv, headers: { 'content-type': 'text/csv' } });
     assert.equal(res.status, 200, res.text);
     const [row] = res.body.results;

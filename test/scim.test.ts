@@ -214,7 +214,7 @@ describe('SCIM 2.0 provisioning', () => {
       ],
     });
     assert.equal(updated.status, 200, updated.text);
-    let user = (await ourUser(org, id)).body;
+    const user = (await ourUser(org, id)).body;
     assert.deepEqual([user.name, user.title, user.department, user.mobile], ['givenName updatedFamilyName', 'Analyst', 'Sales', '+44 7700 900000']);
     const renamedUpn = `Renamed_${randomUUID().slice(0, 8)}@contoso.example`;
     await entra('PATCH', `/Users/${id}`, { schemas: [PATCH_OP], Operations: [{ op: 'Replace', path: 'userName', value: renamedUpn }] });
@@ -257,7 +257,7 @@ describe('SCIM 2.0 provisioning', () => {
   test('errors in SCIM shape: no token, a bad filter, a taken userName, a bad body, an unknown id, the owner kept', async () => {
     const org = await createOrg(server, { seats: 20 });
     const client = scim((await enable(org)).token);
-    isScimError(await scim('scim_' + 'x'.repeat(43))('GET', '/Users'), 401);
+    isScimError(await scim(`scim_${'x'.repeat(43)}`)('GET', '/Users'), 401);
     const bare = await server.request('GET', '/scim/v2/Users');
     isScimError(bare, 401);
     isScimError(await client('GET', `/Users?filter=${encodeURIComponent('userName co "a"')}`), 400, 'invalidFilter');

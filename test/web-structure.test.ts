@@ -59,7 +59,7 @@ test('the raw-access check recognises what it forbids', () => {
     "import createClient from 'openapi-fetch';",
     'const { api, orgId } = useOrg();',
   ];
-  samples.forEach((s, i) => assert.ok(RAW_ACCESS[i]![0].test(s), s));
+  for (const [i, s] of samples.entries()) assert.ok(RAW_ACCESS[i]![0].test(s), s);
   assert.ok(!RAW_ACCESS[2]![0].test('const x = prefetch(a); session.refetch();'), 'a word ending in fetch is not fetch');
 });
 

@@ -146,7 +146,8 @@ function readFieldLimits(): Limits {
       if (!op.operationId || !schema?.properties) continue;
       for (const [field, p] of Object.entries(schema.properties)) {
         if (p.minLength === undefined && p.maxLength === undefined) continue;
-        (limits.fields[op.operationId] ??= {})[field] = {
+        limits.fields[op.operationId] ??= {};
+        limits.fields[op.operationId][field] = {
           ...(p.minLength !== undefined ? { minLength: p.minLength } : {}),
           ...(p.maxLength !== undefined ? { maxLength: p.maxLength } : {}),
         };

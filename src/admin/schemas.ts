@@ -82,6 +82,16 @@ export const adminOrgCreatedSchema = z
     ],
   });
 
+const staffExample = {
+  userId: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
+  email: 'grace@operator.example',
+  name: 'Grace Hopper',
+  status: 'active',
+  mfaEnabled: true,
+  createdAt: EXAMPLE.createdAt,
+  disabledAt: null,
+};
+
 export const staffSchema = z
   .object({
     userId: uuid,
@@ -94,22 +104,12 @@ export const staffSchema = z
   })
   .meta({
     id: 'StaffMember',
-    examples: [
-      {
-        userId: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d',
-        email: 'grace@operator.example',
-        name: 'Grace Hopper',
-        status: 'active',
-        mfaEnabled: true,
-        createdAt: EXAMPLE.createdAt,
-        disabledAt: null,
-      },
-    ],
+    examples: [staffExample],
   });
 
 export const invitedStaffSchema = staffSchema
   .extend({ invitationUrl: z.string().optional().describe('the invitation link, only when no mail is configured (SMTP_URL unset): hand it over') })
-  .meta({ examples: [{ ...(z.globalRegistry.get(staffSchema)?.examples as Record<string, unknown>[])[0], status: 'invited', mfaEnabled: false }] });
+  .meta({ examples: [{ ...staffExample, status: 'invited', mfaEnabled: false }] });
 
 export const staffInviteSchema = z
   .strictObject({ email: z.email().max(254), name: text().trim().max(200).default('') })

@@ -85,7 +85,7 @@ export function createStaffAdminService(deps: { db: Db; clock: () => Date; inval
       const row = await other(ctx, staffId, 'You may not reset your own two-step verification: ask another staff member.');
       const reset = await db.transaction().execute(async (tx) => {
         const account = await accountsRepo.byId(tx, row.id);
-        if (!account || account.kind !== 'staff') throw notFound('Staff member');
+        if (account?.kind !== 'staff') throw notFound('Staff member');
         await accountsRepo.disableTotp(tx, account);
         await oidcRepo.revokeAccount(tx, row.id);
         await recordAudit(tx, actor(ctx), { action: 'staff.mfa.reset', targetId: row.id, changes: ['mfaEnabled'] });

@@ -10,7 +10,7 @@ import { billingRoutes } from './routes.ts';
 import { requireFreeSeat } from './seats.ts';
 import { graceExpired, planFacts } from './gate.ts';
 
-export { type BlockedBy } from './gate.ts';
+export type { BlockedBy } from './gate.ts';
 
 export { GRACE_STATUSES, planStatus } from './gate.ts';
 export { eventSchema, parseEvent } from './event.ts';

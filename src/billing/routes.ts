@@ -93,16 +93,14 @@ const eventSchema = z
   });
 
 const eventExample = (z.globalRegistry.get(eventSchema)?.examples as Record<string, unknown>[] | undefined)?.[0] ?? {};
-const eventDetailSchema = eventSchema
-  .extend({ payload: z.string().describe('the body exactly as the provider signed it (UTF-8)') })
-  .meta({
-    examples: [
-      {
-        ...eventExample,
-        payload: '{"id":"evt_1QxYz2AbCdEfGh","object":"event","type":"invoice.payment_failed","data":{"object":{"customer":"cus_R4nd0mCustomer"}}}',
-      },
-    ],
-  });
+const eventDetailSchema = eventSchema.extend({ payload: z.string().describe('the body exactly as the provider signed it (UTF-8)') }).meta({
+  examples: [
+    {
+      ...eventExample,
+      payload: '{"id":"evt_1QxYz2AbCdEfGh","object":"event","type":"invoice.payment_failed","data":{"object":{"customer":"cus_R4nd0mCustomer"}}}',
+    },
+  ],
+});
 
 export function billingRoutes(deps: {
   guards: Guards;

@@ -85,5 +85,5 @@ export function statsCsv(campaign: Campaign, rows: Awaited<ReturnType<typeof cam
       .map(csvCell)
       .join(',');
   });
-  return [header.join(','), ...lines].join('\r\n') + '\r\n';
+  return `${[header.join(','), ...lines].join('\r\n')}\r\n`;
 }

@@ -5,7 +5,7 @@ import { createDeploymentService, type DeploymentService } from './service.ts';
 import { deploymentRoutes } from './routes.ts';
 
 export { deploymentWrite, prepareSignature, type DeploymentOutcome, type DeploymentTarget } from './target.ts';
-export { type DeploymentSkipReason } from './service.ts';
+export type { DeploymentSkipReason } from './service.ts';
 
 export type { DeploymentService };
 

@@ -245,7 +245,7 @@ class Compiler {
       case 'campaign':
         // An active campaign's banner for this user, or nothing (rendered by the campaigns capability).
         return {
-          html: '{%- if campaign.banner != blank %}\n' + row('padding:8px 0 0 0', '{{ campaign.banner | raw }}') + '{%- endif %}\n',
+          html: `{%- if campaign.banner != blank %}\n${row('padding:8px 0 0 0', '{{ campaign.banner | raw }}')}{%- endif %}\n`,
           text: '{% if campaign.text != blank %}{{ campaign.text }}\n{% endif %}',
         };
       case 'disclaimer':

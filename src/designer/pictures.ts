@@ -173,7 +173,7 @@ class Sketch {
         const lines: string[] = [];
         for (const w of words) {
           const last = lines.at(-1);
-          if (last !== undefined && (last + ' ' + w).length <= perLine) lines[lines.length - 1] = `${last} ${w}`;
+          if (last !== undefined && `${last} ${w}`.length <= perLine) lines[lines.length - 1] = `${last} ${w}`;
           else lines.push(w);
         }
         for (const l of lines.slice(0, 3)) this.text(l, { size: Math.max(10, fontSize - 2), color: '#777777' });

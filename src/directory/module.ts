@@ -13,12 +13,12 @@ import { startScheduler, syncSchedule, tickMsFor, type Schedule } from './schedu
 import type { AnyConnector } from './connector.ts';
 
 export type { DirectoryService };
-export { type DirectoryUser } from './plan.ts';
-export { type DirectoryConnector } from './connector.ts';
+export type { DirectoryUser } from './plan.ts';
+export type { DirectoryConnector } from './connector.ts';
 export { ConnectorError, failureMessage } from './errors.ts';
-export { type DirectorySync } from './sync.ts';
+export type { DirectorySync } from './sync.ts';
 export { registerConnectorJob, syncJobKind } from './jobs.ts';
-export { type Schedule } from './scheduler.ts';
+export type { Schedule } from './scheduler.ts';
 
 export type DirectoryModule = Module<DirectoryService> & { sync: DirectorySync };
 

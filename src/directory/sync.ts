@@ -61,14 +61,11 @@ export function createDirectorySync(deps: { db: Db; directory: DirectoryService;
      * the deadline (a 503 past it), a directory that cannot be read is a 400 saying why.
      */
     async dryRun<C, L>(connector: DirectoryConnector<C, L>, orgId: string, connection: C): Promise<DirectoryResult> {
-      let directory;
-      try {
-        directory = await withinDeadline(deps.dryRunDeadlineMs ?? DRY_RUN_DEADLINE_MS, connector.label, (signal) =>
-          readDirectory(connector, connection, signal),
-        );
-      } catch (err) {
+      const directory = await withinDeadline(deps.dryRunDeadlineMs ?? DRY_RUN_DEADLINE_MS, connector.label, (signal) =>
+        readDirectory(connector, connection, signal),
+      ).catch((err: unknown) => {
         throw toDryRunError(err, connector.source);
-      }
+      });
       return deps.directory.apply({ orgId, source: connector.source, directory, dryRun: true, correlationId: null });
     },
   };

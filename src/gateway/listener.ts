@@ -79,10 +79,11 @@ async function receive(
   if (!proof) return { code: 503, message: '5.5.1 No sender' };
   if (stream.sizeExceeded || ctx.spool.size > ctx.maxBytes) return { code: 552, message: `5.3.4 The message is larger than ${ctx.maxBytes} bytes` };
   const mailFrom = session.envelope.mailFrom;
+  const mailArgs: Record<string, unknown> = (mailFrom ? mailFrom.args : false) || {};
   const envelope = {
     from: mailFrom ? mailFrom.address : '',
     to: session.envelope.rcptTo.map((r) => r.address),
-    use8BitMime: Boolean(mailFrom && mailFrom.args && (mailFrom.args as Record<string, unknown>).BODY === '8BITMIME'),
+    use8BitMime: mailArgs.BODY === '8BITMIME',
   };
   return ctx.engine.handle(proof, envelope, ctx.spool, ctx.correlationId);
 }

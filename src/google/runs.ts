@@ -67,7 +67,7 @@ export function createGoogleRuns(deps: {
    */
   async function push(orgId: string, userIds: string[] | undefined, ctx: RunContext): Promise<PushSummary | null> {
     const row = await googleRepo.find(db, orgId);
-    if (!row || !row.push_signatures) return null;
+    if (!row?.push_signatures) return null;
     try {
       const creds = credentialsOf(secrets, row);
       const [org, targets] = await Promise.all([deps.orgs.require(orgId), googleRepo.pushTargets(db, orgId, userIds)]);

@@ -254,7 +254,10 @@ function dropLoneInputSuffix(doc: Json): void {
   }
   if (renames.size === 0) return;
   const rewrite = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(rewrite);
+    if (Array.isArray(node)) {
+      for (const item of node) rewrite(item);
+      return;
+    }
     if (!node || typeof node !== 'object') return;
     for (const [key, value] of Object.entries(node)) {
       if (key === '$ref' && typeof value === 'string' && renames.has(value)) (node as Json).$ref = renames.get(value);
@@ -276,7 +279,10 @@ function pruneUnreferenced(doc: Json): void {
   const schemas: Json = doc.components.schemas ?? {};
   const used = new Set<string>();
   const visit = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(visit);
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
     if (!node || typeof node !== 'object') return;
     for (const [key, value] of Object.entries(node)) {
       if (key === '$ref' && typeof value === 'string' && value.startsWith('#/components/schemas/')) {

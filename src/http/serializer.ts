@@ -25,7 +25,10 @@ export function compileSerializer(schema: unknown): Serialize {
     namedRefs.push(new WeakRef(schema));
   }
   let serialize: Serialize | undefined;
-  return (data) => (serialize ??= compiledNow(schema))(data);
+  return (data) => {
+    serialize ??= compiledNow(schema);
+    return serialize(data);
+  };
 }
 
 /** Compiles every schema a live route has named; a test proves they all compile. */

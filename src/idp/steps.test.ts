@@ -6,7 +6,13 @@ const account = (over: Partial<AccountState> = {}): AccountState => ({ id: 'acc-
 /** A check that records whether it ran, answering `answer`. */
 function checkAnswering<T>(answer: T) {
   const calls: string[][] = [];
-  return { calls, check: async (...args: string[]) => (calls.push(args), answer) };
+  return {
+    calls,
+    check: async (...args: string[]) => {
+      calls.push(args);
+      return answer;
+    },
+  };
 }
 
 test('next step: a new password first, then the code, then done; enrolment only where required', () => {

@@ -1,7 +1,7 @@
 // The sign-in pages: small, server-rendered, usable without JavaScript, labelled for screen readers.
 import { createHash } from 'node:crypto';
 
-import { escapeHtml as escape } from '../lib/html.ts';
+import { escapeHtml } from '../lib/html.ts';
 
 const STYLE = `
 body{font:16px/1.5 system-ui,sans-serif;background:#f4f5f7;color:#1d2330;margin:0;display:flex;min-height:100vh;align-items:center;justify-content:center}
@@ -66,23 +66,23 @@ export const clientCallbacks = (config: { appUrl: string; adminUrl: string; exte
 export function layout(title: string, body: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(title)} · Signature Service</title>
+<title>${escapeHtml(title)} · Signature Service</title>
 <style>${STYLE}</style></head><body><main>${body}</main></body></html>`;
 }
 
-export const errorBox = (error?: string) => (error ? `<p class="error" role="alert">${escape(error)}</p>` : '');
+export const errorBox = (error?: string) => (error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : '');
 
 export function signInPage(action: string, opts: { error?: string; client: string; email?: string; forgotUrl?: string }): string {
   return layout(
     'Sign in',
-    `<h1>Sign in</h1><p class="hint">to ${escape(opts.client)}</p>${errorBox(opts.error)}
-<form method="post" action="${escape(action)}">
-<label for="username">Email</label><input id="username" name="username" type="email" autocomplete="username" required autofocus value="${escape(opts.email ?? '')}">
+    `<h1>Sign in</h1><p class="hint">to ${escapeHtml(opts.client)}</p>${errorBox(opts.error)}
+<form method="post" action="${escapeHtml(action)}">
+<label for="username">Email</label><input id="username" name="username" type="email" autocomplete="username" required autofocus value="${escapeHtml(opts.email ?? '')}">
 <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
 <button type="submit">Sign in</button></form>${
       opts.forgotUrl
         ? `
-<p class="hint"><a href="${escape(opts.forgotUrl)}">Forgot your password?</a></p>`
+<p class="hint"><a href="${escapeHtml(opts.forgotUrl)}">Forgot your password?</a></p>`
         : ''
     }`,
   );
@@ -92,7 +92,7 @@ export function otpPage(action: string, opts: { error?: string }): string {
   return layout(
     'Verification code',
     `<h1>Verification code</h1>${errorBox(opts.error)}
-<form method="post" action="${escape(action)}">
+<form method="post" action="${escapeHtml(action)}">
 <label for="otp">Code from your authenticator app</label><input id="otp" name="otp" inputmode="numeric" pattern="[0-9]{6}" autocomplete="one-time-code" required autofocus>
 <button type="submit">Verify</button></form>`,
   );
@@ -103,10 +103,10 @@ export function enrolPage(action: string, opts: { secret: string; uri: string; q
     'Set up two-step verification',
     `<h1>Set up two-step verification</h1>${errorBox(opts.error)}
 <p>Scan this code with an authenticator app, or enter the key by hand.</p>
-<img src="${escape(opts.qrDataUrl)}" width="200" height="200" alt="QR code of the authenticator key">
-<p class="hint">Key: <code data-secret>${escape(opts.secret)}</code></p>
-<p class="hint"><a href="${escape(opts.uri)}">Open in an authenticator app</a></p>
-<form method="post" action="${escape(action)}">
+<img src="${escapeHtml(opts.qrDataUrl)}" width="200" height="200" alt="QR code of the authenticator key">
+<p class="hint">Key: <code data-secret>${escapeHtml(opts.secret)}</code></p>
+<p class="hint"><a href="${escapeHtml(opts.uri)}">Open in an authenticator app</a></p>
+<form method="post" action="${escapeHtml(action)}">
 <label for="otp">Code from the app</label><input id="otp" name="otp" inputmode="numeric" pattern="[0-9]{6}" autocomplete="one-time-code" required>
 <button type="submit">Confirm</button></form>`,
   );
@@ -116,14 +116,17 @@ export function newPasswordPage(action: string, opts: { error?: string; minLengt
   return layout(
     'Choose a new password',
     `<h1>Choose a new password</h1><p class="hint">Your administrator set a temporary password.</p>${errorBox(opts.error)}
-<form method="post" action="${escape(action)}">
+<form method="post" action="${escapeHtml(action)}">
 <label for="new_password">New password (at least ${opts.minLength} characters)</label><input id="new_password" name="new_password" type="password" autocomplete="new-password" minlength="${opts.minLength}" required autofocus>
 <button type="submit">Save and continue</button></form>`,
   );
 }
 
 export function errorPage(code: string, description: string): string {
-  return layout('Sign-in error', `<h1>Something went wrong</h1><p class="error" role="alert">${escape(description)}</p><p class="hint">${escape(code)}</p>`);
+  return layout(
+    'Sign-in error',
+    `<h1>Something went wrong</h1><p class="error" role="alert">${escapeHtml(description)}</p><p class="hint">${escapeHtml(code)}</p>`,
+  );
 }
 
 /** RP-initiated logout asks before it ends the session; `form` is the provider's (it holds the xsrf token). */

@@ -44,8 +44,7 @@ const imageBody = z
 
 // An ETag is a quoted string; If-None-Match may list several, or `*`.
 const matches = (ifNoneMatch: string | undefined, etag: string) =>
-  ifNoneMatch !== undefined &&
-  ifNoneMatch.split(',').some((t) => {
+  ifNoneMatch?.split(',').some((t) => {
     const tag = t.trim().replace(/^W\//, '');
     return tag === etag || tag === '*';
   });

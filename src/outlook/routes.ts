@@ -188,12 +188,10 @@ export function addinRoutes(deps: {
               .describe('what is being written: replies and forwards take the reply template of the rule that applies (GET/PUT …/rules)'),
           }),
           response: {
-            200: z
-              .object({ html: z.string(), text: z.string() })
-              .meta({
-                id: 'AddinSignature',
-                examples: [{ html: '<table><tr><td><strong>Ada Lovelace</strong><br>Engineer</td></tr></table>', text: 'Ada Lovelace\nEngineer' }],
-              }),
+            200: z.object({ html: z.string(), text: z.string() }).meta({
+              id: 'AddinSignature',
+              examples: [{ html: '<table><tr><td><strong>Ada Lovelace</strong><br>Engineer</td></tr></table>', text: 'Ada Lovelace\nEngineer' }],
+            }),
             ...errorResponses('NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'PAYMENT_REQUIRED', 'SERVICE_UNAVAILABLE'),
           },
         },

@@ -25,7 +25,7 @@ type Form = Record<string, unknown> | undefined;
 
 /** A form value as a string, or why the form is refused. */
 function field(form: Form, name: string, max: number): string | { problem: string } {
-  const value = (form ?? {})[name];
+  const value = form?.[name];
   if (value === undefined) return '';
   if (typeof value !== 'string') return { problem: 'The form was not filled in as expected.' };
   if (!isStorable(value)) return { problem: 'The form holds characters that are not allowed.' };

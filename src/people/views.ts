@@ -1,6 +1,6 @@
 // The pages of invitations and password reset: server-rendered like the sign-in pages (the same
 // layout, style and Content-Security-Policy), usable without JavaScript.
-import { escapeHtml as escape } from '../lib/html.ts';
+import { escapeHtml } from '../lib/html.ts';
 import { errorBox, layout } from '../idp/module.ts';
 
 function passwordFields(minLength: number): string {
@@ -11,8 +11,8 @@ function passwordFields(minLength: number): string {
 export function invitationPage(action: string, opts: { email: string; orgName: string; minLength: number; error?: string }): string {
   return layout(
     'Accept the invitation',
-    `<h1>Welcome</h1><p class="hint">You were invited to ${escape(opts.orgName || 'an organisation')} as ${escape(opts.email)}. Choose your password.</p>${errorBox(opts.error)}
-<form method="post" action="${escape(action)}">
+    `<h1>Welcome</h1><p class="hint">You were invited to ${escapeHtml(opts.orgName || 'an organisation')} as ${escapeHtml(opts.email)}. Choose your password.</p>${errorBox(opts.error)}
+<form method="post" action="${escapeHtml(action)}">
 ${passwordFields(opts.minLength)}
 <button type="submit">Save and sign in</button></form>`,
   );
@@ -21,8 +21,8 @@ ${passwordFields(opts.minLength)}
 export function resetPage(action: string, opts: { email: string; minLength: number; error?: string }): string {
   return layout(
     'Choose a new password',
-    `<h1>Choose a new password</h1><p class="hint">for ${escape(opts.email)}. This signs you out everywhere else.</p>${errorBox(opts.error)}
-<form method="post" action="${escape(action)}">
+    `<h1>Choose a new password</h1><p class="hint">for ${escapeHtml(opts.email)}. This signs you out everywhere else.</p>${errorBox(opts.error)}
+<form method="post" action="${escapeHtml(action)}">
 ${passwordFields(opts.minLength)}
 <button type="submit">Save and sign in</button></form>`,
   );
@@ -32,8 +32,8 @@ export function forgotPage(action: string, opts: { error?: string; email?: strin
   return layout(
     'Forgot your password?',
     `<h1>Forgot your password?</h1><p class="hint">Enter your email address: if it belongs to an account, we send it a link to choose a new password.</p>${errorBox(opts.error)}
-<form method="post" action="${escape(action)}">
-<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required autofocus value="${escape(opts.email ?? '')}">
+<form method="post" action="${escapeHtml(action)}">
+<label for="email">Email</label><input id="email" name="email" type="email" autocomplete="username" required autofocus value="${escapeHtml(opts.email ?? '')}">
 <button type="submit">Send the link</button></form>`,
   );
 }
@@ -48,6 +48,6 @@ export function forgotSentPage(): string {
 export function linkProblemPage(title: string, message: string, next: { href: string; label: string }): string {
   return layout(
     title,
-    `<h1>${escape(title)}</h1><p class="error" role="alert">${escape(message)}</p><p class="hint"><a href="${escape(next.href)}">${escape(next.label)}</a></p>`,
+    `<h1>${escapeHtml(title)}</h1><p class="error" role="alert">${escapeHtml(message)}</p><p class="hint"><a href="${escapeHtml(next.href)}">${escapeHtml(next.label)}</a></p>`,
   );
 }

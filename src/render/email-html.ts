@@ -88,6 +88,7 @@ function filterRenderedTag(tagName: string, attribs: sanitizeHtml.Attributes): s
     if (style) attribs.style = style;
     else delete attribs.style;
   }
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: browsers skip leading control characters in a URL, so `\x01data:` is a data: URL too
   if (tagName === 'img' && /^[\s\x00-\x1f]*data:/i.test(attribs.src ?? '')) removedDataImage = true;
   return { tagName, attribs };
 }

@@ -41,7 +41,7 @@ class NoFileTag extends Tag {
 // `{{ url | track }}`: a web link to count. The render thread holds no signing key, so it leaves a
 // mark (lib/track-mark.ts) that the main thread resolves (render/tracking.ts).
 
-function engine(escape: boolean): Liquid {
+function engine(escaped: boolean): Liquid {
   const liquid = new Liquid({
     fs: noFiles,
     root: [],
@@ -54,7 +54,7 @@ function engine(escape: boolean): Liquid {
     parseLimit: LIMITS.parseChars,
     renderLimit: LIMITS.renderMs,
     memoryLimit: LIMITS.memory,
-    ...(escape ? { outputEscape: 'escape' as const } : {}),
+    ...(escaped ? { outputEscape: 'escape' as const } : {}),
   });
   for (const name of ['include', 'render', 'layout']) liquid.registerTag(name, NoFileTag);
   liquid.registerFilter('track', trackMark);

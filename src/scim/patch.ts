@@ -33,7 +33,7 @@ export function applyPatch<T extends object>(resource: T, body: unknown): T {
   if (!parsed.success || (parsed.data.schemas && !parsed.data.schemas.includes(PATCH_SCHEMA))) {
     throw new ScimError(
       400,
-      'A PATCH body is {schemas: ["' + PATCH_SCHEMA + '"], Operations: [{op, path?, value?}]} with op add, replace or remove.',
+      `A PATCH body is {schemas: ["${PATCH_SCHEMA}"], Operations: [{op, path?, value?}]} with op add, replace or remove.`,
       'invalidSyntax',
     );
   }

@@ -24,7 +24,7 @@ class PGliteConnection implements DatabaseConnection {
   }
 
   async executeQuery<R>(compiledQuery: CompiledQuery): Promise<QueryResult<R>> {
-    let result;
+    let result: { rows: unknown[]; affectedRows?: number };
     try {
       // Without parameters, the simple protocol (exec) also runs multi-statement scripts (migrations).
       result =
@@ -40,8 +40,7 @@ class PGliteConnection implements DatabaseConnection {
       : { rows: result.rows as R[] };
   }
 
-  // eslint-disable-next-line require-yield
-  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+  streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('PGlite does not stream query results.');
   }
 }

@@ -13,7 +13,7 @@ import { userImportRoutes } from './import-routes.ts';
 import { photoRoutes } from './photo-routes.ts';
 import type { ImageService } from '../images/module.ts';
 
-export { type SeatCheck } from './service.ts';
+export type { SeatCheck } from './service.ts';
 /** A user as the API answers it (the outbound webhooks' `user.*` events carry it). */
 export { toUser } from './resource.ts';
 export { statusChange } from './status.ts';

@@ -86,7 +86,7 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
     delayMs: 0,
     delegation: new Map(),
     serviceAccount(options = {}) {
-      const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+      const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
       const clientId = String(100000000000000000000n + BigInt(Math.floor(Math.random() * 1e12)));
       const clientEmail = `sigsvc-${randomUUID().slice(0, 8)}@test-project.iam.gserviceaccount.com`;
       const privateKeyId = randomUUID().replaceAll('-', '');
@@ -154,7 +154,7 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
     const form = new URLSearchParams(await readBody(req));
     if (injected('token', res)) return;
     if (form.get('grant_type') !== 'urn:ietf:params:oauth:grant-type:jwt-bearer') {
-      return json(res, 400, { error: 'unsupported_grant_type', error_description: 'Invalid grant_type: ' + form.get('grant_type') });
+      return json(res, 400, { error: 'unsupported_grant_type', error_description: `Invalid grant_type: ${form.get('grant_type')}` });
     }
     const assertion = form.get('assertion') ?? '';
     const [headerPart, payloadPart] = assertion.split('.');
@@ -248,7 +248,7 @@ export async function startFakeGoogle(): Promise<FakeGoogle> {
     const body = req.method === 'PATCH' ? await readBody(req) : '';
     if (injected('gmail', res)) return;
     const who = userId === 'me' ? token.subject : userId.toLowerCase();
-    if (who !== token.subject) return apiError(res, 403, 'forbidden', 'Delegation denied for ' + token.subject, 'PERMISSION_DENIED');
+    if (who !== token.subject) return apiError(res, 403, 'forbidden', `Delegation denied for ${token.subject}`, 'PERMISSION_DENIED');
     const user = fake.users.get(who);
     if (!user || user.suspended) return apiError(res, 400, 'failedPrecondition', 'Precondition check failed.', 'FAILED_PRECONDITION');
     if (user.gmail === false) return apiError(res, 400, 'failedPrecondition', 'Mail service not enabled', 'FAILED_PRECONDITION');

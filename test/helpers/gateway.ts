@@ -43,7 +43,7 @@ export async function startSink(): Promise<Sink> {
         messages.push({
           from: mailFrom ? mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
-          args: (mailFrom && mailFrom.args) || {},
+          args: (mailFrom ? mailFrom.args : false) || {},
           raw: Buffer.concat(chunks),
         });
         callback(null, 'queued as sink-1');
@@ -55,7 +55,9 @@ export async function startSink(): Promise<Sink> {
   return {
     port,
     messages,
-    refuseWith: (code) => void (refuse = code),
+    refuseWith: (code) => {
+      refuse = code;
+    },
     next: (count) => waitFor(() => messages[count - 1], `message #${count} at the next hop`, 10_000),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

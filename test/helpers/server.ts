@@ -144,7 +144,7 @@ export async function httpRequest(base: string, method: string, path: string, op
   }
   const res = await fetch(base + path, { method, headers, body, redirect: 'manual' });
   const text = await res.text();
-  let parsed: unknown = undefined;
+  let parsed: unknown;
   if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
   return { status: res.status, headers: res.headers, body: parsed, text };
 }

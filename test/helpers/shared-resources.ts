@@ -102,7 +102,10 @@ export async function claimShared(file: string, options: { embedded: boolean; po
     }
   }
   let renderPool = pools.get(options.threads);
-  if (!renderPool) pools.set(options.threads, (renderPool = createRenderPool({ threads: options.threads })));
+  if (!renderPool) {
+    renderPool = createRenderPool({ threads: options.threads });
+    pools.set(options.threads, renderPool);
+  }
   const token = {};
   openServers.set(token, file);
   return {

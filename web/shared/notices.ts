@@ -10,7 +10,9 @@ type Listener = (all: Notice[]) => void;
 let next = 1;
 let current: Notice[] = [];
 const listeners = new Set<Listener>();
-const emit = () => listeners.forEach((l) => l(current));
+const emit = () => {
+  for (const l of listeners) l(current);
+};
 
 export const notices = {
   /** Shows a notice; returns a function that removes it (success notices also go by themselves). */

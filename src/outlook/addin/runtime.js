@@ -43,7 +43,7 @@ function sigsvcSender(item, callback) {
   var field = item.itemType === 'appointment' ? item.organizer : item.from;
   if (!field || typeof field.getAsync !== 'function') return fallback();
   field.getAsync(function (result) {
-    if (result && result.status === 'succeeded' && result.value && result.value.emailAddress) callback(result.value.emailAddress);
+    if (result && result.status === 'succeeded' && result.value?.emailAddress) callback(result.value.emailAddress);
     else fallback();
   });
 }
@@ -52,8 +52,9 @@ function sigsvcSender(item, callback) {
 // service answered (404 unknown sender, 413 too long, 401 wrong key, 402 payment) and no status
 // when it did not (offline, timed out).
 function sigsvcFetch(email, compose, callback) {
-  var url = SIGSVC.baseUrl + '/v1/addin/signature?email=' + encodeURIComponent(email) + '&compose=' + compose;
+  var url = `${SIGSVC.baseUrl}/v1/addin/signature?email=${encodeURIComponent(email)}&compose=${compose}`;
   var answered = false;
+  var xhr;
   var answer = function (err, value) {
     if (answered) return;
     answered = true;
@@ -71,7 +72,7 @@ function sigsvcFetch(email, compose, callback) {
       parsed = null;
     }
     if (status === 200 && parsed && typeof parsed.html === 'string') answer(null, parsed);
-    else answer({ status: status, message: parsed && parsed.error ? parsed.error.message : 'HTTP ' + status });
+    else answer({ status: status, message: parsed?.error ? parsed.error.message : `HTTP ${status}` });
   };
   try {
     if (typeof fetch === 'function') {
@@ -87,7 +88,7 @@ function sigsvcFetch(email, compose, callback) {
         },
       );
     } else {
-      var xhr = new XMLHttpRequest();
+      xhr = new XMLHttpRequest();
       xhr.open('GET', url, true);
       xhr.setRequestHeader('X-Addin-Key', SIGSVC.addinKey);
       xhr.onload = function () {
@@ -147,7 +148,7 @@ function sigsvcInsert(event, options) {
               compose,
               safe(function (err, signature) {
                 if (err) {
-                  if (err.status === 413) sigsvcNotify(item, 'Your signature was not inserted: ' + err.message);
+                  if (err.status === 413) sigsvcNotify(item, `Your signature was not inserted: ${err.message}`);
                   if (options.swap && err.status === 404) return item.body.setSignatureAsync('', { coercionType: 'html' }, end);
                   return end();
                 }

@@ -1,6 +1,3 @@
-// Storage of the identity provider's models (oidc-provider's adapter interface), in one table so
-// every instance shares sessions, grants, codes and tokens. Times come from the caller's clock.
-import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 
 type Payload = Record<string, unknown>;

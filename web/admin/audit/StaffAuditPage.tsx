@@ -26,11 +26,13 @@ export default function StaffAuditPage() {
   return (
     <section className="page wide">
       <PageHeader title="Staff audit">Every action of the staff, on any organisation or on the staff themselves.</PageHeader>
-      <form className="toolbar" role="search" aria-label="Staff audit" onSubmit={submit}>
-        <TextField label="Action" placeholder="e.g. org.create" value={action} onChange={(e) => setAction(e.target.value)} />
-        <TextField label="Org id" value={orgId} onChange={(e) => setOrgId(e.target.value)} />
-        <Button type="submit">Filter</Button>
-      </form>
+      <search aria-label="Staff audit">
+        <form className="toolbar" onSubmit={submit}>
+          <TextField label="Action" placeholder="e.g. org.create" value={action} onChange={(e) => setAction(e.target.value)} />
+          <TextField label="Org id" value={orgId} onChange={(e) => setOrgId(e.target.value)} />
+          <Button type="submit">Filter</Button>
+        </form>
+      </search>
       <ListTable
         items={data?.items}
         loading={loading}

@@ -87,9 +87,12 @@ export function EventDialog({ eventId, onClose, onReplay }: { eventId: string | 
             </div>
           ) : null}
           <h3>Payload</h3>
-          <pre className="code tall" aria-label="Payload" tabIndex={0}>
-            {pretty(event.payload)}
-          </pre>
+          <section aria-label="Payload">
+            {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a block that scrolls must be reachable by keyboard (axe: scrollable-region-focusable) */}
+            <pre className="code tall" tabIndex={0}>
+              {pretty(event.payload)}
+            </pre>
+          </section>
         </>
       ) : null}
     </Dialog>

@@ -63,26 +63,28 @@ export default function EventsPage() {
       >
         Events from the payment provider, newest first. A failed event keeps its payload and error until it is replayed.
       </PageHeader>
-      <form className="toolbar" role="search" aria-label="Payment events" onSubmit={submit}>
-        <SelectField label="Status" value={search.values.status} onChange={(e) => search.set({ status: e.target.value })}>
-          <option value="">Any</option>
-          {EVENT_STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s}
-            </option>
-          ))}
-        </SelectField>
-        <SelectField label="Type" value={search.values.type} onChange={(e) => search.set({ type: e.target.value })}>
-          <option value="">Any</option>
-          {TYPES.map((t) => (
-            <option key={t} value={t}>
-              {t}
-            </option>
-          ))}
-        </SelectField>
-        <TextField label="Org id" value={orgId} onChange={(e) => setOrgId(e.target.value)} />
-        <Button type="submit">Filter</Button>
-      </form>
+      <search aria-label="Payment events">
+        <form className="toolbar" onSubmit={submit}>
+          <SelectField label="Status" value={search.values.status} onChange={(e) => search.set({ status: e.target.value })}>
+            <option value="">Any</option>
+            {EVENT_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </SelectField>
+          <SelectField label="Type" value={search.values.type} onChange={(e) => search.set({ type: e.target.value })}>
+            <option value="">Any</option>
+            {TYPES.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </SelectField>
+          <TextField label="Org id" value={orgId} onChange={(e) => setOrgId(e.target.value)} />
+          <Button type="submit">Filter</Button>
+        </form>
+      </search>
       <ListTable
         items={data?.items}
         loading={loading}

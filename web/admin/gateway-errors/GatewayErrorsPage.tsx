@@ -26,12 +26,14 @@ export default function GatewayErrorsPage() {
       <PageHeader title="Gateway errors">
         Messages the SMTP signature gateway refused or could not stamp or relay, across organisations (the newest 200).
       </PageHeader>
-      <form className="toolbar" role="search" aria-label="Gateway errors" onSubmit={submit}>
-        <TextField label="Org id" value={orgId} onChange={(e) => setOrgId(e.target.value)} />
-        <TextField label="From (UTC)" type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
-        <TextField label="To (UTC)" type="date" value={to} onChange={(e) => setTo(e.target.value)} />
-        <Button type="submit">Filter</Button>
-      </form>
+      <search aria-label="Gateway errors">
+        <form className="toolbar" onSubmit={submit}>
+          <TextField label="Org id" value={orgId} onChange={(e) => setOrgId(e.target.value)} />
+          <TextField label="From (UTC)" type="date" value={from} onChange={(e) => setFrom(e.target.value)} />
+          <TextField label="To (UTC)" type="date" value={to} onChange={(e) => setTo(e.target.value)} />
+          <Button type="submit">Filter</Button>
+        </form>
+      </search>
       <ListTable
         items={data?.items}
         loading={loading}

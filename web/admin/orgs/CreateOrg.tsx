@@ -59,9 +59,9 @@ export default function CreateOrg() {
               <p>
                 No mail is configured on this service: give the owner, <strong>{created.ownerEmail}</strong>, this invitation link. It works once.
               </p>
-              <pre className="code" aria-label="Invitation link">
-                {created.ownerInvitationUrl}
-              </pre>
+              <section aria-label="Invitation link">
+                <pre className="code">{created.ownerInvitationUrl}</pre>
+              </section>
               <CopyButton label="Copy the link" text={created.ownerInvitationUrl} />
             </>
           ) : (
@@ -71,9 +71,9 @@ export default function CreateOrg() {
           )}
           <h2>First API key</h2>
           <p className="muted">Shown this once. Give it to the organisation’s administrators, or let them make their own.</p>
-          <pre className="code" aria-label="API key">
-            {created.apiKey.key}
-          </pre>
+          <section aria-label="API key">
+            <pre className="code">{created.apiKey.key}</pre>
+          </section>
           <div className="form-actions" style={{ justifyContent: 'flex-start' }}>
             <CopyButton label="Copy the key" text={created.apiKey.key} />
             <Link className="btn btn-primary" to={`/orgs/${created.orgId}`}>

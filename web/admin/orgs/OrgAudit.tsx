@@ -33,7 +33,8 @@ export function OrgAudit({ orgId }: { orgId: string }) {
       title="Audit"
       empty="Nothing recorded yet."
       columns={['When', 'Actor', 'Action', 'Target', 'Correlation id']}
-      useList={(cursor) => useOrgAudit(orgId, cursor)}
+      orgId={orgId}
+      useList={useOrgAudit}
       row={(e, i) => (
         <tr key={`${e.at}-${e.action}-${i}`}>
           <td className="nowrap">{when(e.at)}</td>

@@ -40,13 +40,13 @@ export default function OrgDetail() {
 function Billing({ org }: { org: AdminOrg }) {
   const { planStatus } = org;
   const rows: [string, ReactNode][] = [
-    ['Subscription status', <StatusPill status={org.subscriptionStatus} />],
+    ['Subscription status', <StatusPill key="status" status={org.subscriptionStatus} />],
     ['Plan', org.plan],
     ['Price version', org.priceVersion ?? '—'],
     ['Current period ends', when(org.currentPeriodEnd)],
     ['Grace period ends', when(org.gracePeriodEndsAt)],
-    ['Customer id', <code>{org.providerCustomerId ?? '—'}</code>],
-    ['Subscription id', <code>{org.providerSubscriptionId ?? '—'}</code>],
+    ['Customer id', <code key="customer">{org.providerCustomerId ?? '—'}</code>],
+    ['Subscription id', <code key="subscription">{org.providerSubscriptionId ?? '—'}</code>],
     ['Newest payment event', when(org.billingEventAt)],
     ['Created', when(org.createdAt)],
   ];

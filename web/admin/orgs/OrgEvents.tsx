@@ -17,7 +17,8 @@ export function OrgEvents({ orgId }: { orgId: string }) {
       }
       empty="No payment event names this organisation."
       columns={['Created', 'Type', 'Status', 'Outcome']}
-      useList={(cursor) => useOrgEvents(orgId, cursor)}
+      orgId={orgId}
+      useList={useOrgEvents}
       row={(e) => (
         <tr key={e.id}>
           <td className="nowrap">{when(e.createdAt ?? e.receivedAt)}</td>

@@ -63,34 +63,36 @@ export default function OrgList() {
       >
         Every organisation of this stage, with its billing state.
       </PageHeader>
-      <form className="toolbar" role="search" aria-label="Organisations" onSubmit={submit}>
-        <TextField label="Search" placeholder="Name, org id or customer id" type="search" value={q} onChange={(e) => setQ(e.target.value)} />
-        <Button type="submit" variant="primary">
-          Search
-        </Button>
-        <SelectField label="Subscription status" value={search.values.status} onChange={(e) => search.set({ status: e.target.value })}>
-          <option value="">Any</option>
-          {SUBSCRIPTION_STATUSES.map((s) => (
-            <option key={s} value={s}>
-              {s.replaceAll('_', ' ')}
-            </option>
-          ))}
-        </SelectField>
-        <SelectField label="Billing state" value={search.values.state} onChange={(e) => search.set({ state: e.target.value })}>
-          {STATES.map(([value, label]) => (
-            <option key={value} value={value}>
-              {label}
-            </option>
-          ))}
-        </SelectField>
-        <SelectField label="Sort" value={sort} onChange={(e) => search.set({ sort: e.target.value === 'newest' ? '' : e.target.value })}>
-          {SORTS.map(([value, label]) => (
-            <option key={value} value={value}>
-              {label}
-            </option>
-          ))}
-        </SelectField>
-      </form>
+      <search aria-label="Organisations">
+        <form className="toolbar" onSubmit={submit}>
+          <TextField label="Search" placeholder="Name, org id or customer id" type="search" value={q} onChange={(e) => setQ(e.target.value)} />
+          <Button type="submit" variant="primary">
+            Search
+          </Button>
+          <SelectField label="Subscription status" value={search.values.status} onChange={(e) => search.set({ status: e.target.value })}>
+            <option value="">Any</option>
+            {SUBSCRIPTION_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s.replaceAll('_', ' ')}
+              </option>
+            ))}
+          </SelectField>
+          <SelectField label="Billing state" value={search.values.state} onChange={(e) => search.set({ state: e.target.value })}>
+            {STATES.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </SelectField>
+          <SelectField label="Sort" value={sort} onChange={(e) => search.set({ sort: e.target.value === 'newest' ? '' : e.target.value })}>
+            {SORTS.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
+          </SelectField>
+        </form>
+      </search>
       <ListTable
         items={data?.items}
         loading={loading}

@@ -12,7 +12,8 @@ export function OrgUsers({ orgId }: { orgId: string }) {
       title="Users"
       empty="No users."
       columns={['Name', 'Email', 'Role', 'Status', 'TOTP', 'Added']}
-      useList={(cursor) => useOrgUsers(orgId, cursor)}
+      orgId={orgId}
+      useList={useOrgUsers}
       row={(u) => (
         <tr key={u.userId}>
           <td>{u.name || '—'}</td>

@@ -16,12 +16,13 @@ export function PagedCard<T>(props: {
   intro?: ReactNode;
   empty: string;
   columns: string[];
-  /** The list for a page cursor (undefined: the first page). */
-  useList: (cursor: string | undefined) => PageQuery<T>;
+  orgId: string;
+  /** The hook answering the org's list for a page cursor (undefined: the first page). */
+  useList: (orgId: string, cursor: string | undefined) => PageQuery<T>;
   row: (item: T, index: number) => ReactNode;
 }) {
   const pager = usePager();
-  const { data, error, loading } = props.useList(pager.cursor);
+  const { data, error, loading } = props.useList(props.orgId, pager.cursor);
   return (
     <section className="card" aria-labelledby={props.id}>
       <h2 id={props.id}>{props.title}</h2>

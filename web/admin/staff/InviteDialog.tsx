@@ -43,9 +43,9 @@ export function InviteDialog({
     return (
       <Dialog title="Invite staff" open={open} onClose={close} footer={<Button onClick={close}>Done</Button>}>
         <p>No mail is configured on this service: give {email} this invitation link. It works once.</p>
-        <pre className="code" aria-label="Invitation link">
-          {link}
-        </pre>
+        <section aria-label="Invitation link">
+          <pre className="code">{link}</pre>
+        </section>
         <CopyButton label="Copy the link" text={link} />
       </Dialog>
     );

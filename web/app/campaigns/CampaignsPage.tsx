@@ -70,6 +70,7 @@ function ScheduleForm() {
         <TextField label="Departments" value={departments} onChange={(e) => setDepartments(e.target.value)} hint="Comma-separated; empty for everyone" />
       </div>
       {variants.map((v, i) => (
+        // biome-ignore lint/suspicious/noArrayIndexKey: the form has a fixed number of variants, never reordered: the place is the identity
         <fieldset key={i} className="grid">
           <legend>Variant {i + 1}</legend>
           <SelectField label={`Variant ${i + 1} image`} value={v.imageId} onChange={(e) => setVariant(i, { imageId: e.target.value })}>

@@ -76,7 +76,7 @@ function Connected({ google }: { google: GoogleIntegration }) {
 
   return (
     <>
-      <div className="card" aria-labelledby="google-title">
+      <section className="card" aria-labelledby="google-title">
         <h2 id="google-title">Google Workspace</h2>
         {google.lastError ? (
           <div className="alert alert-error" role="alert">
@@ -161,7 +161,7 @@ function Connected({ google }: { google: GoogleIntegration }) {
             ))}
           </div>
         ) : null}
-      </div>
+      </section>
 
       <DeploymentsTable />
 
@@ -175,8 +175,8 @@ function Connected({ google }: { google: GoogleIntegration }) {
               {preview.created} to create, {preview.updated} to update, {preview.deleted} to delete, {preview.skipped} skipped. Nothing has changed yet.
             </p>
             <ul>
-              {preview.changes.slice(0, 100).map((c, i) => (
-                <li key={i}>
+              {preview.changes.slice(0, 100).map((c) => (
+                <li key={`${c.action}:${c.email}`}>
                   {c.action}: {c.email}
                   {c.fields?.length ? ` (${c.fields.join(', ')})` : ''}
                   {c.reason ? ` — ${c.reason.replaceAll('_', ' ')}` : ''}

@@ -108,12 +108,17 @@ function LivePreview({ fields }: { fields: PreviewFields }) {
   const [html, setHtml] = useState<string>();
   const [error, setError] = useState<string>();
   const key = JSON.stringify(fields);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the fields' content (key), the template's HTML or the org's name change, not on every new object
   useEffect(() => {
     if (!template || !org.data) return;
     let live = true;
     const timer = setTimeout(() => {
       renderPreview(template.html, fields, org.data!.name, limits.templateSourceChars).then(
-        (out) => live && (setHtml(out), setError(undefined)),
+        (out) => {
+          if (!live) return;
+          setHtml(out);
+          setError(undefined);
+        },
         (err: unknown) => live && setError(err instanceof Error ? err.message : 'The template could not be previewed.'),
       );
     }, 150);

@@ -9,8 +9,10 @@ import { Liquid } from 'liquidjs';
 const engines = new Map<number, Liquid>();
 function engine(parseLimit: number): Liquid {
   let liquid = engines.get(parseLimit);
-  if (!liquid)
-    engines.set(parseLimit, (liquid = new Liquid({ outputEscape: 'escape', ownPropertyOnly: true, strictFilters: true, renderLimit: 200, parseLimit })));
+  if (!liquid) {
+    liquid = new Liquid({ outputEscape: 'escape', ownPropertyOnly: true, strictFilters: true, renderLimit: 200, parseLimit });
+    engines.set(parseLimit, liquid);
+  }
   return liquid;
 }
 

@@ -99,7 +99,10 @@ function Enrol() {
       <h3>1. Scan this code with your authenticator app</h3>
       {qr ? <img src={qr} width={220} height={220} alt="QR code to add this account to an authenticator app" /> : <Loading label="Drawing the code…" />}
       <p className="muted">
-        Cannot scan it? Enter this key in the app instead: <code aria-label="Secret key">{secret.secret}</code>
+        Cannot scan it? Enter this key in the app instead:{' '}
+        <output aria-label="Secret key">
+          <code>{secret.secret}</code>
+        </output>
       </p>
       <h3>2. Enter the 6-digit code the app shows</h3>
       <form onSubmit={onSubmit} aria-label="Confirm two-step verification">

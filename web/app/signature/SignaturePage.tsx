@@ -47,15 +47,15 @@ export default function SignaturePage() {
               <div className="two-col">
                 <div>
                   <h2>HTML ({data.bytes.toLocaleString()} bytes)</h2>
-                  <pre className="code" aria-label="HTML source">
-                    {data.html}
-                  </pre>
+                  <section aria-label="HTML source">
+                    <pre className="code">{data.html}</pre>
+                  </section>
                 </div>
                 <div>
                   <h2>Plain text</h2>
-                  <pre className="code" aria-label="Plain text">
-                    {data.text}
-                  </pre>
+                  <section aria-label="Plain text">
+                    <pre className="code">{data.text}</pre>
+                  </section>
                 </div>
               </div>
             ) : null}

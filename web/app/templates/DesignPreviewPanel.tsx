@@ -40,13 +40,13 @@ export function DesignPreviewPanel({
         <h2 id="preview-heading" className="h3">
           Preview
         </h2>
-        <div role="group" aria-label="Preview view" className="segmented">
+        <fieldset aria-label="Preview view" className="segmented">
           {(['desktop', 'phone', 'dark'] as const).map((v) => (
             <button key={v} type="button" aria-pressed={view === v} onClick={() => setView(v)}>
               {v === 'desktop' ? 'Desktop' : v === 'phone' ? 'Phone' : 'Dark mode'}
             </button>
           ))}
-        </div>
+        </fieldset>
       </div>
       <fieldset className="preview-who">
         <legend>Preview as</legend>

@@ -58,6 +58,7 @@ export default function LiquidEditor({ value, onChange, label, mode, handle, min
   const onChangeRef = useRef(onChange);
   onChangeRef.current = onChange;
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the editor is made once per mode; later values arrive through the effect below
   useEffect(() => {
     const language = liquid({
       ...(mode === 'html' ? { base: html() } : {}),
@@ -90,7 +91,6 @@ export default function LiquidEditor({ value, onChange, label, mode, handle, min
       view.current = null;
     };
     // The editor is made once per mode; later values arrive through the effect below.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [mode]);
 
   // A value set from outside (a reload after a conflict) replaces the document.

@@ -32,14 +32,14 @@ export function PreviewFrame({ preview, busy }: { preview: PreviewState | null; 
     <section className="preview" aria-labelledby="preview-heading" aria-busy={busy}>
       <div className="preview__bar">
         <h3 id="preview-heading">Preview</h3>
-        <div role="group" aria-label="Preview width" className="segmented">
+        <fieldset aria-label="Preview width" className="segmented">
           <button type="button" aria-pressed={width === 'desktop'} onClick={() => setWidth('desktop')}>
             Desktop
           </button>
           <button type="button" aria-pressed={width === 'phone'} onClick={() => setWidth('phone')}>
             Phone
           </button>
-        </div>
+        </fieldset>
       </div>
       <div className={`preview__stage preview__stage--${width}`}>
         <iframe
@@ -55,7 +55,7 @@ export function PreviewFrame({ preview, busy }: { preview: PreviewState | null; 
           </div>
         ) : null}
       </div>
-      {preview && preview.text ? (
+      {preview?.text ? (
         <details className="preview__text">
           <summary>Plain-text version</summary>
           <pre>{preview.text}</pre>

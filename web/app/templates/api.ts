@@ -174,6 +174,7 @@ export function useDesignPreview(design: Design, who: { userId: string } | { sam
   const latest = useRef(0);
   const key = JSON.stringify(design);
   const whoKey = 'userId' in who ? who.userId : JSON.stringify(who.sample);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the design's content (key) or the person (whoKey) change, not on every new object
   useEffect(() => {
     const ticket = ++latest.current;
     setState((s) => ({ ...s, busy: true }));
@@ -201,7 +202,6 @@ export function useDesignPreview(design: Design, who: { userId: string } | { sam
     }, PREVIEW_DEBOUNCE_MS);
     return () => clearTimeout(timer);
     // `design` and `who` are read through their keys: a new object with the same content is no change.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [api, orgId, key, whoKey]);
   return state;
 }

@@ -47,6 +47,7 @@ export function UserDialog({ open, user, onClose }: { open: boolean; user: User 
       }
     }
   });
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the last save's outcome is cleared each time the dialog opens or closes
   useEffect(() => save.reset(), [open, save.reset]);
 
   const err = save.error instanceof ApiError ? save.error : undefined;

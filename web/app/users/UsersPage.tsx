@@ -59,42 +59,44 @@ export default function UsersPage() {
         Everyone whose signature the organisation manages. Each person takes a seat, invited or not; a suspended person does not (and cannot sign in).
       </PageHeader>
 
-      <form className="toolbar" role="search" aria-label="Find users" onSubmit={(e) => e.preventDefault()}>
-        <TextField label="Search" type="search" placeholder="Name or email" value={filters.q} onChange={(e) => setFilter('q', e.target.value)} />
-        <SelectField label="Role" value={filters.role} onChange={(e) => setFilter('role', e.target.value as UserFilters['role'])}>
-          <option value="">All roles</option>
-          <option value="member">Member</option>
-          <option value="admin">Admin</option>
-          <option value="owner">Owner</option>
-        </SelectField>
-        <TextField label="Department" value={filters.department} onChange={(e) => setFilter('department', e.target.value)} />
-        <SelectField label="Status" value={filters.status} onChange={(e) => setFilter('status', e.target.value as UserFilters['status'])}>
-          <option value="">Everyone</option>
-          <option value="invited">Invited</option>
-          <option value="active">Active</option>
-          <option value="suspended">Suspended</option>
-        </SelectField>
-        {groups.length > 0 ? (
-          <SelectField label="Group" value={filters.group} onChange={(e) => setFilter('group', e.target.value)}>
-            <option value="">All groups</option>
-            {groups.map((g) => (
-              <option key={g.groupId} value={g.groupId}>
-                {g.displayName} ({g.memberCount})
-              </option>
-            ))}
+      <search aria-label="Find users">
+        <form className="toolbar" onSubmit={(e) => e.preventDefault()}>
+          <TextField label="Search" type="search" placeholder="Name or email" value={filters.q} onChange={(e) => setFilter('q', e.target.value)} />
+          <SelectField label="Role" value={filters.role} onChange={(e) => setFilter('role', e.target.value as UserFilters['role'])}>
+            <option value="">All roles</option>
+            <option value="member">Member</option>
+            <option value="admin">Admin</option>
+            <option value="owner">Owner</option>
           </SelectField>
-        ) : null}
-        {filtered ? (
-          <Button
-            onClick={() => {
-              setFilters(NO_FILTERS);
-              pager.reset();
-            }}
-          >
-            Clear
-          </Button>
-        ) : null}
-      </form>
+          <TextField label="Department" value={filters.department} onChange={(e) => setFilter('department', e.target.value)} />
+          <SelectField label="Status" value={filters.status} onChange={(e) => setFilter('status', e.target.value as UserFilters['status'])}>
+            <option value="">Everyone</option>
+            <option value="invited">Invited</option>
+            <option value="active">Active</option>
+            <option value="suspended">Suspended</option>
+          </SelectField>
+          {groups.length > 0 ? (
+            <SelectField label="Group" value={filters.group} onChange={(e) => setFilter('group', e.target.value)}>
+              <option value="">All groups</option>
+              {groups.map((g) => (
+                <option key={g.groupId} value={g.groupId}>
+                  {g.displayName} ({g.memberCount})
+                </option>
+              ))}
+            </SelectField>
+          ) : null}
+          {filtered ? (
+            <Button
+              onClick={() => {
+                setFilters(NO_FILTERS);
+                pager.reset();
+              }}
+            >
+              Clear
+            </Button>
+          ) : null}
+        </form>
+      </search>
 
       <ListTable
         items={users.data?.items}
@@ -105,10 +107,10 @@ export default function UsersPage() {
         busy={users.loading}
         className="users-table"
         columns={[
-          <SortHeader label="Name" k="name" sort={sort} setSort={setSort} />,
-          <SortHeader label="Role" k="role" sort={sort} setSort={setSort} />,
-          <SortHeader label="Department" k="department" sort={sort} setSort={setSort} />,
-          <SortHeader label="Status" k="status" sort={sort} setSort={setSort} />,
+          <SortHeader key="name" label="Name" k="name" sort={sort} setSort={setSort} />,
+          <SortHeader key="role" label="Role" k="role" sort={sort} setSort={setSort} />,
+          <SortHeader key="department" label="Department" k="department" sort={sort} setSort={setSort} />,
+          <SortHeader key="status" label="Status" k="status" sort={sort} setSort={setSort} />,
           actionsColumn,
         ]}
         row={(u) => (

@@ -27,7 +27,7 @@ const hash = (key: QueryKey) => JSON.stringify(key);
 
 function publish(entry: Entry) {
   entry.snapshot = { data: entry.data, error: entry.error, loading: entry.loading };
-  entry.listeners.forEach((l) => l());
+  for (const l of entry.listeners) l();
 }
 
 function load(entry: Entry): Promise<void> {
@@ -72,6 +72,7 @@ function entryFor(key: QueryKey, fetcher: () => Promise<unknown>): Entry {
 export function useQuery<T>(key: QueryKey, fetcher: () => Promise<T>, opts: { enabled?: boolean } = {}): QueryState<T> & { reload: () => Promise<void> } {
   const enabled = opts.enabled ?? true;
   const k = hash(key);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the key's hash (k) stands for the key; the fetcher of the first subscriber is kept
   const subscribe = useCallback(
     (listener: () => void) => {
       if (!enabled) return () => {};

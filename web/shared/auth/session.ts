@@ -119,7 +119,7 @@ export class Session {
   /** Forgets the tokens and ends the identity provider's session (Cognito-style logout). */
   signOut(): never {
     this.forget();
-    const url = new URL(this.as.issuer.replace(/\/$/, '') + '/logout');
+    const url = new URL(`${this.as.issuer.replace(/\/$/, '')}/logout`);
     url.search = new URLSearchParams({ client_id: this.config.clientId, logout_uri: this.config.appUrl }).toString();
     location.assign(url.toString());
     throw new SignInError('Signing out.');

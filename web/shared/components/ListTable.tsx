@@ -45,6 +45,7 @@ export function ListTable<T>(props: {
                       {c}
                     </th>
                   ) : (
+                    // biome-ignore lint/suspicious/noArrayIndexKey: a table's columns are fixed; their place is their identity
                     <Fragment key={i}>{c}</Fragment>
                   ),
                 )}
@@ -68,6 +69,7 @@ export const actionsColumn = (
 /** Whether the element is narrower than its content (it scrolls sideways), kept up to date as either resizes. */
 function useScrolls(ref: { current: HTMLElement | null }, shown: boolean): boolean {
   const [scrolls, setScrolls] = useState(false);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: measured again when the table appears (shown): the ref's element is new then
   useEffect(() => {
     const el = ref.current;
     if (!el) return;

@@ -27,12 +27,14 @@ export function Layout({ product, nav, Banner }: ShellOptions) {
   const { me, session } = useApp();
   const [menuOpen, setMenuOpen] = useState(false);
   const location = useLocation();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the menu closes when the route changes
   useEffect(() => setMenuOpen(false), [location.pathname]);
   const items = visibleNav(nav, me);
   return (
     <div className="shell">
       {/* Under the page's <base href> (the app's path), "#main" alone would load the app's root
           again: the link moves the focus itself. */}
+      {/* biome-ignore lint/a11y/useValidAnchor: a skip link is a link by convention (WCAG 2.4.1); under <base href> it must move the focus itself */}
       <a
         className="skip-link"
         href="#main"
