@@ -1,11 +1,12 @@
 // The Campaigns page in a real browser, as an admin: schedule a campaign with two variants for
 // Sales, see it active in the list, its banner in a Sales person's preview and not in an
 // Engineering person's, then end it now; no accessibility violations of serious or critical impact.
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from './helpers/server.ts';
-import { createOrg, createTemplate, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import type { TestServer } from './helpers/server.ts';
+import { createTemplate, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
+import { browserUnavailable, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { browserSuite } from './helpers/browser-suite.ts';
 import { png } from './helpers/images.ts';
 
 const skip = browserUnavailable();
@@ -14,15 +15,7 @@ describe('the Campaigns page', { skip }, () => {
   let server: TestServer;
   let browser: SharedBrowser;
   let org: TestOrg;
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-    org = await createOrg(server);
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  browserSuite({}, (s) => ({ server, browser, org } = s));
 
   test('an admin schedules a two-variant campaign for Sales: in a Sales preview, not in an Engineering one; then ends it', async () => {
     await createTemplate(server, org, { name: 'Banner', html: '<p>{{ user.name }}</p>{{ campaign.banner | raw }}', isDefault: true });

@@ -7,6 +7,7 @@ import { startServer, type TestServer } from './helpers/server.ts';
 // Orgs without the starter template: these tests' own template is the default.
 import { createOrgWithoutTemplates as createOrg, createTemplate, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
 import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { browserSuite } from './helpers/browser-suite.ts';
 
 const skip = browserUnavailable();
 
@@ -14,19 +15,16 @@ describe('the dashboard for a member', { skip }, () => {
   let server: TestServer;
   let browser: SharedBrowser;
   let org: TestOrg;
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-    org = await createOrg(server);
-    await createTemplate(server, org, {
-      html: '<table><tr><td><strong>{{ user.name }}</strong><br>{{ user.title }} · {{ org.name }}</td></tr></table>',
-      text: '{{ user.name }} | {{ user.title }}',
-    });
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  browserSuite(
+    {
+      org: { starterTemplates: false },
+      template: {
+        html: '<table><tr><td><strong>{{ user.name }}</strong><br>{{ user.title }} · {{ org.name }}</td></tr></table>',
+        text: '{{ user.name }} | {{ user.title }}',
+      },
+    },
+    (s) => ({ server, browser, org } = s),
+  );
 
   test('a member signs in, sees their signature, copies it, and is offered no admin page', async () => {
     const member = await userWithPassword(server, org, 'member');
