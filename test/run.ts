@@ -1,4 +1,4 @@
-// `npm test`: the type checks and Biome's check at once, beside the unit tests in one process; the
+// `npm test`: the type checks and Biome's check at once; the unit tests in one process; the
 // other test files shared out among three processes that each run theirs one after the other (the
 // browser files together in one of them); then, in one more such process, the file that must not
 // run beside others.
@@ -75,8 +75,7 @@ function testArgs(durationsFile?: string): string[] {
 }
 
 // The type checks and Biome's format and lint check (its errors fail the run), run at once and
-// beside the global setup and the unit tests: each is one thread for a few seconds. A failed check
-// ends the run before the shards.
+// beside the global setup: each is one thread for a few seconds. A failed check ends the run there.
 const CHECKS = [
   ['node_modules/typescript/bin/tsc', '--noEmit'],
   ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'web'],
@@ -189,8 +188,10 @@ async function runShards(chosen: string[], count: number): Promise<boolean> {
 // from; on PostgreSQL, the migrated database and the template each process's database is cloned from.
 const checking = runChecks();
 await globalSetup();
-const units = runUnits(unitFiles);
 if (!(await checking)) process.exit(1);
+// After the checks: the unit tests include render limits on the thread's CPU time, which four
+// processes on two cores stretch.
+const units = runUnits(unitFiles);
 const shared = await runShards(
   files.filter((f) => !alone(f)),
   SHARDS,
