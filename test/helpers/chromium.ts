@@ -133,7 +133,9 @@ export interface AxeViolation {
  * policy under test stays on.
  */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
-  await page.evaluate(`${axeSource}\n;undefined`);
+  // Loaded once per document (~0.5 MB to parse and compile each time): a page of the single-page
+  // apps keeps it across its routes; a full navigation starts a document without it.
+  if (!(await page.evaluate(`typeof axe !== 'undefined'`))) await page.evaluate(`${axeSource}\n;undefined`);
   // A string, evaluated in the page: this file is type-checked for Node, without the DOM's types.
   const found = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) =>
     r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => JSON.stringify(n.target)) })))`)) as AxeViolation[];
