@@ -1,6 +1,7 @@
-// `npm test` after the type check: the unit tests in one process; the other test files shared out
-// among three processes that each run theirs one after the other; then, in one more such process,
-// the files that must not run beside others.
+// `npm test`: the type checks and Biome's check at once; the unit tests in one process; the
+// other test files shared out among three processes that each run theirs one after the other (the
+// browser files together in one of them); then, in one more such process, the file that must not
+// run beside others.
 //
 // Why shards: a test file's process costs ~2.5 s of CPU before its first test (Node and the
 // service's modules loaded, an embedded database and render threads started), which for ~55 files
@@ -36,11 +37,13 @@ process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'sigsvc-node-compile-cache');
 const userArgs = process.argv.slice(2);
 
 // It measures what two instances admit in a second: other files running beside it would starve it.
-// Browser tests (`*.browser.test.ts`: a Chromium each, heavy on a small machine) run after the
-// shards, one at a time, with it.
-const BROWSER = /\.browser\.test\.ts$/;
 const ALONE_FILES = ['test/multi-instance.test.ts'];
-const alone = (f: string) => ALONE_FILES.includes(f) || BROWSER.test(f);
+const alone = (f: string) => ALONE_FILES.includes(f);
+// The browser tests (`*.browser.test.ts`) go together into one shard, beside the other shards: its
+// process shares one Chromium among them (test/helpers/chromium.ts). Run after the shards, one at
+// a time, they left a core mostly idle for a third of the suite (the service's thread and the
+// browser's take turns).
+const BROWSER = /\.browser\.test\.ts$/;
 const files = globSync('test/**/*.test.ts', { cwd: ROOT }).sort();
 // The unit tests beside the code (src/**/*.test.ts) test pure modules: they need no database.
 const unitFiles = globSync('src/**/*.test.ts', { cwd: ROOT }).sort();
@@ -71,6 +74,36 @@ function testArgs(durationsFile?: string): string[] {
   ];
 }
 
+// The type checks and Biome's format and lint check (its errors fail the run), run at once and
+// beside the global setup: each is one thread for a few seconds. A failed check ends the run there.
+const CHECKS = [
+  ['node_modules/typescript/bin/tsc', '--noEmit'],
+  ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'web'],
+  ['node_modules/@biomejs/biome/bin/biome', 'check', '--diagnostic-level=error', '.'],
+];
+
+/** Runs the checks at once; each one's output is printed whole when it ends. */
+async function runChecks(): Promise<boolean> {
+  const results = await Promise.all(
+    CHECKS.map(
+      (args) =>
+        new Promise<boolean>((resolve, reject) => {
+          const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+          const output: Buffer[] = [];
+          child.stdout.on('data', (d: Buffer) => output.push(d));
+          child.stderr.on('data', (d: Buffer) => output.push(d));
+          child.on('error', reject);
+          child.on('close', (code) => {
+            const shown = `${args[0]!.split('/').at(-1)} ${args.slice(1).join(' ')}`;
+            if (code !== 0 || output.length > 0) process.stdout.write(`\n── ${shown}: ${code === 0 ? 'passed' : 'FAILED'} ──\n${Buffer.concat(output)}`);
+            resolve(code === 0);
+          });
+        }),
+    ),
+  );
+  return results.every(Boolean);
+}
+
 /** The unit tests: one process, no database. */
 function runUnits(chosen: string[]): boolean {
   return spawnSync(process.execPath, [...testArgs(), ...chosen], { cwd: ROOT, stdio: 'inherit' }).status === 0;
@@ -94,14 +127,17 @@ function expectedSeconds(chosen: string[]): Map<string, number> {
   return new Map(chosen.map((f) => [f, recorded[f] ?? size(f) * perByte]));
 }
 
-/** Longest first, each to the shard with the least so far. */
+/** Longest first, each to the shard with the least so far; the browser files as one item. */
 function shareOut(chosen: string[], count: number): string[][] {
   const seconds = expectedSeconds(chosen);
-  const shards = Array.from({ length: Math.min(count, chosen.length) }, () => ({ files: [] as string[], total: 0 }));
-  for (const file of [...chosen].sort((a, b) => seconds.get(b)! - seconds.get(a)!)) {
+  const browser = chosen.filter((f) => BROWSER.test(f));
+  const items = [...chosen.filter((f) => !BROWSER.test(f)).map((f) => ({ files: [f], seconds: seconds.get(f)! }))];
+  if (browser.length > 0) items.push({ files: browser, seconds: browser.reduce((sum, f) => sum + seconds.get(f)!, 0) });
+  const shards = Array.from({ length: Math.min(count, items.length) }, () => ({ files: [] as string[], total: 0 }));
+  for (const item of items.sort((a, b) => b.seconds - a.seconds)) {
     const lightest = shards.reduce((min, s) => (s.total < min.total ? s : min));
-    lightest.files.push(file);
-    lightest.total += seconds.get(file)!;
+    lightest.files.push(...item.files);
+    lightest.total += item.seconds;
   }
   return shards.map((s) => s.files.sort());
 }
@@ -150,7 +186,11 @@ async function runShards(chosen: string[], count: number): Promise<boolean> {
 
 // Made once for every process of the run: the migrated snapshot the embedded test servers start
 // from; on PostgreSQL, the migrated database and the template each process's database is cloned from.
+const checking = runChecks();
 await globalSetup();
+if (!(await checking)) process.exit(1);
+// After the checks: the unit tests include render limits on the thread's CPU time, which four
+// processes on two cores stretch.
 const units = runUnits(unitFiles);
 const shared = await runShards(
   files.filter((f) => !alone(f)),

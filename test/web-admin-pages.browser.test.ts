@@ -1,12 +1,12 @@
 // The Images, API keys and Audit pages in a real browser, as an org's admin: upload and delete an
 // image, mint a key (its secret shown once, copied) and revoke it, filter the audit log; axe on
 // each page, and a member offered none of them.
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from './helpers/server.ts';
-// Orgs without the starter template: these tests' own template is the default.
-import { createOrgWithoutTemplates as createOrg, createTemplate, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import type { TestServer } from './helpers/server.ts';
+import { createTemplate, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
+import { browserUnavailable, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { browserSuite, type Person } from './helpers/browser-suite.ts';
 import { gif, png } from './helpers/images.ts';
 import { screenshot } from './helpers/screenshots.ts';
 
@@ -16,18 +16,8 @@ describe('the Images, API keys and Audit pages', { skip }, () => {
   let server: TestServer;
   let browser: SharedBrowser;
   let org: TestOrg;
-  let admin: { email: string; password: string; userId: string };
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-    org = await createOrg(server, { name: 'Acme Rockets' });
-    await createTemplate(server, org);
-    admin = await userWithPassword(server, org, 'admin');
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  let admin: Person;
+  browserSuite({ org: { name: 'Acme Rockets', starterTemplates: false }, template: {}, person: 'admin' }, (s) => ({ server, browser, org, person: admin } = s));
 
   test('images: upload two, a refused file says why, delete one with a confirmation', async () => {
     const { page, errors, context } = await openPage(browser);

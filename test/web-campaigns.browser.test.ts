@@ -3,13 +3,14 @@
 // Engineering person's (previews count no impression), then end it now; schedule one for an
 // audience of a chosen person, an email domain and a custom field's value; no accessibility
 // violations of serious or critical impact.
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from './helpers/server.ts';
-import { createOrg, createTemplate, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
+import type { TestServer } from './helpers/server.ts';
+import { createTemplate, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
 import { screenshot } from './helpers/screenshots.ts';
 import { waitFor } from './helpers/wait.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { browserUnavailable, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { browserSuite } from './helpers/browser-suite.ts';
 import { png } from './helpers/images.ts';
 
 const skip = browserUnavailable();
@@ -18,15 +19,7 @@ describe('the Campaigns page', { skip }, () => {
   let server: TestServer;
   let browser: SharedBrowser;
   let org: TestOrg;
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-    org = await createOrg(server);
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  browserSuite({}, (s) => ({ server, browser, org } = s));
 
   test('an admin schedules a three-variant campaign for Sales: in a Sales preview, not in an Engineering one; then ends it', async () => {
     await createTemplate(server, org, { name: 'Banner', html: '<p>{{ user.name }}</p>{{ campaign.banner | raw }}', isDefault: true });

@@ -3,13 +3,14 @@
 // preview follow, save (the service compiles the design), preview as a member, leave with unsaved
 // changes and be asked, switch to the HTML editor; axe on the designer; screenshots at 1280 and
 // 390 px (SCREENSHOTS=1).
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { startServer, type TestServer } from './helpers/server.ts';
+import type { TestServer } from './helpers/server.ts';
 import { waitFor } from './helpers/wait.ts';
-import { createOrgWithoutTemplates as createOrg, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { createUser, type TestOrg } from './helpers/fixtures.ts';
+import { browserUnavailable, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { browserSuite, type Person } from './helpers/browser-suite.ts';
 import { screenshot } from './helpers/screenshots.ts';
 import { STARTER_DESIGNS } from '../src/designer/starters.ts';
 
@@ -40,17 +41,8 @@ describe('the signature designer', { skip }, () => {
   let server: TestServer;
   let browser: SharedBrowser;
   let org: TestOrg;
-  let owner: { email: string; password: string; userId: string };
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-    org = await createOrg(server, { name: 'Acme Rockets' });
-    owner = await userWithPassword(server, org, 'owner');
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  let owner: Person;
+  browserSuite({ org: { name: 'Acme Rockets', starterTemplates: false }, person: 'owner' }, (s) => ({ server, browser, org, person: owner } = s));
 
   test('pick a starter, add a social block, reorder by keyboard, recolour, save; leaving unsaved asks', async () => {
     const member = await createUser(server, org, { name: 'Road Runner', title: 'Speed Consultant' });

@@ -3,9 +3,10 @@
 // (the password shown once), send a test message that reaches the next hop stamped; axe on the page.
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from './helpers/server.ts';
-import { createOrg, createTemplate, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import type { TestServer } from './helpers/server.ts';
+import type { TestOrg } from './helpers/fixtures.ts';
+import { browserUnavailable, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { browserSuite, type Person } from './helpers/browser-suite.ts';
 import { startDns, type TestDns } from './helpers/dns.ts';
 import { startSink, type Sink } from './helpers/gateway.ts';
 import { screenshot } from './helpers/screenshots.ts';
@@ -21,19 +22,16 @@ describe('the server-side page', { skip }, () => {
   let server: TestServer;
   let browser: SharedBrowser;
   let org: TestOrg;
-  let admin: { email: string; password: string; userId: string };
+  let admin: Person;
   before(async () => {
     dns = await startDns();
     sink = await startSink();
-    server = await startServer({ DNS_SERVERS: dns.server, GATEWAY_ALLOW_PRIVATE_NEXT_HOP: 'true' });
-    browser = await launchBrowser();
-    org = await createOrg(server, { name: 'Contoso' });
-    await createTemplate(server, org);
-    admin = await userWithPassword(server, org, 'admin');
   });
+  browserSuite(
+    { env: () => ({ DNS_SERVERS: dns.server, GATEWAY_ALLOW_PRIVATE_NEXT_HOP: 'true' }), org: { name: 'Contoso' }, template: {}, person: 'admin' },
+    (s) => ({ server, browser, org, person: admin } = s),
+  );
   after(async () => {
-    await browser?.close();
-    await server?.close();
     await sink?.close();
     await dns?.close();
   });

@@ -4,8 +4,9 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestServer } from './helpers/server.ts';
-import { createOrg, createTemplate, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { createOrg, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
+import { browserUnavailable, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { browserSuite, type Person } from './helpers/browser-suite.ts';
 import { screenshot } from './helpers/screenshots.ts';
 import { startFakeGoogle, GMAIL_SCOPE, type FakeGoogle } from './helpers/fake-google.ts';
 import { googleDatabase, startGoogleServer, workspace } from './helpers/google-setup.ts';
@@ -19,19 +20,21 @@ describe('the Integrations page', { skip }, () => {
   let server: TestServer;
   let browser: SharedBrowser;
   let org: TestOrg;
-  let admin: { email: string; password: string; userId: string };
+  let admin: Person;
   before(async () => {
     fake = await startFakeGoogle();
     database = await googleDatabase();
-    server = await startGoogleServer(fake, database.url);
-    browser = await launchBrowser();
-    org = await createOrg(server, { name: 'Acme Rockets', seats: 50 });
-    await createTemplate(server, org, { html: '<p><strong>{{ user.name }}</strong> · {{ user.title }}</p>' });
-    admin = await userWithPassword(server, org, 'admin');
   });
+  browserSuite(
+    {
+      startServer: (testFile) => startGoogleServer(fake, database.url, {}, { testFile }),
+      org: { name: 'Acme Rockets', seats: 50 },
+      template: { html: '<p><strong>{{ user.name }}</strong> · {{ user.title }}</p>' },
+      person: 'admin',
+    },
+    (s) => ({ server, browser, org, person: admin } = s),
+  );
   after(async () => {
-    await browser?.close();
-    await server?.close();
     await fake?.close();
     await database?.drop();
   });

@@ -7,6 +7,8 @@ import { startServer, type TestServer } from './helpers/server.ts';
 // Orgs without the starter template: these tests' own template is the default.
 import { createOrgWithoutTemplates as createOrg, createTemplate, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
 import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { browserSuite } from './helpers/browser-suite.ts';
+import { waitFor } from './helpers/wait.ts';
 
 const skip = browserUnavailable();
 
@@ -14,19 +16,16 @@ describe('the dashboard for a member', { skip }, () => {
   let server: TestServer;
   let browser: SharedBrowser;
   let org: TestOrg;
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-    org = await createOrg(server);
-    await createTemplate(server, org, {
-      html: '<table><tr><td><strong>{{ user.name }}</strong><br>{{ user.title }} · {{ org.name }}</td></tr></table>',
-      text: '{{ user.name }} | {{ user.title }}',
-    });
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  browserSuite(
+    {
+      org: { starterTemplates: false },
+      template: {
+        html: '<table><tr><td><strong>{{ user.name }}</strong><br>{{ user.title }} · {{ org.name }}</td></tr></table>',
+        text: '{{ user.name }} | {{ user.title }}',
+      },
+    },
+    (s) => ({ server, browser, org } = s),
+  );
 
   test('a member signs in, sees their signature, copies it, and is offered no admin page', async () => {
     const member = await userWithPassword(server, org, 'member');
@@ -119,8 +118,9 @@ describe('silent renewal', { skip }, () => {
     await page.frameLocator('iframe[title="Your signature"]').getByText('Ada Lovelace').waitFor();
     // Past the first token's life, with no API call in between: the timer renewed it (at about
     // 2 s, then each new token at half its life; calls alone would renew at most once here), and
-    // the app is still signed in on the same page.
-    await new Promise((r) => setTimeout(r, 6000));
+    // the app is still signed in on the same page. The second renewal comes once the first token's
+    // 4 s are over: waited for, rather than slept past.
+    await waitFor(() => grants.filter((g) => g.type === 'refresh_token').length >= 2, 'two renewals of the ID token');
     const renewals = grants.filter((g) => g.type === 'refresh_token');
     assert.ok(renewals.length >= 2, JSON.stringify(grants));
     assert.ok(

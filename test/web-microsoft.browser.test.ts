@@ -5,9 +5,10 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
-import { startServer, type TestServer } from './helpers/server.ts';
-import { createOrg, createTemplate, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import type { TestServer } from './helpers/server.ts';
+import { createUser, type TestOrg } from './helpers/fixtures.ts';
+import { browserUnavailable, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { browserSuite, type Person } from './helpers/browser-suite.ts';
 import { graphUser, startFakeMicrosoft, type FakeMicrosoft } from './helpers/fake-microsoft.ts';
 import { screenshot } from './helpers/screenshots.ts';
 
@@ -21,18 +22,20 @@ describe('the Microsoft 365 page', { skip }, () => {
   let server: TestServer;
   let browser: SharedBrowser;
   let org: TestOrg;
-  let admin: { email: string; password: string; userId: string };
+  let admin: Person;
   before(async () => {
     fake = await startFakeMicrosoft();
-    server = await startServer({ MICROSOFT_LOGIN_URL: fake.url, MICROSOFT_GRAPH_URL: fake.url, JOBS_POLL_MS: '100' });
-    browser = await launchBrowser();
-    org = await createOrg(server, { name: 'Contoso' });
-    await createTemplate(server, org);
-    admin = await userWithPassword(server, org, 'admin');
   });
+  browserSuite(
+    {
+      env: () => ({ MICROSOFT_LOGIN_URL: fake.url, MICROSOFT_GRAPH_URL: fake.url, JOBS_POLL_MS: '100' }),
+      org: { name: 'Contoso' },
+      template: {},
+      person: 'admin',
+    },
+    (s) => ({ server, browser, org, person: admin } = s),
+  );
   after(async () => {
-    await browser?.close();
-    await server?.close();
     await fake?.close();
   });
 

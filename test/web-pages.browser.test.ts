@@ -1,14 +1,15 @@
 // The dashboard's own-account pages and the overview in a real browser: the profile with its live
 // preview, two-step verification (enrol with the QR code's secret, confirm, turn off), the overview
 // with its opens chart, and a blocked org's banner. axe-core on each page; no console errors.
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { TOTP } from 'otpauth';
-import { startServer, type TestServer } from './helpers/server.ts';
+import type { TestServer } from './helpers/server.ts';
 // Orgs without the starter template: these tests' own template is the default.
 import { createOrgWithoutTemplates as createOrg, createTemplate, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { browserUnavailable, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { browserSuite } from './helpers/browser-suite.ts';
 import { deliver, event } from './helpers/payments.ts';
 
 const skip = browserUnavailable();
@@ -22,16 +23,14 @@ describe('the dashboard pages', { skip }, () => {
   let server: TestServer;
   let browser: SharedBrowser;
   let org: TestOrg;
-  before(async () => {
-    server = await startServer({ BILLING_URL: 'https://billing.example.test/acme' });
-    browser = await launchBrowser();
-    org = await createOrg(server, { name: 'Acme Rockets' });
-    await createTemplate(server, org, { html: '<p><b>{{ user.name }}</b> — {{ user.title }}, {{ org.name }}</p>', text: '{{ user.name }}' });
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  browserSuite(
+    {
+      env: { BILLING_URL: 'https://billing.example.test/acme' },
+      org: { name: 'Acme Rockets', starterTemplates: false },
+      template: { html: '<p><b>{{ user.name }}</b> — {{ user.title }}, {{ org.name }}</p>', text: '{{ user.name }}' },
+    },
+    (s) => ({ server, browser, org } = s),
+  );
 
   test('profile: the preview follows the typing, and saving changes the signature', async () => {
     // Members change their title only where the org allows it (DECISIONS wave 3, "Who edits what").

@@ -1,13 +1,14 @@
 // The Rules page in a real browser, as an admin: the rules in order, and "who gets what": a Sales
 // person's signature for a new message and for a reply, each naming its rule and template, and an
 // Engineering person's default; no accessibility violations of serious or critical impact.
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from './helpers/server.ts';
-import { createOrg, createTemplate, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
+import type { TestServer } from './helpers/server.ts';
+import { createTemplate, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
 import { screenshot } from './helpers/screenshots.ts';
 import { waitFor } from './helpers/wait.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { browserUnavailable, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { browserSuite } from './helpers/browser-suite.ts';
 
 const skip = browserUnavailable();
 
@@ -15,15 +16,7 @@ describe('the Rules page', { skip }, () => {
   let server: TestServer;
   let browser: SharedBrowser;
   let org: TestOrg;
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-    org = await createOrg(server);
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  browserSuite({}, (s) => ({ server, browser, org } = s));
 
   test('an admin sees the rules and, for a chosen person, the rule and signature of a new message and of a reply', async () => {
     const long = await createTemplate(server, org, { name: 'Sales long', html: '<p>Long one for {{ user.name }}</p>' });

@@ -2,12 +2,13 @@
 // token (shown once), shows the base URL, the last request and the steps; the Users page then
 // shows what the identity provider pushed: a group to filter by, a suspended user, restored by a
 // click. axe on both pages; no console errors.
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { waitFor } from './helpers/wait.ts';
-import { startServer, type TestServer } from './helpers/server.ts';
-import { createOrg, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import type { TestServer } from './helpers/server.ts';
+import type { TestOrg } from './helpers/fixtures.ts';
+import { browserUnavailable, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { browserSuite, type Person } from './helpers/browser-suite.ts';
 import { screenshot } from './helpers/screenshots.ts';
 
 const skip = browserUnavailable();
@@ -18,17 +19,8 @@ describe('SCIM in the dashboard', { skip }, () => {
   let server: TestServer;
   let browser: SharedBrowser;
   let org: TestOrg;
-  let admin: { email: string; password: string; userId: string };
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-    org = await createOrg(server, { name: 'Acme Rockets', seats: 20 });
-    admin = await userWithPassword(server, org, 'admin');
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  let admin: Person;
+  browserSuite({ org: { name: 'Acme Rockets', seats: 20 }, person: 'admin' }, (s) => ({ server, browser, org, person: admin } = s));
 
   test('generate the token, provision through it, see the group and the suspended user, restore them', async () => {
     const { page, errors, context } = await openPage(browser);

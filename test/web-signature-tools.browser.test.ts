@@ -2,12 +2,13 @@
 // auto-close that never duplicates a tag or a `%}`, its lint markers at the line, leaving with
 // unsaved changes asks first; a member's signature opened from Users and copied (the clipboard
 // holds it), the Users table usable at 390 px; the overview's getting-started steps; axe on each.
-import { test, describe, before, after } from 'node:test';
+import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, type TestServer } from './helpers/server.ts';
+import type { TestServer } from './helpers/server.ts';
 import { waitFor } from './helpers/wait.ts';
 import { createOrgWithoutTemplates as createOrg, createTemplate, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { browserUnavailable, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { browserSuite, type Person } from './helpers/browser-suite.ts';
 
 const skip = browserUnavailable();
 
@@ -15,17 +16,8 @@ describe('signature tools: the HTML editor, a user’s signature, the overview',
   let server: TestServer;
   let browser: SharedBrowser;
   let org: TestOrg;
-  let owner: { email: string; password: string; userId: string };
-  before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-    org = await createOrg(server, { name: 'Acme Rockets' });
-    owner = await userWithPassword(server, org, 'owner');
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  let owner: Person;
+  browserSuite({ org: { name: 'Acme Rockets', starterTemplates: false }, person: 'owner' }, (s) => ({ server, browser, org, person: owner } = s));
 
   test('the HTML editor: typing closing tags and Liquid never duplicates them; lint marks the line; leaving unsaved asks', async () => {
     const template = await createTemplate(server, org, { name: 'Typed', html: '<p>Start</p>', isDefault: true });

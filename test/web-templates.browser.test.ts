@@ -1,13 +1,13 @@
 // The Templates pages in a real browser, as an org's owner: create from the list, edit in
 // CodeMirror and see the service's preview change, insert an uploaded image, set the default, a
 // save that lost a race (409) offering to reload or keep editing, delete; axe on each page.
-import { test, describe, before, after } from 'node:test';
+import { test, describe, before } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { startServer, type TestServer } from './helpers/server.ts';
-// Orgs without the starter template: these tests' own template is the default.
-import { createOrgWithoutTemplates as createOrg, createTemplate, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import type { TestServer } from './helpers/server.ts';
+import { createTemplate, type TestOrg } from './helpers/fixtures.ts';
+import { browserUnavailable, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { browserSuite, type Person } from './helpers/browser-suite.ts';
 import { png } from './helpers/images.ts';
 import { screenshot } from './helpers/screenshots.ts';
 
@@ -25,21 +25,14 @@ describe('the Templates pages', { skip }, () => {
   let server: TestServer;
   let browser: SharedBrowser;
   let org: TestOrg;
-  let owner: { email: string; password: string; userId: string };
+  let owner: Person;
+  browserSuite({ org: { name: 'Acme Rockets', starterTemplates: false }, person: 'owner' }, (s) => ({ server, browser, org, person: owner } = s));
   before(async () => {
-    server = await startServer();
-    browser = await launchBrowser();
-    org = await createOrg(server, { name: 'Acme Rockets' });
-    owner = await userWithPassword(server, org, 'owner');
     const current = await server.request('GET', `/v1/orgs/${org.orgId}/users/${owner.userId}`, { key: org.key });
     await server.request('PATCH', `/v1/orgs/${org.orgId}/users/${owner.userId}`, {
       key: org.key,
       body: { version: current.body.version, name: 'Wile E. Coyote', title: 'Chief Engineer' },
     });
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
   });
 
   test('create a template, edit it, watch the preview change, insert an image, save, set default, delete', async () => {

@@ -6,8 +6,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { startServer, type TestServer } from './helpers/server.ts';
 // Orgs without the starter template: these tests' own template is the default.
-import { createOrgWithoutTemplates as createOrg, createTemplate, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
+import { createOrgWithoutTemplates as createOrg, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
 import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { browserSuite } from './helpers/browser-suite.ts';
 import { startSmtp, type TestSmtp } from './helpers/smtp.ts';
 
 const skip = browserUnavailable();
@@ -21,14 +22,9 @@ describe('the Users page', { skip }, () => {
   let smtp: TestSmtp;
   before(async () => {
     smtp = await startSmtp();
-    server = await startServer({ SMTP_URL: smtp.url, ...FAST_JOBS });
-    browser = await launchBrowser();
-    org = await createOrg(server);
-    await createTemplate(server, org);
   });
+  browserSuite({ env: () => ({ SMTP_URL: smtp.url, ...FAST_JOBS }), org: { starterTemplates: false }, template: {} }, (s) => ({ server, browser, org } = s));
   after(async () => {
-    await browser?.close();
-    await server?.close();
     await smtp?.close();
   });
 

@@ -5,9 +5,10 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { Webhook } from 'standardwebhooks';
-import { startServer, type TestServer } from './helpers/server.ts';
-import { createOrgWithoutTemplates as createOrg, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
-import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import type { TestServer } from './helpers/server.ts';
+import type { TestOrg } from './helpers/fixtures.ts';
+import { browserUnavailable, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
+import { browserSuite, type Person } from './helpers/browser-suite.ts';
 import { screenshot } from './helpers/screenshots.ts';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
 import { waitFor } from './helpers/wait.ts';
@@ -19,17 +20,15 @@ describe('the Webhooks page', { skip }, () => {
   let browser: SharedBrowser;
   let org: TestOrg;
   let receiver: Receiver;
-  let admin: { email: string; password: string; userId: string };
+  let admin: Person;
   before(async () => {
-    server = await startServer({ WEBHOOK_ALLOW_PRIVATE: 'true' });
-    browser = await launchBrowser();
     receiver = await startReceiver();
-    org = await createOrg(server, { name: 'Acme Rockets' });
-    admin = await userWithPassword(server, org, 'admin');
   });
+  browserSuite(
+    { env: { WEBHOOK_ALLOW_PRIVATE: 'true' }, org: { name: 'Acme Rockets', starterTemplates: false }, person: 'admin' },
+    (s) => ({ server, browser, org, person: admin } = s),
+  );
   after(async () => {
-    await browser?.close();
-    await server?.close();
     await receiver?.close();
   });
 

@@ -101,10 +101,9 @@ export function createDirectoryService(deps: { db: Db; invalidate: Invalidate; s
             try {
               const user = await db.transaction().execute(async (tx) => {
                 await seatCheck(tx, orgId);
-                const row = await directoryRepo.insertUser(tx, {
+                const row = await usersRepo.insertFromDirectory(tx, {
                   id: randomUUID(),
                   orgId,
-                  role: 'member',
                   source,
                   externalId: entry.externalId,
                   ...profileOf(entry),

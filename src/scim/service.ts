@@ -168,7 +168,14 @@ export function createScimService(deps: { db: Db; invalidate: Invalidate; seatCh
         const row = await db.transaction().execute(async (tx) => {
           // A suspended user takes no seat; any other does, checked with the org locked.
           if (active) await seatCheck(tx, orgId);
-          const created = await scimRepo.insertUser(tx, { id: randomUUID(), orgId, ...profile, externalId, status: active ? 'invited' : 'suspended' });
+          const created = await usersRepo.insertFromDirectory(tx, {
+            id: randomUUID(),
+            orgId,
+            ...profile,
+            source: 'scim',
+            externalId,
+            status: active ? 'invited' : 'suspended',
+          });
           await recordAudit(
             tx,
             { orgId, correlationId, actor },

@@ -116,6 +116,9 @@ export async function openDatabase(options: {
       if (closed) return;
       closed = true;
       await db.destroy();
+      // Kysely closes its driver only once it has run a query: a database opened and closed unused
+      // would keep PGlite, and the timer PostgreSQL arms inside it, alive (the process never ended).
+      if (!client.closed) await client.close();
       release();
     },
   };

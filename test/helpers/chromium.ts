@@ -30,8 +30,8 @@ export function browserUnavailable(): string | false {
 const BUILT = new URL('../../web/dist/app/index.html', import.meta.url);
 
 /**
- * The browser tests of a process share one Chromium: the browser files run one after the other in
- * one process (test/run.ts), and each launch cost ~1 s of a small machine's CPU. Each file still
+ * The browser tests of a process share one Chromium: the browser files run in one process
+ * (test/run.ts puts them all in one shard), and each launch cost ~1 s of a small machine's CPU. Each file still
  * works in contexts of its own (openPage: own cookies and storage), so nothing leaks between files.
  * `launchBrowser()` hands out the shared browser; the `close()` of what it hands out releases it,
  * and the last release closes Chromium after a short grace, unless the next file takes it first
@@ -40,7 +40,10 @@ const BUILT = new URL('../../web/dist/app/index.html', import.meta.url);
 let shared: Promise<Browser> | undefined;
 let holders = 0;
 let closing: NodeJS.Timeout | undefined;
-const CLOSE_GRACE_MS = 3_000;
+// In a shard of test/run.ts the browser files share a process with others, which the runner
+// orders by name between them: a longer grace keeps Chromium across the files in between (the
+// runner's --test-force-exit ends the process, and Playwright's exit handler its Chromium).
+const CLOSE_GRACE_MS = process.env.SIGSVC_TEST_SHARD === '1' ? 60_000 : 3_000;
 
 export interface SharedBrowser {
   newContext: Browser['newContext'];
@@ -133,7 +136,9 @@ export interface AxeViolation {
  * policy under test stays on.
  */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
-  await page.evaluate(`${axeSource}\n;undefined`);
+  // Loaded once per document (~0.5 MB to parse and compile each time): a page of the single-page
+  // apps keeps it across its routes; a full navigation starts a document without it.
+  if (!(await page.evaluate(`typeof axe !== 'undefined'`))) await page.evaluate(`${axeSource}\n;undefined`);
   // A string, evaluated in the page: this file is type-checked for Node, without the DOM's types.
   const found = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) =>
     r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.map((n) => JSON.stringify(n.target)) })))`)) as AxeViolation[];

@@ -40,30 +40,6 @@ export const directoryRepo = {
     return taken;
   },
 
-  async insertUser(
-    db: Db,
-    user: DirectoryProfile & { id: string; orgId: string; role: OrgRole; source: DirectorySource; externalId: string },
-  ): Promise<UserRow> {
-    return db
-      .insertInto('users')
-      .values({
-        id: user.id,
-        org_id: user.orgId,
-        email: user.email,
-        name: user.name,
-        title: user.title,
-        department: user.department,
-        phone: user.phone,
-        mobile: user.mobile,
-        role: user.role,
-        password_hash: null,
-        directory_source: user.source,
-        directory_id: user.externalId,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  },
-
   /**
    * Sets the profile and the link of a live user (no version check: the directory is the authority
    * for these fields); `active` suspends (false) or restores (true) them (src/users/status.ts).

@@ -65,28 +65,6 @@ export const scimRepo = {
     return { rows, total: Number(count.n) };
   },
 
-  async insertUser(db: Db, user: DirectoryProfile & { id: string; orgId: string; externalId: string | null; status: UserStatus }): Promise<UserRow> {
-    return db
-      .insertInto('users')
-      .values({
-        id: user.id,
-        org_id: user.orgId,
-        email: user.email,
-        name: user.name,
-        title: user.title,
-        department: user.department,
-        phone: user.phone,
-        mobile: user.mobile,
-        role: 'member',
-        password_hash: null,
-        status: user.status,
-        directory_source: 'scim',
-        directory_id: user.externalId,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
-  },
-
   /** Sets what SCIM sent on a live user and links them to SCIM (no version check: the client is the authority). */
   async updateUser(
     db: Db,

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
-import type { NewUser, OrgRole, UserRow, UserSort, UserUpdate } from '../schema.ts';
+import type { DirectorySource, NewUser, OrgRole, UserRow, UserSort, UserStatus, UserUpdate } from '../schema.ts';
+import type { DirectoryProfile } from './directory.ts';
 
 export interface UserFilter {
   q?: string | undefined;
@@ -27,6 +28,36 @@ import { atVersion, type VersionCheck } from '../conditional.ts';
 export const usersRepo = {
   async insert(db: Db, user: NewUser): Promise<UserRow> {
     return db.insertInto('users').values(user).returningAll().executeTakeFirstOrThrow();
+  },
+
+  /**
+   * A user a directory brings in, linked to it: a sync (src/directory/service.ts) or a SCIM client
+   * (src/scim/service.ts, which names the status: a user created inactive is suspended). A member
+   * without a password; the status the table's default ('invited') unless given.
+   */
+  async insertFromDirectory(
+    db: Db,
+    user: DirectoryProfile & { id: string; orgId: string; source: DirectorySource; externalId: string | null; status?: UserStatus },
+  ): Promise<UserRow> {
+    return db
+      .insertInto('users')
+      .values({
+        id: user.id,
+        org_id: user.orgId,
+        email: user.email,
+        name: user.name,
+        title: user.title,
+        department: user.department,
+        phone: user.phone,
+        mobile: user.mobile,
+        role: 'member',
+        password_hash: null,
+        directory_source: user.source,
+        directory_id: user.externalId,
+        ...(user.status === undefined ? {} : { status: user.status }),
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
   },
 
   async find(db: Db, orgId: string, userId: string): Promise<UserRow | undefined> {
