@@ -10,6 +10,7 @@ import type { TestServer } from './helpers/server.ts';
 import { createOrgWithoutTemplates as createOrg, createTemplate, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
 import { browserUnavailable, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
 import { browserSuite } from './helpers/browser-suite.ts';
+import { screenshot } from './helpers/screenshots.ts';
 import { deliver, event } from './helpers/payments.ts';
 
 const skip = browserUnavailable();
@@ -53,6 +54,7 @@ describe('the dashboard pages', { skip }, () => {
     await preview.getByText('Ada <i>L</i> — Chief Analyst, Acme Rockets').waitFor();
     await page.getByLabel('Name').fill('Ada King');
     await noViolations(page, 'profile');
+    await screenshot(page, 'profile');
     await page.getByRole('button', { name: 'Save profile' }).click();
     await page.getByText('Profile saved.').waitFor();
     const saved = await server.request('GET', `/v1/orgs/${org.orgId}/users/${member.userId}`, { key: org.key });
@@ -60,6 +62,7 @@ describe('the dashboard pages', { skip }, () => {
     assert.equal(saved.body.name, 'Ada King');
     await page.getByRole('link', { name: 'My signature' }).click();
     await page.frameLocator('iframe[title="Your signature"]').getByText('Ada King').waitFor();
+    await screenshot(page, 'signature');
     assert.deepEqual(errors, []);
     await context.close();
   });
@@ -143,6 +146,7 @@ describe('the dashboard pages', { skip }, () => {
     );
     const chart = page.getByRole('img', { name: /Opens over the last 30 days: 2 real, 1 by mail proxies/ });
     await chart.waitFor();
+    await screenshot(page, 'overview');
     await page.getByRole('button', { name: 'Show the numbers' }).click();
     const today = new Date().toISOString().slice(0, 10);
     await page.getByRole('row', { name: `${today} 2 1` }).waitFor();
