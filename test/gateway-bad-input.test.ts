@@ -4,7 +4,9 @@
 // refused with 451 under GATEWAY_FAIL_CLOSED, and passes unstamped (counted) without it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { networkInterfaces } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import nodemailer from 'nodemailer';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrgWithoutTemplates, createUser } from './helpers/fixtures.ts';
 import { client, gatewayOrg, rawSession, sendRaw, startSink, type GatewayOrg, type Sink } from './helpers/gateway.ts';
@@ -140,5 +142,42 @@ describe('bad input at the SMTP gateway', () => {
     assert.equal(sink.messages.length, before);
     const settings = await server.request('GET', `/v1/orgs/${org.orgId}/integrations/gateway`, { key: org.key });
     assert.equal(settings.body.counts.failed, 1);
+  });
+});
+
+// Without GATEWAY_TLS_CERT, AUTH from a client that is not on loopback is refused before any
+// credential is read (docs/gateway.md, "Who may relay"): the password never crosses a network in
+// clear. Needs an address of this machine that is not loopback; skipped on a machine with none.
+const outside = Object.values(networkInterfaces())
+  .flat()
+  .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+
+describe('AUTH without TLS from a client that is not on loopback', { skip: outside ? false : 'this machine has no address but loopback' }, () => {
+  let server: TestServer;
+  let sink: Sink;
+  let listener: { port: number; close(): Promise<void> };
+  before(async () => {
+    sink = await startSink();
+    server = await startServer({ GATEWAY_HOST: '0.0.0.0', GATEWAY_ALLOW_PRIVATE_NEXT_HOP: 'true' });
+    listener = await server.deps.gateway.listen({ port: 0 });
+  });
+  after(async () => {
+    await listener.close();
+    await server.close();
+    await sink.close();
+  });
+
+  test('538 at the AUTH command, nothing relayed; the same credentials pass from loopback', async () => {
+    const org = await gatewayOrg(server, sink, { domain: 'no-tls.example' });
+    const auth = { user: org.gatewayId, pass: org.password };
+    const envelope = { from: org.user.email, to: ['grace@ext.example'] };
+    const raw = `From: ${org.user.email}\r\nTo: grace@ext.example\r\nSubject: hi\r\n\r\nHi.\r\n`;
+    const remote = nodemailer.createTransport({ host: outside, port: listener.port, secure: false, ignoreTLS: true, auth });
+    const refused = await sendRaw(remote, envelope, raw);
+    assert.equal(refused.code, 538, refused.response);
+    assert.match(refused.response, /5\.7\.11/);
+    assert.equal(sink.messages.length, 0);
+    const passed = await sendRaw(client(listener.port, auth), envelope, raw);
+    assert.equal(passed.code, 250, passed.response);
   });
 });
