@@ -81,6 +81,16 @@ export function stateFromJson(json: Record<string, any> | null): OrgBilling | nu
 
 const storedEventColumns = ['id', 'type', 'created_at', 'received_at', 'seq', 'raw_body', 'correlation_id', 'customer_id'] as const;
 
+/** An event's outcome as its row's columns (the state after it aside: each writer encodes it its own way). */
+const outcomeColumns = (o: EventOutcome) => ({
+  status: o.status,
+  outcome: o.outcome,
+  org_id: o.orgId,
+  customer_id: o.customerId ?? null,
+  error: o.error ?? null,
+  error_code: o.error ? (o.errorCode ?? null) : null,
+});
+
 export const billingRepo = {
   /**
    * The billing state of the orgs some events name (by id or provider customer id), locked for the
@@ -222,16 +232,7 @@ export const billingRepo = {
   /** The outcome of each event, in one statement. The texts must be storable. */
   async setOutcomes(db: Db, outcomes: ({ id: string } & EventOutcome)[]): Promise<void> {
     if (outcomes.length === 0) return;
-    const rows = outcomes.map((o) => ({
-      id: o.id,
-      status: o.status,
-      outcome: o.outcome,
-      org_id: o.orgId,
-      customer_id: o.customerId ?? null,
-      error: o.error ?? null,
-      error_code: o.error ? (o.errorCode ?? null) : null,
-      state_after: o.stateAfter ?? null,
-    }));
+    const rows = outcomes.map((o) => ({ id: o.id, ...outcomeColumns(o), state_after: o.stateAfter ?? null }));
     await sql`
       UPDATE webhook_events AS w SET status = v.status, outcome = v.outcome, org_id = v.org_id,
         customer_id = v.customer_id, error = v.error, error_code = v.error_code, state_after = v.state_after
@@ -244,12 +245,7 @@ export const billingRepo = {
     const result = await db
       .updateTable('webhook_events')
       .set({
-        status: o.status,
-        outcome: o.outcome,
-        org_id: o.orgId,
-        customer_id: o.customerId ?? null,
-        error: o.error ?? null,
-        error_code: o.error ? (o.errorCode ?? null) : null,
+        ...outcomeColumns(o),
         state_after: o.stateAfter ? sql<Record<string, unknown>>`${JSON.stringify(o.stateAfter)}::jsonb` : null,
       })
       .where('id', '=', id)
