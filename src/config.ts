@@ -3,7 +3,7 @@
 import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { gatewayFields, gatewayOf } from './config-gateway.ts';
-import { booleanFlag, callbackUrl, int, isProxyEntry, optionalString, posInt, url } from './config-fields.ts';
+import { callbackUrl, int, isProxyEntry, optionalString, posInt, url } from './config-fields.ts';
 import { parseSecretsKey } from './lib/secrets-key.ts';
 
 // Each render thread is a V8 heap of its own (~35 MB under load, BENCHMARKS.md "Memory"). With 2

@@ -1,9 +1,9 @@
 // Tracked links: the signed click route (public: the per-address bucket, then the click bucket),
 // clicks written behind in batches, and old addresses truncated to their network every hour.
 import { randomBytes } from 'node:crypto';
-import { byAddress, type Core } from '../core/core.ts';
+import type { Core } from '../core/core.ts';
+import { publicRouteThrottle } from '../ratelimit/hook.ts';
 import type { Module } from '../core/module.ts';
-import { publicThrottle } from '../ratelimit/hook.ts';
 import { clickRoutes } from './routes.ts';
 import { createClickService, startTruncatingAddresses, type ClickService } from './service.ts';
 import { clickKey } from './token.ts';
@@ -20,12 +20,7 @@ export function clicksModule(core: Core): Module<ClickService> {
   // The timing rule's recent clicks: shared by the instances in Redis when there is one (timing.ts).
   const timing = core.redis ? new SharedRecentClicks(core.redis, `sigsvc:${config.stage}:clicks:`, logger) : undefined;
   const clicks = createClickService({ db, key, baseUrl: config.baseUrl, clock, logger, ...(timing ? { timing } : {}) });
-  const throttle = publicThrottle(byAddress(core), core.refusal, {
-    limiter: core.limiters.click,
-    limit: config.clickRateLimit.burst,
-    scope: 'click',
-    bucketOf: () => 'click',
-  });
+  const throttle = publicRouteThrottle(core, 'click');
   return {
     name: 'clicks',
     service: clicks,

@@ -8,7 +8,6 @@ import { readDirectory, type DirectoryConnector } from './connector.ts';
 import { failureMessage, toDryRunError } from './errors.ts';
 import type { DirectoryResult, DirectoryService } from './service.ts';
 import type { PhotoCounts, PhotoSync } from './photos.ts';
-import type { DirectoryUser } from './plan.ts';
 
 export interface SyncContext {
   signal?: AbortSignal | undefined;

@@ -1,7 +1,7 @@
 // Images of an org: uploaded through the API, served to mail clients by a public URL.
-import { byAddress, type Core } from '../core/core.ts';
+import type { Core } from '../core/core.ts';
+import { publicRouteThrottle } from '../ratelimit/hook.ts';
 import type { Module } from '../core/module.ts';
-import { publicThrottle } from '../ratelimit/hook.ts';
 import { createImageService, IMAGE_MAX_BYTES, IMAGE_MAX_SIDE, type ImageService } from './service.ts';
 import { imageRoutes, publicImageRoutes } from './routes.ts';
 import { openImageFiles } from './files.ts';
@@ -28,12 +28,7 @@ export async function imagesModule(core: Core): Promise<Module<ImageService>> {
     // Images are fetched by mail clients, without credentials: outside the authenticated scope.
     public: [
       publicImageRoutes({
-        throttle: publicThrottle(byAddress(core), core.refusal, {
-          limiter: core.limiters.asset,
-          limit: core.config.assetRateLimit.burst,
-          scope: 'asset',
-          bucketOf: () => 'asset',
-        }),
+        throttle: publicRouteThrottle(core, 'asset'),
         images,
       }),
     ],

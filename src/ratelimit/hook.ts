@@ -9,6 +9,8 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import type { RateLimiter } from './interface.ts';
 import { RedisRateLimiter, type BucketStep, type StepsDecision } from './redis.ts';
 import { CORRELATION_HEADER } from '../http/correlation.ts';
+import type { Config } from '../config.ts';
+import type { Limiters } from './limiters.ts';
 
 export type Throttle = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => void;
 
@@ -138,4 +140,11 @@ export function throttleByCaller(buckets: { authenticated: Throttle; anonymous: 
 export function publicThrottle(address: Pick<ThrottleStep, 'limiter' | 'limit'>, refusal: Refusal, own?: ThrottleStep): Throttle {
   const first: ThrottleStep = { ...address, scope: 'address', bucketOf: (request) => `public:${request.ip}` };
   return throttleInOrder(refusal, own ? [first, own] : [first]);
+}
+
+/** A public route's throttle: the caller's address first, then the route kind's stage-wide bucket. */
+export function publicRouteThrottle(core: { limiters: Limiters; config: Config; refusal: Refusal }, kind: 'asset' | 'pixel' | 'click'): Throttle {
+  const { burst } = { asset: core.config.assetRateLimit, pixel: core.config.pixelRateLimit, click: core.config.clickRateLimit }[kind];
+  const address = { limiter: core.limiters.public, limit: core.config.publicRateLimit.burst };
+  return publicThrottle(address, core.refusal, { limiter: core.limiters[kind], limit: burst, scope: kind, bucketOf: () => kind });
 }

@@ -1,7 +1,7 @@
 // Open tracking: the pixel each signature carries (counted behind, in batches) and the org's counts.
-import { byAddress, type Core } from '../core/core.ts';
+import type { Core } from '../core/core.ts';
+import { publicRouteThrottle } from '../ratelimit/hook.ts';
 import type { Module } from '../core/module.ts';
-import { publicThrottle } from '../ratelimit/hook.ts';
 import { opensRepo } from '../store/repositories/opens.ts';
 import { OpenCounter } from './open-counter.ts';
 import { createTrackingService, type TrackingService } from './service.ts';
@@ -12,15 +12,10 @@ export type { OpenCounter, TrackingService };
 export type TrackingModule = Module<TrackingService> & { opens: OpenCounter };
 
 export function trackingModule(core: Core, needs: { campaignOpen?: (c: string) => void } = {}): TrackingModule {
-  const { config, db } = core;
+  const { db } = core;
   const opens = new OpenCounter((counts) => opensRepo.add(db, counts), core.logger);
   const tracking = createTrackingService({ db, counter: opens, clock: core.clock });
-  const pixelThrottle = publicThrottle(byAddress(core), core.refusal, {
-    limiter: core.limiters.pixel,
-    limit: config.pixelRateLimit.burst,
-    scope: 'pixel',
-    bucketOf: () => 'pixel',
-  });
+  const pixelThrottle = publicRouteThrottle(core, 'pixel');
   return {
     name: 'tracking',
     service: tracking,

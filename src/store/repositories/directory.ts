@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
-import type { DirectoryRunRow, DirectorySource, OrgRole, PhotoSource, UserRow, UserStatus } from '../schema.ts';
+import type { DirectoryRunRow, DirectorySource, PhotoSource, UserRow, UserStatus } from '../schema.ts';
 
 /** The profile fields a directory sets on a user (directory/plan.ts builds its users on them). */
 export interface DirectoryProfile {
