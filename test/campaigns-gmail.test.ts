@@ -1,10 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestServer } from './helpers/server.ts';
-import { createOrgWithoutTemplates as createOrg, createTemplate } from './helpers/fixtures.ts';
+import { createOrgWithoutTemplates as createOrg, createTemplate, uploadPng } from './helpers/fixtures.ts';
 import type { FakeGoogle } from './helpers/fake-google.ts';
 import { connect, googleSuite, jobsSettled, workspace } from './helpers/google-setup.ts';
-import { png } from './helpers/images.ts';
 import { waitFor } from './helpers/wait.ts';
 
 // DECISIONS wave 3, "Campaigns": when a campaign starts or ends, the Gmail signatures it touches
@@ -31,12 +30,7 @@ describe('campaigns and Gmail', () => {
     await connect(server, org, ws);
     const everyone = [ws.admin, ...ws.users];
     await waitFor(() => everyone.every((u) => u.signature?.startsWith('<p>')), 'the first push');
-    const upload = await fetch(`${server.url}/v1/orgs/${org.orgId}/images`, {
-      method: 'POST',
-      headers: { 'x-api-key': org.key, 'content-type': 'image/png' },
-      body: new Uint8Array(png(600, 100)),
-    });
-    const imageId = ((await upload.json()) as { imageId: string }).imageId;
+    const imageId = await uploadPng(server, org, 600, 100);
     const made = await server.request('POST', `/v1/orgs/${org.orgId}/campaigns`, {
       key: org.key,
       body: {

@@ -1,9 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
-import { createOrg, createTemplate, createUser, type TestOrg } from './helpers/fixtures.ts';
+import { createOrg, createTemplate, createUser, type TestOrg, uploadPng } from './helpers/fixtures.ts';
 import { manualClock } from './helpers/clock.ts';
-import { png } from './helpers/images.ts';
 
 // Campaigns (DECISIONS wave 3, "Campaigns") over HTTP, on a clock that moves only when the test
 // says: the resource and its status, the banner in the audience's signatures and not others',
@@ -19,15 +18,7 @@ describe('campaigns', () => {
 
   const as = (org: TestOrg) => (method: string, path: string, body?: unknown) =>
     server.request(method, `/v1/orgs/${org.orgId}${path}`, { key: org.key, ...(body !== undefined ? { body } : {}) });
-  const upload = async (org: TestOrg, width: number, height: number) => {
-    const res = await fetch(`${server.url}/v1/orgs/${org.orgId}/images`, {
-      method: 'POST',
-      headers: { 'x-api-key': org.key, 'content-type': 'image/png' },
-      body: new Uint8Array(png(width, height)),
-    });
-    assert.equal(res.status, 201);
-    return ((await res.json()) as { imageId: string }).imageId;
-  };
+  const upload = (org: TestOrg, width: number, height: number) => uploadPng(server, org, width, height);
   const at = (ms: number) => new Date(clock.now().getTime() + ms).toISOString();
   const signature = async (org: TestOrg, userId: string) => {
     const res = await as(org)('GET', `/users/${userId}/signature`);

@@ -1,8 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
-import { createOrg, createTemplate, createUser } from './helpers/fixtures.ts';
-import { png } from './helpers/images.ts';
+import { createOrg, createTemplate, createUser, uploadPng } from './helpers/fixtures.ts';
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { redisAvailable, redisUrl } from './helpers/redis.ts';
@@ -26,12 +25,7 @@ describe('clicks', () => {
     const org = await createOrg(server);
     await createTemplate(server, org, { name: 'Banner', html: '<p>{{ user.name }}</p>{{ campaign.banner | raw }}', isDefault: true });
     const user = await createUser(server, org, { department: 'Sales' });
-    const upload = await fetch(`${server.url}/v1/orgs/${org.orgId}/images`, {
-      method: 'POST',
-      headers: { 'x-api-key': org.key, 'content-type': 'image/png' },
-      body: new Uint8Array(png(600, 100)),
-    });
-    const imageId = ((await upload.json()) as { imageId: string }).imageId;
+    const imageId = await uploadPng(server, org, 600, 100);
     const made = await server.request('POST', `/v1/orgs/${org.orgId}/campaigns`, {
       key: org.key,
       body: {

@@ -1,7 +1,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
-import { createOrg, createUser, type TestOrg } from './helpers/fixtures.ts';
+import { createOrg, createUser, type TestOrg, uploadPng } from './helpers/fixtures.ts';
 import { png } from './helpers/images.ts';
 import { compileDesign } from '../src/designer/compile.ts';
 import type { Design } from '../src/designer/design.ts';
@@ -34,14 +34,7 @@ describe('templates with designs', () => {
   const req = (method: string, path: string, body?: unknown) =>
     server.request(method, `${base()}${path}`, { key: org.key, ...(body !== undefined ? { body } : {}) });
   const baseUrl = () => server.deps.config.baseUrl.replace(/\/$/, '');
-  const uploadImage = async (width: number, height: number) => {
-    const res = await fetch(`${server.url}${base()}/images`, {
-      method: 'POST',
-      headers: { 'x-api-key': org.key, 'content-type': 'image/png' },
-      body: png(width, height),
-    });
-    return ((await res.json()) as { imageId: string }).imageId;
-  };
+  const uploadImage = (width: number, height: number) => uploadPng(server, org, width, height);
 
   test('POST with a design saves the compiled html and text, answers source "design" and the design; GET answers them; it renders per user', async () => {
     const created = await req('POST', '/templates', { name: 'Designed', design: DESIGN, isDefault: false });

@@ -6,10 +6,9 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
-import { createOrg, createTemplate, createUser, type TestOrg } from './helpers/fixtures.ts';
+import { createOrg, createTemplate, createUser, type TestOrg, uploadPng } from './helpers/fixtures.ts';
 import { waitFor } from './helpers/wait.ts';
 import { manualClock } from './helpers/clock.ts';
-import { png } from './helpers/images.ts';
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
 
 const HOUR = 3_600_000;
@@ -154,13 +153,7 @@ describe('outbound webhooks: campaign.started and campaign.ended', () => {
 
   const at = (ms: number) => new Date(clock.now().getTime() + ms).toISOString();
   async function campaign(org: TestOrg, times: { startsAt: string; endsAt?: string }) {
-    const res = await fetch(`${a.url}/v1/orgs/${org.orgId}/images`, {
-      method: 'POST',
-      headers: { 'x-api-key': org.key, 'content-type': 'image/png' },
-      body: new Uint8Array(png(600, 100)),
-    });
-    assert.equal(res.status, 201);
-    const { imageId } = (await res.json()) as { imageId: string };
+    const imageId = await uploadPng(a, org, 600, 100);
     const made = await a.request('POST', `/v1/orgs/${org.orgId}/campaigns`, {
       key: org.key,
       body: { name: 'Spring', ...times, audience: {}, variants: [{ imageId, link: 'https://shop.example/', alt: 'Spring', weight: 1 }] },

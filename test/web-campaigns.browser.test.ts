@@ -6,12 +6,11 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import type { TestServer } from './helpers/server.ts';
-import { createTemplate, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
+import { createTemplate, createUser, userWithPassword, type TestOrg, uploadPng } from './helpers/fixtures.ts';
 import { screenshot } from './helpers/screenshots.ts';
 import { waitFor } from './helpers/wait.ts';
 import { browserUnavailable, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
 import { browserSuite } from './helpers/browser-suite.ts';
-import { png } from './helpers/images.ts';
 
 const skip = browserUnavailable();
 
@@ -28,12 +27,7 @@ describe('the Campaigns page', { skip }, () => {
       [600, 120],
       [600, 140],
     ] as const) {
-      const res = await fetch(`${server.url}/v1/orgs/${org.orgId}/images`, {
-        method: 'POST',
-        headers: { 'x-api-key': org.key, 'content-type': 'image/png' },
-        body: new Uint8Array(png(size[0], size[1])),
-      });
-      assert.equal(res.status, 201);
+      await uploadPng(server, org, size[0], size[1]);
     }
     await createUser(server, org, { name: 'Sally Sales', department: 'Sales' });
     const fields = await server.request('PUT', `/v1/orgs/${org.orgId}/fields`, {

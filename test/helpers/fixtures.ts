@@ -3,6 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { TestServer } from './server.ts';
 import { api } from './api.ts';
+import { png } from './images.ts';
 
 export interface TestOrg {
   orgId: string;
@@ -44,6 +45,17 @@ export async function createUser(server: TestServer, org: TestOrg, overrides: Re
   const res = await api(server, org).POST('/v1/orgs/{orgId}/users', { params: { path: { orgId: org.orgId } }, body: userInput(overrides) });
   if (res.response.status !== 201 || !res.data) throw new Error(`createUser: ${res.response.status} ${JSON.stringify(res.error)}`);
   return res.data;
+}
+
+/** A PNG of the given size uploaded to the org's images; its imageId. */
+export async function uploadPng(server: TestServer, org: TestOrg, width: number, height: number): Promise<string> {
+  const res = await fetch(`${server.url}/v1/orgs/${org.orgId}/images`, {
+    method: 'POST',
+    headers: { 'x-api-key': org.key, 'content-type': 'image/png' },
+    body: new Uint8Array(png(width, height)),
+  });
+  if (res.status !== 201) throw new Error(`image upload: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { imageId: string }).imageId;
 }
 
 export async function createTemplate(server: TestServer, org: TestOrg, overrides: Record<string, unknown> = {}) {
