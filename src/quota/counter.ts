@@ -96,6 +96,23 @@ export class QuotaCounter {
 
   /** The org's quota this month: its shared total (read now) plus what this instance has not sent yet. */
   async use(orgId: string): Promise<QuotaUse> {
+    // Read while no flush runs (a flush takes the same turn): a flush that committed its counts
+    // between the totals' read and the local counts' would be missed by both, and one that committed
+    // before the read but had not yet cleared `sending` would be counted twice.
+    while (this.#flushing) await this.#flushing;
+    const reading = this.#read(orgId);
+    this.#flushing = reading
+      .then(
+        () => undefined,
+        () => undefined,
+      )
+      .finally(() => {
+        this.#flushing = undefined;
+      });
+    return reading;
+  }
+
+  async #read(orgId: string): Promise<QuotaUse> {
     const now = this.#clock();
     const month = monthOf(now);
     const [total, own] = await Promise.all([usageRepo.totals(this.#db, month, [orgId]), usageRepo.quotas(this.#db, [orgId])]);
