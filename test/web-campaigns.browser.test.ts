@@ -196,6 +196,7 @@ describe('the Campaigns page', { skip }, () => {
     assert.equal(later.status, 201, JSON.stringify(later.body));
     await page.reload();
     await table.getByRole('cell', { name: 'Summer sale', exact: true }).waitFor();
+    await screenshot(page, 'campaigns-list');
     assert.equal(await page.getByRole('button', { name: 'End now: Summer sale' }).count(), 0, 'a scheduled campaign offers no "End now"');
     await page.getByRole('button', { name: 'Cancel: Summer sale' }).click();
     await table.getByRole('cell', { name: 'Summer sale', exact: true }).waitFor({ state: 'detached' });
