@@ -10,9 +10,12 @@ import { scannerOf } from './scanners.ts';
 import { signClick, signPixelCampaign, verifyClick, verifyPixelCampaign, type ClickTarget, type PixelCampaign } from './token.ts';
 import { RecentClicks, type ClickTiming } from './timing.ts';
 import { every } from '../lib/every.ts';
+import { LRUCache } from 'lru-cache';
 
 const FLUSH_EVERY_MS = 1000;
 const CHUNK = 500;
+/** The verified tokens remembered, by the characters they and their destinations hold (a token is at most 4,096). */
+const TOKENS_KEPT_CHARS = 4_000_000;
 
 export function createClickService(deps: { db: Db; key: Buffer; baseUrl: string; clock: () => Date; logger: Logger; timing?: ClickTiming }) {
   const base = deps.baseUrl.replace(/\/$/, '');
@@ -21,6 +24,11 @@ export function createClickService(deps: { db: Db; key: Buffer; baseUrl: string;
   /** Clicks whose timing judgement is still on its way from Redis. */
   const judging = new Set<Promise<void>>();
   let flushing: Promise<void> = Promise.resolve();
+  // Tokens already verified, and what they name: a token is deterministic (one per user, link and
+  // campaign) and the same one is followed again and again, while verifying costs an HMAC, a
+  // base64 decode and a JSON parse (BENCHMARKS.md, "click"). The whole token is the key, its MAC
+  // included, so only a token once verified hits; a forged one is verified (and refused) every time.
+  const verified = new LRUCache<string, ClickTarget>({ maxSize: TOKENS_KEPT_CHARS, sizeCalculation: (target, token) => token.length + target.destination.length });
 
   /** Writes the clicks judged so far, after those whose judgement was on its way when called (not later ones: a steady stream of clicks must not hold the write back). */
   function flush(): Promise<void> {
@@ -62,8 +70,13 @@ export function createClickService(deps: { db: Db; key: Buffer; baseUrl: string;
 
     /** The destination of a token (null: not ours), and, unless `record` is false, the click counted. */
     follow(token: string, request: { address: string; userAgent: string | undefined }, record: boolean): string | null {
-      const target = verifyClick(deps.key, token);
-      if (!target) return null;
+      let target = verified.get(token);
+      if (!target) {
+        const checked = verifyClick(deps.key, token);
+        if (!checked) return null;
+        verified.set(token, checked);
+        target = checked;
+      }
       if (!record) return target.destination;
       const at = deps.clock();
       const scanner = scannerOf(request.address, request.userAgent);
