@@ -28,7 +28,10 @@ export function createClickService(deps: { db: Db; key: Buffer; baseUrl: string;
   // campaign) and the same one is followed again and again, while verifying costs an HMAC, a
   // base64 decode and a JSON parse (BENCHMARKS.md, "click"). The whole token is the key, its MAC
   // included, so only a token once verified hits; a forged one is verified (and refused) every time.
-  const verified = new LRUCache<string, ClickTarget>({ maxSize: TOKENS_KEPT_CHARS, sizeCalculation: (target, token) => token.length + target.destination.length });
+  const verified = new LRUCache<string, ClickTarget>({
+    maxSize: TOKENS_KEPT_CHARS,
+    sizeCalculation: (target, token) => token.length + target.destination.length,
+  });
 
   /** Writes the clicks judged so far, after those whose judgement was on its way when called (not later ones: a steady stream of clicks must not hold the write back). */
   function flush(): Promise<void> {
