@@ -1,15 +1,12 @@
 // `GET /v1/c/{token}`: a tracked link. 302 to the destination the token names (its UTM parameters
 // already in it), the click recorded; `HEAD` answers the same and records nothing. A token that is
 // not ours is 404. Public: the per-address bucket, then the click route's stage-wide one.
-import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { errorResponses, text } from '../http/schemas.ts';
 import { notFound } from '../kernel/errors.ts';
 import type { Throttle } from '../ratelimit/hook.ts';
 import type { ClickService } from './service.ts';
-
-const ROUTE = '/v1/c/*';
 
 export function clickRoutes(deps: { throttle: Throttle; clicks: ClickService }): FastifyPluginAsyncZod {
   const { clicks } = deps;
@@ -19,7 +16,7 @@ export function clickRoutes(deps: { throttle: Throttle; clicks: ClickService }):
         method,
         // A wildcard, not `:token`: a token carries its destination, longer than the router's 100
         // characters per parameter (src/http/error-handler.ts's frameworkErrors).
-        url: ROUTE,
+        url: '/v1/c/*',
         onRequest: deps.throttle,
         schema: {
           operationId,
@@ -41,20 +38,7 @@ export function clickRoutes(deps: { throttle: Throttle; clicks: ClickService }):
         handler: async (request, reply) => {
           const destination = clicks.follow(request.params['*'], { address: request.ip, userAgent: request.headers['user-agent'] }, method === 'GET');
           if (!destination) throw notFound('Link');
-          // Written straight to the socket, as the pixel is (tracking/routes.ts): a bodiless 302
-          // needs none of Fastify's send pipeline (serializer, content type, onSend hooks), a
-          // measurable part of the route's cost (BENCHMARKS.md, "click"). The headers the hooks set
-          // (correlation id, rate limit) are carried over; the onResponse hooks (the log line, the
-          // metrics) still run when the answer is finished. The body is empty (it was a JSON `null`).
-          reply.hijack();
-          reply.raw.writeHead(302, {
-            ...(reply.getHeaders() as OutgoingHttpHeaders),
-            location: destination,
-            'cache-control': 'no-store',
-            'referrer-policy': 'no-referrer',
-            'content-length': '0',
-          });
-          reply.raw.end();
+          return reply.code(302).header('location', destination).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send(null);
         },
       });
     // HEAD first: a GET declared first would bring Fastify's own HEAD, which runs the GET handler (and records).
