@@ -14,13 +14,35 @@ import { LRUCache } from 'lru-cache';
 
 const FLUSH_EVERY_MS = 1000;
 const CHUNK = 500;
+/** The clicks held unwritten (buffered, being written, being judged) before new ones wait for room (`room`). */
+const MAX_UNWRITTEN = 100_000;
 /** The verified tokens remembered, by the characters they and their destinations hold (a token is at most 4,096). */
 const TOKENS_KEPT_CHARS = 4_000_000;
 
-export function createClickService(deps: { db: Db; key: Buffer; baseUrl: string; clock: () => Date; logger: Logger; timing?: ClickTiming }) {
+export function createClickService(deps: {
+  db: Db;
+  key: Buffer;
+  baseUrl: string;
+  clock: () => Date;
+  logger: Logger;
+  timing?: ClickTiming;
+  /** Tests: the clicks held unwritten before new ones wait (default MAX_UNWRITTEN). */
+  maxUnwritten?: number;
+}) {
   const base = deps.baseUrl.replace(/\/$/, '');
   const timing = deps.timing ?? new RecentClicks();
+  const maxUnwritten = deps.maxUnwritten ?? MAX_UNWRITTEN;
   let pending: ClickRow[] = [];
+  /** Rows taken by a write and not yet in the table. */
+  let writing = 0;
+  /** Clicks waiting for room (`room`): released when a write brings the unwritten below the bound. */
+  let waiting: (() => void)[] = [];
+  const unwritten = () => pending.length + writing + judging.size;
+  const release = () => {
+    const released = waiting;
+    waiting = [];
+    for (const go of released) go();
+  };
   /** Clicks whose timing judgement is still on its way from Redis. */
   const judging = new Set<Promise<void>>();
   let flushing: Promise<void> = Promise.resolve();
@@ -37,25 +59,29 @@ export function createClickService(deps: { db: Db; key: Buffer; baseUrl: string;
   function flush(): Promise<void> {
     return judging.size > 0 ? Promise.all([...judging]).then(writeJudged) : writeJudged();
   }
-  // In statements of at most CHUNK rows: one statement per flush grew with the click rate, held
-  // the event loop for as long as the embedded database took to write it (every request waited),
-  // and past 6,553 rows (10 parameters a row, PostgreSQL's 65,535 at most) it failed, was kept, and
-  // failed again at every flush, larger each time (BENCHMARKS.md, "click").
+  // In statements of at most CHUNK rows: one statement per flush grew with the click rate and held
+  // the event loop for as long as the embedded database took to write it (every request waited);
+  // when it still took a parameter per value, past 6,553 rows it also failed (BENCHMARKS.md, "click").
   function writeJudged(): Promise<void> {
     if (pending.length === 0) return flushing;
     const batch = pending;
     pending = [];
+    writing += batch.length;
     flushing = flushing.then(async () => {
       for (let i = 0; i < batch.length; i += CHUNK) {
+        const chunk = batch.slice(i, i + CHUNK);
         try {
-          await clicksRepo.insertMany(deps.db, batch.slice(i, i + CHUNK));
+          await clicksRepo.insertMany(deps.db, chunk);
         } catch (err) {
           // The rows not written yet (those of the chunks before are in the table).
           const rest = batch.slice(i);
           deps.logger.warn({ err, rows: rest.length }, 'could not write clicks; keeping them for the next flush');
+          writing -= rest.length;
           pending = rest.concat(pending);
           return;
         }
+        writing -= chunk.length;
+        if (waiting.length > 0 && unwritten() < maxUnwritten) release();
       }
     });
     return flushing;
@@ -70,6 +96,17 @@ export function createClickService(deps: { db: Db; key: Buffer; baseUrl: string;
 
     /** The tracked URL of a link in a user's signature. */
     trackUrl: (target: ClickTarget) => `${base}/v1/c/${signClick(deps.key, target)}`,
+
+    /**
+     * Undefined while there is room for a click; else (the database has not taken the clicks for
+     * a while) what resolves once a write has made room: the click route waits for it before it
+     * records, so the clicks held in memory stay bounded and none is dropped.
+     */
+    room(): Promise<void> | undefined {
+      if (unwritten() < maxUnwritten) return undefined;
+      void flush();
+      return new Promise((resolve) => waiting.push(resolve));
+    },
 
     /** The destination of a token (null: not ours), and, unless `record` is false, the click counted. */
     follow(token: string, request: { address: string; userAgent: string | undefined }, record: boolean): string | null {
@@ -108,6 +145,12 @@ export function createClickService(deps: { db: Db; key: Buffer; baseUrl: string;
     async close(): Promise<void> {
       clearInterval(timer);
       await flush();
+      // Clicks still waiting for room are recorded and written (or kept, if the database refuses).
+      if (waiting.length > 0) {
+        release();
+        await new Promise((resolve) => setImmediate(resolve));
+        await flush();
+      }
     },
   };
 }
