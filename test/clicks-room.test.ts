@@ -15,7 +15,14 @@ test('at the bound, a click waits until a write makes room; a failed write makes
   const server = await startServer();
   const db = server.deps.database.db;
   const at = new Date('2026-03-02T10:00:00.000Z');
-  const clicks = createClickService({ db, key: clickKey('room'), baseUrl: server.url, clock: () => at, logger: createLogger('silent', false), maxUnwritten: 3 });
+  const clicks = createClickService({
+    db,
+    key: clickKey('room'),
+    baseUrl: server.url,
+    clock: () => at,
+    logger: createLogger('silent', false),
+    maxUnwritten: 3,
+  });
   try {
     const orgId = randomUUID();
     const token = clicks.trackUrl({ orgId, campaignId: null, variant: null, userId: randomUUID(), destination: 'https://docs.example/' }).split('/v1/c/')[1]!;
