@@ -2,7 +2,11 @@
 // click verified, judged (scanner list, timing rule) and recorded in memory, written in batches
 // once a second: no database round trip on the request's path, and a failed write keeps the rows
 // for the next flush (clicks are never dropped). With the timing rule in Redis (timing.ts), the
-// redirect does not wait for its judgement: the row joins the batch when Redis has answered.
+// redirect does not wait for its judgement: the row joins the batch when Redis has answered. The
+// clicks held unwritten are bounded: at the bound a click waits for a write to make room (`room`),
+// and the route answers once it has (back-pressure instead of a buffer that grows while the
+// database refuses). Released waiters each record one click, so the bound can be passed by as
+// many clicks as were waiting (requests in flight).
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
 import { clicksRepo, type ClickRow } from '../store/repositories/clicks.ts';
@@ -104,7 +108,8 @@ export function createClickService(deps: {
      */
     room(): Promise<void> | undefined {
       if (unwritten() < maxUnwritten) return undefined;
-      void flush();
+      // No flush from here: the timer's, once a second, retries; a flush per waiting click would
+      // send the database (down, or slow) a failing write and a warning for each.
       return new Promise((resolve) => waiting.push(resolve));
     },
 
