@@ -80,17 +80,18 @@ async function side(dir: string) {
     'org-idtoken': { url: `${url}/v1/orgs/${org.orgId}`, headers: { authorization: `Bearer ${idToken}` } },
   };
   for (const r of Object.values(routes)) await autocannon({ ...r, connections: 1, amount: 300 });
-  /** `click`: a campaign active while it runs (the other scenarios render without one). */
-  const withClick = async () => {
+  /** `click` and `render-warm-campaign`: a campaign active while they run (the other scenarios render without one). */
+  const withCampaign = async () => {
     const { clickUrl, end } = await campaign.start();
     routes.click = { url: clickUrl };
-    await autocannon({ url: clickUrl, connections: 1, amount: 300 });
+    routes['render-warm-campaign'] = routes['render-warm'] as autocannon.Options;
+    for (const r of [routes.click, routes['render-warm-campaign']]) await autocannon({ ...r, connections: 1, amount: 300 });
     return end;
   };
   return {
     service,
     routes,
-    withClick,
+    withCampaign,
     stop: () => {
       child.kill('SIGTERM');
       store.cleanup();
@@ -98,6 +99,7 @@ async function side(dir: string) {
   };
 }
 
+const CAMPAIGN_SCENARIOS = new Set(['click', 'render-warm-campaign']);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const sides = { before: await side(resolve(values.before)), after: await side(resolve(values.after)) };
 try {
@@ -108,7 +110,7 @@ try {
   for (const name of values.scenario.split(',')) {
     const figures: Record<'before' | 'after', number[]> = { before: [], after: [] };
     const p99: Record<'before' | 'after', number[]> = { before: [], after: [] };
-    const ends = name === 'click' ? [await sides.before.withClick(), await sides.after.withClick()] : [];
+    const ends = CAMPAIGN_SCENARIOS.has(name) ? [await sides.before.withCampaign(), await sides.after.withCampaign()] : [];
     for (let i = 0; i < Number(values.slices); i++) {
       for (const which of i % 2 ? (['after', 'before'] as const) : (['before', 'after'] as const)) {
         const s = sides[which];
