@@ -10,7 +10,8 @@ import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, type TestOrg } from './helpers/fixtures.ts';
 import { event, subscription } from './helpers/payments.ts';
 import { billingRepo, stateFromJson, type OrgBilling } from '../src/store/repositories/billing.ts';
-import { compareKeys, fold, rankOf, transition } from '../src/billing/state-machine.ts';
+import { compareKeys, fold, HANDLED_EVENTS, rankOf, transition } from '../src/billing/state-machine.ts';
+import { sql } from 'kysely';
 import type { ProviderEvent } from '../src/billing/event.ts';
 
 type Delivery = ReturnType<typeof event>;
@@ -101,6 +102,13 @@ describe('late events placed among an org’s history', () => {
     assert.deepEqual(await billingOf(o), fold(base, keyed, ctx), `${label}: the org`);
     assert.deepEqual(await billingOf(o), state);
   }
+
+  test('the index orders types as the state machine does (migration 141 against HANDLED_EVENTS)', async () => {
+    for (const type of [...HANDLED_EVENTS, 'customer.discount.created']) {
+      const { rows } = await sql<{ rank: number | null }>`SELECT billing_event_rank(${type}) AS rank`.execute(db());
+      assert.equal(rows[0]?.rank ?? -1, rankOf(type), type);
+    }
+  });
 
   test('a late event between others, tied with them on created: placed by type, then arrival', async () => {
     const o = await createOrg(server);
