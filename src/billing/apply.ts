@@ -3,8 +3,8 @@
 //
 // An event newer than every one applied to its org (the usual case) is applied to the org's state
 // as it is. One that is older is placed among the org's history (./late.ts): from the state right
-// after the event before it, it and the events after it are applied again. Each event keeps the
-// org's state right after it. An event whose org is not known yet waits ('pending') and is
+// after the event before it, it and the events after it are applied again, up to the first that
+// ends as it did. Each event keeps the org's state right after it. An event whose org is not known yet waits ('pending') and is
 // applied when an event links its customer to an org.
 import type { Db } from '../store/db.ts';
 import { billingRepo, type EventOutcome, type LockedOrg, type OrgBilling, type StoredEvent } from '../store/repositories/billing.ts';
@@ -95,7 +95,7 @@ export async function applyEvents(tx: Db, arrivals: Arrival[], config: { gracePe
       w.position = { at: item.key.at, rank: item.key.rank };
       item.state = after;
     } else {
-      after = await placeLate(tx, { orgId: w.orgId, base: w.base ?? before, added: w.added }, item, ownIds, ctx);
+      after = await placeLate(tx, { orgId: w.orgId, base: w.base ?? before, current: before, added: w.added }, item, ownIds, ctx);
     }
     const changed = changedFields(before, after).map(String).sort();
     // Out of order, its place among the org's events decided its effect: none at all counts as ignored.
