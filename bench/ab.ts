@@ -99,18 +99,19 @@ async function side(dir: string) {
     'org-idtoken': { url: `${url}/v1/orgs/${org.orgId}`, headers: { authorization: `Bearer ${idToken}` } },
   };
   for (const r of Object.values(routes)) await autocannon({ ...r, connections: 1, amount: 300 });
-  /** `click`: a campaign active while it runs (the other scenarios render without one). */
-  const withClick = async () => {
+  /** `click` and `render-warm-campaign`: a campaign active while they run (the other scenarios render without one). */
+  const withCampaign = async () => {
     const { clickUrl, end } = await campaign.start();
     routes.click = { url: clickUrl };
-    await autocannon({ url: clickUrl, connections: 1, amount: 300 });
+    routes['render-warm-campaign'] = routes['render-warm'] as autocannon.Options;
+    for (const r of [routes.click, routes['render-warm-campaign']]) await autocannon({ ...r, connections: 1, amount: 300 });
     return end;
   };
   const profiler: Profiler | undefined = values.profile ? await connectProfiler(inspectPort, values.profile) : undefined;
   return {
     service,
     routes,
-    withClick,
+    withCampaign,
     profiler,
     stop: () => {
       profiler?.close();
@@ -121,6 +122,7 @@ async function side(dir: string) {
 }
 
 const profileTops: string[] = [];
+const CAMPAIGN_SCENARIOS = new Set(['click', 'render-warm-campaign']);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const sides = { before: await side(resolve(values.before)), after: await side(resolve(values.after)) };
 try {
@@ -131,7 +133,7 @@ try {
   for (const name of values.scenario.split(',')) {
     const figures: Record<'before' | 'after', number[]> = { before: [], after: [] };
     const p99: Record<'before' | 'after', number[]> = { before: [], after: [] };
-    const ends = name === 'click' ? [await sides.before.withClick(), await sides.after.withClick()] : [];
+    const ends = CAMPAIGN_SCENARIOS.has(name) ? [await sides.before.withCampaign(), await sides.after.withCampaign()] : [];
     // A slice of each side first, not counted: the route's code optimized by the JIT and its
     // caches and pools at their steady size (the 300 requests of the warm-up do not get there; the
     // first counted slices were up to twice the others).

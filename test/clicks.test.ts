@@ -7,6 +7,8 @@ import { Redis } from 'ioredis';
 import { redisAvailable, redisUrl } from './helpers/redis.ts';
 import { createLogger } from '../src/log.ts';
 import { RecentClicks, SharedRecentClicks } from '../src/clicks/timing.ts';
+import { createClickService } from '../src/clicks/service.ts';
+import { clickKey } from '../src/clicks/token.ts';
 
 // The click route (DECISIONS wave 3, "Clicks") over HTTP: a campaign banner's link is a signed,
 // deterministic /v1/c/ URL; GET redirects with the UTM parameters and records the click; HEAD
@@ -312,6 +314,56 @@ describe('the timing rule in Redis, across instances', () => {
       );
     } finally {
       await Promise.all([one.close(), two.close()]);
+    }
+  });
+  // The flush's rule for a steady stream (src/clicks/service.ts, flush): it waits for the judgements
+  // on their way when it is called, not for later ones, or clicks that keep arriving would hold the
+  // write back for as long as they arrive. Redis answers one connection's commands in order, so a
+  // BLPOP sent on the timing rule's connection holds every judgement sent after it until released.
+  test("a flush writes the clicks whose judgement was on its way when called, without waiting for the later ones'", async (t) => {
+    if (!(await redisAvailable())) return t.skip('no Redis reachable');
+    const server = await startServer();
+    const redis = new Redis(redisUrl());
+    const release = new Redis(redisUrl());
+    const logger = createLogger('silent', false);
+    const at = new Date('2026-03-02T10:00:00.000Z');
+    const clicks = createClickService({
+      db: server.deps.database.db,
+      key: clickKey('steady stream'),
+      baseUrl: server.url,
+      clock: () => at,
+      logger,
+      timing: new SharedRecentClicks(redis, `sigsvc:test-${randomUUID()}:clicks:`, logger),
+    });
+    try {
+      const org = await createOrg(server);
+      const [early, late] = [randomUUID(), randomUUID()];
+      const [hold1, hold2] = [`test-hold:${randomUUID()}`, `test-hold:${randomUUID()}`];
+      const followAll = (userId: string) => {
+        const token = clicks.trackUrl({ orgId: org.orgId, campaignId: null, variant: null, userId, destination: 'https://docs.example/' }).split('/v1/c/')[1]!;
+        for (let i = 0; i < 3; i++) assert.ok(clicks.follow(token, { address: `198.51.100.${i}`, userAgent: 'Mozilla/5.0 Safari/605.1.15' }, true));
+      };
+      const rowsOf = (userId: string) => server.deps.database.db.selectFrom('clicks').select(['at', 'suspected_bot']).where('user_id', '=', userId).execute();
+      const held1 = redis.blpop(hold1, 0);
+      followAll(early);
+      const flushed = clicks.flush();
+      const held2 = redis.blpop(hold2, 0);
+      followAll(late);
+      await release.lpush(hold1, 'go');
+      await held1;
+      // Hangs (the test never ends) if the flush waits for the later clicks' judgements too.
+      await flushed;
+      assert.deepEqual(await rowsOf(early), Array(3).fill({ at, suspected_bot: false }), 'the clicks judged before it, written');
+      assert.deepEqual(await rowsOf(late), [], 'the later ones still on their way');
+      await release.lpush(hold2, 'go');
+      await held2;
+      await clicks.flush();
+      assert.equal((await rowsOf(late)).length, 3, 'and written by the next flush');
+    } finally {
+      await clicks.close();
+      redis.disconnect();
+      release.disconnect();
+      await server.close();
     }
   });
 });

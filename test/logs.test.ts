@@ -138,4 +138,16 @@ describe('log lines', () => {
     // The request's own line carries it too, so the two are found together.
     assert.ok(find((l) => l.msg === 'request completed' && l.correlationId === correlationId && l.url === '/v1/webhooks/payment-provider').length === 1);
   });
+  test('the pixel and a tracked link, answered straight on the socket, are each logged once', async () => {
+    const pixel = await fetch(`${server.url}/v1/p/${randomUUID()}`);
+    await pixel.arrayBuffer();
+    const link = server.deps.clicks.trackUrl({ orgId: org.orgId, campaignId: null, variant: null, userId: randomUUID(), destination: 'https://docs.example/' });
+    const click = await fetch(link, { redirect: 'manual' });
+    assert.equal(click.status, 302);
+    for (const res of [pixel, click]) {
+      const id = res.headers.get('x-correlation-id');
+      assert.equal(find((l) => l.msg === 'request completed' && l.correlationId === id).length, 1, `${res.url}: one line`);
+    }
+    await server.deps.clicks.flush();
+  });
 });

@@ -22,12 +22,13 @@ describe('the Campaigns page', { skip }, () => {
 
   test('an admin schedules a three-variant campaign for Sales: in a Sales preview, not in an Engineering one; then ends it', async () => {
     await createTemplate(server, org, { name: 'Banner', html: '<p>{{ user.name }}</p>{{ campaign.banner | raw }}', isDefault: true });
+    const imageIds: string[] = [];
     for (const size of [
       [600, 100],
       [600, 120],
       [600, 140],
     ] as const) {
-      await uploadPng(server, org, size[0], size[1]);
+      imageIds.push(await uploadPng(server, org, size[0], size[1]));
     }
     await createUser(server, org, { name: 'Sally Sales', department: 'Sales' });
     const fields = await server.request('PUT', `/v1/orgs/${org.orgId}/fields`, {
@@ -120,8 +121,31 @@ describe('the Campaigns page', { skip }, () => {
     assert.deepEqual(await seriousViolations(page), []);
     await page.getByRole('link', { name: 'All campaigns' }).click();
 
+    // The browser's clock runs ten minutes ahead: "End now" still ends it at the server's time,
+    // not ten minutes from now (the banner would stay up until then).
+    // (The page's own Date, not page.clock: Playwright's clock is injected into the sandboxed
+    // signature previews too, where scripts are blocked and say so on the console.)
+    await page.evaluate(() => {
+      const Real = Date;
+      const ahead = 10 * 60_000;
+      class Ahead extends Real {
+        constructor(...args: ConstructorParameters<DateConstructor> | []) {
+          if (args.length === 0) super(Real.now() + ahead);
+          else super(...(args as ConstructorParameters<DateConstructor>));
+        }
+        static override now() {
+          return Real.now() + ahead;
+        }
+      }
+      globalThis.Date = Ahead as DateConstructor;
+    });
     await page.getByRole('button', { name: 'End now: Spring launch' }).click();
     await table.getByRole('cell', { name: 'ended', exact: true }).waitFor();
+    const spring = (await server.request('GET', `/v1/orgs/${org.orgId}/campaigns`, { key: org.key })).body.items.find(
+      (c: { name: string }) => c.name === 'Spring launch',
+    ) as { endsAt: string; status: string };
+    assert.equal(spring.status, 'ended');
+    assert.ok(Date.parse(spring.endsAt) <= Date.now(), `ended by the server's clock: ${spring.endsAt}`);
     await pick('Sally Sales');
     await page.frameLocator('iframe[title="Signature preview"]').getByText('Sally Sales').waitFor();
     assert.equal(await page.frameLocator('iframe[title="Signature preview"]').locator('img').count(), 0, 'no banner once ended');
@@ -158,6 +182,25 @@ describe('the Campaigns page', { skip }, () => {
     await page.frameLocator('iframe[title="Signature preview"]').locator('img[alt="Berlin banner"]').waitFor();
     await pick('Sally Sales');
     assert.equal(await page.frameLocator('iframe[title="Signature preview"]').locator('img').count(), 0, 'not for someone outside the audience');
+
+    // A campaign not started yet is cancelled, not ended (ending it before its start is a 400).
+    const later = await server.request('POST', `/v1/orgs/${org.orgId}/campaigns`, {
+      key: org.key,
+      body: {
+        name: 'Summer sale',
+        startsAt: new Date(Date.now() + 86_400_000).toISOString(),
+        audience: {},
+        variants: [{ imageId: imageIds[0], link: 'https://summer.example/', alt: 'Summer', weight: 1 }],
+      },
+    });
+    assert.equal(later.status, 201, JSON.stringify(later.body));
+    await page.reload();
+    await table.getByRole('cell', { name: 'Summer sale', exact: true }).waitFor();
+    await screenshot(page, 'campaigns-list');
+    assert.equal(await page.getByRole('button', { name: 'End now: Summer sale' }).count(), 0, 'a scheduled campaign offers no "End now"');
+    await page.getByRole('button', { name: 'Cancel: Summer sale' }).click();
+    await table.getByRole('cell', { name: 'Summer sale', exact: true }).waitFor({ state: 'detached' });
+    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/campaigns/${later.body.campaignId}`, { key: org.key })).status, 404);
     assert.deepEqual(await seriousViolations(page), []);
     assert.deepEqual(errors, []);
     await context.close();

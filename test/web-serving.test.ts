@@ -121,6 +121,7 @@ describe('apps on another origin', () => {
       assert.equal(res.status, 401);
       assert.equal(res.headers.get('access-control-allow-origin'), origin);
       assert.match(res.headers.get('access-control-expose-headers') ?? '', /Retry-After/i);
+      assert.match(res.headers.get('access-control-expose-headers') ?? '', /\bDate\b/i, "the dashboard reads the server's clock");
     }
     const other = await fetch(url, { headers: { origin: 'https://evil.example' } });
     assert.equal(other.headers.get('access-control-allow-origin'), null);

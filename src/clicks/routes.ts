@@ -36,6 +36,9 @@ export function clickRoutes(deps: { throttle: Throttle; clicks: ClickService }):
           },
         },
         handler: async (request, reply) => {
+          // Back-pressure: with the clicks held in memory at their bound, a click waits for room.
+          const room = method === 'GET' ? clicks.room() : undefined;
+          if (room) await room;
           const destination = clicks.follow(request.params['*'], { address: request.ip, userAgent: request.headers['user-agent'] }, method === 'GET');
           if (!destination) throw notFound('Link');
           return reply.code(302).header('location', destination).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send(null);

@@ -2,7 +2,11 @@
 // click verified, judged (scanner list, timing rule) and recorded in memory, written in batches
 // once a second: no database round trip on the request's path, and a failed write keeps the rows
 // for the next flush (clicks are never dropped). With the timing rule in Redis (timing.ts), the
-// redirect does not wait for its judgement: the row joins the batch when Redis has answered.
+// redirect does not wait for its judgement: the row joins the batch when Redis has answered. The
+// clicks held unwritten are bounded: at the bound a click waits for a write to make room (`room`),
+// and the route answers once it has (back-pressure instead of a buffer that grows while the
+// database refuses). Released waiters each record one click, so the bound can be passed by as
+// many clicks as were waiting (requests in flight).
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
 import { clicksRepo, type ClickRow } from '../store/repositories/clicks.ts';
@@ -10,41 +14,78 @@ import { scannerOf } from './scanners.ts';
 import { signClick, signPixelCampaign, verifyClick, verifyPixelCampaign, type ClickTarget, type PixelCampaign } from './token.ts';
 import { RecentClicks, type ClickTiming } from './timing.ts';
 import { every } from '../lib/every.ts';
+import { LRUCache } from 'lru-cache';
 
 const FLUSH_EVERY_MS = 1000;
 const CHUNK = 500;
+/** The clicks held unwritten (buffered, being written, being judged) before new ones wait for room (`room`). */
+const MAX_UNWRITTEN = 100_000;
+/** The verified tokens remembered, by the characters they and their destinations hold (a token is at most 4,096). */
+const TOKENS_KEPT_CHARS = 4_000_000;
 
-export function createClickService(deps: { db: Db; key: Buffer; baseUrl: string; clock: () => Date; logger: Logger; timing?: ClickTiming }) {
+export function createClickService(deps: {
+  db: Db;
+  key: Buffer;
+  baseUrl: string;
+  clock: () => Date;
+  logger: Logger;
+  timing?: ClickTiming;
+  /** Tests: the clicks held unwritten before new ones wait (default MAX_UNWRITTEN). */
+  maxUnwritten?: number;
+}) {
   const base = deps.baseUrl.replace(/\/$/, '');
   const timing = deps.timing ?? new RecentClicks();
+  const maxUnwritten = deps.maxUnwritten ?? MAX_UNWRITTEN;
   let pending: ClickRow[] = [];
+  /** Rows taken by a write and not yet in the table. */
+  let writing = 0;
+  /** Clicks waiting for room (`room`): released when a write brings the unwritten below the bound. */
+  let waiting: (() => void)[] = [];
+  const unwritten = () => pending.length + writing + judging.size;
+  const release = () => {
+    const released = waiting;
+    waiting = [];
+    for (const go of released) go();
+  };
   /** Clicks whose timing judgement is still on its way from Redis. */
   const judging = new Set<Promise<void>>();
   let flushing: Promise<void> = Promise.resolve();
+  // Tokens already verified, and what they name: a token is deterministic (one per user, link and
+  // campaign) and the same one is followed again and again, while verifying costs an HMAC, a
+  // base64 decode and a JSON parse (BENCHMARKS.md, "click"). The whole token is the key, its MAC
+  // included, so only a token once verified hits; a forged one is verified (and refused) every time.
+  const verified = new LRUCache<string, ClickTarget>({
+    maxSize: TOKENS_KEPT_CHARS,
+    sizeCalculation: (target, token) => token.length + target.destination.length,
+  });
 
   /** Writes the clicks judged so far, after those whose judgement was on its way when called (not later ones: a steady stream of clicks must not hold the write back). */
   function flush(): Promise<void> {
     return judging.size > 0 ? Promise.all([...judging]).then(writeJudged) : writeJudged();
   }
-  // In statements of at most CHUNK rows: one statement per flush grew with the click rate, held
-  // the event loop for as long as the embedded database took to write it (every request waited),
-  // and past 6,553 rows (10 parameters a row, PostgreSQL's 65,535 at most) it failed, was kept, and
-  // failed again at every flush, larger each time (BENCHMARKS.md, "click").
+  // In statements of at most CHUNK rows: one statement per flush grew with the click rate and held
+  // the event loop for as long as the embedded database took to write it (every request waited);
+  // when it still took a parameter per value, past 6,553 rows it also failed (BENCHMARKS.md, "click").
   function writeJudged(): Promise<void> {
     if (pending.length === 0) return flushing;
     const batch = pending;
     pending = [];
+    writing += batch.length;
     flushing = flushing.then(async () => {
       for (let i = 0; i < batch.length; i += CHUNK) {
+        const chunk = batch.slice(i, i + CHUNK);
         try {
-          await clicksRepo.insertMany(deps.db, batch.slice(i, i + CHUNK));
+          await clicksRepo.insertMany(deps.db, chunk);
         } catch (err) {
           // The rows not written yet (those of the chunks before are in the table).
           const rest = batch.slice(i);
           deps.logger.warn({ err, rows: rest.length }, 'could not write clicks; keeping them for the next flush');
+          writing -= rest.length;
           pending = rest.concat(pending);
           return;
         }
+        writing -= chunk.length;
+        if (waiting.length > 0 && unwritten() < maxUnwritten) release();
       }
     });
     return flushing;
@@ -60,10 +101,27 @@ export function createClickService(deps: { db: Db; key: Buffer; baseUrl: string;
     /** The tracked URL of a link in a user's signature. */
     trackUrl: (target: ClickTarget) => `${base}/v1/c/${signClick(deps.key, target)}`,
 
+    /**
+     * Undefined while there is room for a click; else (the database has not taken the clicks for
+     * a while) what resolves once a write has made room: the click route waits for it before it
+     * records, so the clicks held in memory stay bounded and none is dropped.
+     */
+    room(): Promise<void> | undefined {
+      if (unwritten() < maxUnwritten) return undefined;
+      // No flush from here: the timer's, once a second, retries; a flush per waiting click would
+      // send the database (down, or slow) a failing write and a warning for each.
+      return new Promise((resolve) => waiting.push(resolve));
+    },
+
     /** The destination of a token (null: not ours), and, unless `record` is false, the click counted. */
     follow(token: string, request: { address: string; userAgent: string | undefined }, record: boolean): string | null {
-      const target = verifyClick(deps.key, token);
-      if (!target) return null;
+      let target = verified.get(token);
+      if (!target) {
+        const checked = verifyClick(deps.key, token);
+        if (!checked) return null;
+        verified.set(token, checked);
+        target = checked;
+      }
       if (!record) return target.destination;
       const at = deps.clock();
       const scanner = scannerOf(request.address, request.userAgent);
@@ -92,6 +150,12 @@ export function createClickService(deps: { db: Db; key: Buffer; baseUrl: string;
     async close(): Promise<void> {
       clearInterval(timer);
       await flush();
+      // Clicks still waiting for room are recorded and written (or kept, if the database refuses).
+      if (waiting.length > 0) {
+        release();
+        await new Promise((resolve) => setImmediate(resolve));
+        await flush();
+      }
     },
   };
 }

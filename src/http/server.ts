@@ -88,7 +88,8 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<Fastify
     await app.register(cors, {
       origin: opts.corsOrigins,
       methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-      exposedHeaders: ['Retry-After', CORRELATION_HEADER, 'ETag'],
+      // Date: the dashboard ends a campaign "now" by the server's clock (web/app/campaigns/api.ts).
+      exposedHeaders: ['Retry-After', CORRELATION_HEADER, 'ETag', 'Date'],
       maxAge: 600,
     });
   }

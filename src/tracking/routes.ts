@@ -5,7 +5,6 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Guards } from '../http/guard.ts';
-import { logCompleted } from '../http/request-log.ts';
 import { errorEnvelope, errorResponses, orgParams, page, text, uuid } from '../http/schemas.ts';
 import type { Throttle } from '../ratelimit/hook.ts';
 import { FIRST_DAY, type TrackingService } from './service.ts';
@@ -58,12 +57,12 @@ export function pixelRoutes(deps: { throttle: Throttle; tracking: TrackingServic
         // The hottest public route answers the same 43 bytes every time, so it skips Fastify's send
         // pipeline (content-type parsing, serializer, onSend hooks) and Node's separate write of a
         // Buffer body: about a sixth of its cost in the benchmarks (BENCHMARKS.md). The headers set by the
-        // hooks (correlation id, rate limit) are carried over; the request log line is written here
-        // because a hijacked reply skips the onResponse hooks.
+        // hooks (correlation id, rate limit) are carried over. The onResponse hooks (the request's log
+        // line, the metrics) still run when the answer is finished: Fastify runs them on the
+        // response's `finish`, hijacked or not (a line written here as well was a second, identical one).
         reply.hijack();
         reply.raw.writeHead(200, { ...(reply.getHeaders() as OutgoingHttpHeaders), ...PIXEL_HEADERS });
         reply.raw.end(PIXEL_LATIN1, 'latin1');
-        logCompleted(request, reply);
       },
     );
   };

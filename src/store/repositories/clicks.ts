@@ -15,26 +15,21 @@ export interface ClickRow {
 }
 
 export const clicksRepo = {
-  /** One statement for a batch of clicks (the click route never writes on its own turn). */
+  /**
+   * One statement for a batch of clicks (the click route never writes on its own turn): ten arrays
+   * through unnest, not a VALUES list of ten parameters a row. The statement's text is the same
+   * whatever the batch, so PostgreSQL parses ten parameters instead of 5,000 expressions, and the
+   * query builder compiles nothing per row (BENCHMARKS.md, "click": the write was most of a click's CPU).
+   */
   async insertMany(db: Db, rows: ClickRow[]): Promise<void> {
     if (rows.length === 0) return;
-    await db
-      .insertInto('clicks')
-      .values(
-        rows.map((r) => ({
-          org_id: r.orgId,
-          campaign_id: r.campaignId,
-          variant: r.variant,
-          user_id: r.userId,
-          destination: r.destination,
-          at: r.at,
-          address: r.address,
-          user_agent: r.userAgent.slice(0, 500),
-          suspected_bot: r.suspectedBot,
-          bot_reason: r.botReason,
-        })),
-      )
-      .execute();
+    const col = <T>(pick: (r: ClickRow) => T): T[] => rows.map(pick);
+    await sql`
+      insert into clicks (org_id, campaign_id, variant, user_id, destination, at, address, user_agent, suspected_bot, bot_reason)
+      select * from unnest(${col((r) => r.orgId)}::uuid[], ${col((r) => r.campaignId)}::uuid[], ${col((r) => r.variant)}::int[],
+        ${col((r) => r.userId)}::uuid[], ${col((r) => r.destination)}::text[], ${col((r) => r.at.toISOString())}::timestamptz[],
+        ${col((r) => r.address)}::text[], ${col((r) => r.userAgent.slice(0, 500))}::text[], ${col((r) => r.suspectedBot)}::boolean[],
+        ${col((r) => r.botReason)}::text[])`.execute(db);
   },
 
   /** The org's clicks of a campaign (newest first), for tests and analytics. */

@@ -1,6 +1,6 @@
 // Campaigns: scheduled banners for an audience (docs/api.md, "Campaigns"). Schedule one
-// (ScheduleForm.tsx), see the list with each status, end one now, and preview a person's signature
-// as it is now (the banner shows only for its audience while it is active; a preview counts nothing).
+// (ScheduleForm.tsx), see the list with each status, end one now or cancel one not started yet,
+// and preview a person's signature as it is now (the banner shows only for its audience while it is active; a preview counts nothing).
 import { lazy, Suspense, useState } from 'react';
 import { Link, Route, Routes } from 'react-router';
 import { PageHeader } from '../../shared/components/PageHeader.tsx';
@@ -29,9 +29,14 @@ function CampaignRow({ c }: { c: Campaign }) {
         <Link to={`${c.campaignId}/stats`} aria-label={`Stats of ${c.name}`}>
           Stats
         </Link>{' '}
-        {c.status !== 'ended' ? (
+        {c.status === 'active' ? (
           <Button className="btn-small" onClick={() => void actions.endNow(c).catch(setError)} aria-label={`End now: ${c.name}`}>
             End now
+          </Button>
+        ) : null}
+        {c.status === 'scheduled' ? (
+          <Button className="btn-small" onClick={() => void actions.cancel(c).catch(setError)} aria-label={`Cancel: ${c.name}`}>
+            Cancel
           </Button>
         ) : null}
         <ErrorMessage error={error} />

@@ -1,5 +1,5 @@
 // The campaigns feature's reads and writes (docs/api.md, "Campaigns"): the list, scheduling one,
-// ending one now (PATCH {version, endsAt}), and a person's signature as it is now, for the preview.
+// ending one now (PATCH {version, endsAt}) or cancelling one not started (DELETE), and a person's signature as it is now, for the preview.
 import { call } from '../../shared/api/client.ts';
 import { largestPage } from '../../shared/api/field-limits.ts';
 import { invalidate, useQuery } from '../../shared/api/query.ts';
@@ -44,13 +44,24 @@ export function useCampaignActions() {
       await refresh();
       return made;
     },
+    /**
+     * Ends an active campaign at the server's time, not the browser's: a browser clock minutes
+     * ahead would leave the banner up until then, one behind could end it before it started (a 400).
+     * The campaign is read again first, for its current version and the answer's `Date` header.
+     */
     async endNow(c: Campaign) {
-      await call(
-        api.PATCH('/v1/orgs/{orgId}/campaigns/{campaignId}', {
-          params: { path: { orgId, campaignId: c.campaignId } },
-          body: { version: c.version, endsAt: new Date().toISOString() },
-        }),
-      );
+      const path = { orgId, campaignId: c.campaignId };
+      const read = await api.GET('/v1/orgs/{orgId}/campaigns/{campaignId}', { params: { path } });
+      const fresh = await call(Promise.resolve(read));
+      const serverNow = Date.parse(read.response.headers.get('date') ?? '') || Date.now();
+      // The header counts whole seconds: a campaign started within the last one still ends after it began.
+      const endsAt = new Date(Math.max(serverNow, Date.parse(fresh.startsAt) + 1)).toISOString();
+      await call(api.PATCH('/v1/orgs/{orgId}/campaigns/{campaignId}', { params: { path }, body: { version: fresh.version, endsAt } }));
+      await refresh();
+    },
+    /** A campaign that has not started yet is cancelled: it never showed, so nothing of it is kept. */
+    async cancel(c: Campaign) {
+      await call(api.DELETE('/v1/orgs/{orgId}/campaigns/{campaignId}', { params: { path: { orgId, campaignId: c.campaignId } } }));
       await refresh();
     },
   };
