@@ -8,7 +8,8 @@
 // request per slice, their medians and the change (BENCHMARKS.md, "How a change is measured").
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -16,9 +17,9 @@ import { freePort, httpRequest } from '../test/helpers/server.ts';
 import { oidcClient, signIn } from '../test/helpers/browser.ts';
 import { ROOT } from '../test/helpers/process.ts';
 import { seededDataDir } from '../test/helpers/snapshot.ts';
-import { SERVICE_NODE_FLAGS } from '../src/runtime.ts';
 import { benchEnv, hotRoutes, measure, type Load } from './measure.ts';
 import { benchCampaign } from './campaign.ts';
+import { connectProfiler, inspectOptions, type Profiler } from './profile.ts';
 
 const { values } = parseArgs({
   options: {
@@ -28,16 +29,28 @@ const { values } = parseArgs({
     slices: { type: 'string', default: '6' },
     duration: { type: 'string', default: '3' },
     connections: { type: 'string', default: '20' },
+    profile: { type: 'string' },
   },
 });
 if (!values.before) throw new Error('--before DIR: a checkout of the commit before the change');
+if (values.profile) mkdirSync(values.profile, { recursive: true });
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 const load: Load = { connections: Number(values.connections), durationS: Number(values.duration), progress: () => {} };
 
+/** A checkout's own Node flags and added environment (src/node-flags.json, src/node-env.json), as its launcher uses them. */
+function launcher(dir: string): { flags: string[]; env: Record<string, string> } {
+  const json = (name: string) => {
+    const file = join(dir, 'src', name);
+    return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
+  };
+  return { flags: json('node-flags.json') ?? [], env: json('node-env.json') ?? {} };
+}
+
 function run(dir: string, args: string[], env: Record<string, string>) {
-  return spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...args], {
+  const own = launcher(dir);
+  return spawn(process.execPath, [...own.flags, ...args], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', ...own.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
@@ -53,7 +66,13 @@ async function side(dir: string) {
   await new Promise((r) => cli.once('close', r));
   const org = JSON.parse(out) as { orgId: string; ownerUserId: string; apiKey: { key: string } };
   const port = await freePort();
-  const child = run(dir, ['src/main.ts'], { ...env, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}` });
+  const inspectPort = values.profile ? await freePort() : 0;
+  const child = run(dir, ['src/main.ts'], {
+    ...env,
+    PORT: String(port),
+    BASE_URL: `http://127.0.0.1:${port}`,
+    ...(values.profile ? { NODE_OPTIONS: inspectOptions(inspectPort) } : {}),
+  });
   const url = `http://127.0.0.1:${port}`;
   while (
     !(await fetch(`${url}/health`).then(
@@ -88,17 +107,21 @@ async function side(dir: string) {
     for (const r of [routes.click, routes['render-warm-campaign']]) await autocannon({ ...r, connections: 1, amount: 300 });
     return end;
   };
+  const profiler: Profiler | undefined = values.profile ? await connectProfiler(inspectPort, values.profile) : undefined;
   return {
     service,
     routes,
     withCampaign,
+    profiler,
     stop: () => {
+      profiler?.close();
       child.kill('SIGTERM');
       store.cleanup();
     },
   };
 }
 
+const profileTops: string[] = [];
 const CAMPAIGN_SCENARIOS = new Set(['click', 'render-warm-campaign']);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const sides = { before: await side(resolve(values.before)), after: await side(resolve(values.after)) };
@@ -111,6 +134,10 @@ try {
     const figures: Record<'before' | 'after', number[]> = { before: [], after: [] };
     const p99: Record<'before' | 'after', number[]> = { before: [], after: [] };
     const ends = CAMPAIGN_SCENARIOS.has(name) ? [await sides.before.withCampaign(), await sides.after.withCampaign()] : [];
+    // A slice of each side first, not counted: the route's code optimized by the JIT and its
+    // caches and pools at their steady size (the 300 requests of the warm-up do not get there; the
+    // first counted slices were up to twice the others).
+    for (const which of ['before', 'after'] as const) await measure(name, sides[which].service, load, sides[which].routes[name]!, name === 'click' ? 3 : 2);
     for (let i = 0; i < Number(values.slices); i++) {
       for (const which of i % 2 ? (['after', 'before'] as const) : (['before', 'after'] as const)) {
         const s = sides[which];
@@ -122,6 +149,14 @@ try {
         p99[which].push(m.p99Ms);
       }
     }
+    // --profile DIR: one more slice of each side, profiled (not among the figures: the sampling costs).
+    for (const which of values.profile ? (['before', 'after'] as const) : []) {
+      const s = sides[which];
+      await s.profiler?.start();
+      const m = await measure(name, s.service, load, s.routes[name]!, name === 'click' ? 3 : 2);
+      const top = (await s.profiler?.stop(`${which}-${name}`)) ?? [];
+      profileTops.push(...top, `(${which}, profiled: ${m.cpuUsPerRequest} CPU µs/req, ${m.rps} req/s)`, '');
+    }
     for (const end of ends) await end();
     const [b, a] = [median(figures.before), median(figures.after)];
     lines.push(
@@ -129,7 +164,14 @@ try {
     );
     progress(lines.at(-1) ?? '');
   }
+  // Each side's peak RSS (VmHWM), for changes that trade memory for CPU (e.g. MALLOC_ARENA_MAX).
+  const peak = (pid: number | undefined) => /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  lines.push(
+    '',
+    `peak RSS before / after: ${Math.round(Number(peak(sides.before.service.pid)) / 1024)} / ${Math.round(Number(peak(sides.after.service.pid)) / 1024)} MB`,
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
+  if (values.profile) writeFileSync(join(values.profile, 'top.md'), `${profileTops.join('\n')}\n`);
 } finally {
   sides.before.stop();
   sides.after.stop();

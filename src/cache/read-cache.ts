@@ -15,9 +15,14 @@ export class ReadCache<V extends object> {
   }
 
   /** The cached value, or `load`'s (a miss is remembered too: an unknown key costs one query). */
-  async get(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
+  get(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
     const hit = this.#cache?.get(key);
-    if (hit !== undefined) return hit === MISSING ? undefined : hit;
+    // Not an async function: a hit (every hot request, several times) is one settled promise.
+    if (hit !== undefined) return Promise.resolve(hit === MISSING ? undefined : hit);
+    return this.#load(key, load);
+  }
+
+  async #load(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
     const value = await load();
     this.#cache?.set(key, value ?? MISSING);
     return value;

@@ -6,7 +6,7 @@ import { resolve } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import { systemClock, type Clock } from '../lib/clock.ts';
+import { millisOf, systemClock, type Clock } from '../lib/clock.ts';
 import { openDatabase, willCreateEmbeddedDatabase, type Database, type Db } from '../store/db.ts';
 import { migrate } from '../store/migrate.ts';
 import { createCaches, uncached, type Caches } from '../cache/namespaces.ts';
@@ -107,7 +107,7 @@ export async function createCore(config: Config, logger: Logger, options: CoreOp
     const db = database.db;
     // A `/metrics` counter of jobs by kind and outcome is recorded through the queue's onOutcome hook.
     const queue = createJobQueue({ db, logger, options: { ...config.jobs, onOutcome: (kind, outcome) => metrics.jobFinished(kind, outcome) } });
-    const limiters = createLimiters(config, redis, logger, () => clock().getTime());
+    const limiters = createLimiters(config, redis, logger, millisOf(clock));
     // Before Redis is closed (closers run first to last, each unshifted before the one it precedes).
     closers.unshift(() => closeLimiters(limiters));
     const quota = new QuotaCounter({ db, clock, defaultLimit: config.quotaRequestsPerMonth, logger });

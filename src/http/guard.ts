@@ -106,7 +106,7 @@ export function staffContext(request: FastifyRequest): { staffId: string; correl
  */
 export interface BillingHooks {
   /** 402 PAYMENT_REQUIRED for a write of an org whose grace period has ended; after `guards.org`. */
-  writeGate: onRequestAsyncHookHandler;
+  writeGate: onRequestHookHandler;
 }
 
 /** What the routes of the authenticated scope are given: the guards, and the billing gate for writes (app.ts). */

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Logger } from '../log.ts';
 
 // Query parameters that carry credentials: in OAuth and OpenID Connect URLs (a logout link holds
 // a live ID token; a callback an authorization code), and the Outlook add-in's files (`?key=`, the
@@ -38,6 +39,8 @@ export function redactUrl(url: string): string {
 
 /** The one log line per request (info level), labelled with the correlation id by the request's logger. */
 export function logCompleted(request: FastifyRequest, reply: FastifyReply): void {
+  // The pixel calls this on every request: below `info` there is no line, so nothing to redact or build.
+  if (!(request.log as Logger).isLevelEnabled('info')) return;
   // Requests handed to the identity provider had their mount path moved to originalUrl.
   const url = (request.raw as { originalUrl?: string }).originalUrl ?? request.url;
   request.log.info({ method: request.method, url: redactUrl(url), status: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');

@@ -15,6 +15,7 @@ import { serializerCompiler } from './serializer.ts';
 import { CORRELATION_HEADER, correlationIdOf } from './correlation.ts';
 import { frameworkErrors, installErrorHandling } from './error-handler.ts';
 import { logCompleted } from './request-log.ts';
+import { lazyChildLogger } from './lazy-logger.ts';
 
 export interface HttpServerOptions {
   config: Config;
@@ -37,6 +38,8 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<Fastify
     genReqId: correlationIdOf,
     // One log line per request, written by the onResponse hook below, labelled with the correlation id.
     logController: new LogController({ requestIdLogLabel: 'correlationId', disableRequestLogging: true }),
+    // request.log is made on its first line written (./lazy-logger.ts): most requests write none below `info`.
+    childLoggerFactory: lazyChildLogger,
     bodyLimit: config.bodyLimitBytes,
     // request.ip (throttle keys, sign-in limits) is the socket's address unless it is a proxy
     // TRUST_PROXY names; then X-Forwarded-For's nearest untrusted hop. The identity provider's

@@ -27,6 +27,8 @@ export const monthOf = (at: Date): string => at.toISOString().slice(0, 7);
 export const monthEnd = (at: Date): Date => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() + 1, 1));
 
 export type QuotaDecision = { allowed: true } | { allowed: false; retryAfterS: number };
+/** The answer of every admitted request, made once (admit runs on every API-key request). */
+const ADMITTED: QuotaDecision = Object.freeze({ allowed: true });
 
 export interface QuotaUse {
   /** null: no quota for this org. */
@@ -91,7 +93,7 @@ export class QuotaCounter {
     entry.pending++;
     this.#lastAdmit = performance.now();
     this.#schedule();
-    return { allowed: true };
+    return ADMITTED;
   }
 
   /** The org's quota this month: its shared total (read now) plus what this instance has not sent yet. */

@@ -61,8 +61,40 @@ export function throttleInOrder(refusal: Refusal, steps: ThrottleStep[]): Thrott
   const shared = steps.every(
     (s) => s.limiter instanceof RedisRateLimiter && !s.limiter.leases && s.limiter.redis === (steps[0]!.limiter as RedisRateLimiter).redis,
   );
-  // A callback hook, and no promise when the buckets answer at once (in memory): this runs on
-  // every throttled request.
+  const refuse = (request: FastifyRequest, reply: FastifyReply, step: ThrottleStep) => {
+    reply.header('x-ratelimit-limit', step.limit);
+    reply.header('x-ratelimit-remaining', 0);
+    tooManyRequests(request, reply, step.scope, refusal);
+  };
+  /**
+   * The steps from `from` on, one after the other (`last`: the last bucket taken, and what it has
+   * left). No array, closure or promise per request while the buckets answer at once (in memory):
+   * this runs on every throttled request.
+   */
+  const takeFrom = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, from: number, last?: ThrottleStep, left = 0): void => {
+    for (let i = from; i < steps.length; i++) {
+      const step = steps[i]!;
+      const bucket = step.bucketOf(request);
+      if (bucket === undefined) continue;
+      const decision = step.limiter.take(bucket);
+      if (decision instanceof Promise) {
+        decision.then((d) => (d.allowed ? takeFrom(request, reply, done, i + 1, step, d.remaining) : refuse(request, reply, step)), done);
+        return;
+      }
+      if (!decision.allowed) {
+        refuse(request, reply, step);
+        return;
+      }
+      last = step;
+      left = decision.remaining;
+    }
+    if (last) {
+      reply.header('x-ratelimit-limit', last.limit);
+      reply.header('x-ratelimit-remaining', left);
+    }
+    done();
+  };
+  if (!shared) return (request, reply, done) => takeFrom(request, reply, done, 0);
   return (request, reply, done) => {
     const active: ThrottleStep[] = [];
     const buckets: BucketStep[] = [];
@@ -73,16 +105,13 @@ export function throttleInOrder(refusal: Refusal, steps: ThrottleStep[]): Thrott
       buckets.push({ limiter: step.limiter, bucket });
     }
     if (active.length === 0) return done();
-    const answer = ({ refusedAt, remaining }: StepsDecision) => {
-      const step = refusedAt === -1 ? active.at(-1)! : active[refusedAt]!;
+    RedisRateLimiter.takeInOrder(buckets).then(({ refusedAt, remaining }: StepsDecision) => {
+      if (refusedAt !== -1) return refuse(request, reply, active[refusedAt]!);
+      const step = active.at(-1)!;
       reply.header('x-ratelimit-limit', step.limit);
       reply.header('x-ratelimit-remaining', remaining);
-      if (refusedAt === -1) return done();
-      tooManyRequests(request, reply, step.scope, refusal);
-    };
-    const decision = shared ? RedisRateLimiter.takeInOrder(buckets) : takeOneByOne(buckets);
-    if (decision instanceof Promise) decision.then(answer, done);
-    else answer(decision);
+      done();
+    }, done);
   };
 }
 
@@ -92,19 +121,6 @@ export function throttle(
   opts: { limit: number; refusal: Refusal; scope: ThrottleScope; bucketOf: (request: FastifyRequest) => string },
 ): Throttle {
   return throttleInOrder(opts.refusal, [{ limiter, limit: opts.limit, scope: opts.scope, bucketOf: opts.bucketOf }]);
-}
-
-/** Buckets of different limiters, one take after the other (synchronous while they answer at once). */
-function takeOneByOne(steps: BucketStep[], from = 0, remaining = 0): StepsDecision | Promise<StepsDecision> {
-  for (let i = from; i < steps.length; i++) {
-    const decision = steps[i]!.limiter.take(steps[i]!.bucket);
-    if (decision instanceof Promise) {
-      return decision.then((d) => (d.allowed ? takeOneByOne(steps, i + 1, d.remaining) : { refusedAt: i, remaining: 0 }));
-    }
-    if (!decision.allowed) return { refusedAt: i, remaining: 0 };
-    remaining = decision.remaining;
-  }
-  return { refusedAt: -1, remaining };
 }
 
 /** The org of the caller, as a bucket name (`{prefix}{orgId}`); none for staff, who have no org. */

@@ -17,8 +17,13 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 
   take(bucket: string): Decision {
-    const result = take(this.#buckets.get(bucket), this.#limits, this.#now());
-    this.#buckets.set(bucket, result.state);
-    return result.decision;
+    const held = this.#buckets.get(bucket);
+    const { state, decision } = take(held, this.#limits, this.#now());
+    // A bucket held is updated in place (its get() made it the most recent already): no second lookup.
+    if (held) {
+      held.tokens = state.tokens;
+      held.at = state.at;
+    } else this.#buckets.set(bucket, state);
+    return decision;
   }
 }

@@ -31,6 +31,14 @@ export interface TemplateChoice {
   ruleId: string | null;
 }
 
+const NO_RULE: TemplateChoice = Object.freeze({ templateId: null, ruleId: null });
+
+type RuleUser = Pick<UserRow, 'id' | 'org_id' | 'email' | 'role' | 'department' | 'attributes'>;
+
+function factsWith(user: RuleUser, groups: string[]): RuleFacts {
+  return { userId: user.id, email: user.email, role: user.role, department: user.department, attributes: user.attributes ?? {}, groups };
+}
+
 export function createRuleService(deps: { db: Db; caches: Pick<Caches, 'rules' | 'userGroups' | 'invalidate'> }) {
   const { db, caches } = deps;
 
@@ -52,12 +60,9 @@ export function createRuleService(deps: { db: Db; caches: Pick<Caches, 'rules' |
     if (missing) throw badRequest(`${missing.field}: not one of the organisation's templates.`, { field: missing.field });
   }
 
-  type RuleUser = Pick<UserRow, 'id' | 'org_id' | 'email' | 'role' | 'department' | 'attributes'>;
-
   /** What conditions look at, of this user (their groups read only when asked: a cached query per org). */
   async function factsOf(user: RuleUser, withGroups: boolean): Promise<RuleFacts> {
-    const groups = withGroups ? await groupsOf(user.org_id, user.id) : [];
-    return { userId: user.id, email: user.email, role: user.role, department: user.department, attributes: user.attributes ?? {}, groups };
+    return factsWith(user, withGroups ? await groupsOf(user.org_id, user.id) : []);
   }
 
   return {
@@ -99,9 +104,27 @@ export function createRuleService(deps: { db: Db; caches: Pick<Caches, 'rules' |
      */
     async templateFor(user: RuleUser, compose: Compose = 'new'): Promise<TemplateChoice> {
       const { rules } = await listOf(user.org_id);
-      if (rules.length === 0) return { templateId: null, ruleId: null };
+      if (rules.length === 0) return NO_RULE;
       const chosen = chooseRule(rules, await factsOf(user, needsGroups(rules)), compose);
-      return chosen ?? { templateId: null, ruleId: null };
+      return chosen ?? NO_RULE;
+    },
+
+    /**
+     * `templateFor`'s answer from what the caches hold, without waiting (a warm render's path:
+     * render/service.ts); undefined when the rules or the groups they need are not held.
+     */
+    cachedTemplateFor(user: RuleUser, compose: Compose = 'new'): TemplateChoice | undefined {
+      const list = caches.rules.peek(user.org_id);
+      if (list === undefined) return undefined;
+      const rules = list?.rules ?? [];
+      if (rules.length === 0) return NO_RULE;
+      let groups: string[] = [];
+      if (needsGroups(rules)) {
+        const byUser = caches.userGroups.peek(user.org_id);
+        if (byUser === undefined) return undefined;
+        groups = byUser?.get(user.id) ?? [];
+      }
+      return chooseRule(rules, factsWith(user, groups), compose) ?? NO_RULE;
     },
   };
 }

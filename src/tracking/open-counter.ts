@@ -27,8 +27,20 @@ export class OpenCounter {
     });
   }
 
+  /** The UTC day of the last open and its bounds: every pixel request asks, the day changes once a day. */
+  #day = { key: '', startMs: 0, endMs: 0 };
+
   record(userId: string, proxied: boolean, at: Date): void {
-    this.#counts.add({ userId, day: at.toISOString().slice(0, 10), real: proxied ? 0 : 1, proxied: proxied ? 1 : 0 });
+    this.#counts.add({ userId, day: this.#dayOf(at), real: proxied ? 0 : 1, proxied: proxied ? 1 : 0 });
+  }
+
+  #dayOf(at: Date): string {
+    const ms = at.getTime();
+    if (ms < this.#day.startMs || ms >= this.#day.endMs) {
+      const startMs = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate());
+      this.#day = { key: at.toISOString().slice(0, 10), startMs, endMs: startMs + 86_400_000 };
+    }
+    return this.#day.key;
   }
 
   flush(): Promise<void> {
