@@ -204,8 +204,9 @@ async function runShards(chosen: string[], count: number, running: Set<ChildProc
 const setup = globalSetup();
 const units = await runUnits(unitFiles);
 await setup;
-// Then the shards, and the checks beside them: on two cores the checks alone left one mostly idle
-// for their ~7 s. A failed check stops the shards: the run ends there.
+// Then the shards, and the checks beside them: before any test, the checks' ~7 s (the service's
+// type check is one thread for most of them) left a core partly idle. A failed check stops the
+// shards: the run ends there.
 const running = new Set<ChildProcess>();
 const checking = runChecks().then((passed) => {
   if (!passed) for (const child of running) child.kill('SIGTERM');
@@ -216,7 +217,10 @@ const shared = await runShards(
   SHARDS,
   running,
 );
-if (!(await checking)) process.exit(1);
+if (!(await checking)) {
+  if (ON_POSTGRES) await dropFileDatabases(process.env.DATABASE_URL!);
+  process.exit(1);
+}
 const oneByOne = await runShards(files.filter(alone), 1, running);
 if (ON_POSTGRES) await dropFileDatabases(process.env.DATABASE_URL!);
 process.exit(units && shared && oneByOne ? 0 : 1);
