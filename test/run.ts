@@ -1,7 +1,7 @@
-// `npm test`: the type checks and Biome's check at once; the unit tests in one process; the
-// other test files shared out among three processes that each run theirs one after the other (the
-// browser files together in one of them); then, in one more such process, the file that must not
-// run beside others.
+// `npm test`: the unit tests in one process; then the other test files shared out among four
+// processes that each run theirs one after the other (the browser files together in one of them),
+// with the type checks and Biome's check beside them; then, in one more such process, the files
+// that must not run beside others.
 //
 // Why shards: a test file's process costs ~2.5 s of CPU before its first test (Node and the
 // service's modules loaded, an embedded database and render threads started), which for ~55 files
@@ -16,7 +16,7 @@
 // with the service's heap limits (src/runtime.ts): those trade CPU for a smaller RSS, and cost the
 // suite ~25 s of CPU in collections. The service started as a process (test/helpers/process.ts) has
 // all its flags. Arguments are passed on to the runner (e.g. `npm test -- --test-reporter=dot`).
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { globSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,7 +28,10 @@ import { ON_POSTGRES } from './helpers/pg.ts';
 const ROOT = new URL('../', import.meta.url);
 const HEAP_FLAGS = /^--(max-semi-space-size|heap-growing-percent)=/;
 const NODE_FLAGS = SERVICE_NODE_FLAGS.filter((flag) => !HEAP_FLAGS.test(flag));
-const SHARDS = 3;
+// Four: the shards wait a good part of their time (timers, the processes and the browser some tests
+// drive, the fakes' delays), and with three, two cores were ~60 % busy while they ran.
+// SIGSVC_TEST_SHARDS chooses another count.
+const SHARDS = Number(process.env.SIGSVC_TEST_SHARDS) || 4;
 // Per store: a file's time on PostgreSQL is not its time on the embedded database.
 const DURATIONS = join(tmpdir(), `sigsvc-test-durations-${ON_POSTGRES ? 'postgres' : 'embedded'}.json`);
 // Node's compile cache (its code cache and the type-stripped sources, kept by content hash) for
@@ -78,7 +81,8 @@ function testArgs(durationsFile?: string): string[] {
 }
 
 // The type checks and Biome's format and lint check (its errors fail the run), run at once and
-// beside the global setup: each is one thread for a few seconds. A failed check ends the run there.
+// beside the shards: each is one thread for a few seconds. A failed check ends the run there (the
+// shards are stopped).
 const CHECKS = [
   ['node_modules/typescript/bin/tsc', '--noEmit'],
   ['node_modules/typescript/bin/tsc', '--noEmit', '-p', 'web'],
@@ -108,8 +112,12 @@ async function runChecks(): Promise<boolean> {
 }
 
 /** The unit tests: one process, no database. */
-function runUnits(chosen: string[]): boolean {
-  return spawnSync(process.execPath, [...testArgs(), ...chosen], { cwd: ROOT, stdio: 'inherit' }).status === 0;
+function runUnits(chosen: string[]): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...testArgs(), ...chosen], { cwd: ROOT, stdio: 'inherit' });
+    child.on('error', reject);
+    child.on('close', (code) => resolve(code === 0));
+  });
 }
 
 /** Seconds by file in a durations file; none when it is missing (no run yet) or unreadable (a shard that died). */
@@ -149,7 +157,7 @@ function shareOut(chosen: string[], count: number): string[][] {
  * Runs the shards at once. With several, each one's output is printed whole when it ends, so that
  * files never interleave; a single shard prints as it goes.
  */
-async function runShards(chosen: string[], count: number): Promise<boolean> {
+async function runShards(chosen: string[], count: number, running: Set<ChildProcess>): Promise<boolean> {
   if (chosen.length === 0) return true;
   const shards = shareOut(chosen, count);
   const results = await Promise.all(
@@ -166,8 +174,10 @@ async function runShards(chosen: string[], count: number): Promise<boolean> {
           const output: Buffer[] = [];
           child.stdout?.on('data', (d: Buffer) => output.push(d));
           child.stderr?.on('data', (d: Buffer) => output.push(d));
+          running.add(child);
           child.on('error', reject);
           child.on('close', (code) => {
+            running.delete(child);
             if (!streamed) {
               process.stdout.write(`\n── shard ${i + 1} of ${shards.length}: ${shard.length} files ──\n`);
               process.stdout.write(Buffer.concat(output));
@@ -187,18 +197,30 @@ async function runShards(chosen: string[], count: number): Promise<boolean> {
   return results.every((r) => r.ok);
 }
 
-// Made once for every process of the run: the migrated snapshot the embedded test servers start
-// from; on PostgreSQL, the migrated database and the template each process's database is cloned from.
-const checking = runChecks();
-await globalSetup();
-if (!(await checking)) process.exit(1);
-// After the checks: the unit tests include render limits on the thread's CPU time, which four
-// processes on two cores stretch.
-const units = runUnits(unitFiles);
+// First the unit tests, beside the global setup only (they include render limits on the thread's
+// CPU time, which the checks' three processes beside them stretched). The global setup makes, once
+// for every process of the run, the migrated snapshot the embedded test servers start from; on
+// PostgreSQL, the migrated database and the template each process's database is cloned from.
+const setup = globalSetup();
+const units = await runUnits(unitFiles);
+await setup;
+// Then the shards, and the checks beside them: before any test, the checks' ~7 s (the service's
+// type check is one thread for most of them) left a core partly idle. A failed check stops the
+// shards: the run ends there.
+const running = new Set<ChildProcess>();
+const checking = runChecks().then((passed) => {
+  if (!passed) for (const child of running) child.kill('SIGTERM');
+  return passed;
+});
 const shared = await runShards(
   files.filter((f) => !alone(f)),
   SHARDS,
+  running,
 );
-const oneByOne = await runShards(files.filter(alone), 1);
+if (!(await checking)) {
+  if (ON_POSTGRES) await dropFileDatabases(process.env.DATABASE_URL!);
+  process.exit(1);
+}
+const oneByOne = await runShards(files.filter(alone), 1, running);
 if (ON_POSTGRES) await dropFileDatabases(process.env.DATABASE_URL!);
 process.exit(units && shared && oneByOne ? 0 : 1);
