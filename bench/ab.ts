@@ -16,7 +16,6 @@ import { freePort, httpRequest } from '../test/helpers/server.ts';
 import { oidcClient, signIn } from '../test/helpers/browser.ts';
 import { ROOT } from '../test/helpers/process.ts';
 import { seededDataDir } from '../test/helpers/snapshot.ts';
-import { SERVICE_NODE_FLAGS } from '../src/runtime.ts';
 import { benchEnv, hotRoutes, measure, type Load } from './measure.ts';
 import { benchCampaign } from './campaign.ts';
 
@@ -34,10 +33,12 @@ if (!values.before) throw new Error('--before DIR: a checkout of the commit befo
 const progress = (line: string) => process.stderr.write(`${line}\n`);
 const load: Load = { connections: Number(values.connections), durationS: Number(values.duration), progress: () => {} };
 
-function run(dir: string, args: string[], env: Record<string, string>) {
-  return spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...args], {
+/** Each side runs with its own checkout's Node flags and environment (src/runtime.ts), so that a change of either is measured too. */
+async function run(dir: string, args: string[], env: Record<string, string>) {
+  const runtime = (await import(resolve(dir, 'src/runtime.ts'))) as typeof import('../src/runtime.ts');
+  return spawn(process.execPath, [...runtime.SERVICE_NODE_FLAGS, ...args], {
     cwd: dir,
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', ...(runtime.SERVICE_NODE_ENV ?? {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
@@ -47,13 +48,13 @@ async function side(dir: string) {
   const store = await seededDataDir('sigsvc-ab-');
   const env = benchEnv(store.dir, { SECRETS_KEY: randomBytes(32).toString('base64'), SIGNIN_ATTEMPTS_PER_MINUTE: '100000' });
   const password = 'bench owner password';
-  const cli = run(dir, ['src/cli/main.ts', 'org', 'create', '--name', 'AB Ltd', '--owner-email', 'owner@ab.test', '--owner-password', password], env);
+  const cli = await run(dir, ['src/cli/main.ts', 'org', 'create', '--name', 'AB Ltd', '--owner-email', 'owner@ab.test', '--owner-password', password], env);
   let out = '';
   cli.stdout.on('data', (d) => (out += d));
   await new Promise((r) => cli.once('close', r));
   const org = JSON.parse(out) as { orgId: string; ownerUserId: string; apiKey: { key: string } };
   const port = await freePort();
-  const child = run(dir, ['src/main.ts'], { ...env, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}` });
+  const child = await run(dir, ['src/main.ts'], { ...env, PORT: String(port), BASE_URL: `http://127.0.0.1:${port}` });
   const url = `http://127.0.0.1:${port}`;
   while (
     !(await fetch(`${url}/health`).then(
