@@ -10,13 +10,14 @@
 // only, the peak is gone and queries measured as fast (BENCHMARKS.md). It concerns WebAssembly
 // only: JavaScript is optimized as usual.
 //
-// --max-semi-space-size=4: V8's young generation. Node runs without pointer compression, so by
+// --max-semi-space-size=8: V8's young generation. Node runs without pointer compression, so by
 // default each of its two semi-spaces grows to 64 MB under load: 128 MB of the service's ~340 MB
-// in steady state, for a heap whose live data is ~65 MB. At 8 MB the peak in the benchmarks fell
-// by ~90 MB; the price, read from --trace-gc under load, was scavenges taking ~0.9 µs per request
-// instead of ~0.2 (of ~75 µs), within the noise of req/s on these machines. At 4 MB the young
-// generation is 8 MB instead of 16, and the hot routes' CPU per request did not move beyond the
-// spread of interleaved runs (BENCHMARKS.md, "Memory").
+// in steady state, for a heap whose live data is ~65 MB. At 8 MB the peak in the benchmarks falls
+// by ~90 MB; the price, read from --trace-gc under load, is scavenges taking ~0.9 µs per request
+// instead of ~0.2 (of ~75 µs), which is within the noise of req/s on these machines. 4 MB saved
+// 10 MB more but made org-apikey and render-warm cost ~78 % more CPU per request once the machine
+// was quiet enough for the service to answer faster (requests in flight outlived a scavenge and
+// were promoted): BENCHMARKS.md, "Memory".
 //
 // --heap-growing-percent=20: after a full collection V8 lets the old generation grow to 1.2× what
 // survived before the next (its own factor, up to 4× on a machine with memory to spare, let the
