@@ -43,7 +43,9 @@ function launcher(dir: string): { flags: string[]; env: Record<string, string> }
     const file = join(dir, 'src', name);
     return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
   };
-  return { flags: json('node-flags.json') ?? [], env: json('node-env.json') ?? {} };
+  // Its compile cache too, as src/runtime.ts sets it for the launchers, where the checkout has one.
+  const compileCache = existsSync(join(dir, 'node_modules', '.cache')) ? { NODE_COMPILE_CACHE: join(dir, 'node_modules', '.cache', 'node-compile-cache') } : {};
+  return { flags: json('node-flags.json') ?? [], env: { ...compileCache, ...(json('node-env.json') ?? {}) } };
 }
 
 function run(dir: string, args: string[], env: Record<string, string>) {

@@ -7,14 +7,16 @@
 // - the rest from /proc/self/smaps: the embedded database's WebAssembly memory (the committed part
 //   of a mapping followed by its 8 GB guard reservation), malloc's arenas, V8's code range, the Node
 //   binary's pages, and what is left (V8's pages, buffers outside malloc, stacks).
-// It writes its report (JSON) to SIGSVC_MEMORY_REPORT when the process exits or on SIGUSR2.
+// It writes its report (JSON) to SIGSVC_MEMORY_REPORT.<pid> when the process exits or on SIGUSR2.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import v8 from 'node:v8';
 
 const reportFile = process.env.SIGSVC_MEMORY_REPORT;
 // Only the service (src/main.ts), not the bench's own process or the CLI it seeds with.
-if (reportFile && /src[/\\]main\.ts$/.test(process.argv[1] ?? '')) install(reportFile);
+// The bench's noisy org and gateway start services of their own: each writes a report of its own,
+// <SIGSVC_MEMORY_REPORT>.<pid>.
+if (reportFile && /src[/\\]main\.ts$/.test(process.argv[1] ?? '')) install(`${reportFile}.${process.pid}`);
 
 interface HeapFigures {
   usedMb: number;
@@ -45,8 +47,13 @@ function install(file: string): void {
   let peak: Record<string, unknown> | undefined;
   let busy = false;
   const started = Date.now();
+  // The RSS at each sample that moved it by 1 MB or more, [epoch ms, MB]: bench/memory.ts lays it
+  // over the bench's progress lines to tell which scenario raised the resident set.
+  const timeline: [number, number][] = [];
   const timer = setInterval(async () => {
     const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0);
+    const last = timeline.at(-1);
+    if (!last || Math.abs(last[1] - rssKb / 1024) >= 1) timeline.push([Date.now(), Math.round(rssKb / 1024)]);
     if (busy || rssKb <= peakKb + 512) return;
     busy = true;
     try {
@@ -58,7 +65,7 @@ function install(file: string): void {
     }
   }, 250);
   timer.unref();
-  const write = () => writeFileSync(file, `${JSON.stringify({ peak }, null, 2)}\n`);
+  const write = () => writeFileSync(file, `${JSON.stringify({ startedAt: started, peak, timeline })}\n`);
   process.on('exit', write);
   process.on('SIGUSR2', write);
 }

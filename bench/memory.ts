@@ -3,7 +3,7 @@
 // at its peak: the V8 heaps of the main thread and of each render thread, the embedded database's
 // WebAssembly memory, malloc, the Node binary's pages (BENCHMARKS.md, "Memory").
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -13,22 +13,63 @@ const probe = new URL('./memory-probe.ts', import.meta.url).pathname;
 const json = process.argv.includes('--json');
 try {
   const child = spawn(process.execPath, [new URL('./run.ts', import.meta.url).pathname, ...process.argv.slice(2)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${probe}`.trim(), SIGSVC_MEMORY_REPORT: reportFile },
   });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
+  // The bench's progress lines, timed: each starts a phase (seeding, a scenario, a baseline slice).
+  const phases: Phase[] = [];
+  let pending = '';
+  child.stderr.on('data', (d: Buffer) => {
+    process.stderr.write(d);
+    const lines = (pending + d.toString()).split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) if (/^… [a-z]/.test(line)) phases.push({ at: Date.now(), name: line.slice(2).split(':')[0] ?? line });
+  });
   const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
-  const { peak } = JSON.parse(readFileSync(reportFile, 'utf8')) as { peak: Peak };
+  // The bench's service is the first started; the noisy org's and the gateway's come later.
+  const reports = readdirSync(dir)
+    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Report)
+    .sort((a, b) => a.startedAt - b.startedAt);
+  const [main, ...others] = reports;
+  if (!main) throw new Error('no memory report: was the service started?');
+  const { peak } = main;
+  const byPhase = phaseMaxima(phases, main.timeline);
+  const otherPeaks = others.map((r) => r.peak?.rssMb ?? 0);
   if (json) {
     const bench = JSON.parse(out) as Record<string, unknown>;
-    process.stdout.write(`${JSON.stringify({ ...bench, memory: peak }, null, 2)}\n`);
+    process.stdout.write(`${JSON.stringify({ ...bench, memory: { ...peak, byPhase, otherServicesRssMb: otherPeaks } }, null, 2)}\n`);
   } else {
-    process.stdout.write(`${out}\n${table(peak).join('\n')}\n`);
+    const phaseLines = ['', "the service's largest RSS in each phase (MB):", byPhase.map((p) => `${p.name} ${p.rssMb}`).join(', ')];
+    const otherLines = otherPeaks.length ? [`the noisy org's and the gateway's own services peaked at ${otherPeaks.join(', ')} MB`] : [];
+    process.stdout.write(`${out}\n${table(peak).join('\n')}\n${[...phaseLines, ...otherLines].join('\n')}\n`);
   }
   process.exitCode = code ?? 1;
 } finally {
   rmSync(dir, { recursive: true, force: true });
+}
+
+interface Phase {
+  at: number;
+  name: string;
+}
+
+interface Report {
+  startedAt: number;
+  peak: Peak;
+  timeline: [number, number][];
+}
+
+/** The largest RSS sampled in each phase (a phase lasts until the next progress line). */
+function phaseMaxima(phases: Phase[], timeline: [number, number][]): { name: string; rssMb: number }[] {
+  return phases.map((phase, i) => {
+    const end = phases[i + 1]?.at ?? Number.POSITIVE_INFINITY;
+    let max = 0;
+    // The RSS when the phase begins is the last sample before it.
+    for (const [at, rss] of timeline) if (at < end && (at >= phase.at || at === timeline.findLast(([t]) => t < phase.at)?.[0])) max = Math.max(max, rss);
+    return { name: phase.name, rssMb: max };
+  });
 }
 
 interface Peak {

@@ -10,8 +10,13 @@ import { fileURLToPath } from 'node:url';
 
 const cli = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 const flags = JSON.parse(readFileSync(new URL('../src/node-flags.json', import.meta.url), 'utf8'));
-// What glibc reads at start (src/runtime.ts says why); a value the operator set wins.
-const env = { ...JSON.parse(readFileSync(new URL('../src/node-env.json', import.meta.url), 'utf8')), ...process.env };
+// What glibc reads at start and where Node keeps its compile cache (src/runtime.ts says why); a
+// value the operator set wins.
+const env = {
+  ...JSON.parse(readFileSync(new URL('../src/node-env.json', import.meta.url), 'utf8')),
+  NODE_COMPILE_CACHE: fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url)),
+  ...process.env,
+};
 const major = Number(process.versions.node.split('.')[0]);
 let node = process.execPath;
 if (major < 24) {

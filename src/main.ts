@@ -1,4 +1,5 @@
 // config → dependencies → app → listen; a graceful stop on SIGTERM/SIGINT.
+import { flushCompileCache } from 'node:module';
 import { loadConfig, ConfigError, redactUrlPassword, type Config } from './config.ts';
 import { createLogger, type Logger } from './log.ts';
 import { createDeps } from './deps.ts';
@@ -64,6 +65,10 @@ export async function serve(mode: 'api' | 'gateway' = 'api'): Promise<void> {
   await app.listen({ port: config.port, host: config.host });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  // Every module the service loads at start is loaded now: into Node's compile cache with them
+  // (when NODE_COMPILE_CACHE is set, src/runtime.ts), not only when the process ends, which a
+  // service killed without the chance to end would never do.
+  flushCompileCache();
   logger.info(
     { listen: `http://${config.host}:${port}`, docs: `${config.baseUrl}/docs`, database: deps.database.description, redis: config.redisUrl ? 'on' : 'off' },
     `listening on http://${config.host}:${port}; API reference at ${config.baseUrl}/docs; database: ${deps.database.description}`,

@@ -14,7 +14,10 @@
 // default each of its two semi-spaces grows to 64 MB under load: 128 MB of the service's ~340 MB
 // in steady state, for a heap whose live data is ~65 MB. At 8 MB the peak in the benchmarks falls
 // by ~90 MB; the price, read from --trace-gc under load, is scavenges taking ~0.9 µs per request
-// instead of ~0.2 (of ~75 µs), which is within the noise of req/s on these machines.
+// instead of ~0.2 (of ~75 µs), which is within the noise of req/s on these machines. 4 MB saved
+// 10 MB more but made org-apikey and render-warm cost ~78 % more CPU per request once the machine
+// was quiet enough for the service to answer faster (requests in flight outlived a scavenge and
+// were promoted): BENCHMARKS.md, "Memory".
 //
 // --heap-growing-percent=20: after a full collection V8 lets the old generation grow to 1.2× what
 // survived before the next (its own factor, up to 4× on a machine with memory to spare, let the
@@ -31,8 +34,21 @@
 // compiler and GC helpers, libuv's pool, the render threads), whose arenas held 37–47 MB at the
 // bench's peak, most of it free. With two arenas, malloc held ~22 MB less in all (BENCHMARKS.md,
 // "Memory").
+//
+// NODE_COMPILE_CACHE=<project>/node_modules/.cache/node-compile-cache (set by the launchers too, not
+// in node-env.json since it is a path): Node's module compile cache, which keeps on disk, per file,
+// V8's code cache and, for TypeScript, the file with its types stripped. Node strips types with
+// amaro, a WebAssembly build of swc that it loads on the first .ts file it has no cached output
+// for, in each thread (the render threads too), and that then stays: ~12 MB of the main thread's
+// memory and ~6 MB of a render thread's. With the cache filled by an earlier start (Node writes
+// it when a process ends) no file needs stripping and amaro never loads. The cache is an
+// optimisation Node skips quietly (a directory it cannot write, a file changed since: that
+// file is stripped again). Under node_modules, not the system's temporary directory, so that no
+// other user of the machine can place code in it.
+import { fileURLToPath } from 'node:url';
 import flags from './node-flags.json' with { type: 'json' };
 import env from './node-env.json' with { type: 'json' };
 
 export const SERVICE_NODE_FLAGS: readonly string[] = flags;
-export const SERVICE_NODE_ENV: Readonly<Record<string, string>> = env;
+export const COMPILE_CACHE_DIR = fileURLToPath(new URL('../node_modules/.cache/node-compile-cache', import.meta.url));
+export const SERVICE_NODE_ENV: Readonly<Record<string, string>> = { ...env, NODE_COMPILE_CACHE: COMPILE_CACHE_DIR };

@@ -94,7 +94,9 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     render: (task) => batchers[next++ % batchers.length]!.submit(task),
     preview: (task) => run({ kind: 'preview', ...task }),
     async warm() {
-      await Promise.all(Array.from({ length: options.threads }, () => run({ kind: 'compile', html: '', text: '' })));
+      // An empty batch of renders: it loads a thread and its modules and does nothing else (a compile
+      // of an empty template made caniemail throw, so every start logged that the threads had not started).
+      await Promise.all(Array.from({ length: options.threads }, () => run({ kind: 'renders', items: [] })));
     },
     close: () => pool.close({ force: true }),
   };

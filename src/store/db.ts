@@ -77,7 +77,13 @@ export async function openDatabase(options: {
     };
   }
   // PostgreSQL's default 128 MB of shared buffers is most of PGlite's memory; an embedded
-  // single-tenant store does well with far less.
+  // single-tenant store does well with far less. Its WebAssembly memory only grows, and PostgreSQL
+  // touches every page of its shared memory at start, so each MB of it is resident for good: 4 MB
+  // of buffers (a page not in them is read back from the data directory's files, which the OS
+  // caches) and the slots of 5 connections (PGlite is one backend; the default 100, with WAL
+  // senders and background workers it never starts, size tables of locks and processes) made the
+  // WebAssembly memory 14 MB at start instead of 30 with 16 MB and the defaults (BENCHMARKS.md,
+  // "Memory").
   // Loaded only in embedded mode: a service on a PostgreSQL server never pays for it.
   const { PGlite } = await import('@electric-sql/pglite');
   let client: PGliteType;
@@ -85,7 +91,16 @@ export async function openDatabase(options: {
     client = await PGlite.create(dir, {
       loadDataDir: inMemory ? options.snapshot : undefined,
       parsers: { [INT8]: (v: string) => v },
-      postgresqlconf: ['shared_buffers = 16MB', 'work_mem = 4MB', 'maintenance_work_mem = 16MB'],
+      postgresqlconf: [
+        'shared_buffers = 4MB',
+        'max_connections = 5',
+        'superuser_reserved_connections = 0',
+        'max_wal_senders = 0',
+        'max_replication_slots = 0',
+        'max_worker_processes = 1',
+        'work_mem = 4MB',
+        'maintenance_work_mem = 16MB',
+      ],
     });
   } catch (err) {
     release();
