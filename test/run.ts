@@ -28,10 +28,10 @@ import { ON_POSTGRES } from './helpers/pg.ts';
 const ROOT = new URL('../', import.meta.url);
 const HEAP_FLAGS = /^--(max-semi-space-size|heap-growing-percent)=/;
 const NODE_FLAGS = SERVICE_NODE_FLAGS.filter((flag) => !HEAP_FLAGS.test(flag));
-// Four: the shards wait a good part of their time (timers, the processes and the browser some tests
-// drive, the fakes' delays), and with three, two cores were ~60 % busy while they ran.
+// Three: four were tried (the shards wait part of their time, and three kept two cores ~60 % busy),
+// but on a quiet 2-core machine every file slowed as much: 207 and 214 s against 206 (docs/testing.md).
 // SIGSVC_TEST_SHARDS chooses another count.
-const SHARDS = Number(process.env.SIGSVC_TEST_SHARDS) || 4;
+const SHARDS = Number(process.env.SIGSVC_TEST_SHARDS) || 3;
 // Per store: a file's time on PostgreSQL is not its time on the embedded database.
 const DURATIONS = join(tmpdir(), `sigsvc-test-durations-${ON_POSTGRES ? 'postgres' : 'embedded'}.json`);
 // Node's compile cache (its code cache and the type-stripped sources, kept by content hash) for
