@@ -201,7 +201,6 @@ export function createCampaignService(deps: {
       return { campaign, ...(await campaignStats(db, campaign, orgId, from, to)) };
     },
 
-    /** The banner this user sees now, or null (no active campaign for them, or every variant paused). */
     /**
      * `bannerFor`'s null without waiting, when the cache holds the org's campaigns and none is
      * active now (a warm render's path: render/service.ts); undefined otherwise (bannerFor decides).
@@ -213,6 +212,7 @@ export function createCampaignService(deps: {
       return (loaded?.rows ?? []).some((c) => statusOf(c, now) === 'active') ? undefined : null;
     },
 
+    /** The banner this user sees now, or null (no active campaign for them, or every variant paused). */
     async bannerFor(user: Pick<UserRow, 'id' | 'org_id' | 'email' | 'role' | 'department' | 'attributes'>): Promise<CampaignBanner | null> {
       const now = clock();
       const loaded = await caches.campaigns.get(user.org_id, async () => ({ rows: await campaignsRepo.current(db, user.org_id, now) }));
