@@ -12,7 +12,7 @@ import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
 import { campaignsRepo } from '../store/repositories/campaigns.ts';
 import { decodeCursor, toPage } from '../store/pagination.ts';
 import type { CampaignRow, CampaignUtm, CampaignVariant, RuleWhen, UserRow } from '../store/schema.ts';
-import type { RuleService } from '../rules/module.ts';
+import type { RuleFacts, RuleService } from '../rules/module.ts';
 import { trackMark } from '../lib/track-mark.ts';
 import { campaignStats } from './stats.ts';
 import { bannerHtml, campaignFor, pickVariant, statusOf, withUtm } from './choose.ts';
@@ -61,7 +61,7 @@ export type Campaign = ReturnType<typeof toCampaign>;
 export function createCampaignService(deps: {
   db: Db;
   caches: Pick<Caches, 'campaigns' | 'invalidate'>;
-  rules: Pick<RuleService, 'factsOf'>;
+  rules: Pick<RuleService, 'factsOf' | 'cachedFactsOf'>;
   clock: () => Date;
   baseUrl: string;
   /** Writes the impressions and clicks counted in memory, so stats read this instance's latest. */
@@ -99,6 +99,16 @@ export function createCampaignService(deps: {
     }
     return pick.index;
   }
+  /** The banner of the campaign these facts put the person in, among the org's current ones (null: none, or its variants paused). */
+  function bannerFrom(rows: readonly CampaignRow[], userId: string, facts: RuleFacts, now: Date): CampaignBanner | null {
+    const campaign = campaignFor(rows, facts, now);
+    if (!campaign) return null;
+    const index = variantOf(campaign, userId);
+    const banner = index === null ? undefined : madeFor(campaign).banners[index];
+    if (index === null || !banner) return null;
+    return { key: `${campaign.id}:${campaign.version}:${index}`, campaignId: campaign.id, variant: index, ...banner };
+  }
+  const needsGroups = (rows: readonly CampaignRow[]) => rows.some((c) => c.audience.groups !== undefined);
 
   /** Every variant's image must be one of the org's; their sizes are kept for the banner. */
   async function withSizes(orgId: string, variants: CampaignVariant[]): Promise<StoredVariant[]> {
@@ -202,14 +212,17 @@ export function createCampaignService(deps: {
     },
 
     /**
-     * `bannerFor`'s null without waiting, when the cache holds the org's campaigns and none is
-     * active now (a warm render's path: render/service.ts); undefined otherwise (bannerFor decides).
+     * `bannerFor`'s answer from what the caches hold, without waiting (a warm render's path:
+     * render/service.ts); undefined when the org's campaigns or the groups an audience needs are not held.
      */
-    cachedNoBanner(orgId: string): null | undefined {
-      const loaded = caches.campaigns.peek(orgId);
+    cachedBannerFor(user: Pick<UserRow, 'id' | 'org_id' | 'email' | 'role' | 'department' | 'attributes'>): CampaignBanner | null | undefined {
+      const loaded = caches.campaigns.peek(user.org_id);
       if (loaded === undefined) return undefined;
       const now = clock();
-      return (loaded?.rows ?? []).some((c) => statusOf(c, now) === 'active') ? undefined : null;
+      const rows = loaded?.rows ?? [];
+      if (!rows.some((c) => statusOf(c, now) === 'active')) return null;
+      const facts = deps.rules.cachedFactsOf(user, needsGroups(rows));
+      return facts ? bannerFrom(rows, user.id, facts, now) : undefined;
     },
 
     /** The banner this user sees now, or null (no active campaign for them, or every variant paused). */
@@ -218,16 +231,7 @@ export function createCampaignService(deps: {
       const loaded = await caches.campaigns.get(user.org_id, async () => ({ rows: await campaignsRepo.current(db, user.org_id, now) }));
       const rows = loaded?.rows ?? [];
       if (!rows.some((c) => statusOf(c, now) === 'active')) return null;
-      const facts = await deps.rules.factsOf(
-        user,
-        rows.some((c) => c.audience.groups !== undefined),
-      );
-      const campaign = campaignFor(rows, facts, now);
-      if (!campaign) return null;
-      const index = variantOf(campaign, user.id);
-      const banner = index === null ? undefined : madeFor(campaign).banners[index];
-      if (index === null || !banner) return null;
-      return { key: `${campaign.id}:${campaign.version}:${index}`, campaignId: campaign.id, variant: index, ...banner };
+      return bannerFrom(rows, user.id, await deps.rules.factsOf(user, needsGroups(rows)), now);
     },
   };
 }

@@ -28,10 +28,10 @@ export type { Rendered };
 export type RenderedListener = (orgId: string, rendered: Rendered, correlationId: string | null) => void;
 
 /**
- * A warm render without a promise: every row it needs and the output held by the caches, and no
- * campaign active for the org. Undefined sends the caller the long way (renderFor), which decides
- * the same from the same caches and reads what is missing. Most renders are warm, and the awaits of
- * the long way were about a quarter of a warm render's allocations.
+ * A warm render without a promise: every row it needs, the org's campaigns (and the groups their
+ * audiences need) and the output held by the caches. Undefined sends the caller the long way
+ * (renderFor), which decides the same from the same caches and reads what is missing. Most renders
+ * are warm, and the awaits of the long way were about a quarter of a warm render's allocations.
  */
 function warmRenders(deps: Pick<Parameters<typeof createRenderService>[0], 'caches' | 'orgs' | 'rules' | 'campaigns' | 'metrics'>) {
   const { renderUsers: users, templates, defaultTemplates: defaults, renderOutputs: outputs } = deps.caches;
@@ -56,19 +56,25 @@ function warmRenders(deps: Pick<Parameters<typeof createRenderService>[0], 'cach
     return template ? { template, ruleId: null } : undefined;
   }
 
-  return (orgId: string, userId: string, templateId: string | undefined, compose: Compose): Rendered | undefined => {
+  return (
+    orgId: string,
+    userId: string,
+    templateId: string | undefined,
+    compose: Compose,
+  ): { rendered: Rendered; campaign: CampaignBanner | null } | undefined => {
     const user = users.peek(`${orgId}:${userId}`);
     const org = user ? deps.orgs.cached(orgId) : undefined;
     if (!user || !org) return undefined;
-    if (deps.campaigns && deps.campaigns.cachedNoBanner(orgId) !== null) return undefined;
+    const campaign = deps.campaigns ? deps.campaigns.cachedBannerFor(user) : null;
+    if (campaign === undefined) return undefined;
     const chosen = cachedTemplateOf(user, templateId, compose);
     if (!chosen) return undefined;
     const { template, ruleId } = chosen;
-    // renderFor's key, without a campaign.
-    const hit = outputs.get(`${template.id}:${template.version}:${user.id}:${user.version}:${org.version}:-`);
+    // renderFor's key.
+    const hit = outputs.get(`${template.id}:${template.version}:${user.id}:${user.version}:${org.version}:${campaign?.key ?? '-'}`);
     if (!hit) return undefined;
     deps.metrics?.renderCache(true);
-    return { ...hit, ruleId };
+    return { rendered: { ...hit, ruleId }, campaign };
   };
 }
 
@@ -78,7 +84,7 @@ export function createRenderService(deps: {
   orgs: OrgService;
   rules: Pick<RuleService, 'templateFor' | 'cachedTemplateFor'>;
   /** The active campaign's banner for a user (src/campaigns/); absent: no campaigns. */
-  campaigns?: Pick<CampaignService, 'bannerFor' | 'cachedNoBanner'>;
+  campaigns?: Pick<CampaignService, 'bannerFor' | 'cachedBannerFor'>;
   /** Counts a banner served (campaigns/impressions.ts); previews do not call it. */
   countImpression?: (orgId: string, campaignId: string, variant: number) => void;
   /** The signed click URL of a link (src/clicks/); without it, tracked links render as they are. */
@@ -219,12 +225,7 @@ export function createRenderService(deps: {
      * `templateId` when given, else as the org's rules say for this kind of message.
      */
     async render(orgId: string, userId: string, templateId?: string, correlationId: string | null = null, compose: Compose = 'new'): Promise<Rendered> {
-      const warm = cachedRenderFor(orgId, userId, templateId, compose);
-      if (warm) {
-        deps.onRendered?.(orgId, warm, correlationId);
-        return warm;
-      }
-      const { rendered, campaign } = await renderFor(orgId, userId, templateId, compose);
+      const { rendered, campaign } = cachedRenderFor(orgId, userId, templateId, compose) ?? (await renderFor(orgId, userId, templateId, compose));
       if (campaign) deps.countImpression?.(orgId, campaign.campaignId, campaign.variant);
       deps.onRendered?.(orgId, rendered, correlationId);
       return rendered;
@@ -232,7 +233,7 @@ export function createRenderService(deps: {
 
     /** The same signature, looked at (the signature route's `preview=true`): no impression, no `signature.rendered`. */
     async look(orgId: string, userId: string, compose: Compose = 'new'): Promise<Rendered> {
-      return cachedRenderFor(orgId, userId, undefined, compose) ?? (await renderFor(orgId, userId, undefined, compose)).rendered;
+      return (cachedRenderFor(orgId, userId, undefined, compose) ?? (await renderFor(orgId, userId, undefined, compose))).rendered;
     },
 
     /** Renders an unsaved template for the editor (nothing cached). */

@@ -65,6 +65,14 @@ export function createRuleService(deps: { db: Db; caches: Pick<Caches, 'rules' |
     return factsWith(user, withGroups ? await groupsOf(user.org_id, user.id) : []);
   }
 
+  /** `factsOf`'s answer from the caches, without waiting; undefined when the groups it needs are not held. */
+  function cachedFactsOf(user: RuleUser, withGroups: boolean): RuleFacts | undefined {
+    if (!withGroups) return factsWith(user, []);
+    const byUser = caches.userGroups.peek(user.org_id);
+    if (byUser === undefined) return undefined;
+    return factsWith(user, byUser?.get(user.id) ?? []);
+  }
+
   return {
     list: listOf,
     factsOf,
@@ -118,14 +126,12 @@ export function createRuleService(deps: { db: Db; caches: Pick<Caches, 'rules' |
       if (list === undefined) return undefined;
       const rules = list?.rules ?? [];
       if (rules.length === 0) return NO_RULE;
-      let groups: string[] = [];
-      if (needsGroups(rules)) {
-        const byUser = caches.userGroups.peek(user.org_id);
-        if (byUser === undefined) return undefined;
-        groups = byUser?.get(user.id) ?? [];
-      }
-      return chooseRule(rules, factsWith(user, groups), compose) ?? NO_RULE;
+      const facts = cachedFactsOf(user, needsGroups(rules));
+      if (!facts) return undefined;
+      return chooseRule(rules, facts, compose) ?? NO_RULE;
     },
+
+    cachedFactsOf,
   };
 }
 
