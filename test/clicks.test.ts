@@ -49,7 +49,7 @@ describe('clicks', () => {
     return server.deps.database.db.selectFrom('clicks').selectAll().where('org_id', '=', orgId).where('campaign_id', '=', campaignId).orderBy('id').execute();
   };
 
-  test('GET redirects to the destination with UTM parameters and records one click; HEAD answers the same and records nothing; the link is deterministic', async () => {
+  test('GET redirects to the destination with UTM parameters and records one click; HEAD and a preview (?preview=true) answer the same and record nothing; the link is deterministic', async () => {
     const { org, user, campaignId, href, html } = await bannerLink();
     const again = await server.request('POST', `/v1/orgs/${org.orgId}/render/${user.userId}`, { key: org.key });
     assert.ok(again.body.html.includes(html.match(/href="([^"]+)"/)![1]), 'the same token in every render');
@@ -58,6 +58,12 @@ describe('clicks', () => {
     assert.equal(head.status, 302);
     assert.equal(head.headers.get('location'), 'https://shop.example/spring?ref=1&utm_source=signature&utm_medium=email&utm_campaign=spring');
     assert.equal((await clicksOf(org.orgId, campaignId)).length, 0, 'HEAD records nothing');
+
+    const looked = await follow(`${href}?preview=true`);
+    assert.equal(looked.status, 302, "a link followed from the dashboard's preview");
+    assert.equal(looked.headers.get('location'), head.headers.get('location'));
+    assert.equal((await clicksOf(org.orgId, campaignId)).length, 0, 'preview=true records nothing');
+    assert.equal((await follow(`${href}?preview=yes`)).status, 400, 'preview is true or false');
 
     const get = await follow(href);
     assert.equal(get.status, 302);

@@ -74,6 +74,9 @@ describe('the Campaigns page', { skip }, () => {
     };
     await pick('Sally Sales');
     await page.frameLocator('iframe[title="Signature preview"]').locator('img[alt^="Spring "]').waitFor();
+    // The banner's tracked link, followed from the preview, is a look: it records no click.
+    const previewHref = await page.frameLocator('iframe[title="Signature preview"]').locator('a:has(img[alt^="Spring "])').getAttribute('href');
+    assert.match(previewHref ?? '', /\/v1\/c\/[A-Za-z0-9_.-]+\?preview=true$/);
     await screenshot(page, 'campaigns');
     // At 390 px the page fits the screen: wide tables scroll inside their frame.
     await page.setViewportSize({ width: 390, height: 844 });

@@ -1,5 +1,6 @@
 // `GET /v1/c/{token}`: a tracked link. 302 to the destination the token names (its UTM parameters
-// already in it), the click recorded; `HEAD` answers the same and records nothing. A token that is
+// already in it), the click recorded; `HEAD`, and `GET` with `preview=true` (a link followed from
+// the dashboard's look at a signature), answer the same and record nothing. A token that is
 // not ours is 404. Public: the per-address bucket, then the click route's stage-wide one.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -22,13 +23,19 @@ export function clickRoutes(deps: { throttle: Throttle; clicks: ClickService }):
           operationId,
           summary,
           description:
-            'GET records the click (clicks from known mail-security scanners, and a second distinct link of the same signature from one address within 10 s, are kept marked as suspected bots); HEAD answers the same and records nothing. A token this service did not sign is 404.',
+            "GET records the click (clicks from known mail-security scanners, and a second distinct link of the same signature from one address within 10 s, are kept marked as suspected bots); HEAD, and GET with preview=true (the dashboard's previews), answer the same and record nothing. A token this service did not sign is 404.",
           tags: ['campaigns'],
           params: z.object({
             '*': text()
               .max(4096)
               .regex(/^[A-Za-z0-9_.-]+$/, 'is not a link token')
               .describe('the token'),
+          }),
+          querystring: z.object({
+            preview: z
+              .enum(['true', 'false'])
+              .optional()
+              .describe("`true`: followed from the dashboard's look at a signature (its previews add it): the same answer, no click recorded"),
           }),
           response: {
             302: z.null().describe('Location: the destination'),
@@ -37,9 +44,10 @@ export function clickRoutes(deps: { throttle: Throttle; clicks: ClickService }):
         },
         handler: async (request, reply) => {
           // Back-pressure: with the clicks held in memory at their bound, a click waits for room.
-          const room = method === 'GET' ? clicks.room() : undefined;
+          const record = method === 'GET' && request.query.preview !== 'true';
+          const room = record ? clicks.room() : undefined;
           if (room) await room;
-          const destination = clicks.follow(request.params['*'], { address: request.ip, userAgent: request.headers['user-agent'] }, method === 'GET');
+          const destination = clicks.follow(request.params['*'], { address: request.ip, userAgent: request.headers['user-agent'] }, record);
           if (!destination) throw notFound('Link');
           return reply.code(302).header('location', destination).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send(null);
         },
