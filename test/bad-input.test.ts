@@ -70,8 +70,9 @@ describe('bad input is a 400 naming the field, never a 500', () => {
     );
   const credentials = (route: string) =>
     route.startsWith('/v1/admin/') ? { token: staffToken } : route === '/v1/addin/signature' ? { headers: { 'x-addin-key': addinKey } } : { key: org.key };
+  // A wildcard (`{*}`, the click route's token) gets a well-formed value of its own.
   const fill = (route: string, override: Record<string, string> = {}) =>
-    route.replace(/\{(\w+)\}/g, (_, name: string) => override[name] ?? ids[name] ?? randomUUID());
+    route.replace(/\{(\w+|\*)\}/g, (_, name: string) => override[name] ?? ids[name] ?? (name === '*' ? 'abc' : randomUUID()));
 
   test('NUL and unpaired surrogates in every string of every body: 400 naming the field', async () => {
     let tried = 0;
