@@ -3,6 +3,7 @@
 import type { Logger } from '../log.ts';
 import type { ImpressionCount } from '../store/repositories/campaign-stats.ts';
 import { WriteBehindCounts } from '../lib/write-behind.ts';
+import { UtcDay } from '../lib/utc-day.ts';
 
 export class ImpressionCounter {
   readonly #counts: WriteBehindCounts<ImpressionCount>;
@@ -18,20 +19,10 @@ export class ImpressionCounter {
     });
   }
 
-  // The UTC day of the last count and where it ends: a render with a banner counts one, and the
-  // day's string made once a day rather than on every count.
-  #day = '';
-  #dayStarts = 0;
-  #dayEnds = 0;
+  readonly #day = new UtcDay();
 
   record(orgId: string, campaignId: string, variant: number, at: Date, n = 1): void {
-    const t = at.getTime();
-    if (t < this.#dayStarts || t >= this.#dayEnds) {
-      this.#dayStarts = t - (t % 86_400_000);
-      this.#dayEnds = this.#dayStarts + 86_400_000;
-      this.#day = at.toISOString().slice(0, 10);
-    }
-    this.#counts.add({ orgId, campaignId, variant, day: this.#day, count: n });
+    this.#counts.add({ orgId, campaignId, variant, day: this.#day.of(at), count: n });
   }
 
   flush(): Promise<void> {

@@ -3,6 +3,7 @@
 import type { Logger } from '../log.ts';
 import type { OpenCount } from '../store/repositories/opens.ts';
 import { WriteBehindCounts } from '../lib/write-behind.ts';
+import { UtcDay } from '../lib/utc-day.ts';
 
 // Fetches that are not a person opening the mail: Gmail's image proxy fetches once for many
 // opens, Yahoo's likewise, and Apple Mail Privacy Protection prefetches every image with a bare
@@ -27,20 +28,10 @@ export class OpenCounter {
     });
   }
 
-  /** The UTC day of the last open and its bounds: every pixel request asks, the day changes once a day. */
-  #day = { key: '', startMs: 0, endMs: 0 };
+  readonly #day = new UtcDay();
 
   record(userId: string, proxied: boolean, at: Date): void {
-    this.#counts.add({ userId, day: this.#dayOf(at), real: proxied ? 0 : 1, proxied: proxied ? 1 : 0 });
-  }
-
-  #dayOf(at: Date): string {
-    const ms = at.getTime();
-    if (ms < this.#day.startMs || ms >= this.#day.endMs) {
-      const startMs = Date.UTC(at.getUTCFullYear(), at.getUTCMonth(), at.getUTCDate());
-      this.#day = { key: at.toISOString().slice(0, 10), startMs, endMs: startMs + 86_400_000 };
-    }
-    return this.#day.key;
+    this.#counts.add({ userId, day: this.#day.of(at), real: proxied ? 0 : 1, proxied: proxied ? 1 : 0 });
   }
 
   flush(): Promise<void> {
