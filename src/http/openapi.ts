@@ -241,6 +241,10 @@ function finish(doc: Json): Json {
   }
   pruneUnreferenced(doc);
   dropLoneInputSuffix(doc);
+  // By name: zod's registry lists schemas in the order their modules were first imported, which
+  // differs between the service started by the CLI (src/cli/main.ts), tools/openapi.ts and a test
+  // process that imported the CLI first; the served document must not depend on it.
+  doc.components.schemas = Object.fromEntries(Object.entries(doc.components.schemas ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return doc;
 }
 
