@@ -297,7 +297,10 @@ describe('the OpenAPI document', () => {
 
   test('lists its component schemas by name', () => {
     const names = Object.keys(doc.components.schemas);
-    assert.deepEqual(names, [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    assert.deepEqual(
+      names,
+      [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
   });
 
   test("the client's types are what openapi-typescript makes of docs/openapi.json", () => {
