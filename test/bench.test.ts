@@ -24,13 +24,13 @@ test('npm run bench -- --duration 0.25 --json reports every scenario; --compare 
     'org-apikey',
     'org-idtoken',
     'render-warm',
-    'render-cold',
-    'pixel',
-    'webhook',
-    'noisy-org',
     'render-warm-subscribed',
     'render-warm-campaign',
+    'render-cold',
+    'pixel',
     'click',
+    'webhook',
+    'noisy-org',
   ];
   const args = [
     '--duration',
