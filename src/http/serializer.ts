@@ -6,10 +6,12 @@
 // Each schema is compiled once, when a route first answers with it: compiling every route's
 // serializers at start-up was ~0.2 s of CPU per app (of ~60 routes, a process serves a few), and
 // the test suite starts a hundred apps. The first answer of a route pays a few ms. Schemas are
-// held weakly: the ones a route plugin builds as it registers go with their app.
+// held weakly: the ones a route plugin builds as it registers go with their app. An answer marked
+// unchanging (src/kernel/unchanging.ts) is serialized once per schema while it lives.
 import fastJson from 'fast-json-stringify';
 import type { FastifySerializerCompiler } from 'fastify/types/schema.js';
 import { z } from 'zod';
+import { isUnchanging } from '../kernel/unchanging.ts';
 
 export const serializerCompiler: FastifySerializerCompiler<unknown> = ({ schema }) => compileSerializer(schema);
 
@@ -25,9 +27,17 @@ export function compileSerializer(schema: unknown): Serialize {
     namedRefs.push(new WeakRef(schema));
   }
   let serialize: Serialize | undefined;
+  let kept: WeakMap<object, string> | undefined;
   return (data) => {
     serialize ??= compiledNow(schema);
-    return serialize(data);
+    if (!isUnchanging(data)) return serialize(data);
+    kept ??= new WeakMap();
+    let json = kept.get(data);
+    if (json === undefined) {
+      json = serialize(data);
+      kept.set(data, json);
+    }
+    return json;
   };
 }
 

@@ -19,6 +19,7 @@ import type { Compose, RuleService } from '../rules/module.ts';
 import type { CampaignBanner, CampaignService } from '../campaigns/module.ts';
 import type { ClickTarget, PixelCampaign } from '../clicks/module.ts';
 import { resolveTrackMarks } from './tracking.ts';
+import { unchangingAnswer } from '../kernel/unchanging.ts';
 
 import type { Rendered } from '../kernel/rendered.ts';
 
@@ -56,6 +57,18 @@ function warmRenders(deps: Pick<Parameters<typeof createRenderService>[0], 'cach
     return template ? { template, ruleId: null } : undefined;
   }
 
+  // The answer of a cached output for the rule that chose it: one object while both hold, so that
+  // its JSON is made once (src/http/serializer.ts). Neither the output nor the answer is changed.
+  const answers = new WeakMap<Rendered, Rendered>();
+  function answerOf(hit: Rendered, ruleId: string | null): Rendered {
+    let answer = answers.get(hit);
+    if (answer?.ruleId !== ruleId) {
+      answer = unchangingAnswer({ ...hit, ruleId });
+      answers.set(hit, answer);
+    }
+    return answer;
+  }
+
   return (
     orgId: string,
     userId: string,
@@ -74,7 +87,7 @@ function warmRenders(deps: Pick<Parameters<typeof createRenderService>[0], 'cach
     const hit = outputs.get(`${template.id}:${template.version}:${user.id}:${user.version}:${org.version}:${campaign?.key ?? '-'}`);
     if (!hit) return undefined;
     deps.metrics?.renderCache(true);
-    return { rendered: { ...hit, ruleId }, campaign };
+    return { rendered: answerOf(hit, ruleId), campaign };
   };
 }
 
