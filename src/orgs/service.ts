@@ -1,3 +1,4 @@
+import { unchangingAnswer } from '../kernel/unchanging.ts';
 import { randomUUID } from 'node:crypto';
 import type { Caches } from '../cache/namespaces.ts';
 import type { Db } from '../store/db.ts';
@@ -66,7 +67,8 @@ export function createOrgService(deps: {
   const resourceOf = (org: OrgWithUsage): Org => {
     let resource = resources.get(org);
     if (!resource) {
-      resource = toOrg(org);
+      // Unchanging (src/kernel/unchanging.ts): its JSON, too, is made once.
+      resource = unchangingAnswer(toOrg(org));
       resources.set(org, resource);
     }
     return resource;
