@@ -1,4 +1,3 @@
-import { unchangingAnswer } from '../kernel/unchanging.ts';
 import { randomUUID } from 'node:crypto';
 import type { Caches } from '../cache/namespaces.ts';
 import type { Db } from '../store/db.ts';
@@ -19,6 +18,7 @@ import { imagesRepo } from '../store/repositories/images.ts';
 import { AppError, badRequest } from '../kernel/errors.ts';
 import { mergeLinks, type SelfServiceField } from '../lib/profile.ts';
 import type { CustomField } from '../store/schema.ts';
+import { unchangingAnswer } from '../kernel/unchanging.ts';
 
 export interface OrgPatch {
   name?: string | undefined;
