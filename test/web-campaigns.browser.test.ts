@@ -123,6 +123,10 @@ describe('the Campaigns page', { skip }, () => {
     await page.setViewportSize({ width: 1280, height: 860 });
     assert.deepEqual(await seriousViolations(page), []);
     await page.getByRole('link', { name: 'All campaigns' }).click();
+    // The schedule form is back (its default start taken from the browser's clock as it mounts)
+    // before the clock is moved below: a form mounted after it defaulted to ten minutes from now,
+    // and the campaign scheduled with it further down had not started (seen in CI).
+    await form.getByLabel('Starts').waitFor();
 
     // The browser's clock runs ten minutes ahead: "End now" still ends it at the server's time,
     // not ten minutes from now (the banner would stay up until then).
@@ -130,6 +134,7 @@ describe('the Campaigns page', { skip }, () => {
     // signature previews too, where scripts are blocked and say so on the console.)
     await page.evaluate(() => {
       const Real = Date;
+      (globalThis as { RealDate?: DateConstructor }).RealDate = Real;
       const ahead = 10 * 60_000;
       class Ahead extends Real {
         constructor(...args: ConstructorParameters<DateConstructor> | []) {
@@ -149,6 +154,10 @@ describe('the Campaigns page', { skip }, () => {
     ) as { endsAt: string; status: string };
     assert.equal(spring.status, 'ended');
     assert.ok(Date.parse(spring.endsAt) <= Date.now(), `ended by the server's clock: ${spring.endsAt}`);
+    // The browser's clock is right again for the rest.
+    await page.evaluate(() => {
+      globalThis.Date = (globalThis as { RealDate?: DateConstructor }).RealDate ?? Date;
+    });
     await pick('Sally Sales');
     await page.frameLocator('iframe[title="Signature preview"]').getByText('Sally Sales').waitFor();
     assert.equal(await page.frameLocator('iframe[title="Signature preview"]').locator('img').count(), 0, 'no banner once ended');
