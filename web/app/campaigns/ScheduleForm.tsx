@@ -24,6 +24,8 @@ export function ScheduleForm() {
   const actions = useCampaignActions();
   const [name, setName] = useState('');
   const [startsAt, setStartsAt] = useState(localValue(new Date()));
+  // Left as it is, the start is now by the server's clock (the browser's may be off).
+  const [startChosen, setStartChosen] = useState(false);
   const [endsAt, setEndsAt] = useState('');
   const [audience, setAudience] = useState<AudienceForm>(emptyAudience);
   const [variants, setVariants] = useState<VariantForm[]>(() => [emptyVariant()]);
@@ -37,14 +39,17 @@ export function ScheduleForm() {
     setPending(true);
     setError(null);
     try {
-      await actions.create({
-        name,
-        startsAt: new Date(startsAt).toISOString(),
-        endsAt: endsAt ? new Date(endsAt).toISOString() : null,
-        audience: toWhen(audience),
-        variants: variants.map((v) => ({ imageId: v.imageId, link: v.link, alt: v.alt, weight: Number(v.weight) })),
-        utm: anyUtm ? utm : null,
-      });
+      await actions.create(
+        {
+          name,
+          startsAt: new Date(startsAt).toISOString(),
+          endsAt: endsAt ? new Date(endsAt).toISOString() : null,
+          audience: toWhen(audience),
+          variants: variants.map((v) => ({ imageId: v.imageId, link: v.link, alt: v.alt, weight: Number(v.weight) })),
+          utm: anyUtm ? utm : null,
+        },
+        { startNow: !startChosen },
+      );
       setName('');
       setAudience(emptyAudience);
       setVariants([emptyVariant()]);
@@ -60,7 +65,17 @@ export function ScheduleForm() {
       <h2>Schedule a campaign</h2>
       <div className="grid">
         <TextField label="Name" value={name} maxLength={maxLengthOf('createCampaign', 'name')} onChange={(e) => setName(e.target.value)} required />
-        <TextField label="Starts" type="datetime-local" value={startsAt} onChange={(e) => setStartsAt(e.target.value)} required />
+        <TextField
+          label="Starts"
+          type="datetime-local"
+          value={startsAt}
+          onChange={(e) => {
+            setStartsAt(e.target.value);
+            setStartChosen(true);
+          }}
+          hint={startChosen ? undefined : 'Now, unless you change it'}
+          required
+        />
         <TextField label="Ends" type="datetime-local" value={endsAt} onChange={(e) => setEndsAt(e.target.value)} hint="Leave empty to run until ended" />
       </div>
       <AudienceFields value={audience} onChange={setAudience} />

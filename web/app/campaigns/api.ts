@@ -38,9 +38,20 @@ export function useCampaignActions() {
   const { api, orgId } = useOrg();
   // A campaign changes what signatures show: the previews are read again too.
   const refresh = () => Promise.all([invalidate(['campaigns', orgId]), invalidate(['signature', orgId])]);
+  /** The server's time, from a read's `Date` header (whole seconds, so never ahead of it). */
+  const serverNow = async () => {
+    const read = await api.GET('/v1/orgs/{orgId}/campaigns', { params: { path: { orgId }, query: { limit: 1 } } });
+    await call(Promise.resolve(read));
+    return Date.parse(read.response.headers.get('date') ?? '') || Date.now();
+  };
   return {
-    async create(body: CampaignDraft) {
-      const made = await call(api.POST('/v1/orgs/{orgId}/campaigns', { params: { path: { orgId } }, body }));
+    /**
+     * Schedules a campaign. `startNow`: it starts at the server's time, not the browser's (the
+     * form's default): a browser clock minutes ahead would otherwise schedule it for later.
+     */
+    async create(body: CampaignDraft, opts: { startNow?: boolean } = {}) {
+      const startsAt = opts.startNow ? new Date(await serverNow()).toISOString() : body.startsAt;
+      const made = await call(api.POST('/v1/orgs/{orgId}/campaigns', { params: { path: { orgId } }, body: { ...body, startsAt } }));
       await refresh();
       return made;
     },
