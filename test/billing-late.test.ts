@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, type TestOrg } from './helpers/fixtures.ts';
-import { event, subscription } from './helpers/payments.ts';
+import { event, statusesOf, subscription } from './helpers/payments.ts';
 import { billingRepo, stateFromJson, type OrgBilling } from '../src/store/repositories/billing.ts';
 import { compareKeys, fold, HANDLED_EVENTS, rankOf, transition } from '../src/billing/state-machine.ts';
 import { sql } from 'kysely';
@@ -197,18 +197,11 @@ describe('late events placed among an org’s history', () => {
       const comparable = async (o: TestOrg) => ({ ...(await billingOf(o)), providerCustomerId: null, version: version(o) });
       assert.deepEqual(await comparable(a), await comparable(b), `seed ${seed}`);
       await assertFolded(b, baseB, deliveredB, `seed ${seed}, one at a time`);
-      const statuses = async (ev: Delivery[]) => {
-        const rows = await db()
-          .selectFrom('webhook_events')
-          .select(['id', 'status'])
-          .where(
-            'id',
-            'in',
-            ev.map((e) => e.id),
-          )
-          .execute();
-        return ev.map((e) => rows.find((r) => r.id === e.id)?.status);
-      };
+      const statuses = (ev: Delivery[]) =>
+        statusesOf(
+          server,
+          ev.map((e) => e.id),
+        );
       assert.deepEqual(await statuses(evA), await statuses(evB), `seed ${seed}: outcomes`);
     }
   });

@@ -2,7 +2,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, createUser, staffAccount, userInput, type TestOrg } from './helpers/fixtures.ts';
-import { deliver, event, signedHeader, subscription } from './helpers/payments.ts';
+import { deliver, event, signedHeader, statusesOf, subscription } from './helpers/payments.ts';
 import { oidcClient, signIn } from './helpers/browser.ts';
 import { accountsRepo } from '../src/store/repositories/accounts.ts';
 import { totpCode } from '../src/idp/totp.ts';
@@ -329,16 +329,14 @@ describe('payment-provider webhooks and billing', () => {
       ];
       const results: string[] = together ? await intakeAll(events) : [];
       if (!together) for (const e of events) results.push((await intakeAll([e]))[0] as string);
-      const rows = await server.deps.database.db
-        .selectFrom('webhook_events')
-        .select(['id', 'status'])
-        .where(
-          'id',
-          'in',
+      return {
+        o,
+        results,
+        statuses: await statusesOf(
+          server,
           events.map((e) => e.id),
-        )
-        .execute();
-      return { o, results, statuses: events.map((e) => rows.find((r) => r.id === e.id)?.status) };
+        ),
+      };
     };
     const together = await run(true);
     const apart = await run(false);

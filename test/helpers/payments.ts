@@ -67,3 +67,9 @@ export async function staffToken(server: TestServer): Promise<string> {
   const admin = await oidcClient(server.deps.config.authUrl, 'admin-client-dev', server.deps.config.adminUrl);
   return (await signIn(admin, { ...staff, username: staff.email, otp: () => totpCode(started.secret) })).tokens.id_token as string;
 }
+
+/** The stored status of each event (applied, ignored, pending…), in the order given; undefined for one not stored. */
+export async function statusesOf(server: TestServer, ids: string[]): Promise<(string | undefined)[]> {
+  const rows = await server.deps.database.db.selectFrom('webhook_events').select(['id', 'status']).where('id', 'in', ids).execute();
+  return ids.map((id) => rows.find((r) => r.id === id)?.status);
+}
