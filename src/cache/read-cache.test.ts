@@ -40,3 +40,39 @@ test('a read cache remembers misses, forgets on delete, and caches nothing with 
   await off.get('a');
   assert.equal(off.loads.get('a'), 2);
 });
+
+test('a key forgotten while its load is under way does not get the value that load read', async () => {
+  const cache = new ReadCache<{ v: number }>({ max: 10, ttlMs: Infinity });
+  let row = 1;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  // A read that saw the row before a write, and answers after the write forgot the key.
+  const slow = cache.get('k', async () => {
+    const read = { v: row };
+    await gate;
+    return read;
+  });
+  row = 2;
+  cache.delete('k');
+  release();
+  assert.deepEqual(await slow, { v: 1 }, 'the caller still gets what its load read');
+  assert.equal(cache.peek('k'), undefined, 'but the cache does not hold it');
+  assert.deepEqual(await cache.get('k', async () => ({ v: row })), { v: 2 });
+  assert.deepEqual(cache.peek('k'), { v: 2 });
+});
+
+test('of two loads of one key, the later one is kept; a load that fails stores nothing', async () => {
+  const cache = new ReadCache<{ v: number }>({ max: 10, ttlMs: Infinity });
+  let releaseFirst!: () => void;
+  const first = cache.get('k', async () => {
+    await new Promise<void>((resolve) => (releaseFirst = resolve));
+    return { v: 1 };
+  });
+  const second = cache.get('k', async () => ({ v: 2 }));
+  assert.deepEqual(await second, { v: 2 });
+  releaseFirst();
+  await first;
+  assert.deepEqual(cache.peek('k'), { v: 2 }, 'the older load does not overwrite the newer');
+  await assert.rejects(cache.get('other', async () => Promise.reject(new Error('database down'))));
+  assert.equal(cache.has('other'), false);
+});

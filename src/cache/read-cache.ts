@@ -7,6 +7,13 @@ const MISSING = Symbol('missing');
 
 export class ReadCache<V extends object> {
   readonly #cache: LRUCache<string, V | typeof MISSING> | undefined;
+  /**
+   * The load under way per key, the latest one. A key forgotten (a write committed) while a load
+   * that read before the write is under way must not get the old row back from it: with no
+   * lifetime (the embedded store's), it would stay until the next write. delete() drops the mark,
+   * and a load stores its value only while its mark is the key's.
+   */
+  readonly #loading = new Map<string, object>();
 
   /** ttlMs: Infinity keeps entries until forgotten; 0 turns caching off. */
   constructor(opts: { max: number; ttlMs: number }) {
@@ -23,9 +30,16 @@ export class ReadCache<V extends object> {
   }
 
   async #load(key: string, load: () => Promise<V | undefined>): Promise<V | undefined> {
-    const value = await load();
-    this.#cache?.set(key, value ?? MISSING);
-    return value;
+    if (!this.#cache) return load();
+    const mark = {};
+    this.#loading.set(key, mark);
+    try {
+      const value = await load();
+      if (this.#loading.get(key) === mark) this.#cache.set(key, value ?? MISSING);
+      return value;
+    } finally {
+      if (this.#loading.get(key) === mark) this.#loading.delete(key);
+    }
   }
 
   /** The value held, without loading: `null` for a remembered miss, `undefined` when nothing is held (a hot path's synchronous look). */
@@ -36,6 +50,7 @@ export class ReadCache<V extends object> {
 
   delete(key: string): void {
     this.#cache?.delete(key);
+    this.#loading.delete(key);
   }
 
   /** Whether a value (or a remembered miss) is held for the key. */
