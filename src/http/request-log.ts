@@ -39,7 +39,8 @@ export function redactUrl(url: string): string {
 
 /** The one log line per request (info level), labelled with the correlation id by the request's logger. */
 export function logCompleted(request: FastifyRequest, reply: FastifyReply): void {
-  // The pixel calls this on every request: below `info` there is no line, so nothing to redact or build.
+  // Below `info` there is no line, so nothing to redact or build. (The onResponse hook that calls
+  // this on every request is registered only at `info`; answerAndLinger calls it at any level.)
   if (!(request.log as Logger).isLevelEnabled('info')) return;
   // Requests handed to the identity provider had their mount path moved to originalUrl.
   const url = (request.raw as { originalUrl?: string }).originalUrl ?? request.url;
