@@ -34,15 +34,18 @@ export function usePreview(userId: string | undefined) {
   );
 }
 
+/** When the server answered, by its `Date` header (whole seconds, so never ahead of it); the browser's clock without one. */
+const serverTimeOf = (response: Response) => Date.parse(response.headers.get('date') ?? '') || Date.now();
+
 export function useCampaignActions() {
   const { api, orgId } = useOrg();
   // A campaign changes what signatures show: the previews are read again too.
   const refresh = () => Promise.all([invalidate(['campaigns', orgId]), invalidate(['signature', orgId])]);
-  /** The server's time, from a read's `Date` header (whole seconds, so never ahead of it). */
+  /** The server's time now, from a read's `Date` header. */
   const serverNow = async () => {
     const read = await api.GET('/v1/orgs/{orgId}/campaigns', { params: { path: { orgId }, query: { limit: 1 } } });
     await call(Promise.resolve(read));
-    return Date.parse(read.response.headers.get('date') ?? '') || Date.now();
+    return serverTimeOf(read.response);
   };
   return {
     /**
@@ -64,9 +67,8 @@ export function useCampaignActions() {
       const path = { orgId, campaignId: c.campaignId };
       const read = await api.GET('/v1/orgs/{orgId}/campaigns/{campaignId}', { params: { path } });
       const fresh = await call(Promise.resolve(read));
-      const serverNow = Date.parse(read.response.headers.get('date') ?? '') || Date.now();
       // The header counts whole seconds: a campaign started within the last one still ends after it began.
-      const endsAt = new Date(Math.max(serverNow, Date.parse(fresh.startsAt) + 1)).toISOString();
+      const endsAt = new Date(Math.max(serverTimeOf(read.response), Date.parse(fresh.startsAt) + 1)).toISOString();
       await call(api.PATCH('/v1/orgs/{orgId}/campaigns/{campaignId}', { params: { path }, body: { version: fresh.version, endsAt } }));
       await refresh();
     },
