@@ -1,5 +1,5 @@
-// `npm test`: the unit tests in one process; then the other test files shared out among four
-// processes that each run theirs one after the other (the browser files together in one of them),
+// `npm test`: the unit tests in one process; then the other test files shared out among three
+// processes (SIGSVC_TEST_SHARDS) that each run theirs one after the other (the browser files together in one of them),
 // with the type checks and Biome's check beside them; then, in one more such process, the files
 // that must not run beside others.
 //
