@@ -68,7 +68,10 @@ const env = benchEnv(dataDir, {
 let service: ServiceProcess | undefined;
 try {
   progress('… seeding an org, its domain, a user and the gateway');
-  const created = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'Bench Mail Ltd', '--seats', '1000', '--owner-email', 'owner@bench.test'], env);
+  // Names of this run's own: on PostgreSQL the database may hold an earlier run's org, or `npm run
+  // bench`'s (its owner is owner@bench.test), and an email or a verified domain belongs to one org.
+  const run = randomBytes(4).toString('hex');
+  const created = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'Bench Mail Ltd', '--seats', '1000', '--owner-email', `owner-gw-${run}@bench.test`], env);
   if (created.code !== 0) throw new Error(`org create: ${created.stderr}`);
   const org = JSON.parse(created.stdout) as { orgId: string; apiKey: { key: string } };
   const port = await freePort();
@@ -78,7 +81,7 @@ try {
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
     return res.body;
   };
-  const domain = 'bench-gw.example';
+  const domain = `bench-gw-${run}.example`;
   const claimed = await api('POST', `/v1/orgs/${org.orgId}/domains`, { domain });
   dns.setTxt(claimed.verificationRecord.name, [claimed.verificationRecord.value]);
   await api('POST', `/v1/orgs/${org.orgId}/domains/${domain}/verify`);

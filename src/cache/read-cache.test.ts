@@ -61,18 +61,55 @@ test('a key forgotten while its load is under way does not get the value that lo
   assert.deepEqual(cache.peek('k'), { v: 2 });
 });
 
-test('of two loads of one key, the later one is kept; a load that fails stores nothing', async () => {
+test('concurrent misses of a key share one load; a load that fails stores nothing and the next miss loads again', async () => {
   const cache = new ReadCache<{ v: number }>({ max: 10, ttlMs: Infinity });
-  let releaseFirst!: () => void;
-  const first = cache.get('k', async () => {
-    await new Promise<void>((resolve) => (releaseFirst = resolve));
-    return { v: 1 };
-  });
-  const second = cache.get('k', async () => ({ v: 2 }));
-  assert.deepEqual(await second, { v: 2 });
-  releaseFirst();
-  await first;
-  assert.deepEqual(cache.peek('k'), { v: 2 }, 'the older load does not overwrite the newer');
-  await assert.rejects(cache.get('other', async () => Promise.reject(new Error('database down'))));
+  let loads = 0;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const slowLoad = async () => {
+    loads += 1;
+    await gate;
+    return { v: loads };
+  };
+  const misses = [cache.get('k', slowLoad), cache.get('k', slowLoad), cache.get('k', slowLoad)];
+  release();
+  assert.deepEqual(await Promise.all(misses), [{ v: 1 }, { v: 1 }, { v: 1 }]);
+  assert.equal(loads, 1, 'three misses in flight at once, one query');
+  assert.deepEqual(cache.peek('k'), { v: 1 });
+
+  let failures = 0;
+  const failing = async (): Promise<{ v: number }> => {
+    failures += 1;
+    throw new Error('database down');
+  };
+  await Promise.all([assert.rejects(cache.get('other', failing)), assert.rejects(cache.get('other', failing))]);
+  assert.equal(failures, 1, 'both waited for the one failing load');
   assert.equal(cache.has('other'), false);
+  assert.deepEqual(await cache.get('other', async () => ({ v: 7 })), { v: 7 }, 'a failed load is not shared with later misses');
+  // A loader that throws before its first await is a failed load too, not a key stuck loading.
+  await assert.rejects(
+    cache.get('sync', () => {
+      throw new Error('at once');
+    }),
+  );
+  assert.deepEqual(await cache.get('sync', async () => ({ v: 3 })), { v: 3 });
+});
+
+test('a miss after a write forgot the key does not join the load that read before the write', async () => {
+  const cache = new ReadCache<{ v: number }>({ max: 10, ttlMs: Infinity });
+  let row = 1;
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const before = cache.get('k', async () => {
+    const read = { v: row };
+    await gate;
+    return read;
+  });
+  row = 2;
+  cache.delete('k');
+  const after = cache.get('k', async () => ({ v: row }));
+  release();
+  assert.deepEqual(await before, { v: 1 });
+  assert.deepEqual(await after, { v: 2 }, 'the writer reads its own write');
+  assert.deepEqual(cache.peek('k'), { v: 2 });
 });
