@@ -71,7 +71,10 @@ try {
   // Names of this run's own: on PostgreSQL the database may hold an earlier run's org, or `npm run
   // bench`'s (its owner is owner@bench.test), and an email or a verified domain belongs to one org.
   const run = randomBytes(4).toString('hex');
-  const created = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'Bench Mail Ltd', '--seats', '1000', '--owner-email', `owner-gw-${run}@bench.test`], env);
+  const created = await runNode(
+    ['src/cli/main.ts', 'org', 'create', '--name', 'Bench Mail Ltd', '--seats', '1000', '--owner-email', `owner-gw-${run}@bench.test`],
+    env,
+  );
   if (created.code !== 0) throw new Error(`org create: ${created.stderr}`);
   const org = JSON.parse(created.stdout) as { orgId: string; apiKey: { key: string } };
   const port = await freePort();
