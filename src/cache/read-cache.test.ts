@@ -39,6 +39,13 @@ test('a read cache remembers misses, forgets on delete, and caches nothing with 
   await off.get('a');
   await off.get('a');
   assert.equal(off.loads.get('a'), 2);
+  await assert.rejects(
+    off.cache.get('b', () => {
+      throw new Error('at once');
+    }),
+    /at once/,
+    'uncached, a loader that throws at once is a rejected promise too',
+  );
 });
 
 test('a key forgotten while its load is under way does not get the value that load read', async () => {

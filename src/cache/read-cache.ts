@@ -29,7 +29,8 @@ export class ReadCache<V extends object> {
     const hit = this.#cache?.get(key);
     // Not an async function: a hit (every hot request, several times) is one settled promise.
     if (hit !== undefined) return Promise.resolve(hit === MISSING ? undefined : hit);
-    if (!this.#cache) return load();
+    // Uncached (a TTL of 0): a loader that throws at once is a rejected promise, as a cached miss's is.
+    if (!this.#cache) return new Promise((resolve) => resolve(load()));
     const underWay = this.#loading.get(key)?.promise;
     if (underWay) return underWay;
     // The entry is the key's before the load starts, so a load that fails at once still removes it.

@@ -50,8 +50,6 @@ export class RenderedEvents {
   #timer: NodeJS.Timeout | undefined;
   #writing: Promise<void> = Promise.resolve();
   #dropped = 0;
-  /** Subscription checks under way, by org: concurrent first renders share one query. */
-  readonly #loading = new Map<string, Promise<{ subscribed: boolean } | undefined>>();
   /** Renders waiting for such a check, to be counted once it answers. */
   readonly #checks = new Set<Promise<void>>();
 
@@ -85,18 +83,11 @@ export class RenderedEvents {
     void check.finally(() => this.#checks.delete(check));
   }
 
+  /** Concurrent first renders of an org share one query (the read cache's one load per key), and none started before an endpoint write is kept after it. */
   #subscribed(orgId: string) {
-    return this.#caches.webhookRendered.get(orgId, () => {
-      let loading = this.#loading.get(orgId);
-      if (!loading) {
-        loading = outboundRepo
-          .subscribedTypes(this.#db, orgId)
-          .then((types) => ({ subscribed: types.has('signature.rendered') }))
-          .finally(() => this.#loading.delete(orgId));
-        this.#loading.set(orgId, loading);
-      }
-      return loading;
-    });
+    return this.#caches.webhookRendered.get(orgId, async () => ({
+      subscribed: (await outboundRepo.subscribedTypes(this.#db, orgId)).has('signature.rendered'),
+    }));
   }
 
   #count(orgId: string, data: RenderedData, at: Date): void {
