@@ -59,7 +59,18 @@ async function emptyPostgres(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000, statement_timeout: 30_000 });
   await client.connect();
   try {
-    await client.query(EMPTY_EVERY_TABLE);
+    // PostgreSQL aborts one side of a deadlock and expects it to be retried: a CI run's TRUNCATE
+    // met a backend on the shard's database still finishing work after the last file had closed
+    // its servers, each waiting for a lock the other held (40P01). Other errors fail at once.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await client.query(EMPTY_EVERY_TABLE);
+        return;
+      } catch (err) {
+        if ((err as { code?: string }).code !== '40P01' || attempt === 3) throw err;
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      }
+    }
   } finally {
     await client.end();
   }
