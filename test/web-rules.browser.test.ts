@@ -34,6 +34,8 @@ describe('the Rules page', { skip }, () => {
     await page.getByRole('heading', { level: 1, name: 'Rules' }).waitFor();
     const table = page.getByRole('table', { name: 'Rules' });
     await table.getByRole('cell', { name: 'Sales team' }).waitFor();
+    // The templates' names replace their ids once the page's list of templates has loaded.
+    await table.getByRole('cell', { name: 'Sales short' }).waitFor();
     assert.match(await table.innerText(), /department is Sales[\s\S]*Sales long[\s\S]*Sales short/);
 
     await page.getByLabel('Find a person').fill('Sally');
