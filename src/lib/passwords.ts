@@ -1,5 +1,7 @@
 // Passwords: scrypt from node:crypto (memory-hard), a random salt per password, constant-time check.
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import pLimit from 'p-limit';
 
 export const MIN_PASSWORD_LENGTH = 12;
 
@@ -19,8 +21,23 @@ export interface PasswordHasher {
   verify(password: string, stored: string): Promise<boolean>;
 }
 
+/**
+ * Derivations run at most one per CPU, and never on more than three of libuv's four threads. Each
+ * holds 128·N·r bytes (32 MiB) while it runs: more at once than the CPUs can run finish no sooner,
+ * they only hold more memory (8 sign-ins at once on 2 CPUs: the same 0.37 s for all, a peak of
+ * +65 MiB instead of +129; BENCHMARKS.md, "Memory"), and the pool's last thread stays free for file
+ * reads and DNS lookups during a burst of sign-ins.
+ */
+export const DERIVATIONS_AT_ONCE = Math.max(1, Math.min(availableParallelism(), 3));
+const derivations = pLimit(DERIVATIONS_AT_ONCE);
+
+/** The derivations running and those waiting for their turn (for tests). */
+export const derivationsNow = () => ({ running: derivations.activeCount, waiting: derivations.pendingCount });
+
 function derive(password: string, salt: Buffer, params: ScryptOptions & { N: number }): Promise<Buffer> {
-  return new Promise((resolve, reject) => scrypt(password.normalize('NFKC'), salt, 32, params, (err, key) => (err ? reject(err) : resolve(key))));
+  return derivations(
+    () => new Promise<Buffer>((resolve, reject) => scrypt(password.normalize('NFKC'), salt, 32, params, (err, key) => (err ? reject(err) : resolve(key)))),
+  );
 }
 
 /** Hashes with the given cost; verifies with the cost stored in each hash, so any two hashers agree. */
