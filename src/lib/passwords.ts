@@ -22,13 +22,15 @@ export interface PasswordHasher {
 }
 
 /**
- * Derivations run at most one per CPU, and never on more than three of libuv's four threads. Each
- * holds 128·N·r bytes (32 MiB) while it runs: more at once than the CPUs can run finish no sooner,
- * they only hold more memory (8 sign-ins at once on 2 CPUs: the same 0.37 s for all, a peak of
- * +65 MiB instead of +129; BENCHMARKS.md, "Memory"), and the pool's last thread stays free for file
- * reads and DNS lookups during a burst of sign-ins.
+ * Derivations run at most one per CPU, and never on all of libuv's threads (UV_THREADPOOL_SIZE, 4
+ * unless set). Each holds 128·N·r bytes (32 MiB) while it runs: more at once than the CPUs can run
+ * finish no sooner, they only hold more memory (8 sign-ins at once on 2 CPUs: the same 0.37 s for
+ * all, a peak of +65 MiB instead of +129; BENCHMARKS.md, "Memory"), and one of the pool's threads
+ * stays free for file reads and DNS lookups during a burst of sign-ins. On 4 CPUs or more that is
+ * 3 at once where 4 ran before: raise UV_THREADPOOL_SIZE for more (docs/operations.md).
  */
-export const DERIVATIONS_AT_ONCE = Math.max(1, Math.min(availableParallelism(), 3));
+const POOL_THREADS = Number(process.env.UV_THREADPOOL_SIZE) || 4;
+export const DERIVATIONS_AT_ONCE = Math.max(1, Math.min(availableParallelism(), POOL_THREADS - 1));
 const derivations = pLimit(DERIVATIONS_AT_ONCE);
 
 /** The derivations running and those waiting for their turn (for tests). */
