@@ -74,8 +74,8 @@ const envFields = z.object({
   REDIS_COMMAND_TIMEOUT_MS: posInt(150).describe('a Redis command unanswered after this long fails, and the per-instance fallback answers'),
   RATE_LIMIT_RPS: posInt(100).describe('stage-wide token bucket refill per second, authenticated routes'),
   RATE_LIMIT_BURST: posInt(200).describe('stage-wide token bucket size'),
-  RATE_LIMIT_LEASE: posInt(10).describe(
-    'with Redis: the most tokens of a bucket an instance takes at once and spends itself (or what the bucket refills in 10 ms, if more; at most a tenth of the burst); 1: every request asks Redis',
+  RATE_LIMIT_LEASE: posInt(1000).describe(
+    'with Redis: the most tokens of a bucket an instance takes at once and spends itself (a lease is what the bucket refills in 10 ms, at least 10, at most a tenth of the burst); 1: every request asks Redis',
   ),
   PIXEL_RATE_LIMIT_RPS: posInt(50).describe('token bucket refill per second of `GET /v1/p/{userId}`'),
   PIXEL_RATE_LIMIT_BURST: posInt(100).describe('token bucket size of `GET /v1/p/{userId}`'),

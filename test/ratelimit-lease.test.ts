@@ -132,4 +132,35 @@ describe('rate limits on Redis: tokens leased to each instance', () => {
       await proxy.close();
     }
   });
+  test('a busy bucket leases what it refills in 10 ms, never more than RATE_LIMIT_LEASE', async (t) => {
+    if (!(await redisAvailable())) return t.skip('no Redis reachable');
+    const direct = new Redis(redisUrl());
+    // The bucket's count after the first request: full, less the one lease taken (Redis writes the
+    // refill only when a lease is asked for, so nothing is added between the request and the read).
+    const firstLease = async (extra: Record<string, string>) => {
+      const stage = `lease${randomBytes(4).toString('hex')}`;
+      const server = await startServer({
+        STAGE: stage,
+        REDIS_URL: redisUrl(),
+        REDIS_COMMAND_TIMEOUT_MS: '2000',
+        RATE_LIMIT_RPS: '2000',
+        RATE_LIMIT_BURST: '100000',
+        ...extra,
+      });
+      try {
+        await waitFor(async () => (await server.request('GET', '/health')).status === 200, 'the connection to Redis');
+        const org = await createOrg(server);
+        assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}`, { key: org.key })).status, 200);
+        return 100_000 - Number(await direct.hget(`sigsvc:${stage}:rl:stage`, 'tokens'));
+      } finally {
+        await server.close();
+      }
+    };
+    try {
+      assert.equal(await firstLease({}), 20, '2,000 a second for 10 ms');
+      assert.equal(await firstLease({ RATE_LIMIT_LEASE: '5' }), 5, 'RATE_LIMIT_LEASE is the most a lease holds');
+    } finally {
+      direct.disconnect();
+    }
+  });
 });

@@ -53,18 +53,20 @@ interface Lease {
   fetching?: Promise<unknown> | undefined;
 }
 
-/** A lease may hold what its bucket refills in this long, when that is more than RATE_LIMIT_LEASE. */
+/** A lease holds what its bucket refills in this long (at least MIN_LEASE tokens). */
 export const LEASE_REFILL_MS = 10;
+/** The smallest lease worth a round trip: below it, a bucket's requests ask Redis one by one. */
+export const MIN_LEASE = 10;
 
 /**
- * The most tokens one lease holds for a bucket of these limits: `max` (RATE_LIMIT_LEASE), or what
- * the bucket refills in LEASE_REFILL_MS if that is more, and never over a tenth of the burst; 1 (no
- * lease: every request asks Redis) when `max` is 1 or the bucket is small. A fixed size cost busy
- * buckets of high limits a round trip per ten requests (5,000 a second at 50,000 requests a second);
- * 10 ms of their rate keeps each instance within 1 % of a second's rate of the limit.
+ * The most tokens one lease holds for a bucket of these limits: what the bucket refills in
+ * LEASE_REFILL_MS, at least MIN_LEASE; never more than `max` (RATE_LIMIT_LEASE) nor a tenth of the
+ * burst. 1 (no lease: every request asks Redis) when `max` is 1 or the bucket is small. A fixed 10
+ * cost busy buckets of high limits a round trip per ten requests; 10 ms of the rate keeps each
+ * instance within 1 % of a second's rate of the limit (docs/operations.md).
  */
 export const leaseSize = (limits: BucketLimits, max: number) =>
-  max <= 1 ? 1 : Math.max(1, Math.min(Math.floor(limits.burst / 10), Math.max(max, Math.floor((limits.rate * LEASE_REFILL_MS) / 1000))));
+  Math.max(1, Math.min(max, Math.floor(limits.burst / 10), Math.max(MIN_LEASE, Math.floor((limits.rate * LEASE_REFILL_MS) / 1000))));
 
 const REFUSED: Decision = { allowed: false, remaining: 0 };
 
