@@ -29,6 +29,14 @@ test('a derivation that fails (a stored cost scrypt refuses) gives its turn back
   assert.equal(await verifyPassword('a long test password', stored), true);
 });
 
+test('a stored hash asking for more than 4 parallel passes is refused before any derivation', async () => {
+  const stored = await scryptHasher.hash('a long test password');
+  const greedy = stored.replace(/^scrypt\$32768\$8\$1\$/, 'scrypt$16384$1$64$');
+  assert.notEqual(greedy, stored);
+  await assert.rejects(verifyPassword('a long test password', greedy), RangeError);
+  assert.deepEqual(derivationsNow(), { running: 0, waiting: 0 });
+});
+
 test('the bound: one per CPU, and one of libuv’s threads left free', () => {
   const pool = Number(process.env.UV_THREADPOOL_SIZE) || 4;
   assert.equal(DERIVATIONS_AT_ONCE, Math.max(1, Math.min(availableParallelism(), pool - 1)));

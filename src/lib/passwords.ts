@@ -56,9 +56,16 @@ export function createScryptHasher(params: ScryptParams): PasswordHasher {
 
 export const scryptHasher = createScryptHasher(PRODUCTION_SCRYPT);
 
+/**
+ * The most parallel passes a stored hash may ask for. A derivation's time grows with N·r·p: MAXMEM
+ * bounds N·r, this bounds p, so no stored hash can hold a derivation's turn for long (ours use 1).
+ */
+const MAX_P = 4;
+
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, key] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !key) return false;
+  if (!(Number(p) >= 1 && Number(p) <= MAX_P)) throw new RangeError(`stored password hash: p must be from 1 to ${MAX_P}`);
   const expected = Buffer.from(key, 'base64url');
   const actual = await derive(password, Buffer.from(salt, 'base64url'), {
     N: Number(n),
