@@ -27,6 +27,15 @@
 // grows with the live heap and the number of collections falls with it, so the share stays small
 // as the caches fill.
 //
+// --no-allocation-site-pretenuring: V8 watches how many objects of each allocation site survive a
+// scavenge, and once a site's survive often it allocates them straight in the old generation. On
+// PostgreSQL + Redis it did so for the requests' own objects (Node's HTTP parser, the request and
+// reply, Fastify's hooks): the old generation then filled with dead requests and was collected
+// once a second (~9 ms each), and each scavenge took 0.8 ms instead of 0.45. Without it: no full
+// collection in 6 s of render-warm, pixel and click 15–22 % less CPU per request in 4 pairs of
+// 4 runs, the org routes and render-warm lower in 3 of 4; the embedded store's figures and both
+// modes' peak RSS the same (BENCHMARKS.md, "Memory").
+//
 // node-env.json, the environment the launchers add (a variable the operator set wins):
 //
 // MALLOC_ARENA_MAX=2: glibc's malloc gives each thread that allocates an arena of its own, up to 8
