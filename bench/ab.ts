@@ -62,10 +62,15 @@ async function side(dir: string) {
   const store = await seededDataDir('sigsvc-ab-');
   const env = benchEnv(store.dir, { SECRETS_KEY: randomBytes(32).toString('base64'), SIGNIN_ATTEMPTS_PER_MINUTE: '100000' });
   const password = 'bench owner password';
-  const cli = run(dir, ['src/cli/main.ts', 'org', 'create', '--name', 'AB Ltd', '--owner-email', 'owner@ab.test', '--owner-password', password], env);
+  // An owner of its own per side and run: with DATABASE_URL both sides seed the same database.
+  const ownerEmail = `owner-${randomBytes(4).toString('hex')}@ab.test`;
+  const cli = run(dir, ['src/cli/main.ts', 'org', 'create', '--name', 'AB Ltd', '--owner-email', ownerEmail, '--owner-password', password], env);
   let out = '';
+  let err = '';
   cli.stdout.on('data', (d) => (out += d));
-  await new Promise((r) => cli.once('close', r));
+  cli.stderr.on('data', (d) => (err += d));
+  const code = await new Promise((r) => cli.once('close', r));
+  if (code !== 0) throw new Error(`${dir}: sigsvc org create exited with ${code}: ${err.trim()}`);
   const org = JSON.parse(out) as { orgId: string; ownerUserId: string; apiKey: { key: string } };
   const port = await freePort();
   const inspectPort = values.profile ? await freePort() : 0;
@@ -76,6 +81,25 @@ async function side(dir: string) {
     ...(values.profile ? { NODE_OPTIONS: inspectOptions(inspectPort) } : {}),
   });
   const url = `http://127.0.0.1:${port}`;
+  try {
+    return await started(child, url, org, password, ownerEmail, store, inspectPort);
+  } catch (error) {
+    child.kill('SIGTERM');
+    store.cleanup();
+    throw error;
+  }
+}
+
+/** A side's service once its process runs: warmed up, with its routes (ab's `side`, split for its length). */
+async function started(
+  child: ReturnType<typeof run>,
+  url: string,
+  org: { orgId: string; ownerUserId: string; apiKey: { key: string } },
+  password: string,
+  ownerEmail: string,
+  store: Awaited<ReturnType<typeof seededDataDir>>,
+  inspectPort: number,
+) {
   while (
     !(await fetch(`${url}/health`).then(
       (r) => r.ok,
@@ -93,7 +117,7 @@ async function side(dir: string) {
   });
   if (template.status !== 201) throw new Error(template.text);
   const client = await oidcClient(`${url}/auth`, 'app-client-bench', `${url}/app`);
-  const idToken = (await signIn(client, { username: 'owner@ab.test', password })).tokens.id_token as string;
+  const idToken = (await signIn(client, { username: ownerEmail, password })).tokens.id_token as string;
   const hot = hotRoutes(service, { orgId: org.orgId, key, userId: org.ownerUserId });
   const campaign = await benchCampaign(url, org.orgId, key, org.ownerUserId, api)();
   const routes: Record<string, autocannon.Options> = {
@@ -126,7 +150,12 @@ async function side(dir: string) {
 const profileTops: string[] = [];
 const CAMPAIGN_SCENARIOS = new Set(['click', 'render-warm-campaign']);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
-const sides = { before: await side(resolve(values.before)), after: await side(resolve(values.after)) };
+const before = await side(resolve(values.before));
+const after = await side(resolve(values.after)).catch((error: unknown) => {
+  before.stop();
+  throw error;
+});
+const sides = { before, after };
 try {
   const lines = [
     '| scenario | before: CPU µs/req per slice | after | median before → after | change | median p99 ms before → after |',

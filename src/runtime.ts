@@ -33,8 +33,9 @@
 // reply, Fastify's hooks): the old generation then filled with dead requests and was collected
 // once a second (~9 ms each), and each scavenge took 0.8 ms instead of 0.45. Without it: no full
 // collection in 6 s of render-warm, pixel and click 15–22 % less CPU per request in 4 pairs of
-// 4 runs, the org routes and render-warm lower in 3 of 4; the embedded store's figures and both
-// modes' peak RSS the same (BENCHMARKS.md, "Memory").
+// 4 whole runs, the org routes and render-warm lower in 3 of 4 (bench/ab.ts's interleaved slices
+// showed no difference beyond their spread); the embedded store's figures and both modes' peak
+// RSS the same (BENCHMARKS.md, "Memory").
 //
 // node-env.json, the environment the launchers add (a variable the operator set wins):
 //
