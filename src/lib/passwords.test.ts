@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { availableParallelism } from 'node:os';
-import { DERIVATIONS_AT_ONCE, derivationsNow, scryptHasher, verifyPassword } from './passwords.ts';
+import { DERIVATIONS_AT_ONCE, createScryptHasher, derivationsNow, scryptHasher, verifyPassword } from './passwords.ts';
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 
@@ -35,6 +35,8 @@ test('a stored hash asking for more than 4 parallel passes is refused before any
   assert.notEqual(greedy, stored);
   await assert.rejects(verifyPassword('a long test password', greedy), RangeError);
   assert.deepEqual(derivationsNow(), { running: 0, waiting: 0 });
+  // Nor can a hasher make hashes it would refuse to verify.
+  assert.throws(() => createScryptHasher({ N: 1024, r: 8, p: 5 }), RangeError);
 });
 
 test('the bound: one per CPU, and one of libuv’s threads left free', () => {

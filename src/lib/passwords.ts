@@ -42,8 +42,18 @@ function derive(password: string, salt: Buffer, params: ScryptOptions & { N: num
   );
 }
 
+/**
+ * The most parallel passes a stored hash may ask for. A derivation's time grows with N·r·p: MAXMEM
+ * bounds N·r, this bounds p, so no stored hash can hold a derivation's turn for long (ours use 1).
+ */
+const MAX_P = 4;
+
+/** Whether a hash may ask for `p` parallel passes: what a hasher makes, a stored hash must verify. */
+const allowedP = (p: number) => p >= 1 && p <= MAX_P;
+
 /** Hashes with the given cost; verifies with the cost stored in each hash, so any two hashers agree. */
 export function createScryptHasher(params: ScryptParams): PasswordHasher {
+  if (!allowedP(params.p)) throw new RangeError(`scrypt: p must be from 1 to ${MAX_P}`);
   return {
     async hash(password) {
       const salt = randomBytes(16);
@@ -56,16 +66,10 @@ export function createScryptHasher(params: ScryptParams): PasswordHasher {
 
 export const scryptHasher = createScryptHasher(PRODUCTION_SCRYPT);
 
-/**
- * The most parallel passes a stored hash may ask for. A derivation's time grows with N·r·p: MAXMEM
- * bounds N·r, this bounds p, so no stored hash can hold a derivation's turn for long (ours use 1).
- */
-const MAX_P = 4;
-
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, key] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !key) return false;
-  if (!(Number(p) >= 1 && Number(p) <= MAX_P)) throw new RangeError(`stored password hash: p must be from 1 to ${MAX_P}`);
+  if (!allowedP(Number(p))) throw new RangeError(`stored password hash: p must be from 1 to ${MAX_P}`);
   const expected = Buffer.from(key, 'base64url');
   const actual = await derive(password, Buffer.from(salt, 'base64url'), {
     N: Number(n),
