@@ -54,9 +54,9 @@ interface Lease {
 }
 
 /** A lease holds what its bucket refills in this long (at least MIN_LEASE tokens). */
-export const LEASE_REFILL_MS = 10;
+const LEASE_REFILL_MS = 10;
 /** The smallest lease worth a round trip: below it, a bucket's requests ask Redis one by one. */
-export const MIN_LEASE = 10;
+const MIN_LEASE = 10;
 
 /**
  * The most tokens one lease holds for a bucket of these limits: what the bucket refills in
