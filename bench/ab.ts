@@ -82,7 +82,7 @@ async function side(dir: string) {
   });
   const url = `http://127.0.0.1:${port}`;
   try {
-    return await started(child, url, org, password, ownerEmail, store, inspectPort);
+    return await started({ child, url, org, password, ownerEmail, store, inspectPort });
   } catch (error) {
     child.kill('SIGTERM');
     store.cleanup();
@@ -91,15 +91,23 @@ async function side(dir: string) {
 }
 
 /** A side's service once its process runs: warmed up, with its routes (ab's `side`, split for its length). */
-async function started(
-  child: ReturnType<typeof run>,
-  url: string,
-  org: { orgId: string; ownerUserId: string; apiKey: { key: string } },
-  password: string,
-  ownerEmail: string,
-  store: Awaited<ReturnType<typeof seededDataDir>>,
-  inspectPort: number,
-) {
+async function started({
+  child,
+  url,
+  org,
+  password,
+  ownerEmail,
+  store,
+  inspectPort,
+}: {
+  child: ReturnType<typeof run>;
+  url: string;
+  org: { orgId: string; ownerUserId: string; apiKey: { key: string } };
+  password: string;
+  ownerEmail: string;
+  store: Awaited<ReturnType<typeof seededDataDir>>;
+  inspectPort: number;
+}) {
   while (
     !(await fetch(`${url}/health`).then(
       (r) => r.ok,
