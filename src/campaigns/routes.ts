@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { writeContext, type BillingHooks, type Guards } from '../http/guard.ts';
 
 import { versionCheck, withEtag } from '../http/concurrency.ts';
-import { errorResponses, listQuery, orgParams, page } from '../http/schemas.ts';
+import { errorResponses, inputDay, listQuery, orgParams, page } from '../http/schemas.ts';
 import { campaignCreateSchema, campaignParams, campaignPatchSchema, campaignSchema, campaignStatsSchema } from './schemas.ts';
 import { statsCsv } from './stats.ts';
 import type { CampaignService } from './service.ts';
@@ -123,8 +123,8 @@ export function campaignStatsRoutes(deps: { guards: Guards; campaigns: CampaignS
           tags: ['campaigns'],
           params: campaignParams,
           querystring: z.object({
-            from: z.iso.date().optional().describe("first UTC day, YYYY-MM-DD (default: the campaign's start)"),
-            to: z.iso.date().optional().describe('last UTC day, inclusive (default: today)'),
+            from: inputDay.optional().describe("first UTC day, YYYY-MM-DD (default: the campaign's start)"),
+            to: inputDay.optional().describe('last UTC day, inclusive (default: today, or the first day of a campaign not started yet)'),
           }),
           response: {
             200: {

@@ -1,6 +1,6 @@
 // The shapes of `/v1/orgs/{orgId}/campaigns` (docs/api.md, "Campaigns").
 import { z } from 'zod';
-import { text, timestamp, uuid, versionField } from '../http/schemas.ts';
+import { inputTimestamp, text, timestamp, uuid, versionField } from '../http/schemas.ts';
 import { webUrl } from '../http/profile-schemas.ts';
 import { whenSchema } from '../rules/module.ts';
 
@@ -30,8 +30,8 @@ const EXAMPLE = {
 export const campaignCreateSchema = z
   .strictObject({
     name: text().trim().min(1).max(100),
-    startsAt: timestamp.describe('when the banner starts showing (ISO 8601)'),
-    endsAt: timestamp.nullable().optional().describe('when it stops; none: until ended'),
+    startsAt: inputTimestamp.describe('when the banner starts showing (ISO 8601)'),
+    endsAt: inputTimestamp.nullable().optional().describe('when it stops; none: until ended'),
     audience: whenSchema.describe("who sees it: the same conditions as a rule's `when`; `{}` is everyone"),
     variants: z.array(variantSchema).min(1).max(10),
     utm: utmSchema.nullable().optional(),
@@ -42,8 +42,8 @@ export const campaignPatchSchema = z
   .strictObject({
     version: versionField,
     name: text().trim().min(1).max(100).optional(),
-    startsAt: timestamp.optional(),
-    endsAt: timestamp.nullable().optional().describe('end it now: the current time'),
+    startsAt: inputTimestamp.optional(),
+    endsAt: inputTimestamp.nullable().optional().describe('end it now: the current time'),
     audience: whenSchema.optional(),
     variants: z.array(variantSchema).min(1).max(10).optional(),
     utm: utmSchema.nullable().optional(),

@@ -26,6 +26,9 @@ export interface CampaignInput {
   utm?: CampaignUtm | null | undefined;
 }
 
+/** The links' limit (http/profile-schemas.ts's webUrl), the UTM parameters included. */
+const MAX_LINK_CHARS = 2000;
+
 /** The people whose drawn variant is remembered per campaign (renders of others draw it again). */
 const PICKS_KEPT = 20_000;
 
@@ -124,11 +127,26 @@ export function createCampaignService(deps: {
     if (endsAt && endsAt <= startsAt) throw badRequest('body.endsAt: must be after startsAt.', { field: 'body.endsAt' });
   }
 
+  /**
+   * Each variant's link as its banner leads (the UTM parameters added, percent-encoded) stays within
+   * the links' 2,000 characters, so that its click token stays within what the click route takes.
+   */
+  function checkLinks(variants: readonly Pick<CampaignVariant, 'link'>[], utm: CampaignUtm | null | undefined) {
+    variants.forEach((v, i) => {
+      if (utm && withUtm(v.link, utm).length > MAX_LINK_CHARS) {
+        throw badRequest(`body.variants.${i}.link: with the campaign's UTM parameters it is over ${MAX_LINK_CHARS} characters.`, {
+          field: `body.variants.${i}.link`,
+        });
+      }
+    });
+  }
+
   return {
     async create(ctx: WriteContext, input: CampaignInput): Promise<Campaign> {
       const startsAt = new Date(input.startsAt);
       const endsAt = input.endsAt ? new Date(input.endsAt) : null;
       checkTimes(startsAt, endsAt);
+      checkLinks(input.variants, input.utm);
       const variants = await withSizes(ctx.orgId, input.variants);
       const row = await db.transaction().execute(async (tx) => {
         const made = await campaignsRepo.insert(tx, {
@@ -173,6 +191,7 @@ export function createCampaignService(deps: {
       const startsAt = patch.startsAt ? new Date(patch.startsAt) : current.starts_at;
       const endsAt = patch.endsAt === undefined ? current.ends_at : patch.endsAt ? new Date(patch.endsAt) : null;
       checkTimes(startsAt, endsAt);
+      checkLinks(patch.variants ?? current.variants, patch.utm === undefined ? current.utm : patch.utm);
       const variants = patch.variants ? await withSizes(ctx.orgId, patch.variants) : undefined;
       const row = await db.transaction().execute(async (tx) => {
         const updated = await campaignsRepo.update(tx, ctx.orgId, campaignId, check, {
@@ -205,8 +224,10 @@ export function createCampaignService(deps: {
       if (!row) throw notFound('Campaign');
       const campaign = toCampaign(row, clock());
       const from = range.from ?? campaign.startsAt.slice(0, 10);
-      const to = range.to ?? clock().toISOString().slice(0, 10);
-      if (to < from) throw badRequest('query.to: must not be before from.', { field: 'query.to' });
+      const today = clock().toISOString().slice(0, 10);
+      // A campaign not started yet has no day before its first: by default, that day alone.
+      const to = range.to ?? (today < from ? from : today);
+      if (to < from) throw badRequest(`query.to: must not be before ${range.from ? 'from' : "the campaign's first day"}.`, { field: 'query.to' });
       await deps.flushCounts?.();
       return { campaign, ...(await campaignStats(db, campaign, orgId, from, to)) };
     },

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { ERROR_CODES, codeToStatus, type ErrorCode } from '../kernel/errors.ts';
 import { MAX_VERSION } from '../store/conditional.ts';
 import { isStorable } from '../lib/text.ts';
+import { FIRST_DAY } from '../lib/utc-day.ts';
 import { EXAMPLE } from './examples.ts';
 
 /** The instance a route plugin registers its routes on (the zod type provider's): parts of a plugin take it. */
@@ -72,6 +73,10 @@ function makePage<T extends z.ZodType>(item: T) {
 
 /** Presenters turn dates into ISO-8601 UTC strings; schemas describe those strings. */
 export const timestamp = z.iso.datetime();
+/** A date and time a client sends: PostgreSQL has no year 0, so years 0001 to 9999 (year 0 was a 500). */
+export const inputTimestamp = timestamp.refine((v) => !v.startsWith('0000'), { message: 'must be a date and time of the years 0001 to 9999' });
+/** A UTC day a client sends, YYYY-MM-DD, from FIRST_DAY to 9999-12-31. */
+export const inputDay = z.iso.date().refine((d) => d >= FIRST_DAY, { message: `must be a date from ${FIRST_DAY} to 9999-12-31` });
 export const nullableTimestamp = timestamp.nullable();
 export const iso = (d: Date) => d.toISOString();
 export const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);

@@ -8,3 +8,17 @@ export function trackMark(value: unknown): unknown {
   if (typeof value !== 'string' || !/^https?:\/\/[^\s"'<>]+$/i.test(value.trim())) return value;
   return `__sigsvc_track_${Buffer.from(value.trim(), 'utf8').toString('base64url')}__`;
 }
+
+const MARK_START = /__sigsvc_track_/g;
+
+/**
+ * A person's or an org's own text with any mark in it made inert: a member who wrote a mark into
+ * their name would otherwise get a signed click URL to anywhere (an open redirect on the service's
+ * domain). Marks come only from the `track` filter and the campaign's banner, never from data.
+ */
+export function defuseTrackMarks<T>(value: T): T {
+  if (typeof value === 'string') return (value.includes('__sigsvc_track_') ? value.replace(MARK_START, '__sigsvc_untracked_') : value) as T;
+  if (Array.isArray(value)) return value.map((v) => defuseTrackMarks(v)) as T;
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, defuseTrackMarks(v)])) as T;
+  return value;
+}

@@ -19,6 +19,7 @@ import type { Compose, RuleService } from '../rules/module.ts';
 import type { CampaignBanner, CampaignService } from '../campaigns/module.ts';
 import type { ClickTarget, PixelCampaign } from '../clicks/module.ts';
 import { resolveTrackMarks } from './tracking.ts';
+import { defuseTrackMarks } from '../lib/track-mark.ts';
 import { unchangingAnswer } from '../kernel/unchanging.ts';
 
 import type { Rendered } from '../kernel/rendered.ts';
@@ -168,8 +169,9 @@ export function createRenderService(deps: {
   const bannerOf = (user: UserRow) => (deps.campaigns ? deps.campaigns.bannerFor(user) : Promise.resolve(null));
 
   function scopeOf(user: UserRow, org: OrgWithUsage, campaign: CampaignBanner | null): Scope {
+    // The person's and the org's own text can hold no track mark (lib/track-mark.ts).
     return {
-      user: {
+      user: defuseTrackMarks({
         name: user.name,
         title: user.title,
         email: user.email,
@@ -182,8 +184,8 @@ export function createRenderService(deps: {
         photo_url: imageUrl(user.photo_image_id),
         social: user.social,
         attributes: user.attributes,
-      },
-      org: { name: org.name, website: org.website, address: org.address, social: org.social, logo_url: imageUrl(org.logo_image_id) },
+      }),
+      org: defuseTrackMarks({ name: org.name, website: org.website, address: org.address, social: org.social, logo_url: imageUrl(org.logo_image_id) }),
       campaign: campaign ? { banner: campaign.banner, text: campaign.text } : { banner: '', text: '' },
       // An open of a signature with a banner counts for its campaign: the pixel carries it, signed.
       pixel_url: `${deps.baseUrl}/v1/p/${user.id}${campaign && deps.pixelCampaign ? `?c=${deps.pixelCampaign({ orgId: user.org_id, campaignId: campaign.campaignId, variant: campaign.variant })}` : ''}`,

@@ -5,9 +5,9 @@ import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Guards } from '../http/guard.ts';
-import { errorEnvelope, errorResponses, orgParams, page, text, uuid } from '../http/schemas.ts';
+import { errorEnvelope, errorResponses, inputDay, orgParams, page, text, uuid } from '../http/schemas.ts';
 import type { Throttle } from '../ratelimit/hook.ts';
-import { FIRST_DAY, type TrackingService } from './service.ts';
+import type { TrackingService } from './service.ts';
 
 // GIF89a, 1×1, one transparent pixel (graphic control extension): the classic 43 bytes.
 export const PIXEL = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
@@ -23,7 +23,7 @@ const PIXEL_HEADERS = {
 };
 
 const day = z.iso.date();
-const queryDay = day.refine((d) => d >= FIRST_DAY, { message: `must be a date from ${FIRST_DAY} to 9999-12-31` });
+const queryDay = inputDay;
 
 /** The pixel, outside the authenticated scope: no credentials, its own bucket listed on the route. */
 export function pixelRoutes(deps: { throttle: Throttle; tracking: TrackingService; campaignOpen?: (c: string) => void }): FastifyPluginAsyncZod {

@@ -5,11 +5,11 @@ import { opensRepo } from '../store/repositories/opens.ts';
 import { badRequest } from '../kernel/errors.ts';
 import { isUuid } from '../kernel/ids.ts';
 import { isProxy, type OpenCounter } from './open-counter.ts';
+import { FIRST_DAY } from '../lib/utc-day.ts';
 
 const DAY_MS = 86_400_000;
 const dayOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
-/** ISO days of years 1 to 9999: PostgreSQL has no year 0 (a 500 from the database otherwise). */
-export const FIRST_DAY = '0001-01-01';
+// ISO days of years 1 to 9999 (FIRST_DAY): PostgreSQL has no year 0 (a 500 from the database otherwise).
 // Such days compare as strings (toISOString writes year 0 as 0000, earlier ones with a minus sign).
 const maxDay = (a: string, b: string) => (a > b ? a : b);
 

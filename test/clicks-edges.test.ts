@@ -1,0 +1,144 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, type TestServer } from './helpers/server.ts';
+import { createOrg, createTemplate, createUser, uploadPng } from './helpers/fixtures.ts';
+import type { TestOrg } from './helpers/fixtures.ts';
+import { MAX_TOKEN_CHARS } from '../src/clicks/token.ts';
+
+// The click route and the campaigns' inputs at their edges (a hostile review, 2026-11-26): links
+// outside ASCII, a MAC spelled otherwise, tokens the route's pattern did not know, a mark written
+// into a person's own text, year 0, a campaign not started yet, and UTM parameters past a link's limit.
+describe('clicks and campaigns at their edges', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server.close());
+
+  const follow = (url: string, method = 'GET') =>
+    fetch(url, { method, redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Gecko/20100101 Firefox/128.0' } });
+  const startsAt = () => new Date(Date.now() - 60_000).toISOString();
+
+  async function campaignOrg() {
+    const org = await createOrg(server);
+    await createTemplate(server, org, { name: 'Banner', html: '<p>{{ user.name }}</p>{{ campaign.banner | raw }}', isDefault: true });
+    const user = await createUser(server, org);
+    const imageId = await uploadPng(server, org, 600, 100);
+    return { org, user, imageId };
+  }
+  const create = (org: TestOrg, body: Record<string, unknown>) => server.request('POST', `/v1/orgs/${org.orgId}/campaigns`, { key: org.key, body });
+  const clicks = async (orgId: string) => {
+    await server.deps.clicks.flush();
+    return server.deps.database.db.selectFrom('clicks').select('destination').where('org_id', '=', orgId).execute();
+  };
+  const linkIn = (html: string) => /href="([^"]+)"/.exec(html)?.[1]?.replaceAll('&amp;', '&') ?? '';
+
+  test('a destination outside ASCII is redirected to percent-encoded (it was a 500), and its click recorded once', async () => {
+    const { org, user, imageId } = await campaignOrg();
+    const link = 'https://shop.example/prix-€?q=café&x=😀';
+    const made = await create(org, { name: 'Euro', startsAt: startsAt(), audience: {}, variants: [{ imageId, link, alt: 'Prix', weight: 1 }] });
+    assert.equal(made.status, 201, made.text);
+    const sig = await server.request('GET', `/v1/orgs/${org.orgId}/users/${user.userId}/signature`, { key: org.key });
+    const href = linkIn(sig.body.html);
+    assert.ok(href.startsWith(`${server.url}/v1/c/`), sig.body.html);
+    const expected = 'https://shop.example/prix-%E2%82%AC?q=caf%C3%A9&x=%F0%9F%98%80';
+    for (const method of ['HEAD', 'GET']) {
+      const res = await follow(href, method);
+      assert.equal(res.status, 302, method);
+      assert.equal(res.headers.get('location'), expected, method);
+    }
+    assert.deepEqual(await clicks(org.orgId), [{ destination: link }], 'the GET counted, as signed; the HEAD not');
+  });
+
+  test('a token is 404 unless it is exactly as signed: its MAC spelled otherwise, other characters, or past the longest token', async () => {
+    const { org, imageId, user } = await campaignOrg();
+    assert.equal(
+      (await create(org, { name: 'Spring', startsAt: startsAt(), audience: {}, variants: [{ imageId, link: 'https://shop.example/', alt: 'S', weight: 1 }] }))
+        .status,
+      201,
+    );
+    const href = linkIn((await server.request('GET', `/v1/orgs/${org.orgId}/users/${user.userId}/signature`, { key: org.key })).body.html);
+    // A 16-byte MAC is 22 base64url characters; the last carries 4 unused bits, so 15 other
+    // characters decode to the same bytes. Each is another string, not ours.
+    const last = href.at(-1)!;
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const group = alphabet.slice(Math.floor(alphabet.indexOf(last) / 16) * 16, Math.floor(alphabet.indexOf(last) / 16) * 16 + 16);
+    const tokens = [...group].filter((c) => c !== last).map((c) => href.slice(0, -1) + c);
+    assert.equal(tokens.length, 15);
+    tokens.push(`${href}=`, `${href.slice(0, -3)}/${href.slice(-2)}`, `${href}${'A'.repeat(MAX_TOKEN_CHARS)}`);
+    for (const url of tokens) {
+      const res = await follow(url);
+      assert.equal(res.status, 404, url.slice(-30));
+      assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'NOT_FOUND');
+    }
+    assert.equal((await follow(href)).status, 302, 'the token as signed');
+    assert.equal((await clicks(org.orgId)).length, 1, 'only that one counted');
+  });
+
+  test("a track mark written into a person's own text renders inert: no signed link to where it points", async () => {
+    const org = await createOrg(server);
+    await createTemplate(server, org, { name: 'Plain', html: '<p>{{ user.name }} · {{ user.title }}</p>', isDefault: true });
+    const mark = `__sigsvc_track_${Buffer.from('https://evil.example/phish').toString('base64url')}__`;
+    const user = await createUser(server, org, { name: `Eve ${mark}`, title: mark });
+    const sig = await server.request('GET', `/v1/orgs/${org.orgId}/users/${user.userId}/signature`, { key: org.key });
+    assert.equal(sig.status, 200, sig.text);
+    assert.ok(!sig.body.html.includes('/v1/c/'), sig.body.html);
+    assert.ok(sig.body.html.includes('__sigsvc_untracked_'), sig.body.html);
+  });
+
+  test('year 0 is a 400 that changes nothing (it was a 500), in a campaign and in its stats', async () => {
+    const { org, imageId } = await campaignOrg();
+    const variants = [{ imageId, link: 'https://shop.example/', alt: 'S', weight: 1 }];
+    const refused = await create(org, { name: 'Zero', startsAt: '0000-01-01T00:00:00Z', audience: {}, variants });
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(refused.body.error.details.field, 'body.startsAt');
+    const made = await create(org, { name: 'One', startsAt: startsAt(), audience: {}, variants });
+    const id = made.body.campaignId as string;
+    const patched = await server.request('PATCH', `/v1/orgs/${org.orgId}/campaigns/${id}`, {
+      key: org.key,
+      body: { version: 1, endsAt: '0000-06-01T00:00:00Z' },
+    });
+    assert.equal(patched.status, 400, patched.text);
+    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/campaigns/${id}`, { key: org.key })).body.version, 1, 'unchanged');
+    const stats = await server.request('GET', `/v1/orgs/${org.orgId}/campaigns/${id}/stats?from=0000-01-01`, { key: org.key });
+    assert.equal(stats.status, 400, stats.text);
+    assert.equal(stats.body.error.details.field, 'query.from');
+  });
+
+  test('a campaign not started yet: its stats by default are its first day (it was a 400 naming a parameter not sent); from after to is still a 400', async () => {
+    const { org, imageId } = await campaignOrg();
+    const first = new Date(Date.now() + 10 * 86_400_000);
+    const made = await create(org, {
+      name: 'Later',
+      startsAt: first.toISOString(),
+      audience: {},
+      variants: [{ imageId, link: 'https://shop.example/', alt: 'S', weight: 1 }],
+    });
+    const stats = await server.request('GET', `/v1/orgs/${org.orgId}/campaigns/${made.body.campaignId}/stats`, { key: org.key });
+    assert.equal(stats.status, 200, stats.text);
+    assert.deepEqual(stats.body.days, []);
+    const backwards = await server.request('GET', `/v1/orgs/${org.orgId}/campaigns/${made.body.campaignId}/stats?from=2026-02-02&to=2026-02-01`, {
+      key: org.key,
+    });
+    assert.equal(backwards.status, 400);
+  });
+
+  test("a link that the campaign's UTM parameters take past 2,000 characters is a 400 naming it, on create and on a PATCH of the UTM alone", async () => {
+    const { org, imageId } = await campaignOrg();
+    const link = `https://shop.example/${'p'.repeat(1900)}`;
+    const long = { source: '&'.repeat(60), medium: 'email', campaign: 'x' };
+    const refused = await create(org, { name: 'Long', startsAt: startsAt(), audience: {}, variants: [{ imageId, link, alt: 'L', weight: 1 }], utm: long });
+    assert.equal(refused.status, 400, refused.text);
+    assert.equal(refused.body.error.details.field, 'body.variants.0.link');
+    const made = await create(org, { name: 'Long', startsAt: startsAt(), audience: {}, variants: [{ imageId, link, alt: 'L', weight: 1 }] });
+    assert.equal(made.status, 201, made.text);
+    const patched = await server.request('PATCH', `/v1/orgs/${org.orgId}/campaigns/${made.body.campaignId}`, { key: org.key, body: { version: 1, utm: long } });
+    assert.equal(patched.status, 400, patched.text);
+    const list = await server.request('GET', `/v1/orgs/${org.orgId}/campaigns`, { key: org.key });
+    assert.deepEqual(
+      list.body.items.map((c: { utm: unknown }) => c.utm),
+      [null],
+      'one campaign, its UTM unchanged',
+    );
+  });
+});
