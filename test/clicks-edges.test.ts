@@ -141,4 +141,51 @@ describe('clicks and campaigns at their edges', () => {
       'one campaign, its UTM unchanged',
     );
   });
+
+  test("only a signature that shows the banner counts an impression, its pixel an open of the campaign, and only the banner's link a click of it", async () => {
+    const { org, user, imageId } = await campaignOrg();
+    const made = await create(org, {
+      name: 'Shown',
+      startsAt: startsAt(),
+      audience: {},
+      variants: [{ imageId, link: 'https://shop.example/sale', alt: 'Sale', weight: 1 }],
+    });
+    const campaignId = made.body.campaignId as string;
+    const book = `<a href="{{ 'https://book.example/demo' | track }}">Book</a><img src="{{ pixel_url }}" alt="">`;
+    const without = await createTemplate(server, org, { name: 'Without', html: `<p>{{ user.name }}</p>${book}` });
+    const withBanner = await createTemplate(server, org, { name: 'With', html: `<p>{{ user.name }}</p>${book}{{ campaign.banner | raw }}` });
+    const render = async (templateId: string) =>
+      (await server.request('POST', `/v1/orgs/${org.orgId}/render/${user.userId}`, { key: org.key, body: { templateId } })).body.html as string;
+    const stats = async () => {
+      const res = await server.request('GET', `/v1/orgs/${org.orgId}/campaigns/${campaignId}/stats`, { key: org.key });
+      return res.body.variants[0] as { impressions: number; clicks: number };
+    };
+    const links = (html: string) => [...html.matchAll(/href="([^"]+)"/g)].map((m) => m[1]!.replaceAll('&amp;', '&'));
+    const pixel = (html: string) => /<img src="([^"]*\/v1\/p\/[^"]*)"/.exec(html)?.[1] ?? '';
+
+    const plain = await render(without.templateId);
+    await render(without.templateId);
+    assert.equal(pixel(plain), `${server.url}/v1/p/${user.userId}`, 'no campaign in the pixel of a signature without the banner');
+    assert.equal((await follow(links(plain)[0]!)).status, 302);
+    assert.deepEqual(await stats(), { ...(await stats()), impressions: 0, clicks: 0 }, 'two renders and a click without the banner count nothing');
+
+    const shown = await render(withBanner.templateId);
+    assert.match(pixel(shown), /\?c=/, 'the pixel of a signature with the banner names its campaign');
+    const [bookLink, bannerLink] = links(shown) as [string, string];
+    assert.equal((await follow(bookLink)).status, 302);
+    assert.equal((await follow(bannerLink)).headers.get('location'), 'https://shop.example/sale');
+    assert.deepEqual(await stats(), { ...(await stats()), impressions: 1, clicks: 1 }, "one render with the banner, and its banner's click");
+    await server.deps.clicks.flush();
+    const rows = await server.deps.database.db
+      .selectFrom('clicks')
+      .select(['destination', 'campaign_id'])
+      .where('org_id', '=', org.orgId)
+      .orderBy('id')
+      .execute();
+    assert.deepEqual(rows, [
+      { destination: 'https://book.example/demo', campaign_id: null },
+      { destination: 'https://book.example/demo', campaign_id: null },
+      { destination: 'https://shop.example/sale', campaign_id: campaignId },
+    ]);
+  });
 });

@@ -42,6 +42,10 @@ export interface CampaignBanner {
   variant: number;
   banner: string;
   text: string;
+  /** The track mark of the banner's link, in `banner` and `text`: a render that holds it shows the banner. */
+  mark: string;
+  /** Where the banner leads (its link with the UTM parameters): the destination its clicks count for. */
+  destination: string;
 }
 
 export function toCampaign(row: CampaignRow, now: Date) {
@@ -76,16 +80,22 @@ export function createCampaignService(deps: {
   // (keyed by the cached row's variants), not on every render: each variant's banner (the same for
   // every person: the render makes its link theirs) and the variant each person drew (a SHA-256
   // each; the most recent people only). A change of the campaign is a new row, so a new entry.
-  const made = new WeakMap<object, { banners: { banner: string; text: string }[]; picks: LRUCache<string, { index: number | null }> }>();
+  const made = new WeakMap<
+    object,
+    { banners: { banner: string; text: string; mark: string; destination: string }[]; picks: LRUCache<string, { index: number | null }> }
+  >();
   function madeFor(campaign: CampaignRow) {
     let m = made.get(campaign.variants);
     if (!m) {
       const banners = (campaign.variants as StoredVariant[]).map((v) => {
         // Tracked like a design's links: the render resolves the mark (render/tracking.ts).
-        const href = trackMark(withUtm(v.link, campaign.utm)) as string;
+        const destination = withUtm(v.link, campaign.utm);
+        const href = trackMark(destination) as string;
         return {
           banner: bannerHtml({ imageUrl: imageUrl(v.imageId), href, alt: v.alt, width: v.width ?? 600, height: v.height ?? 100 }),
           text: v.alt ? `${v.alt}: ${href}` : href,
+          mark: href,
+          destination,
         };
       });
       m = { banners, picks: new LRUCache({ max: PICKS_KEPT }) };

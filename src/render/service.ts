@@ -35,6 +35,13 @@ export type RenderedListener = (orgId: string, rendered: Rendered, correlationId
  * (renderFor), which decides the same from the same caches and reads what is missing. Most renders
  * are warm, and the awaits of the long way were about a quarter of a warm render's allocations.
  */
+// The cached outputs that show their campaign's banner (the template has `campaign.banner` or the
+// design's campaign block): only their serving counts an impression, and only their banner's link
+// counts clicks for the campaign (DECISIONS wave 3: "Impressions are signatures served with the
+// campaign's banner"). A render for someone in a campaign's audience whose template leaves the banner
+// out counts for no campaign.
+const showsBanner = new WeakSet<Rendered>();
+
 function warmRenders(deps: Pick<Parameters<typeof createRenderService>[0], 'caches' | 'orgs' | 'rules' | 'campaigns' | 'metrics'>) {
   const { renderUsers: users, templates, defaultTemplates: defaults, renderOutputs: outputs } = deps.caches;
 
@@ -88,7 +95,7 @@ function warmRenders(deps: Pick<Parameters<typeof createRenderService>[0], 'cach
     const hit = outputs.get(`${template.id}:${template.version}:${user.id}:${user.version}:${org.version}:${campaign?.key ?? '-'}`);
     if (!hit) return undefined;
     deps.metrics?.renderCache(true);
-    return { rendered: answerOf(hit, ruleId), campaign };
+    return { rendered: answerOf(hit, ruleId), campaign: showsBanner.has(hit) ? campaign : null };
   };
 }
 
@@ -187,9 +194,15 @@ export function createRenderService(deps: {
       }),
       org: defuseTrackMarks({ name: org.name, website: org.website, address: org.address, social: org.social, logo_url: imageUrl(org.logo_image_id) }),
       campaign: campaign ? { banner: campaign.banner, text: campaign.text } : { banner: '', text: '' },
-      // An open of a signature with a banner counts for its campaign: the pixel carries it, signed.
-      pixel_url: `${deps.baseUrl}/v1/p/${user.id}${campaign && deps.pixelCampaign ? `?c=${deps.pixelCampaign({ orgId: user.org_id, campaignId: campaign.campaignId, variant: campaign.variant })}` : ''}`,
+      pixel_url: pixelUrlOf(user, campaign),
     };
+  }
+
+  /** An open of a signature with a banner counts for its campaign: the pixel carries it, signed. */
+  function pixelUrlOf(user: UserRow, campaign: CampaignBanner | null): string {
+    const c =
+      campaign && deps.pixelCampaign ? `?c=${deps.pixelCampaign({ orgId: user.org_id, campaignId: campaign.campaignId, variant: campaign.variant })}` : '';
+    return `${deps.baseUrl}/v1/p/${user.id}${c}`;
   }
 
   /** The signature and the campaign banner it shows (null: none), which the caller counts or not. */
@@ -218,20 +231,26 @@ export function createRenderService(deps: {
           limitBytes: deps.renderLimitBytes,
         })
         .then((rendered) => {
-          // The `track` filter's marks: the user's click URLs where the org counts clicks.
-          const urlOf = (destination: string) =>
-            deps.trackUrl && org.click_tracking
-              ? deps.trackUrl({ orgId, campaignId: campaign?.campaignId ?? null, variant: campaign?.variant ?? null, userId: user.id, destination })
-              : destination;
-          const parts = { ...rendered, html: resolveTrackMarks(rendered.html, urlOf), text: resolveTrackMarks(rendered.text, urlOf, false) };
-          const result = { userId: user.id, templateId: template.id, ruleId: null, ...parts };
+          const shown = campaign !== null && (rendered.html.includes(campaign.mark) || rendered.text.includes(campaign.mark));
+          // Without its banner, the signature's open is no impression either: its pixel counts for no campaign.
+          const html = campaign && !shown ? rendered.html.replaceAll(pixelUrlOf(user, campaign), pixelUrlOf(user, null)) : rendered.html;
+          // The `track` filter's marks: the user's click URLs where the org counts clicks; the
+          // banner's own link counts for its campaign, the design's other links for none.
+          const urlOf = (destination: string) => {
+            if (!deps.trackUrl || !org.click_tracking) return destination;
+            const banner = shown && destination === campaign.destination ? campaign : null;
+            return deps.trackUrl({ orgId, campaignId: banner?.campaignId ?? null, variant: banner?.variant ?? null, userId: user.id, destination });
+          };
+          const parts = { ...rendered, html: resolveTrackMarks(html, urlOf), text: resolveTrackMarks(rendered.text, urlOf, false) };
+          const result: Rendered = { userId: user.id, templateId: template.id, ruleId: null, ...parts };
           outputs.set(key, result);
+          if (shown) showsBanner.add(result);
           return result;
         })
         .finally(() => producing.delete(key));
       producing.set(key, pending);
     }
-    return pending.then((r) => ({ rendered: { ...r, ruleId }, campaign }));
+    return pending.then((r) => ({ rendered: { ...r, ruleId }, campaign: showsBanner.has(r) ? campaign : null }));
   }
 
   return {
