@@ -74,6 +74,8 @@ describe('rules', () => {
       ],
       [[{ name: 'x', when: { departments: [] }, templateId: t }], 'body.0.when.departments'],
       [[{ name: 'x', when: { shoeSize: ['42'] }, templateId: t }], 'body.0.when'],
+      // Each rule within its own limits, the list past 256 KB in all (one stored value: it held the event loop).
+      [Array.from({ length: 10 }, (_, i) => ({ name: `r${i}`, when: { userIds: Array.from({ length: 1000 }, () => randomUUID()) }, templateId: t })), '256 KB'],
     ];
     for (const [body, field] of cases) {
       const res = await api('PUT', '/rules', body);
