@@ -71,6 +71,13 @@ test('UTM parameters join the link; the banner is a sized, escaped, linked image
     withUtm('https://shop.example/sale?x=1', { source: 'signature', medium: 'email', campaign: 'winter' }),
     'https://shop.example/sale?x=1&utm_source=signature&utm_medium=email&utm_campaign=winter',
   );
+  // The link's own query as written (a signed or `;`-separated one breaks when written again);
+  // the campaign's three parameters replace any the link has; the fragment stays last.
+  assert.equal(
+    withUtm('https://shop.example/p?a=1&b=x%20y&flag;c=2&utm_source=partner#sect', { source: 'sig', medium: 'email', campaign: 'winter sale' }),
+    'https://shop.example/p?a=1&b=x%20y&flag;c=2&utm_source=sig&utm_medium=email&utm_campaign=winter%20sale#sect',
+  );
+  assert.equal(withUtm('https://shop.example', { source: 's', medium: 'm', campaign: 'c' }), 'https://shop.example?utm_source=s&utm_medium=m&utm_campaign=c');
   const html = bannerHtml({
     imageUrl: 'https://sig.example/v1/images/i1',
     href: 'https://shop.example/?a=1&b="2"',

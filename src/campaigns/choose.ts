@@ -43,14 +43,27 @@ export function campaignFor<C extends Pick<CampaignRow, 'starts_at' | 'ends_at' 
     .sort((a, b) => b.starts_at.getTime() - a.starts_at.getTime() || Number(BigInt(b.seq) - BigInt(a.seq)))[0];
 }
 
-/** The destination with the campaign's UTM parameters set. */
+const UTM_KEYS = new Set(['utm_source', 'utm_medium', 'utm_campaign']);
+
+/**
+ * The destination with the campaign's UTM parameters set: any of the three the link already has
+ * give way to the campaign's, every other part of it is kept as written. By hand, not with
+ * URLSearchParams, which writes the whole query again (`%20` as `+`, a bare `flag` as `flag=`,
+ * `;` percent-encoded) and so breaks links whose query is signed or read as written.
+ */
 export function withUtm(link: string, utm: CampaignUtm | null): string {
   if (!utm) return link;
-  const url = new URL(link);
-  url.searchParams.set('utm_source', utm.source);
-  url.searchParams.set('utm_medium', utm.medium);
-  url.searchParams.set('utm_campaign', utm.campaign);
-  return url.toString();
+  const hashAt = link.indexOf('#');
+  const [beforeHash, hash] = hashAt < 0 ? [link, ''] : [link.slice(0, hashAt), link.slice(hashAt)];
+  const queryAt = beforeHash.indexOf('?');
+  const [path, query] = queryAt < 0 ? [beforeHash, ''] : [beforeHash.slice(0, queryAt), beforeHash.slice(queryAt + 1)];
+  const kept = query.split('&').filter((pair) => pair !== '' && !UTM_KEYS.has(pair.split('=', 1)[0]!));
+  const ours = [
+    `utm_source=${encodeURIComponent(utm.source)}`,
+    `utm_medium=${encodeURIComponent(utm.medium)}`,
+    `utm_campaign=${encodeURIComponent(utm.campaign)}`,
+  ];
+  return `${path}?${[...kept, ...ours].join('&')}${hash}`;
 }
 
 /** Banners are shown at most this wide (CSS pixels); the image is exported at 2× (docs/designer.md). */
