@@ -66,7 +66,8 @@ async function render(d: Design, scope: object) {
   const out = await renderSignature(saved.parsed, scope as never, 30_720);
   // Links go through `track`; here each mark becomes the user's tracked URL (a stand-in).
   const html = resolveTrackMarks(out.html, (d) => `https://sig.example/v1/c/[${d}]`);
-  return { compiled, saved, ...out, html };
+  const text = resolveTrackMarks(out.text, (d) => `https://sig.example/v1/c/[${d}]`, false);
+  return { compiled, saved, ...out, html, text };
 }
 
 const EVERY_BLOCK: Block[] = [
@@ -78,6 +79,8 @@ const EVERY_BLOCK: Block[] = [
   { type: 'divider' },
   { type: 'spacer', height: 8 },
   { type: 'button', label: 'Book a {demo}', link: 'https://acme.example/demo' },
+  // A link Liquid could not hold as a string literal (`%`, braces): tracked all the same.
+  { type: 'button', label: 'Search', link: 'https://acme.example/find?q=a%20b&x={y}' },
   { type: 'banner', imageId: BANNER, link: 'https://acme.example/launch', alt: 'Our launch' },
   { type: 'campaign' },
   { type: 'disclaimer', text: 'Confidential <b>{{ not liquid }}</b>\nSecond line' },
@@ -111,12 +114,14 @@ for (const layout of ['stacked', 'side-by-side', 'compact'] as const) {
     assert.match(r.html, /1 Main St<br \/>\s*London/);
     assert.ok(r.html.includes('href="tel:+442079460000"'), 'a phone link without spaces');
     // Banner, button, logo and social links are tracked; contact links (tel:, mailto:, the website) are not.
-    for (const link of ['https://linkedin.example/ada', 'https://x.example/acme', 'https://acme.example/demo']) {
+    for (const link of ['https://linkedin.example/ada', 'https://x.example/acme', 'https://acme.example/demo', 'https://acme.example/find?q=a%20b&amp;x={y}']) {
       assert.ok(r.html.includes(`href="https://sig.example/v1/c/[${link}]"`), `${layout}: ${link} tracked`);
     }
     assert.ok(r.html.includes('href="https://ada.example"'), 'the website as it is');
     assert.match(r.text, /Ada Lovelace \(she\/her\)/);
-    assert.match(r.text, /Book a \{demo\}: https:\/\/acme\.example\/demo/);
+    // The text part's links are tracked as the HTML's are.
+    assert.ok(r.text.includes('Book a {demo}: https://sig.example/v1/c/[https://acme.example/demo]'), r.text);
+    assert.ok(r.text.includes('LinkedIn: https://sig.example/v1/c/[https://linkedin.example/ada]'), r.text);
     assert.match(r.text, /Confidential <b>\{\{ not liquid \}\}<\/b>/, 'the text part shows the disclaimer as typed');
   });
 

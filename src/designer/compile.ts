@@ -10,6 +10,7 @@
 import type { Block, CONTACT_FIELDS, Design, DesignStyle, SocialNetwork } from './design.ts';
 import { attr, literalHtml, literalText } from './escape.ts';
 import { htmlBlockText } from './html-text.ts';
+import { trackMark } from '../lib/track-mark.ts';
 
 export interface DesignImage {
   url: string;
@@ -83,11 +84,13 @@ class Compiler {
   }
 
   /**
-   * A block's literal link through the `track` filter (src/render/liquid.ts), so it renders as a
-   * tracked click URL; a link Liquid could not hold as a string literal stays as it is.
+   * A block's link as the mark the `track` filter makes (src/lib/track-mark.ts), so it renders as a
+   * tracked click URL in the HTML and the text alike. Written here rather than as a filter call:
+   * the mark is letters and digits whatever the link holds, where a `%`, a brace or a backslash
+   * could not sit in a Liquid string literal (such links were left untracked before).
    */
   private tracked(url: string): string {
-    return /["{}%\\]/.test(url) ? url : `{{ "${url}" | track }}`;
+    return trackMark(url) as string;
   }
 
   private link(href: string, content: string, opts: { color?: string; bold?: boolean } = {}): string {
@@ -197,7 +200,7 @@ class Compiler {
     const found = this.image(block.imageId, block.width, 'logo');
     if (!found) return { html: '', text: '' };
     const content = block.link ? this.link(this.tracked(block.link), found.tag) : found.tag;
-    return { html: row('padding:0 0 6px 0', content), text: block.link ? `${literalText(block.link)}\n` : '' };
+    return { html: row('padding:0 0 6px 0', content), text: block.link ? `${literalText(this.tracked(block.link))}\n` : '' };
   }
 
   social(block: Extract<Block, { type: 'social' }>): Part {
@@ -209,7 +212,7 @@ class Compiler {
       return {
         cond: `user.social.${network} != blank or org.social.${network} != blank`,
         html: `<td style="padding:0 6px 0 0">${this.link(`{{ ${href} | track }}`, img)}</td>`,
-        text: `${NETWORK_NAMES[network]}: {{ ${href} }}`,
+        text: `${NETWORK_NAMES[network]}: {{ ${href} | track }}`,
       };
     });
     const any = icons.map((i) => i.cond).join(' or ');
@@ -225,7 +228,7 @@ class Compiler {
     if (!found) return { html: '', text: '' };
     const tag = found.tag.replace('alt=""', `alt="${attr(block.alt)}"`);
     const content = block.link ? this.link(this.tracked(block.link), tag) : tag;
-    return { html: row('padding:8px 0 0 0', content), text: `${literalText(block.alt)}${block.link ? `: ${literalText(block.link)}` : ''}\n` };
+    return { html: row('padding:8px 0 0 0', content), text: `${literalText(block.alt)}${block.link ? `: ${literalText(this.tracked(block.link))}` : ''}\n` };
   }
 
   block(block: Block, inline: boolean): Part {
@@ -279,7 +282,7 @@ class Compiler {
               `<tr><td bgcolor="${accentColor}" style="background-color:${accentColor};border-radius:4px;padding:6px 14px">${this.link(this.tracked(block.link), literalHtml(block.label), { color: '#ffffff', bold: true })}</td></tr>\n`,
             ),
           ),
-          text: `${literalText(block.label)}: ${literalText(block.link)}\n`,
+          text: `${literalText(block.label)}: ${literalText(this.tracked(block.link))}\n`,
         };
       case 'html':
         // Hand-written Liquid for what no block does: passed as written; the template checks that
