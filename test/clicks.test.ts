@@ -220,6 +220,9 @@ describe('clicks', () => {
     assert.equal(await statsNow(), before + 1, 'the open counted');
     assert.equal((await fetch(pixel!.replace(/c=[^.]+/, 'c=eyJ4IjoxfQ'))).status, 200, 'the pixel answers anyway');
     assert.equal(await statsNow(), before + 1, 'a forged c counts nothing');
+    const signedC = new URL(pixel!).search;
+    assert.equal((await fetch(`${server.url}/v1/p/not-a-user${signedC}`)).status, 200);
+    assert.equal(await statsNow(), before + 1, "a signed c on the pixel of no one (not a user id) counts nothing, as the open doesn't");
   });
 
   test("the dashboard's look at a signature (?preview=true) answers the same and counts no impression; served signatures each count one", async () => {

@@ -134,7 +134,9 @@ export function createCampaignService(deps: {
   }
 
   function checkTimes(startsAt: Date, endsAt: Date | null) {
-    if (endsAt && endsAt <= startsAt) throw badRequest('body.endsAt: must be after startsAt.', { field: 'body.endsAt' });
+    if (endsAt && endsAt <= startsAt) {
+      throw badRequest('body.endsAt: must be after startsAt (a campaign that has not started is called off with DELETE).', { field: 'body.endsAt' });
+    }
   }
 
   /**

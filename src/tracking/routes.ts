@@ -8,6 +8,7 @@ import type { Guards } from '../http/guard.ts';
 import { errorEnvelope, errorResponses, inputDay, orgParams, page, text, uuid } from '../http/schemas.ts';
 import type { Throttle } from '../ratelimit/hook.ts';
 import type { TrackingService } from './service.ts';
+import { isUuid } from '../kernel/ids.ts';
 
 // GIF89a, 1×1, one transparent pixel (graphic control extension): the classic 43 bytes.
 export const PIXEL = Buffer.from('R0lGODlhAQABAIAAAP///wAAACH5BAEAAAAALAAAAAABAAEAAAICRAEAOw==', 'base64');
@@ -53,7 +54,8 @@ export function pixelRoutes(deps: { throttle: Throttle; tracking: TrackingServic
       },
       async (request, reply) => {
         tracking.recordOpen(request.params.userId, request.headers['user-agent']);
-        if (request.query.c) deps.campaignOpen?.(request.query.c);
+        // An open counts for a campaign where it counts as an open: a pixel of someone (a user id).
+        if (request.query.c && isUuid(request.params.userId)) deps.campaignOpen?.(request.query.c);
         // The hottest public route answers the same 43 bytes every time, so it skips Fastify's send
         // pipeline (content-type parsing, serializer, onSend hooks) and Node's separate write of a
         // Buffer body: about a sixth of its cost in the benchmarks (BENCHMARKS.md). The headers set by the
