@@ -198,8 +198,8 @@ export function createRenderService(deps: {
     };
   }
 
-  /** An open of a signature with a banner counts for its campaign: the pixel carries it, signed. */
   function pixelUrlOf(user: UserRow, campaign: CampaignBanner | null): string {
+    // An open of a signature with a banner counts for its campaign: the pixel carries it, signed.
     const c =
       campaign && deps.pixelCampaign ? `?c=${deps.pixelCampaign({ orgId: user.org_id, campaignId: campaign.campaignId, variant: campaign.variant })}` : '';
     return `${deps.baseUrl}/v1/p/${user.id}${c}`;
