@@ -37,6 +37,12 @@ const HELD_TRIES = 100;
 /** How long taken deliveries stay taken without renewal (renewed while the worker sends them). */
 const LEASE_MS = TIMEOUT_MS + 5_000;
 const RENEW_EVERY_MS = 5_000;
+/**
+ * How stale the endpoint a batch sends to may get: it is read again before a delivery once this
+ * much has passed, so a DELETE, a disable, a new URL or a rotated secret applies to the deliveries
+ * not yet sent (a batch to a receiver that hangs lasts minutes), not only to the next batch.
+ */
+const RECHECK_MS = 1_000;
 
 type Prepared = { target: Promise<ResolvedTarget>; secrets: () => EndpointSecrets };
 type Claimed = { id: string; event_id: string; body: string; lease_token: string | null; attempt_count: number };
@@ -138,11 +144,18 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
    * Sends one claimed batch, CAP at a time, renewing its lease meanwhile. A healthy endpoint's
    * success is not written again for every delivery (`health`), only after a failure.
    */
-  async function sendBatch(endpointId: string, token: string, deliveries: Claimed[], signal: AbortSignal, logger: Logger): Promise<boolean> {
+  /** The endpoint to send to now, or undefined once deleted or disabled; a new row is prepared again. */
+  async function readEndpoint(endpointId: string, was?: { endpoint: OutboundEndpointRow; prepared: Prepared }) {
     const endpoint = await outboundRepo.endpointById(db, endpointId);
-    if (!endpoint) return false;
-    const health = { healthy: endpoint.failing_since === null && endpoint.last_success_at !== null };
-    const prepared = prepare(endpoint);
+    if (!endpoint || endpoint.deleted_at || endpoint.disabled) return undefined;
+    const same = was && was.endpoint.url === endpoint.url && was.endpoint.sealed_secrets === endpoint.sealed_secrets;
+    return { endpoint, prepared: same ? was.prepared : prepare(endpoint), readAt: performance.now() };
+  }
+
+  async function sendBatch(endpointId: string, token: string, deliveries: Claimed[], signal: AbortSignal, logger: Logger): Promise<boolean> {
+    let current = await readEndpoint(endpointId);
+    if (!current) return false;
+    const health = { healthy: current.endpoint.failing_since === null && current.endpoint.last_success_at !== null };
     const renewal = setInterval(() => {
       outboundRepo.renewLease(db, token, LEASE_MS).catch((err: unknown) => logger.warn({ err }, 'could not renew the lease of webhook deliveries'));
     }, RENEW_EVERY_MS);
@@ -150,7 +163,12 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
       let next = 0;
       await Promise.all(
         Array.from({ length: Math.min(CAP, deliveries.length) }, async () => {
-          while (next < deliveries.length && !signal.aborted) await attempt(endpoint, prepared, deliveries[next++]!, signal, logger, health);
+          while (next < deliveries.length && !signal.aborted) {
+            if (current && performance.now() - current.readAt >= RECHECK_MS) current = await readEndpoint(endpointId, current);
+            // Deleted or disabled meanwhile: the rest of the batch is not sent (its lease runs out; the drain then ends).
+            if (!current) return;
+            await attempt(current.endpoint, current.prepared, deliveries[next++]!, signal, logger, health);
+          }
         }),
       );
     } finally {

@@ -1,0 +1,64 @@
+// Outbound webhooks while an endpoint changes under a batch being sent (a hostile review,
+// 2026-11-26): a batch read its endpoint once, so deliveries went on to a URL after it was
+// changed, or to an endpoint after it was deleted, for as long as the batch lasted.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startServer, type TestServer } from './helpers/server.ts';
+import { createOrg, createUser, type TestOrg } from './helpers/fixtures.ts';
+import { waitFor } from './helpers/wait.ts';
+import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts';
+
+describe('outbound webhooks: an endpoint changed while its batch is sent', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer({ WEBHOOK_ALLOW_PRIVATE: 'true' }, { webhooks: { retryScheduleMs: [60_000], timeoutMs: 5_000 } });
+  });
+  after(() => server.close());
+
+  async function slowEndpoint(org: TestOrg, receiver: Receiver) {
+    // Each answer takes 1.5 s: with 4 in flight at once, 8 deliveries are one batch sent in two rounds.
+    receiver.answer = () => ({ status: 200, delayMs: 1_500 });
+    const res = await server.request('POST', `/v1/orgs/${org.orgId}/webhook-endpoints`, {
+      key: org.key,
+      body: { url: receiver.url, events: ['user.created'] },
+    });
+    assert.equal(res.status, 201, res.text);
+    for (let i = 0; i < 8; i++) await createUser(server, org);
+    await waitFor(() => receiver.inFlight === 4, 'the first four deliveries in flight');
+    return res.body.endpointId as string;
+  }
+
+  test('after a DELETE, the deliveries of the batch not yet sent are not sent', async () => {
+    const org = await createOrg(server);
+    const receiver = await startReceiver();
+    try {
+      const endpointId = await slowEndpoint(org, receiver);
+      assert.equal((await server.request('DELETE', `/v1/orgs/${org.orgId}/webhook-endpoints/${endpointId}`, { key: org.key })).status, 204);
+      await waitFor(() => receiver.inFlight === 0, 'the four in flight answered');
+      await sleep(1_000);
+      assert.equal(receiver.received.length, 4, 'only the four already sent when it was deleted');
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  test('after a PATCH of the URL, the rest of the batch goes to the new URL', async () => {
+    const org = await createOrg(server);
+    const old = await startReceiver();
+    const moved = await startReceiver();
+    try {
+      const endpointId = await slowEndpoint(org, old);
+      const patched = await server.request('PATCH', `/v1/orgs/${org.orgId}/webhook-endpoints/${endpointId}`, {
+        key: org.key,
+        body: { version: 1, url: moved.url },
+      });
+      assert.equal(patched.status, 200, patched.text);
+      await waitFor(() => moved.received.length === 4, 'the other four at the new URL');
+      assert.equal(old.received.length, 4, 'the old URL got only those sent before the change');
+    } finally {
+      await old.close();
+      await moved.close();
+    }
+  });
+});
