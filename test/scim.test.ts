@@ -327,8 +327,15 @@ describe('SCIM 2.0 provisioning', () => {
     isScimError(await asA('GET', `/Groups/${bGroup}`), 404);
     assert.ok(!(await asA('GET', '/Users?count=1000')).body.Resources.some((r: { id: string }) => r.id === bUser.userId));
     assert.equal((await asA('GET', `/Users?filter=${encodeURIComponent(`userName eq "${bUser.email}"`)}`)).body.totalResults, 0);
-    const aGroup = await asA('POST', '/Groups', { schemas: [GROUP], displayName: 'A team', members: [{ value: bUser.userId }] });
-    assert.deepEqual(aGroup.body.members, [], "another org's user is no member");
+    // Nor is an id that is no UUID (it was a 500, in a create, an add and a removal alike).
+    const aGroup = await asA('POST', '/Groups', { schemas: [GROUP], displayName: 'A team', members: [{ value: bUser.userId }, { value: 'nonexistent' }] });
+    assert.deepEqual([aGroup.status, aGroup.body.members], [201, []], "another org's user is no member");
+    for (const op of ['add', 'remove']) {
+      const res = await asA('PATCH', `/Groups/${aGroup.body.id}`, { schemas: [PATCH_OP], Operations: [{ op, path: 'members', value: [{ value: 'zzz' }] }] });
+      assert.ok(res.status < 300, `${op}: ${res.status} ${res.text}`);
+    }
+    // A startIndex past what a number holds exactly is a 400 (it was a 500 from the database).
+    isScimError(await asA('GET', '/Users?startIndex=99999999999999999999'), 400, 'invalidValue');
     assert.equal((await ourUser(b, bUser.userId)).body.status, 'invited', 'untouched');
     // Nor does org A's admin see B's groups through /v1.
     assert.equal((await server.request('GET', `/v1/orgs/${b.orgId}/groups`, { key: a.key })).status, 403);

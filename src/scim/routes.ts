@@ -30,7 +30,8 @@ function pageOf(query: Query): ScimPage {
   const int = (v: string | undefined, fallback: number) => {
     if (v === undefined || v === '') return fallback;
     const n = Number(v);
-    if (!Number.isInteger(n)) throw new ScimError(400, 'startIndex and count are integers.', 'invalidValue');
+    // Safe integers only: a larger startIndex reached the database's OFFSET and failed there (a 500).
+    if (!Number.isSafeInteger(n)) throw new ScimError(400, `startIndex and count are integers up to ${Number.MAX_SAFE_INTEGER}.`, 'invalidValue');
     return n;
   };
   // RFC 7644 §3.4.2.4: a startIndex below 1 is 1, a negative count is 0.

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db.ts';
 import type { ScimGroupRow, UserRow, UserStatus } from '../schema.ts';
 import type { DirectoryProfile } from './directory.ts';
+import { isUuid } from '../../kernel/ids.ts';
 
 /** What a SCIM filter may narrow users by (src/scim/filter.ts); every given field must match. */
 export interface ScimUserFilter {
@@ -162,7 +163,9 @@ export const scimRepo = {
   },
 
   /** Adds the org's live users among these ids to the group (others' ids, and unknown ones, add nothing); the ids added. */
-  async addMembers(db: Db, orgId: string, groupId: string, userIds: string[]): Promise<void> {
+  async addMembers(db: Db, orgId: string, groupId: string, given: string[]): Promise<void> {
+    // An id that is no UUID names no user either (and the uuid column would refuse the statement).
+    const userIds = given.filter(isUuid);
     if (userIds.length === 0) return;
     await db
       .insertInto('scim_group_members')
@@ -182,8 +185,9 @@ export const scimRepo = {
   async removeMembers(db: Db, orgId: string, groupId: string, userIds: string[] | 'all'): Promise<void> {
     let query = db.deleteFrom('scim_group_members').where('org_id', '=', orgId).where('group_id', '=', groupId);
     if (userIds !== 'all') {
-      if (userIds.length === 0) return;
-      query = query.where('user_id', 'in', userIds);
+      const ids = userIds.filter(isUuid);
+      if (ids.length === 0) return;
+      query = query.where('user_id', 'in', ids);
     }
     await query.execute();
   },
