@@ -4,6 +4,7 @@ import { writeContext, type Guards, type BillingHooks } from '../http/guard.ts';
 import { errorResponses, listQuery, nullableTimestamp, orgParams, page, text, timestamp, uuid } from '../http/schemas.ts';
 import type { ApiKeyService } from './service.ts';
 import { EXAMPLE } from '../http/examples.ts';
+import { secretAnswer } from '../http/secret-answer.ts';
 
 const apiKeySchema = z
   .object({
@@ -62,7 +63,7 @@ export function apiKeyRoutes(deps: { guards: Guards; billing: BillingHooks; apiK
       },
       async (request, reply) => {
         const minted = await apiKeys.mint(writeContext(request), request.body);
-        reply.code(201);
+        secretAnswer(reply, 201);
         return minted;
       },
     );

@@ -6,6 +6,7 @@ import { writeContext, type BillingHooks, type Guards } from '../http/guard.ts';
 import { versionCheck, withEtag } from '../http/concurrency.ts';
 import { errorResponses, listQuery, orgParams, page } from '../http/schemas.ts';
 import type { OutboundWebhookService } from './service.ts';
+import { secretAnswer } from '../http/secret-answer.ts';
 import {
   createdEndpointSchema,
   deliveryParams,
@@ -52,7 +53,7 @@ function endpointRoutes(deps: RouteDeps): FastifyPluginAsyncZod {
       },
       async (request, reply) => {
         const created = await webhooks.create(writeContext(request), request.body);
-        reply.code(201);
+        secretAnswer(reply, 201);
         return created;
       },
     );
@@ -149,7 +150,11 @@ function deliveryRoutes(deps: RouteDeps): FastifyPluginAsyncZod {
           response: { 200: secretSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'PAYMENT_REQUIRED') },
         },
       },
-      async (request) => webhooks.rotate(writeContext(request), request.params.endpointId),
+      async (request, reply) => {
+        const rotated = await webhooks.rotate(writeContext(request), request.params.endpointId);
+        secretAnswer(reply);
+        return rotated;
+      },
     );
 
     app.post(

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { writeContext, type BillingHooks, type Guards } from '../http/guard.ts';
 import { errorResponses, listQuery, orgParams, page, timestamp, uuid } from '../http/schemas.ts';
 import type { ScimService } from './service.ts';
+import { secretAnswer } from '../http/secret-answer.ts';
 
 const scimStatusSchema = z
   .object({
@@ -47,7 +48,7 @@ export function scimAdminRoutes(deps: { guards: Guards; billing: BillingHooks; s
         },
       },
       async (request, reply) => {
-        reply.code(201);
+        secretAnswer(reply, 201);
         return scim.enable(writeContext(request));
       },
     );
