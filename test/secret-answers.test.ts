@@ -1,35 +1,37 @@
 // Answers that show a secret once carry `Cache-Control: private, no-store` (DECISIONS wave 3,
 // "Secrets stay out of logs"), so no cache keeps them: an API key, a SCIM token, a webhook
 // endpoint's signing secret when made and when rotated. A hostile review found none had it.
-import { after, before, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg } from './helpers/fixtures.ts';
 
-let server: TestServer;
-before(async () => {
-  server = await startServer({ WEBHOOK_ALLOW_PRIVATE: 'true' });
-});
-after(() => server.close());
-
-test('an API key, a SCIM token and a webhook secret are answered private, no-store', async () => {
-  const org = await createOrg(server);
-  const base = `/v1/orgs/${org.orgId}`;
-  const endpoint = await server.request('POST', `${base}/webhook-endpoints`, {
-    key: org.key,
-    body: { url: 'http://127.0.0.1:9/hooks', events: ['user.created'] },
+describe('secrets answered once', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer({ WEBHOOK_ALLOW_PRIVATE: 'true' });
   });
-  const answers = {
-    apiKey: await server.request('POST', `${base}/api-keys`, { key: org.key, body: { name: 'ci' } }),
-    scimToken: await server.request('POST', `${base}/integrations/scim`, { key: org.key }),
-    webhookSecret: endpoint,
-    rotatedSecret: await server.request('POST', `${base}/webhook-endpoints/${endpoint.body.endpointId}/rotate-secret`, { key: org.key }),
-  };
-  for (const [what, res] of Object.entries(answers)) {
-    assert.ok(res.status === 200 || res.status === 201, `${what}: ${res.status} ${res.text}`);
-    assert.equal(res.headers.get('cache-control'), 'private, no-store', what);
-  }
-  // A read of the same endpoint shows no secret, and needs no such header.
-  const read = await server.request('GET', `${base}/webhook-endpoints/${endpoint.body.endpointId}`, { key: org.key });
-  assert.equal(read.body.secret, undefined);
+  after(() => server.close());
+
+  test('an API key, a SCIM token and a webhook secret are answered private, no-store', async () => {
+    const org = await createOrg(server);
+    const base = `/v1/orgs/${org.orgId}`;
+    const endpoint = await server.request('POST', `${base}/webhook-endpoints`, {
+      key: org.key,
+      body: { url: 'http://127.0.0.1:9/hooks', events: ['user.created'] },
+    });
+    const answers = {
+      apiKey: await server.request('POST', `${base}/api-keys`, { key: org.key, body: { name: 'ci' } }),
+      scimToken: await server.request('POST', `${base}/integrations/scim`, { key: org.key }),
+      webhookSecret: endpoint,
+      rotatedSecret: await server.request('POST', `${base}/webhook-endpoints/${endpoint.body.endpointId}/rotate-secret`, { key: org.key }),
+    };
+    for (const [what, res] of Object.entries(answers)) {
+      assert.ok(res.status === 200 || res.status === 201, `${what}: ${res.status} ${res.text}`);
+      assert.equal(res.headers.get('cache-control'), 'private, no-store', what);
+    }
+    // A read of the same endpoint shows no secret, and needs no such header.
+    const read = await server.request('GET', `${base}/webhook-endpoints/${endpoint.body.endpointId}`, { key: org.key });
+    assert.equal(read.body.secret, undefined);
+  });
 });
