@@ -100,6 +100,16 @@ describe('clicks and campaigns at their edges', () => {
     });
     assert.equal(patched.status, 400, patched.text);
     assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/campaigns/${id}`, { key: org.key })).body.version, 1, 'unchanged');
+    // A version that is no version says what is wrong with it, not that it is missing.
+    for (const [version, says] of [
+      [0, '>=1'],
+      [1.5, 'int'],
+      [undefined, 'is required'],
+    ] as const) {
+      const res = await server.request('PATCH', `/v1/orgs/${org.orgId}/campaigns/${id}`, { key: org.key, body: { version, name: 'x' } });
+      assert.equal(res.status, 400);
+      assert.ok(res.body.error.message.includes(says), `${version}: ${res.body.error.message}`);
+    }
     const stats = await server.request('GET', `/v1/orgs/${org.orgId}/campaigns/${id}/stats?from=0000-01-01`, { key: org.key });
     assert.equal(stats.status, 400, stats.text);
     assert.equal(stats.body.error.details.field, 'query.from');

@@ -83,7 +83,12 @@ export const isoOrNull = (d: Date | null) => (d ? d.toISOString() : null);
 
 /** The `version` every PATCH must send (optimistic concurrency: docs/guide.md, "Organisations"). */
 export const VERSION_REQUIRED = 'is required: send the version you read';
-export const versionField = z.number({ error: VERSION_REQUIRED }).int().min(1).max(MAX_VERSION);
+// "is required" only when it is absent: a 0, a -1 or a 1.5 keeps zod's own message (the number it is not).
+export const versionField = z
+  .number({ error: (issue) => (issue.input === undefined ? VERSION_REQUIRED : undefined) })
+  .int()
+  .min(1)
+  .max(MAX_VERSION);
 
 export const orgParams = z.object({ orgId: uuid });
 export const userParams = z.object({ orgId: uuid, userId: uuid });
