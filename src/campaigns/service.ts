@@ -13,7 +13,7 @@ import { campaignsRepo } from '../store/repositories/campaigns.ts';
 import { decodeCursor, toPage } from '../store/pagination.ts';
 import type { CampaignRow, CampaignUtm, CampaignVariant, RuleWhen, UserRow } from '../store/schema.ts';
 import type { RuleFacts, RuleService } from '../rules/module.ts';
-import { trackMark } from '../lib/track-mark.ts';
+import { MAX_LINK_CHARS, trackMark } from '../lib/track-mark.ts';
 import { campaignStats } from './stats.ts';
 import { bannerHtml, campaignFor, pickVariant, statusOf, withUtm } from './choose.ts';
 
@@ -25,9 +25,6 @@ export interface CampaignInput {
   variants: CampaignVariant[];
   utm?: CampaignUtm | null | undefined;
 }
-
-/** The links' limit (http/profile-schemas.ts's webUrl), the UTM parameters included. */
-const MAX_LINK_CHARS = 2000;
 
 /** The people whose drawn variant is remembered per campaign (renders of others draw it again). */
 const PICKS_KEPT = 20_000;

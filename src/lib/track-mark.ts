@@ -1,15 +1,17 @@
 // The mark a link to count leaves in rendered output (DECISIONS wave 3, "Clicks"): made by the
 // `track` Liquid filter (render/liquid.ts) and by campaign banners, where no signing key is at
 // hand; turned into the user's signed click URL, or back into the link, by render/tracking.ts.
-export const TRACK_MARK = /__sigsvc_track_([A-Za-z0-9_-]+)__/g;
+/** The longest link a person, a design or a campaign may give (a click token is sized for it: clicks/token.ts). */
+export const MAX_LINK_CHARS = 2000;
+
+const MARK_PREFIX = '__sigsvc_track_';
+export const TRACK_MARK = new RegExp(`${MARK_PREFIX}([A-Za-z0-9_-]+)__`, 'g');
 
 /** The mark of an http(s) link; anything else passes through unchanged. */
 export function trackMark(value: unknown): unknown {
   if (typeof value !== 'string' || !/^https?:\/\/[^\s"'<>]+$/i.test(value.trim())) return value;
-  return `__sigsvc_track_${Buffer.from(value.trim(), 'utf8').toString('base64url')}__`;
+  return `${MARK_PREFIX}${Buffer.from(value.trim(), 'utf8').toString('base64url')}__`;
 }
-
-const MARK_START = /__sigsvc_track_/g;
 
 /**
  * A person's or an org's own text with any mark in it made inert: a member who wrote a mark into
@@ -17,7 +19,7 @@ const MARK_START = /__sigsvc_track_/g;
  * domain). Marks come only from the `track` filter and the campaign's banner, never from data.
  */
 export function defuseTrackMarks<T>(value: T): T {
-  if (typeof value === 'string') return (value.includes('__sigsvc_track_') ? value.replace(MARK_START, '__sigsvc_untracked_') : value) as T;
+  if (typeof value === 'string') return value.replaceAll(MARK_PREFIX, '__sigsvc_untracked_') as T;
   if (Array.isArray(value)) return value.map((v) => defuseTrackMarks(v)) as T;
   if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, defuseTrackMarks(v)])) as T;
   return value;

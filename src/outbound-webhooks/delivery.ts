@@ -140,10 +140,6 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
     });
   }
 
-  /**
-   * Sends one claimed batch, CAP at a time, renewing its lease meanwhile. A healthy endpoint's
-   * success is not written again for every delivery (`health`), only after a failure.
-   */
   /** The endpoint to send to now, or undefined once deleted or disabled; a new row is prepared again. */
   async function readEndpoint(endpointId: string, was?: { endpoint: OutboundEndpointRow; prepared: Prepared }) {
     const endpoint = await outboundRepo.endpointById(db, endpointId);
@@ -152,6 +148,10 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
     return { endpoint, prepared: same ? was.prepared : prepare(endpoint), readAt: performance.now() };
   }
 
+  /**
+   * Sends one claimed batch, CAP at a time, renewing its lease meanwhile. A healthy endpoint's
+   * success is not written again for every delivery (`health`), only after a failure.
+   */
   async function sendBatch(endpointId: string, token: string, deliveries: Claimed[], signal: AbortSignal, logger: Logger): Promise<boolean> {
     let current = await readEndpoint(endpointId);
     if (!current) return false;

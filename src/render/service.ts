@@ -29,12 +29,6 @@ export type { Rendered };
 /** Told of every signature served (not previews); returns at once. */
 export type RenderedListener = (orgId: string, rendered: Rendered, correlationId: string | null) => void;
 
-/**
- * A warm render without a promise: every row it needs, the org's campaigns (and the groups their
- * audiences need) and the output held by the caches. Undefined sends the caller the long way
- * (renderFor), which decides the same from the same caches and reads what is missing. Most renders
- * are warm, and the awaits of the long way were about a quarter of a warm render's allocations.
- */
 // The cached outputs that show their campaign's banner (the template has `campaign.banner` or the
 // design's campaign block): only their serving counts an impression, and only their banner's link
 // counts clicks for the campaign (DECISIONS wave 3: "Impressions are signatures served with the
@@ -42,6 +36,15 @@ export type RenderedListener = (orgId: string, rendered: Rendered, correlationId
 // out counts for no campaign.
 const showsBanner = new WeakSet<Rendered>();
 
+/** A signature served, and the campaign whose banner it shows (null: none), which the caller counts or not. */
+type Served = { rendered: Rendered; campaign: CampaignBanner | null };
+
+/**
+ * A warm render without a promise: every row it needs, the org's campaigns (and the groups their
+ * audiences need) and the output held by the caches. Undefined sends the caller the long way
+ * (renderFor), which decides the same from the same caches and reads what is missing. Most renders
+ * are warm, and the awaits of the long way were about a quarter of a warm render's allocations.
+ */
 function warmRenders(deps: Pick<Parameters<typeof createRenderService>[0], 'caches' | 'orgs' | 'rules' | 'campaigns' | 'metrics'>) {
   const { renderUsers: users, templates, defaultTemplates: defaults, renderOutputs: outputs } = deps.caches;
 
@@ -77,12 +80,7 @@ function warmRenders(deps: Pick<Parameters<typeof createRenderService>[0], 'cach
     return answer;
   }
 
-  return (
-    orgId: string,
-    userId: string,
-    templateId: string | undefined,
-    compose: Compose,
-  ): { rendered: Rendered; campaign: CampaignBanner | null } | undefined => {
+  return (orgId: string, userId: string, templateId: string | undefined, compose: Compose): Served | undefined => {
     const user = users.peek(`${orgId}:${userId}`);
     const org = user ? deps.orgs.cached(orgId) : undefined;
     if (!user || !org) return undefined;
@@ -206,12 +204,7 @@ export function createRenderService(deps: {
   }
 
   /** The signature and the campaign banner it shows (null: none), which the caller counts or not. */
-  async function renderFor(
-    orgId: string,
-    userId: string,
-    templateId: string | undefined,
-    compose: Compose,
-  ): Promise<{ rendered: Rendered; campaign: CampaignBanner | null }> {
+  async function renderFor(orgId: string, userId: string, templateId: string | undefined, compose: Compose): Promise<Served> {
     const [user, org] = await Promise.all([userOf(orgId, userId), deps.orgs.require(orgId)]);
     const [{ template, ruleId }, campaign] = await Promise.all([templateOf(user, templateId, compose), bannerOf(user)]);
     // The campaign part changes when one starts, ends or changes for this user: a new key, a new render.
@@ -222,18 +215,19 @@ export function createRenderService(deps: {
     // Concurrent first renders of one signature (a mail burst from one user) share one task.
     let pending = producing.get(key);
     if (!pending) {
+      const scope = scopeOf(user, org, campaign);
       pending = deps.pool
         .render({
           key: `${template.id}:${template.version}`,
           htmlPrepared: template.html_prepared,
           text: template.text,
-          scope: scopeOf(user, org, campaign),
+          scope,
           limitBytes: deps.renderLimitBytes,
         })
         .then((rendered) => {
           const shown = campaign !== null && (rendered.html.includes(campaign.mark) || rendered.text.includes(campaign.mark));
           // Without its banner, the signature's open is no impression either: its pixel counts for no campaign.
-          const html = campaign && !shown ? rendered.html.replaceAll(pixelUrlOf(user, campaign), pixelUrlOf(user, null)) : rendered.html;
+          const html = campaign && !shown ? rendered.html.replaceAll(scope.pixel_url, pixelUrlOf(user, null)) : rendered.html;
           // The `track` filter's marks: the user's click URLs where the org counts clicks; the
           // banner's own link counts for its campaign, the design's other links for none.
           const urlOf = (destination: string) => {
