@@ -6,6 +6,7 @@ import { staffContext, writeContext, type Guards } from '../http/guard.ts';
 import type { BillingHooks } from '../http/guard.ts';
 import { errorResponses, orgParams, text, uuid } from '../http/schemas.ts';
 import type { Gateway } from './gateway.ts';
+import { secretAnswer } from '../http/secret-answer.ts';
 import {
   domainParams,
   domainSchema,
@@ -125,8 +126,9 @@ function settingsRoutes(deps: RouteDeps): FastifyPluginAsyncZod {
           response: { 200: settingsSchema, ...errorResponses('FORBIDDEN', 'PAYMENT_REQUIRED') },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { row, password } = await gateway.settings.put(writeContext(request), request.body);
+        if (password) secretAnswer(reply);
         const status = await gateway.settings.status(row.org_id);
         return presentSettings(status.row, { ...status, domain: gateway.domain, password });
       },
@@ -162,8 +164,9 @@ function settingsRoutes(deps: RouteDeps): FastifyPluginAsyncZod {
           response: { 200: settingsSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'PAYMENT_REQUIRED') },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { row, password } = await gateway.settings.rotatePassword(writeContext(request));
+        secretAnswer(reply);
         const status = await gateway.settings.status(row.org_id);
         return presentSettings(status.row, { ...status, domain: gateway.domain, password });
       },
