@@ -59,7 +59,9 @@ function run(dir: string, args: string[], env: Record<string, string>) {
 
 /** One side: its own data directory, org, service, ID token and campaign link. */
 async function side(dir: string) {
-  const store = await seededDataDir('sigsvc-ab-');
+  // Before any migration: each side's own CLI migrates it with that checkout's migrations (a
+  // migrated snapshot is this checkout's, and would give the side before a migration under test).
+  const store = await seededDataDir('sigsvc-ab-', { migrated: false });
   const env = benchEnv(store.dir, { SECRETS_KEY: randomBytes(32).toString('base64'), SIGNIN_ATTEMPTS_PER_MINUTE: '100000' });
   const password = 'bench owner password';
   // An owner of its own per side and run: with DATABASE_URL both sides seed the same database.
@@ -88,6 +90,19 @@ async function side(dir: string) {
     store.cleanup();
     throw error;
   }
+}
+
+/**
+ * Stops a side's service and waits for it to end, killing it after 10 s: one left behind (a
+ * profiled service once outlived its SIGTERM) takes a core from every run after it.
+ */
+async function ended(child: ReturnType<typeof run>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exit = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exit;
+  clearTimeout(timer);
 }
 
 /** A side's service once its process runs: warmed up, with its routes (ab's `side`, split for its length). */
@@ -147,10 +162,10 @@ async function started({
     routes,
     withCampaign,
     profiler,
-    stop: () => {
+    stop: async () => {
       profiler?.close();
-      child.kill('SIGTERM');
-      store.cleanup();
+      await ended(child);
+      await store.cleanup();
     },
   };
 }
@@ -212,7 +227,6 @@ try {
   process.stdout.write(`${lines.join('\n')}\n`);
   if (values.profile) writeFileSync(join(values.profile, 'top.md'), `${profileTops.join('\n')}\n`);
 } finally {
-  sides.before.stop();
-  sides.after.stop();
+  await Promise.all([sides.before.stop(), sides.after.stop()]);
 }
 process.exit(0);
