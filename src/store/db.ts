@@ -21,10 +21,17 @@ export type { Database, Db, PoolStats };
 // silently loses precision and both stores behave the same.
 const INT8 = 20;
 
-// bytea (raw webhook bodies, secrets' ciphertexts) as PGlite answers it: its own parser reads the
-// hex text back through a `parseInt` per byte, 355 µs for a 5 KB webhook body; Node's Buffer does it
-// in native code, 8.5 µs (BENCHMARKS.md, "bytea"). Parameters are spelled by pglite-extended.ts.
+// bytea (raw webhook bodies, secrets' ciphertexts): PGlite's own serializer spells a value in hex
+// through a string per byte (`Array.from(bytes).map(…).join('')`), its parser back through a
+// `parseInt` per byte: ~80 µs for a 600-byte webhook body, a fifth of a delivery's CPU on the
+// embedded store (BENCHMARKS.md, "webhook"). Node's Buffer does both in native code, to the same
+// text: PostgreSQL's hex format, `\x` and two digits a byte.
 const BYTEA = 17;
+const byteaSerializer = (value: unknown): string => {
+  if (!(value instanceof Uint8Array)) throw new Error('Invalid input for bytea type');
+  return `\\x${Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('hex')}`;
+};
+// A copy of its own (a Uint8Array, as PGlite answers): a small Buffer is a view into a shared pool.
 const byteaParser = (text: string): Uint8Array => new Uint8Array(Buffer.from(text.slice(2), 'hex'));
 
 /**
@@ -97,6 +104,7 @@ export async function openDatabase(options: {
     client = await PGlite.create(dir, {
       loadDataDir: inMemory ? options.snapshot : undefined,
       parsers: { [INT8]: (v: string) => v, [BYTEA]: byteaParser },
+      serializers: { [BYTEA]: byteaSerializer },
       postgresqlconf: [
         'shared_buffers = 4MB',
         'max_connections = 5',

@@ -17,12 +17,8 @@ import {
 import { withoutValues } from './errors.ts';
 import type { PoolStats } from './database.ts';
 
-type ExtendedQuery = typeof import('./pglite-extended.ts').extendedQuery;
-
 class PGliteConnection implements DatabaseConnection {
   readonly #client: PGlite;
-  /** Set by the driver's init (loaded then, so that this module does not load PGlite). */
-  extended: ExtendedQuery | undefined;
   constructor(client: PGlite) {
     this.#client = client;
   }
@@ -34,7 +30,7 @@ class PGliteConnection implements DatabaseConnection {
       result =
         compiledQuery.parameters.length === 0
           ? ((await this.#client.exec(compiledQuery.sql)).at(-1) ?? { rows: [], affectedRows: 0 })
-          : await (this.extended as ExtendedQuery)(this.#client, compiledQuery.sql, compiledQuery.parameters);
+          : await this.#client.query<R>(compiledQuery.sql, [...compiledQuery.parameters]);
     } catch (err) {
       // PGlite attaches the statement's parameters to its errors, and errors get logged.
       throw withoutValues(err);
@@ -63,7 +59,6 @@ class PGliteDriver implements Driver {
   }
 
   async init(): Promise<void> {
-    this.#connection.extended = (await import('./pglite-extended.ts')).extendedQuery;
     await this.#client.waitReady;
   }
 
