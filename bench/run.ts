@@ -58,6 +58,9 @@ const { values } = parseArgs({
     profile: { type: 'string' },
     // The gateway scenario's length (bench/gateway.ts --duration): default the scenarios' own.
     'gateway-duration': { type: 'string' },
+    // Characters added to each webhook event (a `description`): the default event is ~170 bytes, a
+    // payment provider's invoice event is 3–8 KB (BENCHMARKS.md, "bytea").
+    'webhook-pad': { type: 'string', default: '0' },
   },
 });
 const readReport = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Report;
@@ -180,6 +183,7 @@ try {
   let noisy: NoisyResult | undefined;
   const hot = hotRoutes(service, { orgId: org.orgId, key, userId: org.ownerUserId });
   // Signed invoice.paid events, each a new id: verified, deduplicated and applied.
+  const webhookPad = Number(values['webhook-pad']);
   const webhookEvents: autocannon.Options = {
     url: `${service.url}/v1/webhooks/payment-provider`,
     requests: [
@@ -190,7 +194,7 @@ try {
             id: `evt_bench_${process.pid}_${hookSeq++}`,
             type: 'invoice.paid',
             created: Math.floor(Date.now() / 1000),
-            data: { object: { customer: 'cus_bench', metadata: { orgId: org.orgId } } },
+            data: { object: { customer: 'cus_bench', metadata: { orgId: org.orgId }, ...(webhookPad > 0 ? { description: 'x'.repeat(webhookPad) } : {}) } },
           });
           return { ...req, body, headers: { 'content-type': 'application/json', 'provider-signature': signedHeader(body, { secret: 'whsec_bench' }) } };
         },
