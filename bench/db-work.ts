@@ -38,7 +38,10 @@ function cpuUs(pid: number): number {
 async function measureOnce(users: number): Promise<Figures> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sigsvc-bench-db-'));
   const env = benchEnv(dataDir);
-  const created = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'DB Work', '--seats', String(users + 10), '--owner-email', 'owner@db-work.test'], env);
+  const created = await runNode(
+    ['src/cli/main.ts', 'org', 'create', '--name', 'DB Work', '--seats', String(users + 10), '--owner-email', 'owner@db-work.test'],
+    env,
+  );
   if (created.code !== 0) throw new Error(`org create: ${created.stderr}`);
   const org = JSON.parse(created.stdout) as { orgId: string; apiKey: { key: string } };
   const port = await freePort();
@@ -59,7 +62,10 @@ async function measureOnce(users: number): Promise<Figures> {
       Array.from({ length: 4 }, async () => {
         while (next < users) {
           const i = next++;
-          const res = await httpRequest(service.url, 'POST', `/v1/orgs/${org.orgId}/users`, { key, body: { email: `u${i}@db-work.test`, name: `User ${i}`, department: 'R&D' } });
+          const res = await httpRequest(service.url, 'POST', `/v1/orgs/${org.orgId}/users`, {
+            key,
+            body: { email: `u${i}@db-work.test`, name: `User ${i}`, department: 'R&D' },
+          });
           if (res.status !== 201) throw new Error(`create user: ${res.status} ${res.text}`);
         }
       }),
