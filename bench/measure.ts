@@ -39,7 +39,10 @@ export function cpuTimeUs(pid: number | undefined): number {
       return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
     }
     let seen = threadsSeen.get(pid as number);
-    if (!seen) threadsSeen.set(pid as number, (seen = new Map()));
+    if (!seen) {
+      seen = new Map();
+      threadsSeen.set(pid as number, seen);
+    }
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       try {
         seen.set(tid, Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]));
