@@ -10,9 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { freePort, httpRequest } from '../test/helpers/server.ts';
-import { runNode, startProcess } from '../test/helpers/process.ts';
-import { benchEnv } from './measure.ts';
+import { httpRequest } from '../test/helpers/server.ts';
+import { benchEnv, orgAndService } from './measure.ts';
 
 const { values } = parseArgs({
   options: {
@@ -38,14 +37,7 @@ function cpuUs(pid: number): number {
 async function measureOnce(users: number): Promise<Figures> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sigsvc-bench-db-'));
   const env = benchEnv(dataDir);
-  const created = await runNode(
-    ['src/cli/main.ts', 'org', 'create', '--name', 'DB Work', '--seats', String(users + 10), '--owner-email', 'owner@db-work.test'],
-    env,
-  );
-  if (created.code !== 0) throw new Error(`org create: ${created.stderr}`);
-  const org = JSON.parse(created.stdout) as { orgId: string; apiKey: { key: string } };
-  const port = await freePort();
-  const service = await startProcess({ ...env, BASE_URL: `http://127.0.0.1:${port}` }, port);
+  const { org, service } = await orgAndService(env, { name: 'DB Work', seats: users + 10, ownerEmail: 'owner@db-work.test' });
   try {
     const pid = service.pid as number;
     const key = org.apiKey.key;

@@ -4,7 +4,8 @@
 // both measure through this.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
-import type { ServiceProcess } from '../test/helpers/process.ts';
+import { runNode, startProcess, type ServiceProcess } from '../test/helpers/process.ts';
+import { freePort } from '../test/helpers/server.ts';
 
 export interface Measured {
   name: string;
@@ -188,4 +189,20 @@ export function seriesTable(scenarios: Result[]): string[] {
         `| ${s.name.padEnd(12)} | ${String(s.rps).padStart(7)} | ${String(s.baselineRps).padStart(14)} | ${s.ratio.toFixed(3).padStart(6)} | ${String(s.p50Ms).padStart(5)} | ${String(s.p99Ms).padStart(5)} | ${String(s.errors).padStart(6)} | ${String(s.non2xx).padStart(6)} | ${s.cpuUsPerRequest.toFixed(1).padStart(10)} |`,
     ),
   ];
+}
+
+/**
+ * An org made by the CLI (with its owner and first API key) in a bench's store, then the service
+ * started on that store: how the benches that drive one org's API begin.
+ */
+export async function orgAndService(
+  env: Record<string, string>,
+  org: { name: string; seats: number; ownerEmail: string },
+): Promise<{ org: { orgId: string; apiKey: { key: string } }; service: ServiceProcess }> {
+  const args = ['src/cli/main.ts', 'org', 'create', '--name', org.name, '--seats', String(org.seats), '--owner-email', org.ownerEmail];
+  const created = await runNode(args, env);
+  if (created.code !== 0) throw new Error(`org create: ${created.stderr}`);
+  const port = await freePort();
+  const service = await startProcess({ ...env, BASE_URL: `http://127.0.0.1:${port}` }, port);
+  return { org: JSON.parse(created.stdout) as { orgId: string; apiKey: { key: string } }, service };
 }

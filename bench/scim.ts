@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort, httpRequest, type TestResponse } from '../test/helpers/server.ts';
-import { runNode, startProcess, type ServiceProcess } from '../test/helpers/process.ts';
-import { benchEnv } from './measure.ts';
+import { httpRequest, type TestResponse } from '../test/helpers/server.ts';
+import type { ServiceProcess } from '../test/helpers/process.ts';
+import { benchEnv, orgAndService } from './measure.ts';
 
 const { values } = parseArgs({ options: { users: { type: 'string', default: '1000' }, clients: { type: 'string', default: '4' } } });
 const userCount = Number(values.users);
@@ -22,15 +22,10 @@ const dataDir = mkdtempSync(join(tmpdir(), 'sigsvc-bench-scim-'));
 const env = benchEnv(dataDir, { STAGE: 'benchscim' });
 let service: ServiceProcess | undefined;
 try {
-  const created = await runNode(
-    ['src/cli/main.ts', 'org', 'create', '--name', 'SCIM Bench', '--seats', String(userCount + 10), '--owner-email', 'owner@scim-bench.test'],
-    env,
-  );
-  if (created.code !== 0) throw new Error(`org create: ${created.stderr}`);
-  const org = JSON.parse(created.stdout) as { orgId: string; apiKey: { key: string } };
-  const port = await freePort();
-  service = await startProcess({ ...env, BASE_URL: `http://127.0.0.1:${port}` }, port);
-  const url = service.url;
+  const made = await orgAndService(env, { name: 'SCIM Bench', seats: userCount + 10, ownerEmail: 'owner@scim-bench.test' });
+  const org = made.org;
+  service = made.service;
+  const url = made.service.url;
   const enabled = await httpRequest(url, 'POST', `/v1/orgs/${org.orgId}/integrations/scim`, { key: org.apiKey.key });
   if (enabled.status !== 201) throw new Error(`token: ${enabled.text}`);
   const token = enabled.body.token as string;
