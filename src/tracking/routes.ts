@@ -24,7 +24,6 @@ const PIXEL_HEADERS = {
 };
 
 const day = z.iso.date();
-const queryDay = inputDay;
 
 /** The pixel, outside the authenticated scope: no credentials, its own bucket listed on the route. */
 export function pixelRoutes(deps: { throttle: Throttle; tracking: TrackingService; campaignOpen?: (c: string) => void }): FastifyPluginAsyncZod {
@@ -84,8 +83,8 @@ export function opensRoutes(deps: { guards: Guards; tracking: TrackingService })
           tags: ['render'],
           params: orgParams,
           querystring: z.object({
-            from: queryDay.optional().describe('first day (UTC), default 30 days ago'),
-            to: queryDay.optional().describe('last day (UTC), default today'),
+            from: inputDay.optional().describe('first day (UTC), default 30 days ago'),
+            to: inputDay.optional().describe('last day (UTC), default today'),
             userId: uuid.optional(),
           }),
           response: {
