@@ -33,7 +33,8 @@ const NODE_FLAGS = SERVICE_NODE_FLAGS.filter((flag) => !HEAP_FLAGS.test(flag));
 // SIGSVC_TEST_SHARDS chooses another count.
 const SHARDS = Number(process.env.SIGSVC_TEST_SHARDS) || 3;
 // Per store: a file's time on PostgreSQL is not its time on the embedded database.
-const DURATIONS = join(tmpdir(), `sigsvc-test-durations-${ON_POSTGRES ? 'postgres' : 'embedded'}.json`);
+const STORE = ON_POSTGRES ? 'postgres' : 'embedded';
+const DURATIONS = join(tmpdir(), `sigsvc-test-durations-${STORE}.json`);
 // Node's compile cache (its code cache and the type-stripped sources, kept by content hash) for
 // every process of the run, the service's child processes included.
 process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'sigsvc-node-compile-cache');
@@ -120,6 +121,12 @@ function runUnits(chosen: string[]): Promise<boolean> {
   });
 }
 
+/** The committed figures for this store (test/durations.json: `{embedded: {file: s}, postgres: {…}}`). */
+function committedDurations(): Record<string, number> {
+  const all = readDurations(new URL('test/durations.json', ROOT).pathname) as unknown as Record<string, Record<string, number>>;
+  return all[STORE] ?? {};
+}
+
 /** Seconds by file in a durations file; none when it is missing (no run yet) or unreadable (a shard that died). */
 function readDurations(path: string): Record<string, number> {
   try {
@@ -129,9 +136,14 @@ function readDurations(path: string): Record<string, number> {
   }
 }
 
-/** Each file's expected seconds: the last run's, else its size scaled by the recorded files' seconds per byte. */
+/**
+ * Each file's expected seconds: the last run's on this machine, else the committed figures
+ * (test/durations.json, `npm run test:durations` refreshes them), else its size scaled by the
+ * recorded files' seconds per byte. Without the committed figures a fresh clone shared its files
+ * out by size alone: shards of 137, 193 and 234 s, where the next run's took 120–206 s.
+ */
 function expectedSeconds(chosen: string[]): Map<string, number> {
-  const recorded = readDurations(DURATIONS);
+  const recorded = { ...committedDurations(), ...readDurations(DURATIONS) };
   const size = (f: string) => statSync(new URL(f, ROOT)).size;
   const known = chosen.filter((f) => typeof recorded[f] === 'number');
   const perByte = known.length > 0 ? known.reduce((s, f) => s + recorded[f]!, 0) / known.reduce((s, f) => s + size(f), 0) : 1;
