@@ -12,6 +12,7 @@ import { migrate } from '../store/migrate.ts';
 import { createCaches, uncached, type Caches } from '../cache/namespaces.ts';
 import { createMetrics, type Metrics } from '../metrics/metrics.ts';
 import { createJobQueue, type JobQueue } from '../jobs/queue.ts';
+import { listenForJobs, type JobWakeups } from '../jobs/wakeups.ts';
 import { scryptHasher, type PasswordHasher } from '../lib/passwords.ts';
 import { closeLimiters, createLimiters, type Limiters } from '../ratelimit/limiters.ts';
 import { QuotaCounter } from '../quota/counter.ts';
@@ -31,6 +32,8 @@ export interface Core {
   metrics: Metrics;
   /** The durable job queue: modules hand it their handlers (`Module.jobs`); jobs are queued with jobs/queue.ts's `enqueue`. */
   queue: JobQueue;
+  /** Tells the job queues when a job is due (jobs/wakeups.ts); none in a one-shot command. */
+  wakeups: JobWakeups | undefined;
   /** The token buckets (ratelimit/limiters.ts): in Redis when it is set, else in this process. */
   limiters: Limiters;
   /** How a throttle refuses: Retry-After, and the delay before the 429 goes out. */
@@ -105,8 +108,12 @@ export async function createCore(config: Config, logger: Logger, options: CoreOp
     }
     const clock = options.clock ?? systemClock;
     const db = database.db;
+    const jobWorker = !options.oneShot && options.jobWorker !== false;
+    // Also without the worker: a test that starts a queue itself wants it woken too.
+    const wakeups = options.oneShot ? undefined : await listenForJobs(database);
+    if (wakeups) closers.unshift(async () => wakeups.close());
     // A `/metrics` counter of jobs by kind and outcome is recorded through the queue's onOutcome hook.
-    const queue = createJobQueue({ db, logger, options: { ...config.jobs, onOutcome: (kind, outcome) => metrics.jobFinished(kind, outcome) } });
+    const queue = createJobQueue({ db, logger, wakeups, options: { ...config.jobs, onOutcome: (kind, outcome) => metrics.jobFinished(kind, outcome) } });
     const limiters = createLimiters(config, redis, logger, millisOf(clock));
     // Before Redis is closed (closers run first to last, each unshifted before the one it precedes).
     closers.unshift(() => closeLimiters(limiters));
@@ -122,11 +129,12 @@ export async function createCore(config: Config, logger: Logger, options: CoreOp
       caches: options.oneShot ? uncached() : createCaches({ mode: database.kind, ttlMs: config.cacheTtlMs }),
       metrics,
       queue,
+      wakeups,
       limiters,
       refusal: { retryAfterS: config.retryAfterS, delayMs: config.throttleRefusalDelayMs },
       quota,
       passwords: options.passwords ?? scryptHasher,
-      jobWorker: !options.oneShot && options.jobWorker !== false,
+      jobWorker,
       close,
     };
   } catch (err) {

@@ -29,6 +29,7 @@ import type { Logger } from '../log.ts';
 import type { JobRow, JobState } from '../store/schema.ts';
 import { jobsRepo } from '../store/repositories/jobs.ts';
 import { DatabaseUnavailableError } from '../store/errors.ts';
+import type { JobWakeups } from './wakeups.ts';
 
 /** A failure worth another try (a remote service down, a rate limit): the job is retried with backoff. */
 export class RetryableJobError extends Error {
@@ -184,7 +185,7 @@ const STOP_WAIT_MS = 5000;
 const PURGE_EVERY_MS = 3600_000;
 const ERROR_MAX_CHARS = 1000;
 
-export function createJobQueue(deps: { db: Db; logger: Logger; options?: Partial<QueueOptions> }): JobQueue {
+export function createJobQueue(deps: { db: Db; logger: Logger; options?: Partial<QueueOptions>; wakeups?: JobWakeups | undefined }): JobQueue {
   const { db } = deps;
   const options: QueueOptions = { ...DEFAULT_QUEUE_OPTIONS, ...deps.options };
   const random = options.random ?? Math.random;
@@ -195,11 +196,18 @@ export function createJobQueue(deps: { db: Db; logger: Logger; options?: Partial
   let stopping = false;
   let loop: Promise<void> | undefined;
   let wake: AbortController = new AbortController();
+  // Set by a poke, cleared before each claim: a poke that comes while a claim runs (the job's
+  // transaction committed just after the claim looked) sends the loop round again, not to sleep.
+  let poked = false;
+  let unsubscribe = () => {};
   // The purge's cadence is elapsed time, as a timer's (the monotonic clock), not a date: the
   // retention itself is judged by the database's now().
   let lastPurge = Number.NEGATIVE_INFINITY;
 
-  const poke = () => wake.abort();
+  const poke = () => {
+    poked = true;
+    wake.abort();
+  };
 
   async function runJob(row: JobRow, token: string, controller: AbortController): Promise<void> {
     const registered = handlers.get(row.kind)!;
@@ -289,6 +297,7 @@ export function createJobQueue(deps: { db: Db; logger: Logger; options?: Partial
     while (!stopping) {
       const free = options.concurrency - running.size;
       let claimed = 0;
+      poked = false;
       if (free > 0 && handlers.size > 0) {
         try {
           const { token, rows } = await jobsRepo.claim(db, { kinds: [...handlers.keys()], limit: free, leaseMs: options.leaseMs });
@@ -313,7 +322,7 @@ export function createJobQueue(deps: { db: Db; logger: Logger; options?: Partial
       }
       // A full batch may mean more are due: look again at once. Otherwise wait for the poll, a poke,
       // or a slot coming free.
-      if (claimed > 0 && claimed === free) continue;
+      if ((claimed > 0 && claimed === free) || (poked && free > 0)) continue;
       wake = new AbortController();
       await sleep(options.pollMs, undefined, { signal: wake.signal, ref: false }).catch(() => {});
     }
@@ -332,12 +341,15 @@ export function createJobQueue(deps: { db: Db; logger: Logger; options?: Partial
     start() {
       if (started) return;
       started = true;
+      // Woken when a job of a kind it handles becomes due (wakeups.ts); the poll is the fallback.
+      unsubscribe = deps.wakeups?.subscribe((kind) => handlers.has(kind), poke) ?? unsubscribe;
       loop = work();
     },
     poke,
     async stop() {
       if (stopping) return;
       stopping = true;
+      unsubscribe();
       poke();
       await loop;
       const inFlight = [...running.values()];

@@ -49,12 +49,8 @@ export function outboundWebhooksModule(core: Core, needs: { secrets: Module<Secr
   listenToAudit(emitForAudit);
   const service = createOutboundWebhookService({ db, clock, secrets, invalidate: core.caches.invalidate, allowPrivate });
   const rendered = new RenderedEvents({ db, caches: core.caches, clock, logger, windowMs: tuning.renderedWindowMs });
-  const queue = createJobQueue({
-    db,
-    logger,
-    // A delivery is due at once: looked for at least 4 times a second.
-    options: { ...config.jobs, concurrency: DELIVERY_CONCURRENCY, pollMs: Math.min(config.jobs.pollMs, 250) },
-  });
+  // Woken when a drain is due (jobs/wakeups.ts): a delivery goes out as soon as its event commits.
+  const queue = createJobQueue({ db, logger, wakeups: core.wakeups, options: { ...config.jobs, concurrency: DELIVERY_CONCURRENCY } });
   const drain = createDrainHandler({
     db,
     clock,

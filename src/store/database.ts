@@ -37,5 +37,18 @@ export interface Database {
   ping(timeoutMs: number): Promise<void>;
   /** The connection pool's use now (for the metrics). */
   poolStats(): PoolStats;
+  /**
+   * Calls `onPayload` with each NOTIFY on `channel` (from any session, this one's included) until
+   * the returned function is called. Best effort: a notification sent while a PostgreSQL server's
+   * listening connection is being reopened is lost, so what it announces must also be found some
+   * other way (the job queues' polls).
+   */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => void>;
   close(): Promise<void>;
+}
+
+/** A channel's name as LISTEN takes it: a plain lower-case identifier (LISTEN takes no parameter). */
+export function channelName(channel: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(channel)) throw new Error(`not a channel name: ${channel}`);
+  return channel;
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Kysely, sql } from 'kysely';
 import type { DB } from './schema.ts';
-import type { Database, Db, PoolStats } from './database.ts';
+import { channelName, type Database, type Db, type PoolStats } from './database.ts';
 import { PGliteDialect } from './pglite-dialect.ts';
 import { lockDataDir } from './data-dir-lock.ts';
 import type { PostgresTimeouts } from './postgres.ts';
@@ -134,6 +134,15 @@ export async function openDatabase(options: {
     },
     unbounded: (work) => work(db),
     poolStats: () => dialect.stats(),
+    async listen(channel, onPayload) {
+      // LISTEN through Kysely's connection, which one caller holds at a time: PGlite's own listen()
+      // could run it between another caller's BEGIN and ROLLBACK, which would undo it. Never
+      // UNLISTEN: servers of one process that share the database (the tests) share the session.
+      await sql.raw(`LISTEN ${channelName(channel)}`).execute(db);
+      return client.onNotification((from, payload) => {
+        if (from === channel) onPayload(payload);
+      });
+    },
     async ping(timeoutMs) {
       if (closed || client.closed) throw new DatabaseUnavailableError('unreachable', new Error('embedded database is closed'));
       try {

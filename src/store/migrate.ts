@@ -16,7 +16,7 @@ export function migrationFiles(): { version: string; script: string }[] {
     .map((f) => ({ version: f.replace(/\.sql$/, ''), script: readFileSync(new URL(f, MIGRATIONS_DIR), 'utf8') }));
 }
 
-export async function migrate(database: Database): Promise<{ applied: string[]; current: string | null }> {
+export async function migrate(database: Pick<Database, 'kind' | 'unbounded'>): Promise<{ applied: string[]; current: string | null }> {
   const files = migrationFiles();
   const applied: string[] = [];
   await database.unbounded((db) =>

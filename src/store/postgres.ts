@@ -14,6 +14,7 @@ import type { DB } from './schema.ts';
 import type { Database } from './database.ts';
 import { classifyDatabaseError, DatabaseUnavailableError, withoutValues } from './errors.ts';
 import { withTimeout } from './timeout.ts';
+import { PostgresListener } from './postgres-listener.ts';
 
 export interface PostgresTimeouts {
   /** PostgreSQL's statement_timeout: the server cancels a statement running longer. */
@@ -41,6 +42,7 @@ export function openPostgres(url: string, options: { timeouts: PostgresTimeouts;
   // An idle client whose server went away: the pool drops it and tells us.
   pool.on('error', (err) => options.onConnectionLost?.(err));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new GuardedPool(pool) }) });
+  const listener = new PostgresListener(url, options.onConnectionLost);
   let closed = false;
   return {
     db,
@@ -61,6 +63,7 @@ export function openPostgres(url: string, options: { timeouts: PostgresTimeouts;
       }
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
+    listen: (channel, onPayload) => listener.listen(channel, onPayload),
     async ping(timeoutMs) {
       const connecting = pool.connect();
       let client: pg.PoolClient;
@@ -84,6 +87,7 @@ export function openPostgres(url: string, options: { timeouts: PostgresTimeouts;
     async close() {
       if (closed) return;
       closed = true;
+      await listener.close();
       await db.destroy();
     },
   };

@@ -64,16 +64,7 @@ async function load(): Promise<{ empty: Blob; migrated: Blob }> {
     }
     const dump = async () => new Blob([await (await client.dumpDataDir('none')).arrayBuffer()]);
     const empty = await dump();
-    await migrate({
-      db,
-      kind: 'embedded',
-      description: 'test snapshot',
-      execScript: async (script) => void (await client.exec(script)),
-      unbounded: (work) => work(db),
-      ping: async () => {},
-      poolStats: () => ({ total: 1, idle: 1, waiting: 0, max: 1 }),
-      close: () => db.destroy(),
-    });
+    await migrate({ kind: 'embedded', unbounded: (work) => work(db) });
     const migrated = await dump();
     // Written under private names and renamed, the migrated one last (it is what marks the pair
     // as made): test processes racing to make them never read half a file.

@@ -1,0 +1,87 @@
+// NOTIFY on a PostgreSQL server reaches only a session that LISTENs, which a pooled connection
+// cannot be (it serves other callers between statements, and the pool closes it when idle): one
+// connection of its own per instance, opened by the first listen() and reopened after a failure
+// (after 1 s, doubling up to 30 s). A notification sent while it is away is lost; the callers find
+// that work another way (the job queues' polls). Hand-written: node-postgres leaves reconnecting a
+// listening client to its caller, and it is ~80 lines.
+import pg from 'pg';
+import { channelName } from './database.ts';
+
+const RETRY_FIRST_MS = 1000;
+const RETRY_MAX_MS = 30_000;
+
+export class PostgresListener {
+  readonly #url: string;
+  readonly #onLost: (err: Error) => void;
+  readonly #channels = new Map<string, Set<(payload: string) => void>>();
+  #client: pg.Client | undefined;
+  /** The connection opened last: a failure of an earlier one, replaced already, is not news. */
+  #latest: pg.Client | undefined;
+  #connecting: Promise<void> | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #retryMs = RETRY_FIRST_MS;
+  #closed = false;
+
+  constructor(url: string, onLost: (err: Error) => void = () => {}) {
+    this.#url = url;
+    this.#onLost = onLost;
+  }
+
+  async listen(channel: string, onPayload: (payload: string) => void): Promise<() => void> {
+    const name = channelName(channel);
+    let callbacks = this.#channels.get(name);
+    if (!callbacks) {
+      callbacks = new Set();
+      this.#channels.set(name, callbacks);
+      // A connection open already listens now; one being opened listens to every channel it knows.
+      await this.#client?.query(`LISTEN ${name}`).catch(() => {});
+    }
+    callbacks.add(onPayload);
+    this.#connecting ??= this.#connect();
+    await this.#connecting;
+    const listening = callbacks;
+    return () => void listening.delete(onPayload);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#timer);
+    const client = this.#client;
+    this.#client = undefined;
+    await client?.end().catch(() => {});
+  }
+
+  /** Opens the connection and listens to every channel; on failure, tries again later (never throws). */
+  async #connect(): Promise<void> {
+    if (this.#closed) return;
+    const client = new pg.Client({ connectionString: this.#url, keepAlive: true, connectionTimeoutMillis: 5000 });
+    this.#latest = client;
+    client.on('error', (err) => this.#lost(client, err));
+    client.on('end', () => this.#lost(client, new Error('the listening connection ended')));
+    client.on('notification', (message) => {
+      for (const callback of this.#channels.get(message.channel) ?? []) callback(message.payload ?? '');
+    });
+    try {
+      await client.connect();
+      this.#client = client;
+      for (const name of this.#channels.keys()) await client.query(`LISTEN ${name}`);
+      this.#retryMs = RETRY_FIRST_MS;
+    } catch (err) {
+      this.#lost(client, err as Error);
+      await client.end().catch(() => {});
+    }
+    if (this.#closed) await client.end().catch(() => {});
+  }
+
+  #lost(client: pg.Client, err: Error): void {
+    if (client !== this.#latest) return;
+    if (this.#client === client) this.#client = undefined;
+    if (this.#closed || this.#timer !== undefined) return;
+    this.#onLost(err);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#connecting = this.#connect();
+    }, this.#retryMs).unref();
+    this.#retryMs = Math.min(this.#retryMs * 2, RETRY_MAX_MS);
+  }
+}
