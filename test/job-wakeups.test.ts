@@ -9,7 +9,7 @@ import { sql } from 'kysely';
 import { openDatabase, type Database } from '../src/store/db.ts';
 import { createLogger } from '../src/log.ts';
 import { createJobQueue, enqueue, RetryableJobError, type JobQueue } from '../src/jobs/queue.ts';
-import { JOBS_CHANNEL, listenForJobs, parseWakeup, type JobWakeups } from '../src/jobs/wakeups.ts';
+import { JOBS_CHANNEL, listenForJobs, type JobWakeups } from '../src/jobs/wakeups.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { migratedSnapshot } from './helpers/snapshot.ts';
 import { NEEDS_POSTGRES, ON_POSTGRES, postgresAvailable, scratchDatabase } from './helpers/pg.ts';
@@ -20,12 +20,6 @@ const silent = createLogger('silent', false);
 const NEVER_POLL = { pollMs: 600_000, leaseMs: 5000 };
 const kindOf = (name: string) => `test.${name}.${randomUUID().slice(0, 8)}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-test('a wakeup is the kind and the milliseconds until the job is due; anything else is ignored', () => {
-  assert.deepEqual(parseWakeup('webhook.drain 0'), { kind: 'webhook.drain', dueInMs: 0 });
-  assert.deepEqual(parseWakeup('mail.send 1500'), { kind: 'mail.send', dueInMs: 1500 });
-  for (const bad of ['', 'webhook.drain', ' 5', 'mail.send -1', 'mail.send soon']) assert.equal(parseWakeup(bad), undefined, bad);
-});
 
 describe('job queues woken by the database', () => {
   let database: Database;
@@ -96,6 +90,25 @@ describe('job queues woken by the database', () => {
     await enqueue(database.db, { kind: delayed, orgId: null, delayMs: 500 });
     await waitFor(() => ranAt > 0, 'the delayed job', 10_000);
     assert.ok(ranAt - queuedAt >= 450, `not before it was due (${Math.round(ranAt - queuedAt)} ms)`);
+  });
+
+  test('a delayed job queued late in a long transaction is announced by the clock when it was queued, not when the transaction began', async () => {
+    const kind = kindOf('long');
+    let ranAt = 0;
+    const q = queue();
+    q.registerHandler(kind, async () => {
+      ranAt = performance.now();
+    });
+    q.start();
+    await sleep(50);
+    // Queued 1 s into its transaction, due 600 ms after the transaction began (`now()`): due at once.
+    await database.db.transaction().execute(async (trx) => {
+      await sleep(1000);
+      await enqueue(trx, { kind, orgId: null, delayMs: 600 });
+    });
+    const committed = performance.now();
+    await waitFor(() => ranAt > 0, 'the job', 10_000);
+    assert.ok(ranAt - committed < 300, `ran ${Math.round(ranAt - committed)} ms after the commit, not 600 ms after it as the transaction's start would have it`);
   });
 
   test('a job given back by a stopping queue wakes another that handles its kind', async () => {

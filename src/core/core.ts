@@ -82,7 +82,13 @@ export async function createCore(config: Config, logger: Logger, options: CoreOp
         ? {}
         : {
             timeouts: config.databaseTimeouts,
-            onConnectionLost: (err: Error) => logger.warn({ err }, 'database connection lost; the pool opens a new one when needed'),
+            onConnectionLost: (err: Error, which: 'pool' | 'listener') =>
+              logger.warn(
+                { err },
+                which === 'pool'
+                  ? 'database connection lost; the pool opens a new one when needed'
+                  : 'the connection that listens for due jobs was lost; reopening it (jobs are polled for meanwhile)',
+              ),
           }),
       snapshot: options.snapshot,
     }));

@@ -52,9 +52,15 @@ export async function listenForJobs(database: Pick<Database, 'listen'>): Promise
         ? undefined
         : setTimeout(
             () => {
-              const now = performance.now();
-              while (s.pending.length > 0 && s.pending[0]! <= now) s.pending.shift();
-              s.poke();
+              // A timer may fire up to ~1 ms before performance.now() reaches its time: due within
+              // that counts as due (else every delayed job would poke twice, a claim each).
+              const now = performance.now() + 1;
+              let due = 0;
+              while (s.pending.length > 0 && s.pending[0]! <= now) {
+                s.pending.shift();
+                due++;
+              }
+              if (due > 0) s.poke();
               arm(s);
             },
             Math.max(0, next - performance.now()),
@@ -62,8 +68,13 @@ export async function listenForJobs(database: Pick<Database, 'listen'>): Promise
   };
   const wakeAt = (s: Subscriber, dueInMs: number) => {
     if (dueInMs === 0) return s.poke();
-    if (dueInMs > LONGEST_TIMER_MS || s.pending.length >= MOST_PENDING) return;
+    if (dueInMs > LONGEST_TIMER_MS) return;
     const at = performance.now() + dueInMs;
+    // Full: the latest due time goes (its job is found by a poll), unless the new one is later still.
+    if (s.pending.length >= MOST_PENDING) {
+      if (s.pending.at(-1)! <= at) return;
+      s.pending.pop();
+    }
     let i = s.pending.length;
     while (i > 0 && s.pending[i - 1]! > at) i--;
     s.pending.splice(i, 0, at);

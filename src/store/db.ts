@@ -56,7 +56,8 @@ export async function openDatabase(options: {
   dataDir: string;
   /** Server timeouts; defaults suit the CLI (config.ts has the service's). */
   timeouts?: PostgresTimeouts;
-  onConnectionLost?: (err: Error) => void;
+  /** A connection lost: one of the pool's, or the one that listens for notifications (reopened after a while). */
+  onConnectionLost?: (err: Error, which: 'pool' | 'listener') => void;
   /**
    * In memory only: start from this data directory (a PGlite `dumpDataDir` tarball) instead of
    * creating one, which takes seconds; the tests start every server from one migrated snapshot.

@@ -54,7 +54,9 @@ export class PostgresListener {
   /** Opens the connection and listens to every channel; on failure, tries again later (never throws). */
   async #connect(): Promise<void> {
     if (this.#closed) return;
-    const client = new pg.Client({ connectionString: this.#url, keepAlive: true, connectionTimeoutMillis: 5000 });
+    // TCP keepalive probes after 30 s idle, not the system's 2 h: a connection dropped without a
+    // FIN (a NAT, a failover) is found and reopened in minutes, not hours.
+    const client = new pg.Client({ connectionString: this.#url, keepAlive: true, keepAliveInitialDelayMillis: 30_000, connectionTimeoutMillis: 5000 });
     this.#latest = client;
     client.on('error', (err) => this.#lost(client, err));
     client.on('end', () => this.#lost(client, new Error('the listening connection ended')));
@@ -63,6 +65,8 @@ export class PostgresListener {
     });
     try {
       await client.connect();
+      // Closed while connecting: end it here, never LISTEN on it.
+      if (this.#closed) return void (await client.end().catch(() => {}));
       this.#client = client;
       for (const name of this.#channels.keys()) await client.query(`LISTEN ${name}`);
       this.#retryMs = RETRY_FIRST_MS;

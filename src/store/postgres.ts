@@ -30,7 +30,10 @@ const CLIENT_GRACE_MS = 500;
 const IDLE_IN_TRANSACTION_MS = 10_000;
 const INT8 = 20;
 
-export function openPostgres(url: string, options: { timeouts: PostgresTimeouts; onConnectionLost?: (err: Error) => void }): Database {
+export function openPostgres(
+  url: string,
+  options: { timeouts: PostgresTimeouts; onConnectionLost?: (err: Error, which: 'pool' | 'listener') => void },
+): Database {
   pg.types.setTypeParser(INT8, (v) => v);
   const { statementTimeoutMs, connectTimeoutMs } = options.timeouts;
   const pool = newPool(url, {
@@ -40,9 +43,9 @@ export function openPostgres(url: string, options: { timeouts: PostgresTimeouts;
     idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_MS,
   });
   // An idle client whose server went away: the pool drops it and tells us.
-  pool.on('error', (err) => options.onConnectionLost?.(err));
+  pool.on('error', (err) => options.onConnectionLost?.(err, 'pool'));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool: new GuardedPool(pool) }) });
-  const listener = new PostgresListener(url, options.onConnectionLost);
+  const listener = new PostgresListener(url, (err) => options.onConnectionLost?.(err, 'listener'));
   let closed = false;
   return {
     db,

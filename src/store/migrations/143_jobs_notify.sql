@@ -6,7 +6,10 @@
 -- announces (a crashed instance's lease that expires).
 CREATE FUNCTION jobs_notify() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM pg_notify('sigsvc_jobs', NEW.kind || ' ' || greatest(0, ceil(extract(epoch FROM NEW.run_after - now()) * 1000))::bigint);
+  -- clock_timestamp(), not now() (the transaction's start): a job queued late in a long transaction
+  -- would be announced late by that much. It is the time of the insert, before the commit, so a
+  -- job is never announced early (late at most by the rest of its transaction).
+  PERFORM pg_notify('sigsvc_jobs', NEW.kind || ' ' || greatest(0, ceil(extract(epoch FROM NEW.run_after - clock_timestamp()) * 1000))::bigint);
   RETURN NULL;
 END $$;
 
