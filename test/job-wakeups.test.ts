@@ -108,7 +108,10 @@ describe('job queues woken by the database', () => {
     });
     const committed = performance.now();
     await waitFor(() => ranAt > 0, 'the job', 10_000);
-    assert.ok(ranAt - committed < 300, `ran ${Math.round(ranAt - committed)} ms after the commit, not 600 ms after it as the transaction's start would have it`);
+    assert.ok(
+      ranAt - committed < 300,
+      `ran ${Math.round(ranAt - committed)} ms after the commit, not 600 ms after it as the transaction's start would have it`,
+    );
   });
 
   test('a job given back by a stopping queue wakes another that handles its kind', async () => {

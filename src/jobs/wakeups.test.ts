@@ -44,7 +44,7 @@ test('each delayed job pokes once, when it is due, in the order of their due tim
   for (const ms of [120, 40, 80]) h.send(`mail.send ${ms}`);
   await sleep(250);
   assert.equal(h.pokes.length, 3, `one poke a job, not two (${h.pokes.map((p) => Math.round(p - sent)).join(', ')} ms)`);
-  h.pokes.forEach((at, i) => assert.ok(at - sent >= [40, 80, 120][i]! - 2, `poke ${i} at ${Math.round(at - sent)} ms`));
+  for (const [i, at] of h.pokes.entries()) assert.ok(at - sent >= [40, 80, 120][i]! - 2, `poke ${i} at ${Math.round(at - sent)} ms`);
   h.close();
 });
 
