@@ -17,6 +17,7 @@ import { Readable } from 'node:stream';
 import { Spool } from '../src/gateway/spool.ts';
 import { startSmtp, type TestSmtp } from './helpers/smtp.ts';
 import { screenshot } from './helpers/screenshots.ts';
+import { waitFor } from './helpers/wait.ts';
 
 const skip = browserUnavailable();
 
@@ -196,7 +197,8 @@ describe('the staff admin app', { skip }, () => {
     await page.keyboard.press('Enter');
     await table.getByRole('columnheader', { name: /Name/ }).and(page.locator('[aria-sort="ascending"]')).waitFor();
     const names = async () => (await table.getByRole('link').allInnerTexts()).map((n) => n.slice(tag.length + 1));
-    await page.waitForFunction("new URL(location.href).searchParams.get('sort') === 'name'");
+    // Polled from here, not by waitForFunction (eval() in the page, which the CSP refuses when it polls).
+    await waitFor(() => new URL(page.url()).searchParams.get('sort') === 'name', 'sort=name in the URL', 10_000);
     await table.getByRole('link', { name: `${tag} 00` }).waitFor();
     const first = await names();
     assert.deepEqual(

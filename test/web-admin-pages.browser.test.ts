@@ -9,6 +9,7 @@ import { browserUnavailable, openPage, seriousViolations, signInThroughApp, type
 import { browserSuite, type Person } from './helpers/browser-suite.ts';
 import { gif, png } from './helpers/images.ts';
 import { screenshot } from './helpers/screenshots.ts';
+import { waitFor } from './helpers/wait.ts';
 
 const skip = browserUnavailable();
 
@@ -123,7 +124,10 @@ describe('the Images, API keys and Audit pages', { skip }, () => {
     await page.waitForURL(/action=template.create/);
     const expected = (await server.request('GET', `/v1/orgs/${org.orgId}/audit?action=template.create&limit=200`, { key: org.key })).body.items.length;
     assert.ok(expected >= 4, `${expected} template.create entries`);
-    await page.waitForFunction(`document.querySelectorAll('table[aria-label="Audit entries"] tbody tr').length === ${expected}`);
+    // Polled from here: waitForFunction polls a string predicate that is false at first with eval()
+    // in the page, which the app's CSP refuses (a flake whenever the table was not filtered yet).
+    const rows = () => page.evaluate(`document.querySelectorAll('table[aria-label="Audit entries"] tbody tr').length`);
+    await waitFor(async () => (await rows()) === expected, `${expected} filtered rows`, 10_000);
     const actions = await table.locator('tbody tr td:nth-child(3)').allInnerTexts();
     assert.deepEqual([...new Set(actions)], ['template.create']);
     // Each entry shows the request's correlation id.

@@ -52,7 +52,12 @@ describe('the dashboard for a member', { skip }, () => {
     assert.equal(await page.evaluate('navigator.clipboard.readText()'), 'Grace Hopper | Rear Admiral');
     await page.getByRole('button', { name: 'Copy signature' }).click();
     // The write is asynchronous: wait until the clipboard holds the formatted version.
-    await page.waitForFunction(`navigator.clipboard.read().then(([item]) => !!item && item.types.includes('text/html'))`);
+    // Polled from here, not by waitForFunction (eval() in the page, which the CSP refuses when it polls).
+    await waitFor(
+      () => page.evaluate(`navigator.clipboard.read().then(([item]) => !!item && item.types.includes('text/html'))`),
+      'HTML on the clipboard',
+      10_000,
+    );
     const copiedHtml = (await page.evaluate(`navigator.clipboard.read().then(([item]) => item.getType('text/html')).then((blob) => blob.text())`)) as string;
     assert.match(copiedHtml, /<strong>Grace Hopper<\/strong>/);
     await page.getByText('Gmail', { exact: true }).waitFor();
