@@ -88,6 +88,7 @@ export async function startServer(
   } = {},
 ): Promise<TestServer> {
   const file = options.testFile ?? callingTestFile();
+  const phases = slowStartLog(file);
   const port = env.PORT ? Number(env.PORT) : await freePort();
   const config = loadConfig(testEnv({ PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, ...env }));
   const logger = createLogger(config.logLevel, false);
@@ -100,6 +101,7 @@ export async function startServer(
     postgresUrl: !ownDatabase && !inMemory ? config.databaseUrl : undefined,
     threads: config.renderThreads,
   });
+  phases.mark('claimed the shared database and render pool');
   const shared = { ...claim.shared, ...options.shared };
   const snapshot = options.snapshot ?? (inMemory && !shared.database ? await migratedSnapshot() : undefined);
   // Cheap hashing unless the test chooses (`passwords: undefined` asks for the service's default).
@@ -108,9 +110,12 @@ export async function startServer(
   let app: FastifyInstance;
   try {
     deps = await createDeps(config, logger, { ...options, snapshot, passwords, shared });
+    phases.mark('createDeps');
     app = await buildApp(deps);
+    phases.mark('buildApp');
     options.beforeReady?.(app);
     await app.listen({ port, host: '127.0.0.1' });
+    phases.done();
   } catch (err) {
     await deps?.close();
     await claim.release();
@@ -128,6 +133,27 @@ export async function startServer(
       await app.close();
       await started.close();
       await claim.release();
+    },
+  };
+}
+
+/**
+ * Prints where a server's start went when it took over 10 s: twice this suite saw one test file's
+ * start take ~70 s (every other run of it: under 1 s), and the spec reporter tells no more.
+ */
+function slowStartLog(file: string) {
+  const started = performance.now();
+  let last = started;
+  const steps: string[] = [];
+  return {
+    mark(step: string) {
+      const now = performance.now();
+      steps.push(`${step} ${Math.round(now - last)} ms`);
+      last = now;
+    },
+    done() {
+      const total = performance.now() - started;
+      if (total > 10_000) process.stderr.write(`startServer took ${Math.round(total)} ms for ${file}: ${steps.join(', ')}\n`);
     },
   };
 }
