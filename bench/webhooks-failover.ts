@@ -1,5 +1,6 @@
 // `npm run bench:webhooks` (DATABASE_URL=postgres://… required): two service processes on one
-// PostgreSQL database deliver 1,000 `signature.rendered` events to a receiver on localhost; once a
+// PostgreSQL database deliver 1,000 `signature.rendered` events (one render of each of 1,000
+// people) to a receiver on localhost; once a
 // part of them arrived, one instance is killed (SIGKILL, mid-delivery). Every event must still
 // arrive at least once: the deliveries the dead instance held come back when their lease runs out
 // (15 s), its drain jobs when the queue's lease does. Prints the delivery throughput before the kill,
@@ -39,7 +40,7 @@ const db = new pg.Client({ connectionString: scratch.url });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let failed = false;
 try {
-  const created = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'Hooks Ltd', '--owner-email', 'owner@hooks.test'], env);
+  const created = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'Hooks Ltd', '--owner-email', 'owner@hooks.test', '--seats', String(total + 10)], env);
   if (created.code !== 0) throw new Error(`org create: ${created.stderr}`);
   const org = JSON.parse(created.stdout) as { orgId: string; ownerUserId: string; apiKey: { key: string } };
   const ports = [await freePort(), await freePort()];
@@ -55,13 +56,29 @@ try {
   if (ep.status !== 201) throw new Error(`endpoint: ${ep.text}`);
   await db.connect();
 
-  // The renders, half through each instance (each one's cached subscription check sees the endpoint).
+  // One render of each of `total` people: `signature.rendered` makes an event of at most ten renders
+  // a second of one signature (the rest are counted into one more), so renders of one person would
+  // never make `total` events (docs/webhooks.md).
+  progress(`creating ${total} users…`);
+  const userIds: string[] = [];
+  for (let i = 0; i < total; i += 50) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(50, total - i) }, (_, j) =>
+        httpRequest(a.url, 'POST', `/v1/orgs/${org.orgId}/users`, { key, body: { email: `u${i + j}@hooks.test`, name: `User ${i + j}` } }),
+      ),
+    );
+    for (const r of batch) {
+      if (r.status !== 201) throw new Error(`user: ${r.status} ${r.text}`);
+      userIds.push(r.body.userId);
+    }
+  }
+  // The users' own events (user.created) are not subscribed: only the renders' are delivered.
   progress(`rendering ${total} signatures through both instances…`);
   for (let i = 0; i < total; i += 50) {
     await Promise.all(
-      Array.from({ length: Math.min(50, total - i) }, (_, j) =>
-        httpRequest((i + j) % 2 ? b.url : a.url, 'POST', `/v1/orgs/${org.orgId}/render/${org.ownerUserId}`, { key, body: {} }),
-      ),
+      userIds
+        .slice(i, i + 50)
+        .map((userId, j) => httpRequest((i + j) % 2 ? b.url : a.url, 'POST', `/v1/orgs/${org.orgId}/render/${userId}`, { key, body: {} })),
     );
   }
   // Written (batched from both instances' memory) before anything is killed: the kill tests delivery.
