@@ -40,7 +40,10 @@ const db = new pg.Client({ connectionString: scratch.url });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let failed = false;
 try {
-  const created = await runNode(['src/cli/main.ts', 'org', 'create', '--name', 'Hooks Ltd', '--owner-email', 'owner@hooks.test', '--seats', String(total + 10)], env);
+  const created = await runNode(
+    ['src/cli/main.ts', 'org', 'create', '--name', 'Hooks Ltd', '--owner-email', 'owner@hooks.test', '--seats', String(total + 10)],
+    env,
+  );
   if (created.code !== 0) throw new Error(`org create: ${created.stderr}`);
   const org = JSON.parse(created.stdout) as { orgId: string; ownerUserId: string; apiKey: { key: string } };
   const ports = [await freePort(), await freePort()];
