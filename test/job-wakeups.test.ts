@@ -12,7 +12,7 @@ import { createJobQueue, enqueue, RetryableJobError, type JobQueue } from '../sr
 import { JOBS_CHANNEL, listenForJobs, type JobWakeups } from '../src/jobs/wakeups.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { migratedSnapshot } from './helpers/snapshot.ts';
-import { NEEDS_POSTGRES, ON_POSTGRES, postgresAvailable, scratchDatabase } from './helpers/pg.ts';
+import { NEEDS_POSTGRES, ON_POSTGRES, postgresAvailable, scratchBehindProxy, scratchDatabase } from './helpers/pg.ts';
 import { waitFor } from './helpers/wait.ts';
 
 const silent = createLogger('silent', false);
@@ -197,5 +197,26 @@ describe('job wakeups on PostgreSQL: several instances', async () => {
     await enqueue(queuing.d.db, { kind, orgId: null, payload: { n: 2 } });
     await waitFor(() => runs.length === 2, 'woken after the reconnection', 10_000);
     assert.deepEqual(runs, [1, 2]);
+  });
+
+  test('a database closed while its link has stopped forwarding closes within seconds, its listening connection dropped', {
+    skip: !available && NEEDS_POSTGRES,
+  }, async () => {
+    const link = await scratchBehindProxy();
+    try {
+      const d = await openDatabase({ databaseUrl: link.url, dataDir: 'unused' });
+      await migrate(d);
+      const wakeups = await listenForJobs(d);
+      link.proxy.stall();
+      const started = performance.now();
+      wakeups.close();
+      await d.close();
+      const ms = performance.now() - started;
+      // Before: close() waited for ever for the server's goodbye on the listening connection.
+      assert.ok(ms < 5000, `closed in ${Math.round(ms)} ms`);
+    } finally {
+      link.proxy.restore();
+      await link.close();
+    }
   });
 });

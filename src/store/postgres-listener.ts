@@ -8,6 +8,8 @@ import pg from 'pg';
 import { channelName } from './database.ts';
 
 const RETRY_FIRST_MS = 1000;
+/** How long close() waits for the server to see the connection end; then the socket is dropped. */
+const END_WAIT_MS = 1000;
 const RETRY_MAX_MS = 30_000;
 
 export class PostgresListener {
@@ -48,7 +50,7 @@ export class PostgresListener {
     clearTimeout(this.#timer);
     const client = this.#client;
     this.#client = undefined;
-    await client?.end().catch(() => {});
+    if (client) await endWithin(client, END_WAIT_MS);
   }
 
   /** Opens the connection and listens to every channel; on failure, tries again later (never throws). */
@@ -66,15 +68,15 @@ export class PostgresListener {
     try {
       await client.connect();
       // Closed while connecting: end it here, never LISTEN on it.
-      if (this.#closed) return void (await client.end().catch(() => {}));
+      if (this.#closed) return void (await endWithin(client, END_WAIT_MS));
       this.#client = client;
       for (const name of this.#channels.keys()) await client.query(`LISTEN ${name}`);
       this.#retryMs = RETRY_FIRST_MS;
     } catch (err) {
       this.#lost(client, err as Error);
-      await client.end().catch(() => {});
+      await endWithin(client, END_WAIT_MS);
     }
-    if (this.#closed) await client.end().catch(() => {});
+    if (this.#closed) await endWithin(client, END_WAIT_MS);
   }
 
   #lost(client: pg.Client, err: Error): void {
@@ -88,4 +90,20 @@ export class PostgresListener {
     }, this.#retryMs).unref();
     this.#retryMs = Math.min(this.#retryMs * 2, RETRY_MAX_MS);
   }
+}
+
+/**
+ * Ends a client, dropping its socket if the server does not answer within `ms`: on a link that
+ * stopped forwarding, `end()` waits for ever for the goodbye (a stopping service hung on it).
+ */
+async function endWithin(client: pg.Client, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+      resolve();
+    }, ms);
+  });
+  await Promise.race([client.end().catch(() => {}), late]);
+  clearTimeout(timer);
 }
