@@ -46,25 +46,24 @@ export async function listenForJobs(database: Pick<Database, 'listen'>): Promise
   // and is set again for the next one still ahead.
   const arm = (s: Subscriber) => {
     clearTimeout(s.timer);
+    s.timer = undefined;
     const next = s.pending[0];
-    s.timer =
-      next === undefined
-        ? undefined
-        : setTimeout(
-            () => {
-              // A timer may fire up to ~1 ms before performance.now() reaches its time: due within
-              // that counts as due (else every delayed job would poke twice, a claim each).
-              const now = performance.now() + 1;
-              let due = 0;
-              while (s.pending.length > 0 && s.pending[0]! <= now) {
-                s.pending.shift();
-                due++;
-              }
-              if (due > 0) s.poke();
-              arm(s);
-            },
-            Math.max(0, next - performance.now()),
-          ).unref();
+    if (next === undefined) return;
+    s.timer = setTimeout(
+      () => {
+        // A timer may fire up to ~1 ms before performance.now() reaches its time: due within that
+        // counts as due (else every delayed job would poke twice, a claim each).
+        const now = performance.now() + 1;
+        let due = 0;
+        while (s.pending.length > 0 && s.pending[0]! <= now) {
+          s.pending.shift();
+          due++;
+        }
+        if (due > 0) s.poke();
+        arm(s);
+      },
+      Math.max(0, next - performance.now()),
+    ).unref();
   };
   const wakeAt = (s: Subscriber, dueInMs: number) => {
     if (dueInMs === 0) return s.poke();

@@ -48,17 +48,25 @@ export class PostgresListener {
   async close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#timer);
-    const client = this.#client;
     this.#client = undefined;
-    if (client) await endWithin(client, END_WAIT_MS);
+    // The connection opened last, open or still opening (ending one that is opening fails its
+    // connect, which then stops there).
+    if (this.#latest) await endWithin(this.#latest, END_WAIT_MS);
   }
 
   /** Opens the connection and listens to every channel; on failure, tries again later (never throws). */
   async #connect(): Promise<void> {
     if (this.#closed) return;
     // TCP keepalive probes after 30 s idle, not the system's 2 h: a connection dropped without a
-    // FIN (a NAT, a failover) is found and reopened in minutes, not hours.
-    const client = new pg.Client({ connectionString: this.#url, keepAlive: true, keepAliveInitialDelayMillis: 30_000, connectionTimeoutMillis: 5000 });
+    // FIN (a NAT, a failover) is found and reopened in minutes, not hours. A LISTEN that gets no
+    // answer fails after 5 s, as a connect does, rather than hold the service's start.
+    const client = new pg.Client({
+      connectionString: this.#url,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: 30_000,
+      connectionTimeoutMillis: 5000,
+      query_timeout: 5000,
+    });
     this.#latest = client;
     client.on('error', (err) => this.#lost(client, err));
     client.on('end', () => this.#lost(client, new Error('the listening connection ended')));
@@ -67,16 +75,13 @@ export class PostgresListener {
     });
     try {
       await client.connect();
-      // Closed while connecting: end it here, never LISTEN on it.
-      if (this.#closed) return void (await endWithin(client, END_WAIT_MS));
-      this.#client = client;
       for (const name of this.#channels.keys()) await client.query(`LISTEN ${name}`);
+      this.#client = client;
       this.#retryMs = RETRY_FIRST_MS;
     } catch (err) {
       this.#lost(client, err as Error);
-      await endWithin(client, END_WAIT_MS);
+      if (!this.#closed) await endWithin(client, END_WAIT_MS);
     }
-    if (this.#closed) await endWithin(client, END_WAIT_MS);
   }
 
   #lost(client: pg.Client, err: Error): void {
