@@ -7,14 +7,14 @@
 // other at irregular intervals, each timed from the API's answer to its `user.created` event at a
 // receiver on localhost. To compare two commits, run it in a checkout of each, alternately (BENCHMARKS.md,
 // "Database-bound work").
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { httpRequest } from '../test/helpers/server.ts';
 import { startReceiver } from '../test/helpers/webhook-receiver.ts';
-import { benchEnv, orgAndService } from './measure.ts';
+import { benchEnv, cpuTimeUs, orgAndService } from './measure.ts';
 
 const { values } = parseArgs({
   options: {
@@ -34,12 +34,6 @@ interface Figures {
   deliveryMaxMs: number;
 }
 
-/** The process's CPU so far (user and system, every thread), in µs: /proc counts in 100 Hz ticks. */
-function cpuUs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
-
 async function measureOnce(users: number): Promise<Figures> {
   const dataDir = mkdtempSync(join(tmpdir(), 'sigsvc-bench-db-'));
   const env = { ...benchEnv(dataDir), WEBHOOK_ALLOW_PRIVATE: 'true' };
@@ -49,12 +43,12 @@ async function measureOnce(users: number): Promise<Figures> {
     const key = org.apiKey.key;
     // Settled: the render thread loaded, the first polls made.
     await new Promise((r) => setTimeout(r, 10_000));
-    let c0 = cpuUs(pid);
+    let c0 = cpuTimeUs(pid);
     await new Promise((r) => setTimeout(r, 10_000));
-    const idleMsPerS = (cpuUs(pid) - c0) / 10 / 1000;
+    const idleMsPerS = (cpuTimeUs(pid) - c0) / 10 / 1000;
 
     let next = 0;
-    c0 = cpuUs(pid);
+    c0 = cpuTimeUs(pid);
     const t0 = performance.now();
     await Promise.all(
       Array.from({ length: 4 }, async () => {
@@ -68,13 +62,13 @@ async function measureOnce(users: number): Promise<Figures> {
         }
       }),
     );
-    const createUs = (cpuUs(pid) - c0) / users;
+    const createUs = (cpuTimeUs(pid) - c0) / users;
     const createWallMs = (performance.now() - t0) / users;
 
-    c0 = cpuUs(pid);
+    c0 = cpuTimeUs(pid);
     const list = await autocannon({ url: `${service.url}/v1/orgs/${org.orgId}/users?limit=50`, headers: { 'x-api-key': key }, connections: 4, duration: 5 });
     if (list.non2xx > 0 || list.errors > 0) throw new Error(`list: ${list.non2xx} non-2xx, ${list.errors} errors`);
-    const listUs = (cpuUs(pid) - c0) / list.requests.total;
+    const listUs = (cpuTimeUs(pid) - c0) / list.requests.total;
     const delivery = await deliveryMs(service.url, org.orgId, key);
     return { idleMsPerS, createUs, createWallMs, listUs, listRps: list.requests.average, ...delivery };
   } finally {
