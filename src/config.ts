@@ -106,6 +106,9 @@ const envFields = z.object({
     .describe(
       'worker threads that save, preview and first-render templates (warm renders stay on the main thread); unset: 2, or 1 on a machine with 2 CPUs or fewer',
     ),
+  RENDER_THREAD_IDLE_MS: int(60_000).describe(
+    'a render thread with no work for this long stops (the next template work starts one again, ~0.2 s); 0: they never stop',
+  ),
   WEBHOOK_SECRET: optionalString.describe('shared secret of the payment provider; unset: the webhook route answers 503'),
   WEBHOOK_TOLERANCE_S: posInt(300).describe('webhook signature timestamp tolerance'),
   WEBHOOK_DEDUP_S: posInt(604800).describe('webhook event-id dedup window'),
@@ -258,6 +261,7 @@ function toConfig(env: Env) {
     renderLimitBytes: env.RENDER_LIMIT_BYTES,
     // One thread fewer than the CPUs, one at least and two at most: a thread is a V8 heap of its own (BENCHMARKS.md, "Memory").
     renderThreads: env.RENDER_THREADS ?? Math.min(2, Math.max(1, availableParallelism() - 1)),
+    renderThreadIdleMs: env.RENDER_THREAD_IDLE_MS,
     webhookSecret: env.WEBHOOK_SECRET,
     webhookToleranceS: env.WEBHOOK_TOLERANCE_S,
     webhookDedupS: env.WEBHOOK_DEDUP_S,

@@ -166,3 +166,33 @@ describe('GET /metrics with METRICS_TOKEN', () => {
     assert.ok(statuses.includes(429), statuses.join());
   });
 });
+
+describe('render_threads: an idle render thread stops, the next first render starts one', () => {
+  let server: TestServer;
+  before(async () => {
+    // A render pool of its own (not the test process's shared one), with a short idle time.
+    server = await startServer({ RENDER_THREAD_IDLE_MS: '300', RENDER_THREADS: '1' }, { shared: { renderPool: undefined } });
+  });
+  after(() => server.close());
+
+  const threads = async () => sample(await (await fetch(`${server.url}/metrics`)).text(), 'render_threads');
+
+  test('the gauge follows the thread: 1 while it works, 0 once idle, 1 again for the next first render', async () => {
+    const org = await createOrg(server);
+    await createTemplate(server, org);
+    const render = async () => {
+      const user = await createUser(server, org);
+      const res = await server.request('POST', `/v1/orgs/${org.orgId}/render/${user.userId}`, { key: org.key });
+      assert.equal(res.status, 200, res.text);
+      assert.match(res.body.html, new RegExp(user.name));
+    };
+    await render();
+    const waited = performance.now();
+    while ((await threads()) !== 0) {
+      assert.ok(performance.now() - waited < 10_000, 'the idle render thread did not stop within 10 s');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await render();
+    assert.equal(await threads(), 1);
+  });
+});

@@ -51,6 +51,37 @@ describe('render worker pool', () => {
     }
   });
 
+  test('a thread with no work for idleMs stops, and the next template work starts one again', async () => {
+    const idle = createRenderPool({ threads: 1, idleMs: 200 });
+    try {
+      await idle.warm();
+      assert.equal(idle.threads(), 1);
+      const render = (key: string) => idle.render({ key, htmlPrepared: '<p>{{ user.name }}</p>', text: '', scope: SAMPLE_SCOPE, limitBytes: LIMIT });
+      assert.match((await render('first')).html, /<p>.+<\/p>/);
+      const stopped = performance.now();
+      while (idle.threads() > 0) {
+        assert.ok(performance.now() - stopped < 10_000, 'the idle thread did not stop within 10 s');
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      // Work after it stopped waits for a new thread, and is answered as before.
+      assert.match((await render('again')).html, /<p>.+<\/p>/);
+      assert.equal(idle.threads(), 1);
+    } finally {
+      await idle.close();
+    }
+  });
+
+  test('without idleMs the threads stay', async () => {
+    const kept = createRenderPool({ threads: 1 });
+    try {
+      await kept.warm();
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(kept.threads(), 1);
+    } finally {
+      await kept.close();
+    }
+  });
+
   test('the wall-clock safety net ends a stuck task with a 400 naming the field; the pool goes on', async () => {
     const strict = createRenderPool({ threads: 1, timeoutMs: 1 });
     try {

@@ -23,6 +23,8 @@ export interface Metrics {
   jobFinished(kind: string, outcome: JobOutcome): void;
   /** Reports the database pool's use at each scrape. */
   observeDatabasePool(read: () => PoolStats): void;
+  /** Reports the render threads running at each scrape. */
+  observeRenderThreads(read: () => number): void;
   /** The exposition: content type and text. */
   scrape(): Promise<{ contentType: string; body: string }>;
 }
@@ -111,6 +113,16 @@ export function createMetrics(): Metrics {
       gauge('db_pool_connections_idle', 'Database connections open and idle.', (s) => s.idle);
       gauge('db_pool_waiting', 'Callers waiting for a database connection.', (s) => s.waiting);
       gauge('db_pool_max', 'The most database connections the pool opens.', (s) => s.max);
+    },
+    observeRenderThreads(read) {
+      new Gauge({
+        name: 'render_threads',
+        help: 'Render worker threads running (one with no work for RENDER_THREAD_IDLE_MS stops).',
+        registers: [registry],
+        collect() {
+          this.set(read());
+        },
+      });
     },
     async scrape() {
       return { contentType: registry.contentType, body: await registry.metrics() };

@@ -24,7 +24,8 @@ export function renderModule(
 ): Module<RenderService> {
   const { config } = core;
   // A pool handed in (tests share one) stays the caller's.
-  const pool = opts.pool ?? createRenderPool({ threads: config.renderThreads });
+  const pool = opts.pool ?? createRenderPool({ threads: config.renderThreads, idleMs: config.renderThreadIdleMs });
+  core.metrics.observeRenderThreads(() => pool.threads());
   const render = createRenderService({
     db: core.db,
     caches: core.caches,

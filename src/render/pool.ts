@@ -14,6 +14,8 @@ export interface RenderPool {
   preview(task: { html: string; text: string; scope: Scope; limitBytes: number }): Promise<RenderedParts>;
   /** Starts the threads now, so the first template work does not wait for them to load. */
   warm(): Promise<void>;
+  /** The threads running now (idle ones stop after `idleMs`). */
+  threads(): number;
   close(): Promise<void>;
 }
 
@@ -23,6 +25,8 @@ export interface RenderPoolOptions {
   timeoutMs?: number;
   /** Tasks that may wait for a thread before the pool answers 503. */
   maxQueue?: number;
+  /** A thread with no work for this long stops; the next template work starts one again. 0: they never stop. */
+  idleMs?: number;
 }
 
 export function createRenderPool(options: RenderPoolOptions): RenderPool {
@@ -30,11 +34,13 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
   const pool = new Piscina<RenderTask, TaskResult<TaskOutput>>({
     filename: new URL('./worker.ts', import.meta.url).href,
     // Started by warm() (the server, at start) or on the first template work, so processes that
-    // never render (the CLI) pay nothing; once started they stay: loading a thread takes a second
-    // of CPU, and a render that waits for one is the slowest a user sees.
+    // never render (the CLI) pay nothing. A thread idle for `idleMs` stops: it is a V8 heap of its
+    // own (~30 MB resident), and a service whose renders are answered from the cache (every warm
+    // render: the main thread's) rarely needs it. Starting one again takes ~0.2 s, which the next
+    // save, preview or first render waits for (BENCHMARKS.md, "Memory").
     minThreads: 0,
     maxThreads: options.threads,
-    idleTimeout: Number.POSITIVE_INFINITY,
+    idleTimeout: options.idleMs ? options.idleMs : Number.POSITIVE_INFINITY,
     maxQueue: options.maxQueue ?? 1_000,
     // Well above Liquid's 2 MB memory limit; a worker past it dies alone, and is replaced.
     resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 },
@@ -98,6 +104,7 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
       // of an empty template made caniemail throw, so every start logged that the threads had not started).
       await Promise.all(Array.from({ length: options.threads }, () => run({ kind: 'renders', items: [] })));
     },
+    threads: () => pool.threads.length,
     close: () => pool.close({ force: true }),
   };
 }
