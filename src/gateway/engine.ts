@@ -7,7 +7,8 @@ import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { GatewayOutcome, GatewaySettingsRow } from '../store/schema.ts';
 import type { Logger } from '../log.ts';
-import { Joiner, noFacts, SPLIT_OPTIONS, Splitter, stamper, type MessageFacts, type StamperHooks, type StampResult } from './mime.ts';
+import type { StamperHooks, StampResult } from './mime.ts';
+import { noFacts, type MessageFacts } from './facts.ts';
 import { Spool } from './spool.ts';
 import type { Relay } from './relay.ts';
 
@@ -70,6 +71,11 @@ class Refusal extends Error {
     this.code = code;
   }
 }
+
+// The MIME parsers (mailsplit, iconv-lite, libqp: ~2.6 MB of heap) load with the first message
+// read, not with the service: an instance that runs no gateway never holds them.
+let mime: Promise<typeof import('./mime.ts')> | undefined;
+const loadMime = () => (mime ??= import('./mime.ts'));
 
 export function createEngine(deps: EngineDeps) {
   const { logger, lookups } = deps;
@@ -140,6 +146,7 @@ export function createEngine(deps: EngineDeps) {
    * message's MIME (`malformed`), any other a failure to stamp.
    */
   async function readAndStamp(source: Readable, facts: MessageFacts, hooks: StamperHooks, out: Spool) {
+    const { Joiner, SPLIT_OPTIONS, Splitter, stamper } = await loadMime();
     const splitter = new Splitter(SPLIT_OPTIONS);
     let malformed: Error | undefined;
     (splitter as unknown as Readable).once('error', (err: Error) => (malformed = err));

@@ -9,6 +9,7 @@ import type { MimeNode, SplitterChunk } from '@zone-eu/mailsplit';
 import iconv from 'iconv-lite';
 import libqp from 'libqp';
 import { htmlInsertionPoint, insertHtml, insertText } from './insert.ts';
+import type { MessageFacts } from './facts.ts';
 import { hasMarker } from '../render/module.ts';
 
 /** The message already carries the user's signature (the add-in inserted it): it passes as it came. */
@@ -29,18 +30,6 @@ const UNTOUCHABLE_TYPES = new Set([
   'application/pgp-encrypted',
   'application/pgp-signature',
 ]);
-
-export interface MessageFacts {
-  /** The From header's address, lower case. */
-  from: string | undefined;
-  alreadyStamped: boolean;
-  tenantId: string | undefined;
-  isReply: boolean;
-  /** Why the body must not change: a signature, encryption, or a calendar part. */
-  untouchable: 'signed-or-encrypted' | 'calendar' | undefined;
-}
-
-export const noFacts = (): MessageFacts => ({ from: undefined, alreadyStamped: false, tenantId: undefined, isReply: false, untouchable: undefined });
 
 export function addressOf(header: string): string | undefined {
   const angle = /<\s*([^<>\s]+@[^<>\s]+)\s*>/.exec(header);

@@ -4,7 +4,6 @@
 // row changes nothing while the others go on.
 import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
-import { parse } from 'csv-parse';
 import { AppError, badRequest, scrub, type ErrorCode } from '../kernel/errors.ts';
 import type { Access } from '../kernel/policy.ts';
 import type { WriteContext } from '../audit/record.ts';
@@ -93,6 +92,8 @@ function columnsOf(header: string[]): string[] {
  * When it throws, the rest of the body is left unread on `body` (the caller lingers on it).
  */
 export async function readCsv(body: Readable): Promise<(Record<string, string> | AppError)[]> {
+  // Loaded with the first import, not with the service.
+  const { parse } = await import('csv-parse');
   const bounds = boundedBody();
   const parser = parse({ bom: true, skip_empty_lines: true, relax_column_count: true, trim: true, max_record_size: IMPORT_MAX_LINE_BYTES });
   bounds.on('error', (err) => parser.destroy(err));
