@@ -30,7 +30,10 @@ test('the service’s module graph loads none of the packages it loads on first 
   const run = await runNode(['--input-type=module', '-e', SCRIPT], {});
   assert.equal(run.code, 0, run.stderr);
   const loaded: string[] = JSON.parse(run.stdout);
-  assert.ok(loaded.some((url) => url.endsWith('/src/deps.ts')), 'the hook saw the graph');
+  assert.ok(
+    loaded.some((url) => url.endsWith('/src/deps.ts')),
+    'the hook saw the graph',
+  );
   for (const [name, when] of Object.entries(LAZY)) {
     const found = loaded.find((url) => url.includes(`/node_modules/${name}/`));
     assert.equal(found, undefined, `${name} is loaded with the service; it should load when ${when}`);
