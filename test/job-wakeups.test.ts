@@ -215,20 +215,20 @@ describe('job wakeups on PostgreSQL: several instances', async () => {
     await waitFor(() => runs.length === 1, 'the other instance woken', 10_000);
 
     // The server ends every listening session (a failover, an administrator); each instance opens
-    // its own again within a second or so and listens again.
-    const listening = async () =>
-      Number(
-        (
-          await sql<{
-            n: string;
-          }>`select count(*) as n from pg_stat_activity where datname = current_database() and query = ${`LISTEN ${JOBS_CHANNEL}`}`.execute(queuing.d.db)
-        ).rows[0]!.n,
-      );
-    assert.equal(await listening(), 2);
-    await sql`select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and query = ${`LISTEN ${JOBS_CHANNEL}`}`.execute(
-      queuing.d.db,
-    );
-    await waitFor(async () => (await listening()) === 2 || undefined, 'both listening again', 15_000);
+    // its own again within a second or so and listens again. Counted by pid: a terminated backend
+    // stays in pg_stat_activity for a moment, and counting it as listening again let the job below
+    // be queued before either instance listened (its notification lost; these queues never poll).
+    // Idle: the LISTEN has finished, so it is in effect.
+    const listeners = async () =>
+      (
+        await sql<{
+          pid: number;
+        }>`select pid from pg_stat_activity where datname = current_database() and state = 'idle' and query = ${`LISTEN ${JOBS_CHANNEL}`}`.execute(queuing.d.db)
+      ).rows.map((r) => r.pid);
+    const ended = await listeners();
+    assert.equal(ended.length, 2);
+    await sql`select pg_terminate_backend(pid) from pg_stat_activity where pid = any(${ended}::int[])`.execute(queuing.d.db);
+    await waitFor(async () => (await listeners()).filter((pid) => !ended.includes(pid)).length === 2 || undefined, 'both listening again', 15_000);
     await enqueue(queuing.d.db, { kind, orgId: null, payload: { n: 2 } });
     await waitFor(() => runs.length === 2, 'woken after the reconnection', 10_000);
     assert.deepEqual(runs, [1, 2]);
