@@ -68,15 +68,28 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
 }
 
 export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
+  const { port, release } = await reservePort();
+  await release();
+  return port;
+}
+
+/**
+ * A free port, held by a listening socket until `release`. Between a port found free and a server
+ * listening on it, any process's outgoing connection may take it as its own local port (the tests
+ * run in several processes at once): held, neither a connection nor another listener gets it, so the
+ * window shrinks from the seconds a service takes to build to the moment between release and listen.
+ */
+export async function reservePort(): Promise<{ port: number; release: () => Promise<void> }> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+    server.listen(0, '127.0.0.1', () => resolve());
   });
+  // A reservation a failing caller forgets keeps no process alive.
+  server.unref();
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { port, release: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
 
 export async function startServer(
@@ -89,7 +102,8 @@ export async function startServer(
 ): Promise<TestServer> {
   const file = options.testFile ?? callingTestFile();
   const phases = slowStartLog(file);
-  const port = env.PORT ? Number(env.PORT) : await freePort();
+  const reserved = env.PORT ? undefined : await reservePort();
+  const port = reserved?.port ?? Number(env.PORT);
   const config = loadConfig(testEnv({ PORT: String(port), BASE_URL: `http://127.0.0.1:${port}`, ...env }));
   const logger = createLogger(config.logLevel, false);
   const inMemory = config.databaseUrl?.startsWith('memory://') ?? false;
@@ -114,9 +128,11 @@ export async function startServer(
     app = await buildApp(deps);
     phases.mark('buildApp');
     options.beforeReady?.(app);
+    await reserved?.release();
     await app.listen({ port, host: '127.0.0.1' });
     phases.done();
   } catch (err) {
+    await reserved?.release();
     await deps?.close();
     await claim.release();
     throw err;
