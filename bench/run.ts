@@ -243,9 +243,12 @@ try {
   };
   // A new process answers its first requests slowly (V8 compiles, caches fill): a few hundred
   // requests of the hot routes and a few webhook events first, so that no scenario measures it.
+  // At once: each autocannon run ends on its one-second tick, however few its requests.
   progress('… warming the service up');
-  for (const route of [hot['org-apikey'], hot['render-warm'], hot.pixel]) await autocannon({ ...route, connections: 1, amount: 200 });
-  if (chosen.includes('webhook')) await autocannon({ ...webhookEvents, connections: 1, amount: 20 });
+  await Promise.all([
+    ...[hot['org-apikey'], hot['render-warm'], hot.pixel].map((route) => autocannon({ ...route, connections: 1, amount: 200 })),
+    ...(chosen.includes('webhook') ? [autocannon({ ...webhookEvents, connections: 1, amount: 20 })] : []),
+  ]);
   const scenarios = await measureSeries(
     chosen.filter((n) => n !== 'baseline' && n !== 'gateway'),
     (name) => runs[name as Exclude<Scenario, 'gateway'>](),
