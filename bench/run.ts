@@ -17,7 +17,7 @@ import { oidcClient, signIn } from '../test/helpers/browser.ts';
 import { signedHeader } from '../test/helpers/payments.ts';
 import { runNode, startProcess, type ServiceProcess } from '../test/helpers/process.ts';
 import { noisyNeighbour, type NoisyResult } from './noisy.ts';
-import { benchEnv, hotRoutes, measure as measureOn, measureSeries, peakRssMb, seriesTable, type Measured, type Load } from './measure.ts';
+import { benchEnv, createUsers, hotRoutes, measure as measureOn, measureSeries, peakRssMb, seriesTable, type Measured, type Load } from './measure.ts';
 import { compareReports, type GatewayFigures, type Report } from './compare.ts';
 import { connectProfiler, inspectOptions, type Profiler } from './profile.ts';
 import { benchCampaign, duringCampaign } from './campaign.ts';
@@ -156,21 +156,13 @@ try {
   if (template.status !== 201) throw new Error(`template: ${template.text}`);
   const userCount = Number(values.users);
   progress(`… seeding ${userCount} users`);
-  const userIds: string[] = [];
-  for (let i = 0; i < userCount; i += 50) {
-    const batch = await Promise.all(
-      Array.from({ length: Math.min(50, userCount - i) }, (_, j) =>
-        api('POST', `/v1/orgs/${org.orgId}/users`, {
-          email: `user${i + j}@bench.test`,
-          name: `User ${i + j}`,
-          title: 'Engineer',
-          department: 'R&D',
-          phone: '+44 20 7946 0000',
-        }),
-      ),
-    );
-    for (const r of batch) userIds.push(r.body.userId);
-  }
+  const userIds = await createUsers(service.url, org.orgId, key, userCount, (i) => ({
+    email: `user${i}@bench.test`,
+    name: `User ${i}`,
+    title: 'Engineer',
+    department: 'R&D',
+    phone: '+44 20 7946 0000',
+  }));
   const client = await oidcClient(`${service.url}/auth`, 'app-client-bench', `${service.url}/app`);
   const idToken = (await signIn(client, { username: 'owner@bench.test', password })).tokens.id_token as string;
 

@@ -16,7 +16,7 @@ import { freePort, httpRequest } from '../test/helpers/server.ts';
 import { runNode, startProcess, type ServiceProcess } from '../test/helpers/process.ts';
 import { scratchDatabase } from '../test/helpers/pg.ts';
 import { startReceiver } from '../test/helpers/webhook-receiver.ts';
-import { benchEnv } from './measure.ts';
+import { benchEnv, createUsers } from './measure.ts';
 
 const { values } = parseArgs({ options: { events: { type: 'string', default: '1000' }, 'kill-after': { type: 'string', default: '200' } } });
 const total = Number(values.events);
@@ -63,18 +63,7 @@ try {
   // a second of one signature (the rest are counted into one more), so renders of one person would
   // never make `total` events (docs/webhooks.md).
   progress(`creating ${total} users…`);
-  const userIds: string[] = [];
-  for (let i = 0; i < total; i += 50) {
-    const batch = await Promise.all(
-      Array.from({ length: Math.min(50, total - i) }, (_, j) =>
-        httpRequest(a.url, 'POST', `/v1/orgs/${org.orgId}/users`, { key, body: { email: `u${i + j}@hooks.test`, name: `User ${i + j}` } }),
-      ),
-    );
-    for (const r of batch) {
-      if (r.status !== 201) throw new Error(`user: ${r.status} ${r.text}`);
-      userIds.push(r.body.userId);
-    }
-  }
+  const userIds = await createUsers(a.url, org.orgId, key, total, (i) => ({ email: `u${i}@hooks.test`, name: `User ${i}` }));
   // The users' own events (user.created) are not subscribed: only the renders' are delivered.
   progress(`rendering ${total} signatures through both instances…`);
   for (let i = 0; i < total; i += 50) {

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, createTemplate, createUser, type TestOrg } from './helpers/fixtures.ts';
 import { deliver, event } from './helpers/payments.ts';
+import { waitFor } from './helpers/wait.ts';
 
 /** The value of one sample, by metric name and exact labels (all of them); undefined when absent. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number | undefined {
@@ -187,11 +188,7 @@ describe('render_threads: an idle render thread stops, the next first render sta
       assert.match(res.body.html, new RegExp(user.name));
     };
     await render();
-    const waited = performance.now();
-    while ((await threads()) !== 0) {
-      assert.ok(performance.now() - waited < 10_000, 'the idle render thread did not stop within 10 s');
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitFor(async () => (await threads()) === 0, 'the idle render thread to stop', 10_000);
     await render();
     assert.equal(await threads(), 1);
   });

@@ -40,7 +40,7 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     // save, preview or first render waits for (BENCHMARKS.md, "Memory").
     minThreads: 0,
     maxThreads: options.threads,
-    idleTimeout: options.idleMs ? options.idleMs : Number.POSITIVE_INFINITY,
+    idleTimeout: options.idleMs || Number.POSITIVE_INFINITY,
     maxQueue: options.maxQueue ?? 1_000,
     // Well above Liquid's 2 MB memory limit; a worker past it dies alone, and is replaced.
     resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 },
