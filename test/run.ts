@@ -24,6 +24,7 @@ import { SERVICE_NODE_FLAGS } from '../src/runtime.ts';
 import { dropFileDatabases } from './helpers/file-database.ts';
 import { globalSetup } from './helpers/global-setup.ts';
 import { ON_POSTGRES } from './helpers/pg.ts';
+import { durationsFile } from './helpers/durations-reporter.ts';
 
 const ROOT = new URL('../', import.meta.url);
 const HEAP_FLAGS = /^--(max-semi-space-size|heap-growing-percent)=/;
@@ -34,7 +35,7 @@ const NODE_FLAGS = SERVICE_NODE_FLAGS.filter((flag) => !HEAP_FLAGS.test(flag));
 const SHARDS = Number(process.env.SIGSVC_TEST_SHARDS) || 3;
 // Per store: a file's time on PostgreSQL is not its time on the embedded database.
 const STORE = ON_POSTGRES ? 'postgres' : 'embedded';
-const DURATIONS = join(tmpdir(), `sigsvc-test-durations-${STORE}.json`);
+const DURATIONS = durationsFile(STORE);
 // Node's compile cache (its code cache and the type-stripped sources, kept by content hash) for
 // every process of the run, the service's child processes included.
 process.env.NODE_COMPILE_CACHE ??= join(tmpdir(), 'sigsvc-node-compile-cache');

@@ -3,8 +3,7 @@
 // which test/run.ts shares files out by on a machine that has not run the suite yet. A store this
 // machine has no record of keeps its committed figures.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { durationsFile } from '../test/helpers/durations-reporter.ts';
 
 const TARGET = new URL('../test/durations.json', import.meta.url);
 
@@ -18,8 +17,8 @@ function read(path: string | URL): Record<string, unknown> | undefined {
 
 const committed = (read(TARGET) ?? {}) as Record<string, Record<string, number>>;
 const result: Record<string, Record<string, number>> = {};
-for (const store of ['embedded', 'postgres']) {
-  const recorded = read(join(tmpdir(), `sigsvc-test-durations-${store}.json`)) as Record<string, number> | undefined;
+for (const store of ['embedded', 'postgres'] as const) {
+  const recorded = read(durationsFile(store)) as Record<string, number> | undefined;
   const seconds = recorded ?? committed[store] ?? {};
   result[store] = Object.fromEntries(
     Object.entries(seconds)

@@ -1,9 +1,13 @@
 // A test reporter that writes how long each test file's tests took, as JSON ({ "test/x.test.ts":
 // seconds }): test/run.ts gives it a file of its own beside each shard's other reporters, and
 // shares the next run's files out by these durations (Jest's test sequencer does the same).
-import { relative } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
+
+/** Where test/run.ts keeps the last whole run's seconds by file on this machine, per store. */
+export const durationsFile = (store: 'embedded' | 'postgres') => join(tmpdir(), `sigsvc-test-durations-${store}.json`);
 
 export default async function* durations(
   source: AsyncIterable<{ type: string; data: { nesting?: number; file?: string; details?: { duration_ms?: number } } }>,
