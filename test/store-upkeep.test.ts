@@ -1,0 +1,101 @@
+// The embedded database's upkeep (src/store/upkeep.ts): PGlite has no autovacuum, so the service
+// vacuums and analyzes its tables itself. A PostgreSQL server vacuums its own.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { startServer, type TestServer } from './helpers/server.ts';
+import { createOrg, createUser } from './helpers/fixtures.ts';
+import { ON_POSTGRES } from './helpers/pg.ts';
+import { waitFor } from './helpers/wait.ts';
+import { openDatabase, type Database } from '../src/store/db.ts';
+import { migratedSnapshot } from './helpers/snapshot.ts';
+import { jobsRepo } from '../src/store/repositories/jobs.ts';
+import { createUpkeep } from '../src/store/upkeep.ts';
+import { createLogger } from '../src/log.ts';
+import type { Db } from '../src/store/database.ts';
+
+interface TableStats {
+  table: string;
+  vacuums: number;
+  analyzes: number;
+  dead: number;
+}
+
+async function tableStats(db: Db): Promise<Map<string, TableStats>> {
+  const r = await sql<TableStats>`
+    select relname as "table", vacuum_count::int as vacuums, analyze_count::int as analyzes, n_dead_tup::int as dead
+    from pg_stat_user_tables where schemaname = current_schema()`.execute(db);
+  return new Map(r.rows.map((t) => [t.table, t]));
+}
+
+const skip = ON_POSTGRES && 'a PostgreSQL server vacuums its own tables (autovacuum)';
+
+describe('the service vacuums and analyzes the embedded database', { skip }, () => {
+  let server: TestServer;
+  before(async () => {
+    // A database of its own, so that its counters are this test's.
+    server = await startServer({ DATABASE_URL: 'memory://', EMBEDDED_VACUUM_INTERVAL_MS: '150' });
+  });
+  after(() => server?.close());
+
+  test('every table once after the start, then the tables the API changed past the thresholds, and only those', async () => {
+    const { db } = server.deps.database;
+    const first = await waitFor(async () => {
+      const stats = await tableStats(db);
+      return [...stats.values()].every((t) => t.vacuums >= 1) && stats;
+    }, 'the first round to vacuum every table');
+    const tables = await sql<{ n: number }>`select count(*)::int as n from pg_tables where schemaname = current_schema()`.execute(db);
+    assert.equal(first.size, tables.rows[0]!.n);
+    assert.ok(first.size > 30, `${first.size} tables`);
+
+    // 60 users: 60 rows changed in a table of ~1 (the analyze threshold is 50 + 10 %).
+    const org = await createOrg(server, { seats: 100 });
+    for (let i = 0; i < 60; i++) await createUser(server, org, { email: `upkeep${i}@example.com` });
+    const users = await waitFor(async () => {
+      const t = (await tableStats(db)).get('users');
+      return t && t.analyzes > (first.get('users')?.analyzes ?? 0) && t;
+    }, 'the users table to be analyzed again');
+    assert.ok(users.analyzes >= 1);
+    // A table nothing wrote to is left alone after the first round.
+    const untouched = (await tableStats(db)).get('scim_groups');
+    assert.equal(untouched?.vacuums, first.get('scim_groups')?.vacuums);
+    assert.equal(untouched?.analyzes, first.get('scim_groups')?.analyzes);
+  });
+});
+
+describe('the upkeep keeps a table with churn from growing', { skip }, () => {
+  let database: Database;
+  before(async () => {
+    database = await openDatabase({ databaseUrl: 'memory://', dataDir: 'unused', snapshot: await migratedSnapshot() });
+  });
+  after(() => database?.close());
+
+  /** `n` jobs through their whole life: queued, claimed, succeeded, purged. */
+  async function churn(db: Db, n: number): Promise<void> {
+    for (let done = 0; done < n; done += 50) {
+      for (let i = 0; i < 50; i++) await jobsRepo.insert(db, { kind: 'mail', orgId: null, payload: { n: done + i } });
+      const { token, rows } = await jobsRepo.claim(db, { kinds: ['mail'], limit: 50, leaseMs: 60_000 });
+      for (const job of rows) await jobsRepo.succeed(db, job.id, token);
+      await jobsRepo.purgeFinished(db, 0);
+    }
+  }
+  const heapBytes = async (db: Db) => Number((await sql<{ size: string }>`select pg_relation_size('jobs') as size`.execute(db)).rows[0]!.size);
+
+  test('without a round the emptied jobs table keeps every old row; after one its space is used again', async () => {
+    const { db } = database;
+    const upkeep = createUpkeep({ db, logger: createLogger('silent', false), intervalMs: 60_000 });
+    await upkeep.round(); // the first round: every table
+    await churn(db, 1000);
+    const grown = await heapBytes(db);
+    assert.ok(grown >= 64 * 1024, `1,000 jobs leave ${grown} bytes behind in an empty table`);
+    // The statistics reach the counters at most once a second (PostgreSQL's own pace).
+    const ran = await waitFor(async () => {
+      const done = await upkeep.round();
+      return done.some((t) => t.table === 'jobs' && t.vacuum) && done;
+    }, 'a round to vacuum the jobs table');
+    assert.ok(!ran.some((t) => t.table === 'scim_groups'), 'a table nothing wrote to is not in the round');
+    await churn(db, 1000);
+    const after = await heapBytes(db);
+    assert.ok(after <= grown, `the second 1,000 jobs reused the space: ${after} bytes, ${grown} before`);
+  });
+});
