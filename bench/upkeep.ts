@@ -1,12 +1,13 @@
 // `npm run bench:upkeep [-- --jobs N --every N]`: what the embedded database's upkeep
-// (src/store/upkeep.ts) keeps from growing. Jobs go through the queue's whole life in the real
+// (src/upkeep/upkeep.ts) keeps from growing. Jobs go through the queue's whole life in the real
 // repository (queued, claimed, succeeded, purged), 50 at a time, on a new embedded database;
 // every `--every` jobs an upkeep round runs (in the service, one a minute), or none with
 // `--every 0`. At each 10,000 jobs: the CPU of an idle queue's poll (a claim that finds nothing,
 // as each queue makes every second), the `jobs` table's size, and the longest statement of the
 // rounds so far (the event loop waits for one statement; a round yields between tables).
-// PGlite runs at V8's baseline tier, as in the service (src/node-flags.json). Run it with and without rounds to compare (BENCHMARKS.md, "The embedded database's upkeep").
-import { mkdtempSync, rmSync } from 'node:fs';
+// Run it with and without rounds to compare (BENCHMARKS.md, "The embedded database's upkeep").
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -14,8 +15,12 @@ import { sql } from 'kysely';
 import { openDatabase } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { jobsRepo } from '../src/store/repositories/jobs.ts';
-import { createUpkeep } from '../src/store/upkeep.ts';
+import { createUpkeep } from '../src/upkeep/upkeep.ts';
 import { createLogger } from '../src/log.ts';
+
+// PGlite at V8's baseline tier, as in the service (src/node-flags.json): set before it compiles.
+const nodeFlags = JSON.parse(readFileSync(new URL('../src/node-flags.json', import.meta.url), 'utf8')) as string[];
+for (const flag of nodeFlags.filter((f) => f.startsWith('--liftoff'))) setFlagsFromString(flag);
 
 const { values } = parseArgs({ options: { jobs: { type: 'string', default: '50000' }, every: { type: 'string', default: '1000' } } });
 const total = Number(values.jobs);

@@ -22,7 +22,7 @@ import type { Refusal } from './ratelimit/hook.ts';
 import type { QuotaCounter } from './quota/counter.ts';
 import { startModules, type Module } from './core/module.ts';
 import { healthModule } from './health/module.ts';
-import { storeModule } from './store/module.ts';
+import { upkeepModule } from './upkeep/module.ts';
 import { metricsModule } from './metrics/module.ts';
 import { auditModule, type AuditService } from './audit/module.ts';
 import { secretsModule, type SecretBox } from './secrets/module.ts';
@@ -214,7 +214,7 @@ export async function createDeps(config: Config, logger: Logger, overrides: Deps
 async function buildModules(core: Core, overrides: DepsOverrides, add: <M extends Module>(module: M) => M) {
   const { config } = core;
   const { dryRunDeadlineMs } = overrides;
-  add(storeModule(core));
+  add(upkeepModule(core));
   const health = add(healthModule(core));
   add(metricsModule({ metrics: core.metrics, token: config.metricsToken }));
   const audit = add(auditModule(core));

@@ -1,4 +1,4 @@
-// The embedded database's upkeep (src/store/upkeep.ts): PGlite has no autovacuum, so the service
+// The embedded database's upkeep (src/upkeep/upkeep.ts): PGlite has no autovacuum, so the service
 // vacuums and analyzes its tables itself. A PostgreSQL server vacuums its own.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import { waitFor } from './helpers/wait.ts';
 import { openDatabase, type Database } from '../src/store/db.ts';
 import { migratedSnapshot } from './helpers/snapshot.ts';
 import { jobsRepo } from '../src/store/repositories/jobs.ts';
-import { createUpkeep } from '../src/store/upkeep.ts';
+import { createUpkeep } from '../src/upkeep/upkeep.ts';
 import { createLogger } from '../src/log.ts';
 import type { Db } from '../src/store/database.ts';
 
@@ -96,6 +96,7 @@ describe('the upkeep keeps a table with churn from growing', { skip }, () => {
     assert.ok(!ran.some((t) => t.table === 'scim_groups'), 'a table nothing wrote to is not in the round');
     await churn(db, 1000);
     const after = await heapBytes(db);
-    assert.ok(after <= grown, `the second 1,000 jobs reused the space: ${after} bytes, ${grown} before`);
+    // Without the round the table doubles (the second 1,000 jobs' rows go after the first's).
+    assert.ok(after < grown * 1.5, `the second 1,000 jobs reused the space: ${after} bytes, ${grown} before`);
   });
 });

@@ -1,4 +1,4 @@
-// The embedded database's upkeep (src/store/upkeep.ts): which tables need a VACUUM or an ANALYZE,
+// The embedded database's upkeep (src/upkeep/upkeep.ts): which tables need a VACUUM or an ANALYZE,
 // and running them. PostgreSQL's autovacuum decides the same from the same counters on a server;
 // PGlite is one backend with no background workers, so nothing does it there unless we do.
 import { sql } from 'kysely';
@@ -32,7 +32,7 @@ export const upkeepRepo = {
         s.n_mod_since_analyze > ${setting('autovacuum_analyze_threshold')} + ${setting('autovacuum_analyze_scale_factor')} * ${rows} as analyze
       from pg_stat_user_tables s
       join pg_class c on c.oid = s.relid
-      where s.schemaname = current_schema()
+      where s.schemaname = current_schema() and c.relkind = 'r'
       order by c.relname`.execute(db);
     return r.rows.filter((t) => t.vacuum || t.analyze);
   },

@@ -9,14 +9,14 @@
 // - the oldest unfrozen transaction ID only ages, and PostgreSQL stops taking writes 3 million
 //   transactions short of its wraparound.
 // So the service does autovacuum's work itself, on PostgreSQL's own thresholds
-// (repositories/upkeep.ts), every `intervalMs`: one table at a time, each statement on the one
+// (store/repositories/upkeep.ts), every `intervalMs`: one table at a time, each statement on the one
 // thread it shares with requests, with a turn of the event loop between tables. After a start the
 // first round vacuums every table once (the counters it decides by start at zero with the
 // process); on a table whose pages are all marked visible that costs ~1 ms.
 import type { Logger } from '../log.ts';
 import { every } from '../lib/every.ts';
-import type { Db } from './database.ts';
-import { upkeepRepo, type TableDue } from './repositories/upkeep.ts';
+import type { Db } from '../store/database.ts';
+import { upkeepRepo, type TableDue } from '../store/repositories/upkeep.ts';
 
 export interface Upkeep {
   /** One round: the first vacuums every table, the later ones the tables past a threshold. Answers what it ran. */
