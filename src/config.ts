@@ -133,9 +133,11 @@ const envFields = z.object({
     'password-reset mails sent to one address per hour at most (more requests get the same answer and no mail)',
   ),
   JOBS_CONCURRENCY: posInt(4).describe('background jobs (mail, syncs, pushes) one instance runs at the same time'),
-  EMBEDDED_VACUUM_INTERVAL_MS: int(60_000).describe(
-    'embedded database only: how often the service vacuums and analyzes the tables that need it, as autovacuum does on a PostgreSQL server; 0: never',
-  ),
+  EMBEDDED_VACUUM_INTERVAL_MS: int(60_000)
+    .pipe(z.number().max(2_147_483_647))
+    .describe(
+      'embedded database only: how often the service vacuums and analyzes the tables that need it, as autovacuum does on a PostgreSQL server; 0: never',
+    ),
   JOBS_POLL_MS: posInt(1000).describe('how often an idle instance looks for due background jobs'),
   JOBS_LEASE_MS: int(60000, 1000).describe("how long a claimed job stays an instance's without renewal; a crashed instance's jobs run again after it"),
   JOBS_RETRY_BASE_MS: posInt(10000).describe('first retry delay of a failed job; doubling each time, with jitter'),
