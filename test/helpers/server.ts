@@ -63,6 +63,9 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     MICROSOFT_LOGIN_URL: 'http://127.0.0.1:9',
     MICROSOFT_GRAPH_URL: 'http://127.0.0.1:9',
     SIGNIN_ATTEMPTS_PER_MINUTE: '100000',
+    // No upkeep round at an arbitrary moment of another test (the stall tests time the event loop);
+    // test/store-upkeep.test.ts sets its own interval.
+    EMBEDDED_VACUUM_INTERVAL_MS: '0',
     ...extra,
   };
 }
