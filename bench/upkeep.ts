@@ -1,6 +1,6 @@
 // `npm run bench:upkeep [-- --jobs N --every N]`: what the embedded database's upkeep
 // (src/upkeep/upkeep.ts) keeps from growing. Jobs go through the queue's whole life in the real
-// repository (queued, claimed, succeeded, purged), 50 at a time, on a new embedded database;
+// repository (test/helpers/job-churn.ts), 50 at a time, on a new embedded database;
 // every `--every` jobs an upkeep round runs (in the service, one a minute), or none with
 // `--every 0`. At each 10,000 jobs: the CPU of an idle queue's poll (a claim that finds nothing,
 // as each queue makes every second), the `jobs` table's size, and the longest statement of the
@@ -17,6 +17,7 @@ import { migrate } from '../src/store/migrate.ts';
 import { jobsRepo } from '../src/store/repositories/jobs.ts';
 import { createUpkeep } from '../src/upkeep/upkeep.ts';
 import { createLogger } from '../src/log.ts';
+import { churnJobs } from '../test/helpers/job-churn.ts';
 
 // PGlite at V8's baseline tier, as in the service (src/node-flags.json): set before it compiles.
 const nodeFlags = JSON.parse(readFileSync(new URL('../src/node-flags.json', import.meta.url), 'utf8')) as string[];
@@ -55,17 +56,10 @@ try {
     console.log(`| ${done} | ${(await idleClaimMs()).toFixed(2)} | ${size.heap} | ${size.indexes} | ${longest.toFixed(1)} |`);
   };
   await row(0);
-  for (let done = 50; done <= total; done += 50) {
-    for (let i = 0; i < 50; i++) await jobsRepo.insert(db, { kind: kinds[i % kinds.length]!, orgId: null, payload: { to: `user${done + i}@bench.test` } });
-    const { token, rows } = await jobsRepo.claim(db, { kinds, limit: 50, leaseMs: 60_000 });
-    for (const job of rows) await jobsRepo.succeed(db, job.id, token);
-    // The queue keeps finished jobs for a while (JOBS_RETENTION); here they go at once.
-    await jobsRepo.purgeFinished(db, 0);
-    if (every && done % every === 0) {
-      for (const t of await upkeep.round()) longest = Math.max(longest, t.ms);
-    }
+  await churnJobs(db, total, kinds, async (done) => {
+    if (every && done % every === 0) for (const t of await upkeep.round()) longest = Math.max(longest, t.ms);
     if (done % 10_000 === 0) await row(done);
-  }
+  });
 } finally {
   await database.close();
   rmSync(dataDir, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import { ON_POSTGRES } from './helpers/pg.ts';
 import { waitFor } from './helpers/wait.ts';
 import { openDatabase, type Database } from '../src/store/db.ts';
 import { migratedSnapshot } from './helpers/snapshot.ts';
-import { jobsRepo } from '../src/store/repositories/jobs.ts';
+import { churnJobs } from './helpers/job-churn.ts';
 import { createUpkeep } from '../src/upkeep/upkeep.ts';
 import { createLogger } from '../src/log.ts';
 import type { Db } from '../src/store/database.ts';
@@ -77,22 +77,13 @@ describe('the upkeep keeps a table with churn from growing', { skip }, () => {
   });
   after(() => database?.close());
 
-  /** `n` jobs through their whole life: queued, claimed, succeeded, purged. */
-  async function churn(db: Db, n: number): Promise<void> {
-    for (let done = 0; done < n; done += 50) {
-      for (let i = 0; i < 50; i++) await jobsRepo.insert(db, { kind: 'mail', orgId: null, payload: { n: done + i } });
-      const { token, rows } = await jobsRepo.claim(db, { kinds: ['mail'], limit: 50, leaseMs: 60_000 });
-      for (const job of rows) await jobsRepo.succeed(db, job.id, token);
-      await jobsRepo.purgeFinished(db, 0);
-    }
-  }
   const heapBytes = async (db: Db) => Number((await sql<{ size: string }>`select pg_relation_size('jobs') as size`.execute(db)).rows[0]!.size);
 
   test('without a round the emptied jobs table keeps every old row; after one its space is used again', async () => {
     const { db } = database;
     const upkeep = createUpkeep({ db, logger: createLogger('silent', false), intervalMs: 60_000 });
     await upkeep.round(); // the first round: every table
-    await churn(db, 1000);
+    await churnJobs(db, 1000, ['mail']);
     const grown = await heapBytes(db);
     assert.ok(grown >= 64 * 1024, `1,000 jobs leave ${grown} bytes behind in an empty table`);
     // The statistics reach the counters at most once a second (PostgreSQL's own pace).
@@ -101,10 +92,39 @@ describe('the upkeep keeps a table with churn from growing', { skip }, () => {
       return done.some((t) => t.table === 'jobs' && t.vacuum) && done;
     }, 'a round to vacuum the jobs table');
     assert.ok(!ran.some((t) => t.table === 'scim_groups'), 'a table nothing wrote to is not in the round');
-    await churn(db, 1000);
+    await churnJobs(db, 1000, ['mail']);
     const after = await heapBytes(db);
     // Without the round the table doubles (the second 1,000 jobs' rows go after the first's); with
     // it the emptied table is truncated or its pages are used again.
     assert.ok(after < grown * 1.5, `the second 1,000 jobs reused the space: ${after} bytes, ${grown} before`);
+  });
+});
+
+describe('no upkeep where it must not run', () => {
+  test('EMBEDDED_VACUUM_INTERVAL_MS=0: no table is ever vacuumed', { skip }, async () => {
+    const server = await startServer({ DATABASE_URL: 'memory://', EMBEDDED_VACUUM_INTERVAL_MS: '0' });
+    try {
+      await createOrg(server);
+      // Three rounds' time at the interval the first test uses.
+      await new Promise((r) => setTimeout(r, 500));
+      const stats = await tableStats(server.deps.database.db);
+      assert.deepEqual(
+        [...stats.values()].filter((t) => t.vacuums > 0 || t.analyzes > 0).map((t) => t.table),
+        [],
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a PostgreSQL server vacuums its own tables: the service starts no round there', async () => {
+    // The suite's store: embedded in .ci/run's first pass, PostgreSQL in its second.
+    const server = await startServer({ EMBEDDED_VACUUM_INTERVAL_MS: '150' });
+    try {
+      const upkeep = server.deps.modules.find((m) => m.name === 'upkeep');
+      assert.equal(upkeep?.timers?.length, ON_POSTGRES ? 0 : 1);
+    } finally {
+      await server.close();
+    }
   });
 });
