@@ -133,7 +133,8 @@ describe('PostgreSQL unreachable: requests fail fast', () => {
   async function behindProxy() {
     const db = await scratchBehindProxy();
     // No cached keys or orgs: every request below needs the database.
-    const server = await startServer({ DATABASE_URL: db.url, CACHE_TTL_MS: '0' });
+    // The defaults' timeouts (testEnv raises them for the rest of the suite).
+    const server = await startServer({ DATABASE_URL: db.url, CACHE_TTL_MS: '0', DATABASE_CONNECT_TIMEOUT_MS: '1500', DATABASE_STATEMENT_TIMEOUT_MS: '1500' });
     return { db, proxy: db.proxy, server };
   }
 

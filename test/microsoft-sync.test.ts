@@ -91,6 +91,8 @@ describe('Microsoft Entra directory sync', () => {
     const { org, connect, audit, syncJob } = await connected(people);
     assert.ok(!JSON.stringify(connect).includes('the-right-secret'));
     assert.equal(connect.lastSyncAt, null);
+    // Connecting queues the first sync; the scheduler's is an interval (an hour by default) later, not a second one now.
+    assert.ok(Date.parse(connect.nextSyncAt) > Date.now() + 3500_000, `next sync at ${connect.nextSyncAt}`);
     assert.equal(audit.items.length, 1);
     const row = await server.deps.database.db.selectFrom('microsoft_integrations').selectAll().where('org_id', '=', org.orgId).executeTakeFirstOrThrow();
     assert.ok(!row.sealed_secret.includes('the-right-secret'));

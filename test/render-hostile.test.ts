@@ -66,13 +66,19 @@ describe('hostile templates never stall the service', () => {
     let polling = true;
     let worstHealthMs = 0;
     let polls = 0;
+    // A 503 whose every failing check timed out is /health answering that the database (or Redis)
+    // was slow: on PostgreSQL in a loaded CI machine, its 1-s ping. The service's own stall is
+    // the event loop's delay, bounded below. Anything else fails the test.
+    const slowDependencies: string[] = [];
     const poller = (async () => {
       while (polling) {
         const started = performance.now();
-        const res = (await api(server).GET('/health')).response;
+        const { response: res, error } = await api(server).GET('/health');
         const ms = performance.now() - started;
-        assert.equal(res.status, 200);
-        worstHealthMs = Math.max(worstHealthMs, ms);
+        const timedOut = res.status === 503 && Object.values(error?.error.details?.checks ?? {}).every((c: any) => c.status === 'ok' || c.error === 'timeout');
+        assert.ok(res.status === 200 || timedOut, `/health ${res.status} ${JSON.stringify(error)}`);
+        if (timedOut) slowDependencies.push(`${Math.round(ms)} ms: ${error?.error.message}`);
+        else worstHealthMs = Math.max(worstHealthMs, ms);
         polls++;
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -117,7 +123,9 @@ describe('hostile templates never stall the service', () => {
     const worstLoopMs = loop.max / 1e6;
     // Generous bounds for a shared, busy machine; the figures measured go to the log below.
     console.log(`hostile templates: worst /health ${worstHealthMs.toFixed(0)} ms over ${polls} polls; worst event-loop delay ${worstLoopMs.toFixed(0)} ms`);
+    if (slowDependencies.length > 0) console.log(`hostile templates: /health found a dependency slow: ${slowDependencies.join('; ')}`);
     assert.ok(polls >= 5, `only ${polls} polls`);
+    assert.ok(slowDependencies.length <= polls / 4, `a dependency slow in ${slowDependencies.length} of ${polls} polls`);
     assert.ok(worstHealthMs < 1000, `/health took ${worstHealthMs} ms`);
     assert.ok(worstLoopMs < 1000, `the event loop stalled ${worstLoopMs} ms`);
   });

@@ -11,6 +11,7 @@ import { browserUnavailable, openPage, seriousViolations, signInThroughApp, type
 import { browserSuite, type Person } from './helpers/browser-suite.ts';
 import { graphUser, startFakeMicrosoft, type FakeMicrosoft } from './helpers/fake-microsoft.ts';
 import { screenshot } from './helpers/screenshots.ts';
+import { waitFor } from './helpers/wait.ts';
 
 const skip = browserUnavailable();
 // Before Entra is connected, its GET answers 404 (the contract, as Google's): the browser logs that
@@ -83,11 +84,14 @@ describe('the Microsoft 365 page', { skip }, () => {
     await page.getByRole('button', { name: 'Connect' }).click();
     await page.getByText('Connected to Entra ID').waitFor();
     // The page shows the sync's outcome once it is done (reloaded here rather than polled).
-    for (let i = 0; i < 100; i++) {
-      const status = (await server.request('GET', `/v1/orgs/${org.orgId}/integrations/microsoft`, { key: org.key })).body;
-      if (status.lastSyncAt) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitFor(
+      async () => {
+        const status = (await server.request('GET', `/v1/orgs/${org.orgId}/integrations/microsoft`, { key: org.key })).body;
+        return Boolean(status.lastSyncAt);
+      },
+      'the first sync to finish',
+      60_000,
+    );
     await page.reload();
     await page.getByText('1 created, 0 updated, 0 removed, 0 skipped').waitFor();
     await page.getByRole('button', { name: 'Preview a sync' }).click();

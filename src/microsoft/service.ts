@@ -44,7 +44,13 @@ export function createMicrosoftService(deps: { db: Db; secrets: SecretBox; direc
       // Sealed before the transaction: without SECRETS_KEY this is the 503 that says how to make one.
       const sealedSecret = secrets.seal(input.clientSecret, context(ctx.orgId));
       return db.transaction().execute(async (tx) => {
-        const { row, created } = await microsoftRepo.upsert(tx, { orgId: ctx.orgId, tenantId: input.tenantId, clientId: input.clientId, sealedSecret });
+        const { row, created } = await microsoftRepo.upsert(tx, {
+          orgId: ctx.orgId,
+          tenantId: input.tenantId,
+          clientId: input.clientId,
+          sealedSecret,
+          syncIntervalS: deps.connector.syncIntervalS,
+        });
         await recordAudit(tx, ctx, {
           action: created ? 'integration.microsoft.connect' : 'integration.microsoft.update',
           targetId: ctx.orgId,

@@ -66,6 +66,11 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
     // No upkeep round at an arbitrary moment of another test (the stall tests time the event loop);
     // test/store-upkeep.test.ts sets its own interval.
     EMBEDDED_VACUUM_INTERVAL_MS: '0',
+    // On PostgreSQL the service fails fast (1.5 s for a pooled connection or a statement): on a
+    // 2-core CI machine running three shards, a browser and the server, a wait that long is the
+    // machine, not what a test tests. test/dependencies.test.ts tests the defaults themselves.
+    DATABASE_CONNECT_TIMEOUT_MS: '10000',
+    DATABASE_STATEMENT_TIMEOUT_MS: '10000',
     ...extra,
   };
 }

@@ -9,19 +9,25 @@ export const microsoftRepo = {
     return db.selectFrom('microsoft_integrations').selectAll().where('org_id', '=', orgId).executeTakeFirst();
   },
 
-  /** Creates or replaces the connection; a new one is due for a sync at once. */
+  /**
+   * Creates or replaces the connection. Its caller queues a sync at once, so the scheduler's next one
+   * is an interval later (due at once, the scheduler's tick queued a second sync beside the first,
+   * which ran twice when the first had already started).
+   */
   async upsert(
     db: Db,
-    c: { orgId: string; tenantId: string; clientId: string; sealedSecret: string },
+    c: { orgId: string; tenantId: string; clientId: string; sealedSecret: string; syncIntervalS: number },
   ): Promise<{ row: MicrosoftIntegrationRow; created: boolean }> {
+    const nextSyncAt = sql<Date>`now() + make_interval(secs => ${c.syncIntervalS})`;
     const row = await db
       .insertInto('microsoft_integrations')
-      .values({ org_id: c.orgId, tenant_id: c.tenantId, client_id: c.clientId, sealed_secret: c.sealedSecret })
+      .values({ org_id: c.orgId, tenant_id: c.tenantId, client_id: c.clientId, sealed_secret: c.sealedSecret, next_sync_at: nextSyncAt })
       .onConflict((oc) =>
         oc.column('org_id').doUpdateSet({
           tenant_id: c.tenantId,
           client_id: c.clientId,
           sealed_secret: c.sealedSecret,
+          next_sync_at: nextSyncAt,
           last_error: null,
           last_error_at: null,
           version: sql`microsoft_integrations.version + 1`,
