@@ -35,6 +35,32 @@ const byteaSerializer = (value: unknown): string => {
 // A copy of its own (a Uint8Array, as PGlite answers): a small Buffer is a view into a shared pool.
 const byteaParser = (text: string): Uint8Array => new Uint8Array(Buffer.from(text.slice(2), 'hex'));
 
+// PGlite's options in the service (and in `bench/pglite-thread.ts`, which opens one in a worker).
+// PostgreSQL's default 128 MB of shared buffers is most of PGlite's memory; an embedded
+// single-tenant store does well with far less. Its WebAssembly memory only grows, and PostgreSQL
+// touches every page of its shared memory at start, so each MB of it is resident for good: 4 MB
+// of buffers (a page not in them is read back from the data directory's files, which the OS
+// caches) and the slots of 5 connections (PGlite is one backend; the default 100, with WAL
+// senders and background workers it never starts, size tables of locks and processes) made the
+// WebAssembly memory 14 MB at start instead of 30 with 16 MB and the defaults (BENCHMARKS.md,
+// "Memory").
+export function embeddedOptions() {
+  return {
+    parsers: { [INT8]: (v: string) => v, [BYTEA]: byteaParser },
+    serializers: { [BYTEA]: byteaSerializer },
+    postgresqlconf: [
+      'shared_buffers = 4MB',
+      'max_connections = 5',
+      'superuser_reserved_connections = 0',
+      'max_wal_senders = 0',
+      'max_replication_slots = 0',
+      'max_worker_processes = 1',
+      'work_mem = 4MB',
+      'maintenance_work_mem = 16MB',
+    ],
+  };
+}
+
 /**
  * True when opening this configuration will create an embedded database on disk (a first run:
  * PostgreSQL's initdb, then every migration), which takes from seconds to a minute.
@@ -91,33 +117,11 @@ export async function openDatabase(options: {
       rmSync(temporary, { recursive: true, force: true });
     };
   }
-  // PostgreSQL's default 128 MB of shared buffers is most of PGlite's memory; an embedded
-  // single-tenant store does well with far less. Its WebAssembly memory only grows, and PostgreSQL
-  // touches every page of its shared memory at start, so each MB of it is resident for good: 4 MB
-  // of buffers (a page not in them is read back from the data directory's files, which the OS
-  // caches) and the slots of 5 connections (PGlite is one backend; the default 100, with WAL
-  // senders and background workers it never starts, size tables of locks and processes) made the
-  // WebAssembly memory 14 MB at start instead of 30 with 16 MB and the defaults (BENCHMARKS.md,
-  // "Memory").
   // Loaded only in embedded mode: a service on a PostgreSQL server never pays for it.
   const { PGlite } = await import('@electric-sql/pglite');
   let client: PGliteType;
   try {
-    client = await PGlite.create(dir, {
-      loadDataDir: inMemory ? options.snapshot : undefined,
-      parsers: { [INT8]: (v: string) => v, [BYTEA]: byteaParser },
-      serializers: { [BYTEA]: byteaSerializer },
-      postgresqlconf: [
-        'shared_buffers = 4MB',
-        'max_connections = 5',
-        'superuser_reserved_connections = 0',
-        'max_wal_senders = 0',
-        'max_replication_slots = 0',
-        'max_worker_processes = 1',
-        'work_mem = 4MB',
-        'maintenance_work_mem = 16MB',
-      ],
-    });
+    client = await PGlite.create(dir, { ...embeddedOptions(), loadDataDir: inMemory ? options.snapshot : undefined });
   } catch (err) {
     release();
     throw err;
