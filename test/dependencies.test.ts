@@ -133,8 +133,14 @@ describe('PostgreSQL unreachable: requests fail fast', () => {
   async function behindProxy() {
     const db = await scratchBehindProxy();
     // No cached keys or orgs: every request below needs the database.
-    // The defaults' timeouts (testEnv raises them for the rest of the suite).
-    const server = await startServer({ DATABASE_URL: db.url, CACHE_TTL_MS: '0', DATABASE_CONNECT_TIMEOUT_MS: '1500', DATABASE_STATEMENT_TIMEOUT_MS: '1500' });
+    // The defaults' timeouts, as the config has them (testEnv raises them for the rest of the suite).
+    const { connectTimeoutMs, statementTimeoutMs } = loadConfig({}).databaseTimeouts;
+    const server = await startServer({
+      DATABASE_URL: db.url,
+      CACHE_TTL_MS: '0',
+      DATABASE_CONNECT_TIMEOUT_MS: String(connectTimeoutMs),
+      DATABASE_STATEMENT_TIMEOUT_MS: String(statementTimeoutMs),
+    });
     return { db, proxy: db.proxy, server };
   }
 

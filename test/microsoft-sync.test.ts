@@ -186,7 +186,7 @@ describe('Microsoft Entra directory sync', () => {
   });
 
   test('a wrong secret: the job fails with what Microsoft said, the connection shows it, and a dry run says it too', async () => {
-    const { org, syncJob } = await connected([graphUser({ displayName: 'Nobody Synced' })], 'a-wrong-secret');
+    const { org, syncJob, tenantId, clientId } = await connected([graphUser({ displayName: 'Nobody Synced' })], 'a-wrong-secret');
     const job = await finished(org, syncJob);
     assert.equal(job.state, 'failed');
     assert.match(job.error, /refused the app's credentials.*AADSTS7000215/);
@@ -197,6 +197,20 @@ describe('Microsoft Entra directory sync', () => {
     const dry = await server.request('POST', `/v1/orgs/${org.orgId}/integrations/microsoft/sync?dryRun=true`, { key: org.key });
     assert.equal(dry.status, 400);
     assert.match(dry.body.error.message, /could not be read.*AADSTS7000215/);
+
+    // The admin puts the right secret in while the scheduler's sync is due: the change queues a
+    // sync itself, so the scheduler's moves an interval away rather than queuing a second one.
+    await server.deps.database.db
+      .updateTable('microsoft_integrations')
+      .set({ next_sync_at: new Date(0) })
+      .where('org_id', '=', org.orgId)
+      .execute();
+    const fixed = await server.request('PUT', `/v1/orgs/${org.orgId}/integrations/microsoft`, {
+      key: org.key,
+      body: { tenantId, clientId, clientSecret: 'the-right-secret' },
+    });
+    assert.equal(fixed.status, 200, fixed.text);
+    assert.ok(Date.parse(fixed.body.nextSyncAt) > Date.now() + 3500_000, `next sync at ${fixed.body.nextSyncAt}`);
   });
 
   test('disconnecting: 204, then 404; synced users stay; an unknown connection is 404 everywhere', async () => {
