@@ -17,9 +17,10 @@ describe('outbound webhooks: an endpoint changed while its batch is sent', () =>
   after(() => server.close());
 
   async function slowEndpoint(org: TestOrg, receiver: Receiver) {
-    // Each answer takes 1.5 s, 4 in flight at once: 8 deliveries take at least two rounds (in one
-    // batch or more, as the drain claims them while the users are made).
-    receiver.answer = () => ({ status: 200, delayMs: 1_500 });
+    // The receiver holds its answers until the test releases them, and 4 are in flight at once: so
+    // exactly 4 of the 8 deliveries are sent before the change, however slow the machine (with a
+    // 1.5-s answer instead, a loaded CI machine made the 8 users slowly enough for all 8 to go).
+    receiver.answer = () => 'hold';
     const res = await server.request('POST', `/v1/orgs/${org.orgId}/webhook-endpoints`, {
       key: org.key,
       body: { url: receiver.url, events: ['user.created'] },
@@ -30,14 +31,22 @@ describe('outbound webhooks: an endpoint changed while its batch is sent', () =>
     return res.body.endpointId as string;
   }
 
+  /** Answers the held deliveries once the batch's endpoint is stale (RECHECK_MS, 1 s, in delivery.ts): the next send reads it again. */
+  async function afterRecheck(receiver: Receiver) {
+    await sleep(1_100);
+    receiver.answer = () => ({ status: 200 });
+    receiver.release();
+  }
+
   test('after a DELETE, the deliveries of the batch not yet sent are not sent', async () => {
     const org = await createOrg(server);
     const receiver = await startReceiver();
     try {
       const endpointId = await slowEndpoint(org, receiver);
-      // Four in flight: nothing more is sent until one answers, 1.5 s on, past the endpoint's re-read.
+      // Four in flight: nothing more is sent until they are answered, past the endpoint's re-read.
       const sent = receiver.received.length;
       assert.equal((await server.request('DELETE', `/v1/orgs/${org.orgId}/webhook-endpoints/${endpointId}`, { key: org.key })).status, 204);
+      await afterRecheck(receiver);
       await waitFor(() => receiver.inFlight === 0, 'the four in flight answered');
       await sleep(1_000);
       assert.ok(sent < 8, `some not sent yet when it was deleted (${sent})`);
@@ -59,6 +68,7 @@ describe('outbound webhooks: an endpoint changed while its batch is sent', () =>
         body: { version: 1, url: moved.url },
       });
       assert.equal(patched.status, 200, patched.text);
+      await afterRecheck(old);
       await waitFor(() => moved.received.length === 8 - sent, 'the rest at the new URL');
       assert.ok(sent < 8, `some not sent yet when it changed (${sent})`);
       assert.equal(old.received.length, sent, 'the old URL got only those sent before the change');
