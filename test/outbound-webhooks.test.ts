@@ -290,30 +290,35 @@ describe('outbound webhooks', () => {
   });
 
   test("an org's slow endpoint does not hold back another org's deliveries", async () => {
-    const slowOrg = await createOrg(server);
-    const otherOrg = await createOrg(server);
+    // A server whose attempts wait 30 s for an answer: the slow endpoint's four stay in flight
+    // throughout (with the suite's 1.5-s timeout they timed out and waited for their retry, and on a
+    // loaded machine the other org's delivery fell in such a gap, with none in flight).
+    const own = await startServer({ WEBHOOK_ALLOW_PRIVATE: 'true' }, { webhooks: { retryScheduleMs: [60_000], timeoutMs: 30_000 } });
+    const slowOrg = await createOrg(own);
+    const otherOrg = await createOrg(own);
     const slow = await startReceiver();
     const fast = await startReceiver();
     try {
       slow.answer = () => 'hold';
-      const { endpointId } = await addEndpoint(server, slowOrg, slow.url, ['user.created']);
-      for (let i = 0; i < 8; i++) await createUser(server, slowOrg);
-      // The slow endpoint never answers: each attempt waits for the timeout, 4 at a time, again and again.
+      const { endpointId } = await addEndpoint(own, slowOrg, slow.url, ['user.created']);
+      for (let i = 0; i < 8; i++) await createUser(own, slowOrg);
+      // The slow endpoint does not answer: 4 attempts wait in flight, the other 4 deliveries behind them.
       await waitFor(() => slow.held === 4, 'four deliveries held by the slow endpoint');
       let slowBusy = -1;
       fast.answer = () => {
         slowBusy = slow.inFlight;
         return { status: 200 };
       };
-      await addEndpoint(server, otherOrg, fast.url, ['user.created']);
-      await createUser(server, otherOrg);
+      await addEndpoint(own, otherOrg, fast.url, ['user.created']);
+      await createUser(own, otherOrg);
       await until(fast, 'user.created');
       assert.ok(slowBusy > 0, 'the other org was served while the slow endpoint had deliveries in flight');
-      const log = await deliveries(server, slowOrg, endpointId);
+      const log = await deliveries(own, slowOrg, endpointId);
       assert.ok(log.length === 8 && log.every((d) => d.state !== 'succeeded'));
       assert.equal(slow.maxInFlight, 4, 'never more than 4 in flight to one endpoint');
     } finally {
       slow.release();
+      await own.close();
       await slow.close();
       await fast.close();
     }
