@@ -20,6 +20,7 @@ import { noisyNeighbour, type NoisyResult } from './noisy.ts';
 import { benchEnv, createUsers, hotRoutes, measure as measureOn, measureSeries, peakRssMb, seriesTable, type Measured, type Load } from './measure.ts';
 import { compareReports, type GatewayFigures, type Report } from './compare.ts';
 import { connectProfiler, inspectOptions, type Profiler } from './profile.ts';
+import { pairedLine, pairedSlices } from './pairs.ts';
 import { benchCampaign, duringCampaign } from './campaign.ts';
 
 // render-warm-campaign and render-warm-subscribed right after render-warm: their goals are each
@@ -61,6 +62,9 @@ const { values } = parseArgs({
     // Characters added to each webhook event (a `description`): the default event is ~170 bytes, a
     // payment provider's invoice event is 3–8 KB (BENCHMARKS.md, "bytea").
     'webhook-pad': { type: 'string', default: '0' },
+    // render-warm-campaign's goal compares it with render-warm: that many pairs of the two measured
+    // in alternating slices of half the duration each, after the series (bench/pairs.ts; 0: none).
+    pairs: { type: 'string', default: '4' },
   },
 });
 const readReport = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as Report;
@@ -233,6 +237,20 @@ try {
     },
     webhook: () => measure('webhook', service, webhookEvents),
   };
+  // render-warm and render-warm-campaign alternated (bench/pairs.ts): the campaign is started before
+  // each campaign slice and ended after it, and each slice follows a few hundred renders that fill
+  // the caches for what it renders (a start or an end changes the outputs' keys).
+  const campaignAgainstPlain = (pairs: number) => {
+    const sliceS = duration / 2;
+    const slice = async (name: 'render-warm' | 'render-warm-campaign') => {
+      await autocannon({ ...hot['render-warm'], connections: 1, amount: 200 });
+      return measureOn(name, service, { ...load, durationS: sliceS }, hot['render-warm']);
+    };
+    return pairedSlices({ a: 'render-warm', b: 'render-warm-campaign', sliceS }, pairs, {
+      a: () => slice('render-warm'),
+      b: async () => duringCampaign(await campaign(), () => slice('render-warm-campaign')),
+    });
+  };
   // A new process answers its first requests slowly (V8 compiles, caches fill): a few hundred
   // requests of the hot routes and a few webhook events first, so that no scenario measures it.
   // At once: each autocannon run ends on its one-second tick, however few its requests.
@@ -246,6 +264,10 @@ try {
     (name) => runs[name as Exclude<Scenario, 'gateway'>](),
     runs.baseline,
   );
+  const campaignPairs =
+    Number(values.pairs) > 0 && chosen.includes('render-warm-campaign') && chosen.includes('render-warm')
+      ? await campaignAgainstPlain(Number(values.pairs))
+      : undefined;
   const rssMb = peakRssMb(service.pid);
   const gateway = chosen.includes('gateway') ? await gatewayScenario() : undefined;
   const report = {
@@ -258,6 +280,7 @@ try {
     rssMb,
     ...(noisy ? { noisy } : {}),
     ...(gateway ? { gateway } : {}),
+    ...(campaignPairs ? { campaignPairs } : {}),
   };
   if (values.out) writeFileSync(values.out, `${JSON.stringify(report, null, 2)}\n`);
   if (values.profile) writeFileSync(join(values.profile, 'top.md'), `${profileTops.join('\n')}\n`);
@@ -269,6 +292,7 @@ try {
         `Node ${report.node}, ${report.cpus} CPUs, ${report.database} database, ${connections} connections, ${duration} s each`,
         ...seriesTable(scenarios),
         `peak RSS of the service: ${rssMb} MB`,
+        ...(campaignPairs ? [pairedLine(campaignPairs, 'within 10 %')] : []),
         ...(noisy
           ? [
               `noisy-org: the quiet org's p50 / p99 ${noisy.quiet.p50Ms} / ${noisy.quiet.p99Ms} ms under noise, ${noisy.quietIdleP50Ms} / ${noisy.quietIdleP99Ms} ms idle (p99 ${(noisy.quiet.p99Ms / (noisy.quietIdleP99Ms || 1)).toFixed(2)}×); ` +

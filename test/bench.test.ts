@@ -46,6 +46,8 @@ test('npm run bench -- --duration 0.25 --json reports every scenario; --compare 
     saved,
     '--scenario',
     scenarios.join(','),
+    '--pairs',
+    '2',
   ];
   const res = await runNode(['bench/run.ts', ...args], {}, 290_000);
   assert.equal(res.code, 0, res.stderr);
@@ -67,6 +69,15 @@ test('npm run bench -- --duration 0.25 --json reports every scenario; --compare 
     assert.ok(s.rps > 0, s.name);
   }
   assert.equal(report.scenarios[0].ratio, 1);
+  // render-warm-campaign against render-warm, alternated: two pairs, each slice measured.
+  const pairs = report.campaignPairs;
+  assert.equal(pairs.a, 'render-warm');
+  assert.equal(pairs.b, 'render-warm-campaign');
+  assert.equal(pairs.aCpu.length, 2);
+  assert.equal(pairs.bCpu.length, 2);
+  for (const cpu of [...pairs.aCpu, ...pairs.bCpu]) assert.ok(cpu > 0, 'CPU time per request of each slice');
+  assert.equal(pairs.pairChangesPct.length, 2);
+  assert.equal(pairs.changePct, Math.round(((pairs.bMedian - pairs.aMedian) / pairs.aMedian) * 1000) / 10);
   // The baseline is measured before the first scenario and again after each one, and every
   // ratio is to the baseline slices around its scenario, not to the baseline row.
   const baselineSlices = res.stderr.split('\n').filter((line) => line.startsWith('… baseline:')).length;
