@@ -5,7 +5,8 @@
 //   new Counter({ name: 'mail_sent_total', help: '…', labelNames: ['outcome'], registers: [deps.metrics.registry] })
 // and keep label values to small fixed sets (never an id, an email or a raw URL).
 import type { PoolStats } from '../store/db.ts';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
+import { HttpSeries } from './http-series.ts';
 
 export type WebhookOutcome = 'processed' | 'pending' | 'duplicate' | 'failed' | 'invalid_signature' | 'bad_request' | 'unconfigured';
 // The queue's outcomes (src/jobs/queue.ts: succeeded, retried, failed, released, lost, deferred).
@@ -37,18 +38,10 @@ export function createMetrics(): Metrics {
   // percentiles, from monitorEventLoopDelay).
   collectDefaultMetrics({ register: registry });
 
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests answered, by method, route pattern and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'Time from a request arriving to its answer being sent, by method, route pattern and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    buckets: DURATION_BUCKETS,
-    registers: [registry],
+  const http = new HttpSeries(DURATION_BUCKETS);
+  http.register(registry, {
+    counter: ['http_requests_total', 'HTTP requests answered, by method, route pattern and status.'],
+    histogram: ['http_request_duration_seconds', 'Time from a request arriving to its answer being sent, by method, route pattern and status.'],
   });
   const webhooks = new Counter({
     name: 'webhook_events_total',
@@ -56,17 +49,25 @@ export function createMetrics(): Metrics {
     labelNames: ['outcome'] as const,
     registers: [registry],
   });
+  // Counted in two numbers on the warm render's path and added to the counter at each scrape:
+  // a labelled inc() hashes its labels on every call (./http-series.ts says what that costs).
+  const renders = { hit: 0, miss: 0 };
+  const rendersReported = { hit: 0, miss: 0 };
   const renderCache = new Counter({
     name: 'render_cache_requests_total',
     help: 'Rendered-signature cache lookups, by result (hit or miss).',
     labelNames: ['result'] as const,
     registers: [registry],
+    collect() {
+      for (const result of ['hit', 'miss'] as const) {
+        this.inc({ result }, renders[result] - rendersReported[result]);
+        rendersReported[result] = renders[result];
+      }
+    },
   });
-  const renderHits = renderCache.labels('hit');
-  const renderMisses = renderCache.labels('miss');
   // Both series exist from the start, so a rate() over them is defined before the first render.
-  renderHits.inc(0);
-  renderMisses.inc(0);
+  renderCache.inc({ result: 'hit' }, 0);
+  renderCache.inc({ result: 'miss' }, 0);
   const jobs = new Counter({
     name: 'jobs_total',
     help: 'Background job attempts that ended, by kind and outcome (succeeded, failed, retried).',
@@ -74,27 +75,16 @@ export function createMetrics(): Metrics {
     registers: [registry],
   });
 
-  // Label children by key: prom-client hashes a label object on every call, this a short string.
-  const children = new Map<string, { count: Counter.Internal; time: Histogram.Internal<'method' | 'route' | 'status'> }>();
-
   return {
     registry,
     httpRequest(method, route, status, seconds) {
-      const key = `${method} ${status} ${route}`;
-      let child = children.get(key);
-      if (!child) {
-        const labels = { method, route, status: String(status) };
-        child = { count: requests.labels(labels), time: duration.labels(labels) };
-        children.set(key, child);
-      }
-      child.count.inc();
-      child.time.observe(seconds);
+      http.record(method, route, status, seconds);
     },
     webhookEvent(outcome) {
       webhooks.labels(outcome).inc();
     },
     renderCache(hit) {
-      (hit ? renderHits : renderMisses).inc();
+      renders[hit ? 'hit' : 'miss']++;
     },
     jobFinished(kind, outcome) {
       jobs.labels(kind, outcome).inc();
