@@ -269,6 +269,51 @@ describe('the staff admin app', { skip }, () => {
     await clean(staff);
   });
 
+  test('a table wider than its place is a tab stop named as the table, as soon as its content widens it; one that fits is none', async () => {
+    await createOrg(server, { name: `Wide ${randomUUID().slice(0, 6)}` });
+    const { page } = staff;
+    await page.goto(admin('/orgs'));
+    const table = page.getByRole('table', { name: 'Organisations' });
+    await table.getByRole('row').nth(1).waitFor();
+    assert.equal(await page.getByRole('region', { name: 'Organisations' }).count(), 0, 'the table fits: no tab stop');
+    // A cell that widens (as a name arrives in place of an id): the wrapper is a named tab stop
+    // before any other script runs, and is none again once the cell narrows.
+    const states = (await page.evaluate(`(async () => {
+      const wrap = document.querySelector('table[aria-label="Organisations"]').parentElement;
+      const cell = document.querySelector('table[aria-label="Organisations"] tbody td');
+      const state = () => ({
+        scrolls: wrap.scrollWidth > wrap.clientWidth + 1,
+        tabindex: wrap.getAttribute('tabindex'),
+        role: wrap.getAttribute('role'),
+        label: wrap.getAttribute('aria-label'),
+      });
+      const wide = document.createElement('div');
+      wide.style.width = '4000px';
+      cell.append(wide);
+      await Promise.resolve();
+      const widened = state();
+      wide.remove();
+      await Promise.resolve();
+      return { widened, narrowed: state() };
+    })()`)) as Record<'widened' | 'narrowed', Record<string, unknown>>;
+    assert.deepEqual(states.widened, { scrolls: true, tabindex: '0', role: 'region', label: 'Organisations' });
+    assert.deepEqual(states.narrowed, { scrolls: false, tabindex: null, role: null, label: null });
+    // In a narrow window the table scrolls: the keyboard reaches it and scrolls it.
+    const size = page.viewportSize();
+    await page.setViewportSize({ width: 360, height: 700 });
+    try {
+      const region = page.getByRole('region', { name: 'Organisations' });
+      await region.waitFor();
+      await region.focus();
+      await page.keyboard.press('ArrowRight');
+      await page.waitForFunction(`document.querySelector('table[aria-label="Organisations"]').parentElement.scrollLeft > 0`);
+      await shot(page, 'orgs-narrow');
+      await clean(staff);
+    } finally {
+      if (size) await page.setViewportSize(size);
+    }
+  });
+
   test('"Replay all failed" answers the result of each', async () => {
     const orphan = event('invoice.payment_failed', { metadata: { orgId: randomUUID() } });
     await deliver(server, orphan);

@@ -2,7 +2,7 @@
 // the first answer is on its way, what an empty list says, else the table (named by `label`) with
 // its column heads and the caller's rows. Column heads given as text are plain `<th scope="col">`;
 // a sortable or hidden head is passed as its own element.
-import { Fragment, useEffect, useRef, useState, type ReactNode } from 'react';
+import { Fragment, useLayoutEffect, useRef, type ReactNode } from 'react';
 import { Empty, ErrorMessage, Loading } from './Status.tsx';
 
 export function ListTable<T>(props: {
@@ -23,19 +23,15 @@ export function ListTable<T>(props: {
 }) {
   const { items } = props;
   const wrap = useRef<HTMLDivElement>(null);
-  const scrolls = useScrolls(wrap, !!items?.length);
+  useScrollRegion(wrap, props.label, !!items?.length);
   return (
     <>
       <ErrorMessage error={props.error} />
       {props.loading && !items ? <Loading /> : null}
       {items && items.length === 0 && props.empty ? <Empty>{props.empty}</Empty> : null}
       {items && items.length > 0 ? (
-        // A table wider than its place scrolls sideways: then the keyboard must reach it too (a tab stop, named as the table).
-        <div
-          ref={wrap}
-          className={props.flat ? 'table-wrap flat' : 'table-wrap'}
-          {...(scrolls ? { tabIndex: 0, role: 'region', 'aria-label': props.label } : {})}
-        >
+        // A table wider than its place scrolls sideways: then the keyboard must reach it too (useScrollRegion).
+        <div ref={wrap} className={props.flat ? 'table-wrap flat' : 'table-wrap'}>
           <table aria-label={props.label} className={props.className} aria-busy={props.busy || undefined}>
             <thead>
               <tr>
@@ -66,19 +62,40 @@ export const actionsColumn = (
   </th>
 );
 
-/** Whether the element is narrower than its content (it scrolls sideways), kept up to date as either resizes. */
-function useScrolls(ref: { current: HTMLElement | null }, shown: boolean): boolean {
-  const [scrolls, setScrolls] = useState(false);
+/**
+ * Makes the element a tab stop named as the table (`tabIndex`, `role="region"`, `aria-label`) while
+ * it is narrower than its content, so that the keyboard can scroll it sideways, and no tab stop
+ * while it is not. Set on the element itself, not through React's state: the cells change width
+ * as their contents load (a person's name after their id), and a state update would render the
+ * attributes a task later, when the table already scrolls (an accessibility check in that gap
+ * found a scrolling region no keyboard could reach). A MutationObserver's callback runs before the
+ * next task, so the attributes change with the content; a ResizeObserver follows the window.
+ */
+function useScrollRegion(ref: { current: HTMLElement | null }, label: string, shown: boolean): void {
   // biome-ignore lint/correctness/useExhaustiveDependencies: measured again when the table appears (shown): the ref's element is new then
-  useEffect(() => {
+  useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
-    const measure = () => setScrolls(el.scrollWidth > el.clientWidth + 1);
+    const measure = () => {
+      if (el.scrollWidth > el.clientWidth + 1) {
+        el.tabIndex = 0;
+        el.setAttribute('role', 'region');
+        el.setAttribute('aria-label', label);
+      } else {
+        el.removeAttribute('tabindex');
+        el.removeAttribute('role');
+        el.removeAttribute('aria-label');
+      }
+    };
     measure();
-    const observer = new ResizeObserver(measure);
-    observer.observe(el);
-    if (el.firstElementChild) observer.observe(el.firstElementChild);
-    return () => observer.disconnect();
-  }, [ref, shown]);
-  return scrolls;
+    const resized = new ResizeObserver(measure);
+    resized.observe(el);
+    if (el.firstElementChild) resized.observe(el.firstElementChild);
+    const changed = new MutationObserver(measure);
+    changed.observe(el, { childList: true, subtree: true, characterData: true });
+    return () => {
+      resized.disconnect();
+      changed.disconnect();
+    };
+  }, [ref, label, shown]);
 }
