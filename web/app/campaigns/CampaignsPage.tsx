@@ -11,6 +11,7 @@ import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx
 import { describeWhen } from '../../shared/when.ts';
 import { useCampaignActions, useCampaigns, usePeople, usePreview, type Campaign } from './api.ts';
 import { ScheduleForm } from './ScheduleForm.tsx';
+import { TableWrap } from '../../shared/components/ListTable.tsx';
 
 const StatsPage = lazy(() => import('./StatsPage.tsx'));
 
@@ -100,7 +101,7 @@ function CampaignList() {
         <ErrorMessage error={campaigns.error} />
         {campaigns.data && campaigns.data.items.length === 0 ? <Empty>No campaigns yet.</Empty> : null}
         {campaigns.data && campaigns.data.items.length > 0 ? (
-          <div className="table-wrap flat">
+          <TableWrap label="Campaigns" flat>
             <table className="table" aria-label="Campaigns">
               <thead>
                 <tr>
@@ -121,7 +122,7 @@ function CampaignList() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         ) : null}
       </div>
       <ScheduleForm />

@@ -6,6 +6,7 @@ import { PageHeader } from '../../shared/components/PageHeader.tsx';
 import { Button } from '../../shared/components/Button.tsx';
 import { ErrorMessage, Loading } from '../../shared/components/Status.tsx';
 import { useCampaignStats, useCsvDownload, type CampaignStats } from './api.ts';
+import { TableWrap } from '../../shared/components/ListTable.tsx';
 
 const pct = (v: number | null) => (v === null ? '—' : `${(v * 100).toFixed(1)}%`);
 
@@ -55,7 +56,7 @@ export default function StatsPage() {
           </div>
           <div className="card">
             <h2>Per variant</h2>
-            <div className="table-wrap flat">
+            <TableWrap label="Variants" flat>
               <table className="table" aria-label="Variants">
                 <thead>
                   <tr>
@@ -80,7 +81,7 @@ export default function StatsPage() {
                   ))}
                 </tbody>
               </table>
-            </div>
+            </TableWrap>
             <div className="form-actions">
               <Button onClick={() => void download().catch(setError)}>Download CSV</Button>
             </div>

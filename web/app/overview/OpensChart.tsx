@@ -3,6 +3,7 @@
 // and for anyone who wants them.
 import { useState } from 'react';
 import type { DayCount } from './days.ts';
+import { TableWrap } from '../../shared/components/ListTable.tsx';
 
 const W = 720;
 const H = 220;
@@ -66,7 +67,7 @@ export function OpensChart({ data }: { data: DayCount[] }) {
         </button>
       </figcaption>
       {showTable ? (
-        <div className="table-wrap">
+        <TableWrap label="Opens per day (UTC)">
           <table>
             <caption className="muted small">Opens per day (UTC)</caption>
             <thead>
@@ -86,7 +87,7 @@ export function OpensChart({ data }: { data: DayCount[] }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       ) : null}
     </figure>
   );

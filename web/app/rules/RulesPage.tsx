@@ -7,6 +7,7 @@ import { SelectField, TextField } from '../../shared/components/Field.tsx';
 import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx';
 import { describeWhen } from '../../shared/when.ts';
 import { usePeople, useRules, useSignatureFor, useTemplates } from './api.ts';
+import { TableWrap } from '../../shared/components/ListTable.tsx';
 
 function Outcome({
   userId,
@@ -60,7 +61,7 @@ export default function RulesPage() {
           <Empty>No rules yet: everyone gets the default template. Rules are set with PUT /v1/orgs/{'{orgId}'}/rules.</Empty>
         ) : null}
         {rules.data && rules.data.length > 0 ? (
-          <div className="table-wrap flat">
+          <TableWrap label="Rules" flat>
             <table className="table" aria-label="Rules">
               <thead>
                 <tr>
@@ -83,7 +84,7 @@ export default function RulesPage() {
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         ) : null}
       </div>
       <div className="card">

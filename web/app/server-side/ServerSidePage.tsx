@@ -10,6 +10,7 @@ import { Empty, ErrorMessage, Loading } from '../../shared/components/Status.tsx
 import { useMutation } from '../../shared/api/query.ts';
 import { notices } from '../../shared/notices.ts';
 import { networksText, parseNetworks, useDomains, useGateway, useGatewayActions, type GatewaySettings } from './api.ts';
+import { TableWrap } from '../../shared/components/ListTable.tsx';
 
 export default function ServerSidePage() {
   return (
@@ -49,7 +50,7 @@ function DomainsCard() {
       <ErrorMessage error={domains.error ?? verify.error ?? remove.error} />
       {domains.data?.length === 0 ? <Empty>No domain yet.</Empty> : null}
       {domains.data && domains.data.length > 0 ? (
-        <div className="table-wrap flat">
+        <TableWrap label="Sender domains" flat>
           <table aria-label="Sender domains">
             <thead>
               <tr>
@@ -84,7 +85,7 @@ function DomainsCard() {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableWrap>
       ) : null}
       <form onSubmit={submit}>
         <TextField

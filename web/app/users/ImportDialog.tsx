@@ -7,6 +7,7 @@ import { ErrorMessage } from '../../shared/components/Status.tsx';
 import { useMutation } from '../../shared/api/query.ts';
 import { emailsByRow, IMPORT_COLUMNS, TEMPLATE_CSV } from './csv.ts';
 import { useUserActions } from './api.ts';
+import { TableWrap } from '../../shared/components/ListTable.tsx';
 
 interface Outcome {
   row: number;
@@ -85,8 +86,8 @@ export function ImportDialog({ open, onClose }: { open: boolean; onClose: () => 
           <h3 id={`${fileId}-results`}>
             {count('created')} created, {count('updated')} updated, {count('refused')} refused
           </h3>
-          <div className="table-wrap">
-            <table>
+          <TableWrap label="Import results">
+            <table aria-label="Import results">
               <thead>
                 <tr>
                   <th scope="col">Row</th>
@@ -107,7 +108,7 @@ export function ImportDialog({ open, onClose }: { open: boolean; onClose: () => 
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableWrap>
         </section>
       ) : null}
     </Dialog>

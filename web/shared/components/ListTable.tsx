@@ -22,16 +22,13 @@ export function ListTable<T>(props: {
   busy?: boolean;
 }) {
   const { items } = props;
-  const wrap = useRef<HTMLDivElement>(null);
-  useScrollRegion(wrap, props.label, !!items?.length);
   return (
     <>
       <ErrorMessage error={props.error} />
       {props.loading && !items ? <Loading /> : null}
       {items && items.length === 0 && props.empty ? <Empty>{props.empty}</Empty> : null}
       {items && items.length > 0 ? (
-        // A table wider than its place scrolls sideways: then the keyboard must reach it too (useScrollRegion).
-        <div ref={wrap} className={props.flat ? 'table-wrap flat' : 'table-wrap'}>
+        <TableWrap label={props.label} flat={props.flat}>
           <table aria-label={props.label} className={props.className} aria-busy={props.busy || undefined}>
             <thead>
               <tr>
@@ -49,7 +46,7 @@ export function ListTable<T>(props: {
             </thead>
             <tbody>{items.map(props.row)}</tbody>
           </table>
-        </div>
+        </TableWrap>
       ) : null}
     </>
   );
@@ -63,6 +60,20 @@ export const actionsColumn = (
 );
 
 /**
+ * The box a table sits in: it scrolls sideways when the table is wider than its place, and then the
+ * keyboard must reach it too (a tab stop named as the table, `label`). Without the card shadow when `flat`.
+ */
+export function TableWrap(props: { label: string; flat?: boolean; children: ReactNode }) {
+  const wrap = useRef<HTMLDivElement>(null);
+  useScrollRegion(wrap, props.label);
+  return (
+    <div ref={wrap} className={props.flat ? 'table-wrap flat' : 'table-wrap'}>
+      {props.children}
+    </div>
+  );
+}
+
+/**
  * Makes the element a tab stop named as the table (`tabIndex`, `role="region"`, `aria-label`) while
  * it is narrower than its content, so that the keyboard can scroll it sideways, and no tab stop
  * while it is not. Set on the element itself, not through React's state: the cells change width
@@ -71,8 +82,7 @@ export const actionsColumn = (
  * found a scrolling region no keyboard could reach). A MutationObserver's callback runs before the
  * next task, so the attributes change with the content; a ResizeObserver follows the window.
  */
-function useScrollRegion(ref: { current: HTMLElement | null }, label: string, shown: boolean): void {
-  // biome-ignore lint/correctness/useExhaustiveDependencies: measured again when the table appears (shown): the ref's element is new then
+function useScrollRegion(ref: { current: HTMLElement | null }, label: string): void {
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
@@ -97,5 +107,5 @@ function useScrollRegion(ref: { current: HTMLElement | null }, label: string, sh
       resized.disconnect();
       changed.disconnect();
     };
-  }, [ref, label, shown]);
+  }, [ref, label]);
 }
