@@ -17,7 +17,7 @@ import { freePort, httpRequest } from '../test/helpers/server.ts';
 import { oidcClient, signIn } from '../test/helpers/browser.ts';
 import { ROOT } from '../test/helpers/process.ts';
 import { seededDataDir } from '../test/helpers/snapshot.ts';
-import { benchEnv, hotRoutes, measure, type Load } from './measure.ts';
+import { benchEnv, hotRoutes, measure, median, type Load } from './measure.ts';
 import { benchCampaign } from './campaign.ts';
 import { connectProfiler, inspectOptions, type Profiler } from './profile.ts';
 
@@ -172,7 +172,6 @@ async function started({
 
 const profileTops: string[] = [];
 const CAMPAIGN_SCENARIOS = new Set(['click', 'render-warm-campaign']);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const before = await side(resolve(values.before));
 const after = await side(resolve(values.after)).catch((error: unknown) => {
   before.stop();

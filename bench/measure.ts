@@ -64,6 +64,12 @@ const threadsSeen = new Map<number, Map<string, number>>();
 // USER_HZ: 100 on every Linux this runs on (getconf CLK_TCK).
 const CLOCK_TICKS = 100;
 
+/**
+ * The middle of the figures (of an even count, the upper of the two middle ones): the benches that
+ * alternate slices (ab.ts, pairs.ts) compare medians, which one slow slice does not move.
+ */
+export const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+
 export function peakRssMb(pid: number | undefined): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');

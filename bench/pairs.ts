@@ -3,7 +3,7 @@
 // render-warm without). Measured in sequence, each once, the two meet different machines: these
 // machines' speed drifts by ±20 % within minutes, more than the 10 % the goal allows. Alternated,
 // each pair meets the same minute, and the medians of the slices compare the routes.
-import type { Measured } from './measure.ts';
+import { median, type Measured } from './measure.ts';
 
 export interface PairedFigures {
   /** The two variants' names: `b` is compared against `a`. */
@@ -21,11 +21,6 @@ export interface PairedFigures {
   pairChangesPct: number[];
 }
 
-const median = (xs: number[]) => {
-  const sorted = [...xs].sort((x, y) => x - y);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] ?? Number.NaN) : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
-};
 const pct = (from: number, to: number) => Math.round(((to - from) / from) * 1000) / 10;
 
 /** `pairs` pairs of slices of `a` and `b`, the order flipped each pair so neither always goes first. */

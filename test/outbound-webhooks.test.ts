@@ -290,9 +290,9 @@ describe('outbound webhooks', () => {
   });
 
   test("an org's slow endpoint does not hold back another org's deliveries", async () => {
-    // A server whose attempts wait 30 s for an answer: the slow endpoint's four stay in flight
-    // throughout (with the suite's 1.5-s timeout they timed out and waited for their retry, and on a
-    // loaded machine the other org's delivery fell in such a gap, with none in flight). On a
+    // A server whose attempts wait 30 s for an answer: the slow endpoint's held attempts stay in
+    // flight throughout (with the suite's 1.5-s timeout they timed out and waited for their retry, and
+    // on a loaded machine the other org's delivery fell in such a gap, with none in flight). On a
     // database of its own: on the file's shared one, the suite's server, whose queue claims from the
     // same jobs table, could take the slow endpoint's drain and send it with its 1.5-s timeout (CI
     // failed so once more after the 30-s server alone).
