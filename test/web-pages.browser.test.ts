@@ -149,7 +149,11 @@ describe('the dashboard pages', { skip }, () => {
     await screenshot(page, 'overview');
     await page.getByRole('button', { name: 'Show the numbers' }).click();
     const today = new Date().toISOString().slice(0, 10);
-    await page.getByRole('row', { name: `${today} 2 1` }).waitFor();
+    await page
+      .getByRole('table', { name: 'Opens per day (UTC)' })
+      .getByRole('row', { name: `${today} 2 1` })
+      .waitFor();
+    await screenshot(page, 'overview-numbers');
     const nav = await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts();
     for (const label of ['Overview', 'Users', 'My signature', 'My profile']) assert.ok(nav.includes(label), nav.join(', '));
     assert.equal(await page.locator('.banner').count(), 0, 'no payment banner for a paying org');

@@ -9,6 +9,7 @@ import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrgWithoutTemplates as createOrg, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
 import { browserUnavailable, launchBrowser, openPage, seriousViolations, signInThroughApp, type SharedBrowser } from './helpers/chromium.ts';
 import { browserSuite } from './helpers/browser-suite.ts';
+import { screenshot } from './helpers/screenshots.ts';
 import { startSmtp, type TestSmtp } from './helpers/smtp.ts';
 
 const skip = browserUnavailable();
@@ -149,9 +150,10 @@ describe('the Users page', { skip }, () => {
     await dialog.getByLabel('CSV file', { exact: true }).setInputFiles({ name: 'people.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
     await dialog.getByRole('button', { name: 'Import' }).click();
     await dialog.getByRole('heading', { name: '2 created, 0 updated, 1 refused' }).waitFor();
-    const refused = dialog.getByRole('row').filter({ hasText: 'not-an-email' });
+    const refused = dialog.getByRole('table', { name: 'Import results' }).getByRole('row').filter({ hasText: 'not-an-email' });
     assert.match(await refused.innerText(), /refused\s+email/i);
     assert.deepEqual(await seriousViolations(page), [], 'axe on the import results');
+    await screenshot(page, 'users-import');
     const emails = (await usersOf(org)).map((u) => u.email);
     assert.ok(emails.includes('lin.one@example.test') && emails.includes('lin.two@example.test'));
     assert.ok(!emails.includes('not-an-email'));
