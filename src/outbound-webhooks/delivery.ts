@@ -1,7 +1,7 @@
 // Delivering: a `webhook.drain` job per endpoint with work (events.ts queues it in the transaction
 // that wrote the deliveries) sends the endpoint's due deliveries, taken in batches by one worker at
-// a time across every instance (the repository's claimBatch) and sent at most CAP at once, and ends
-// when none is due; when the next is a scheduled retry,
+// a time across every instance (the repository's claimBatch) and sent at most CAP at once (topped up
+// under the same claim as deliveries fall due meanwhile), and ends when none is due; when the next is a scheduled retry,
 // it queues a drain for that time. A delivery is leased while in flight: an instance that dies
 // mid-send leaves it to be sent again (at least once; the same `webhook-id` lets receivers notice).
 //
@@ -34,6 +34,8 @@ const BATCH = 32;
 /** A drain that finds another worker sending looks again this often, this many times, before it ends. */
 const HELD_WAIT_MS = 100;
 const HELD_TRIES = 100;
+/** How often a worker with fewer than CAP in flight looks for deliveries due since its claim. */
+const TOP_UP_EVERY_MS = 100;
 /** How long taken deliveries stay taken without renewal (renewed while the worker sends them). */
 const LEASE_MS = TIMEOUT_MS + 5_000;
 const RENEW_EVERY_MS = 5_000;
@@ -150,7 +152,10 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
 
   /**
    * Sends one claimed batch, CAP at a time, renewing its lease meanwhile. A healthy endpoint's
-   * success is not written again for every delivery (`health`), only after a failure.
+   * success is not written again for every delivery (`health`), only after a failure. While some
+   * are in flight and fewer than CAP, it takes deliveries that fell due since under the same claim
+   * (`topUp`): a receiver slow to answer a claim of one would otherwise hold the rest back until
+   * that one ended (up to the timeout), the other senders idle.
    */
   async function sendBatch(endpointId: string, token: string, deliveries: Claimed[], signal: AbortSignal, logger: Logger): Promise<boolean> {
     let current = await readEndpoint(endpointId);
@@ -159,22 +164,50 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
     const renewal = setInterval(() => {
       outboundRepo.renewLease(db, token, LEASE_MS).catch((err: unknown) => logger.warn({ err }, 'could not renew the lease of webhook deliveries'));
     }, RENEW_EVERY_MS);
+    const queue = [...deliveries];
+    const senders = new Set<Promise<void>>();
+    const sender = async () => {
+      while (queue.length > 0 && !signal.aborted) {
+        if (current && performance.now() - current.readAt >= RECHECK_MS) current = await readEndpoint(endpointId, current);
+        // Deleted or disabled meanwhile: the rest of the batch is not sent (its lease runs out; the drain then ends).
+        if (!current) return;
+        await attempt(current.endpoint, current.prepared, queue.shift()!, signal, logger, health);
+      }
+    };
+    const startSenders = () => {
+      for (let n = Math.min(CAP - senders.size, queue.length); n > 0; n--) {
+        const running = sender().finally(() => senders.delete(running));
+        senders.add(running);
+      }
+    };
+    // Ends (`idle`) once every sender has: a batch's end waits for no poll.
+    const idle = new AbortController();
+    const awake = AbortSignal.any([signal, idle.signal]);
+    const topUp = async () => {
+      while (!awake.aborted) {
+        await sleep(TOP_UP_EVERY_MS, undefined, { signal: awake }).catch(() => {});
+        if (awake.aborted || !current || senders.size >= CAP || queue.length > 0) continue;
+        // A top-up that fails leaves those deliveries to the next claim, as before topping up.
+        const more = await outboundRepo.claimMore(db, endpointId, token, clock(), CAP - senders.size, LEASE_MS).catch((err: unknown) => {
+          logger.warn({ err }, 'could not take more webhook deliveries under a claim');
+          return [];
+        });
+        queue.push(...more);
+        startSenders();
+      }
+    };
     try {
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: Math.min(CAP, deliveries.length) }, async () => {
-          while (next < deliveries.length && !signal.aborted) {
-            if (current && performance.now() - current.readAt >= RECHECK_MS) current = await readEndpoint(endpointId, current);
-            // Deleted or disabled meanwhile: the rest of the batch is not sent (its lease runs out; the drain then ends).
-            if (!current) return;
-            await attempt(current.endpoint, current.prepared, deliveries[next++]!, signal, logger, health);
-          }
-        }),
-      );
+      startSenders();
+      const topping = topUp();
+      while (senders.size > 0) await Promise.all([...senders]);
+      idle.abort();
+      await topping;
+      // Those a top-up claimed as the last sender ended.
+      while (senders.size > 0) await Promise.all([...senders]);
     } finally {
       clearInterval(renewal);
     }
-    return true;
+    return current !== undefined;
   }
 
   /** Sends the endpoint's due deliveries, batch after batch; waits a little while another worker sends them. */

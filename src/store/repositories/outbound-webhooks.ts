@@ -22,9 +22,28 @@ export interface EndpointPatch {
 }
 
 /** A claim: deliveries taken (under one lease token), none due (or the endpoint gone or disabled), or another worker sending. */
-export type ClaimResult = { kind: 'claimed'; token: string; deliveries: (OutboundDeliveryRow & { body: string })[] } | { kind: 'none' } | { kind: 'held' };
+export type ClaimedDelivery = OutboundDeliveryRow & { body: string };
+export type ClaimResult = { kind: 'claimed'; token: string; deliveries: ClaimedDelivery[] } | { kind: 'none' } | { kind: 'held' };
 
 const ms = (n: number) => sql`(${Math.max(0, Math.round(n))}::double precision * interval '1 millisecond')`;
+
+/** Leases up to `count` of an endpoint's due deliveries to `token`, oldest first, with their events' bodies. */
+async function takeDue(tx: Db, endpointId: string, now: Date, count: number, leaseMs: number, token: string): Promise<ClaimedDelivery[]> {
+  const taken = await sql<ClaimedDelivery>`
+    with next as (
+      select id from outbound_deliveries
+      where endpoint_id = ${endpointId} and state = 'pending'
+        and (next_attempt_at is null or next_attempt_at <= ${now.toISOString()}::timestamptz)
+        and (lease_until is null or lease_until <= now())
+      order by next_attempt_at nulls first, seq limit ${count} for update skip locked
+    ), taken as (
+      update outbound_deliveries d set lease_until = now() + ${ms(leaseMs)}, lease_token = ${token}
+      from next where d.id = next.id returning d.*
+    )
+    select taken.*, e.body from taken join outbound_events e on e.id = taken.event_id
+    order by taken.next_attempt_at nulls first, taken.seq`.execute(tx);
+  return taken.rows;
+}
 const live = (orgId: string) => (db: Db) => db.selectFrom('outbound_endpoints').selectAll().where('org_id', '=', orgId).where('deleted_at', 'is', null);
 
 export const outboundRepo = {
@@ -165,20 +184,25 @@ export const outboundRepo = {
         where endpoint_id = ${endpointId} and state = 'pending' and lease_until is not null and lease_until > now() limit 1`.execute(tx);
       if (held.rows.length > 0) return { kind: 'held' };
       const token = randomUUID();
-      const claimed = await sql<OutboundDeliveryRow & { body: string }>`
-        with next as (
-          select id from outbound_deliveries
-          where endpoint_id = ${endpointId} and state = 'pending'
-            and (next_attempt_at is null or next_attempt_at <= ${now.toISOString()}::timestamptz)
-            and (lease_until is null or lease_until <= now())
-          order by next_attempt_at nulls first, seq limit ${batch} for update skip locked
-        ), taken as (
-          update outbound_deliveries d set lease_until = now() + ${ms(leaseMs)}, lease_token = ${token}
-          from next where d.id = next.id returning d.*
-        )
-        select taken.*, e.body from taken join outbound_events e on e.id = taken.event_id
-        order by taken.next_attempt_at nulls first, taken.seq`.execute(tx);
-      return claimed.rows.length > 0 ? { kind: 'claimed', token, deliveries: claimed.rows } : { kind: 'none' };
+      const claimed = await takeDue(tx, endpointId, now, batch, leaseMs, token);
+      return claimed.length > 0 ? { kind: 'claimed', token, deliveries: claimed } : { kind: 'none' };
+    });
+  },
+
+  /**
+   * Takes up to `count` more due deliveries under a worker's claim (`token`), while it still holds
+   * some (its lease not run out): its idle senders' share of deliveries that fell due after its
+   * claim. The endpoint's row is locked as in claimBatch, so no other worker claims meanwhile.
+   */
+  async claimMore(db: Db, endpointId: string, token: string, now: Date, count: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    return db.transaction().execute(async (tx) => {
+      const endpoint = await sql`select id from outbound_endpoints where id = ${endpointId} and deleted_at is null and not disabled for update`.execute(tx);
+      if (endpoint.rows.length === 0) return [];
+      const holding = await sql`
+        select 1 from outbound_deliveries
+        where endpoint_id = ${endpointId} and lease_token = ${token} and state = 'pending' and lease_until > now() limit 1`.execute(tx);
+      if (holding.rows.length === 0) return [];
+      return takeDue(tx, endpointId, now, count, leaseMs, token);
     });
   },
 
