@@ -34,8 +34,9 @@ const BATCH = 32;
 /** A drain that finds another worker sending looks again this often, this many times, before it ends. */
 const HELD_WAIT_MS = 100;
 const HELD_TRIES = 100;
-/** How often a worker with fewer than CAP in flight looks for deliveries due since its claim. */
+/** How often a worker with fewer than CAP in flight looks for deliveries due since its claim: at first, and at most (doubling while none is). */
 const TOP_UP_EVERY_MS = 100;
+const TOP_UP_MAX_MS = 2_000;
 /** How long taken deliveries stay taken without renewal (renewed while the worker sends them). */
 const LEASE_MS = TIMEOUT_MS + 5_000;
 const RENEW_EVERY_MS = 5_000;
@@ -167,47 +168,66 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
     const queue = [...deliveries];
     const senders = new Set<Promise<void>>();
     const sender = async () => {
-      while (queue.length > 0 && !signal.aborted) {
+      while (!signal.aborted) {
         if (current && performance.now() - current.readAt >= RECHECK_MS) current = await readEndpoint(endpointId, current);
         // Deleted or disabled meanwhile: the rest of the batch is not sent (its lease runs out; the drain then ends).
         if (!current) return;
-        await attempt(current.endpoint, current.prepared, queue.shift()!, signal, logger, health);
+        // Taken after the endpoint's check, not before: another sender may have taken the last one meanwhile.
+        const delivery = queue.shift();
+        if (!delivery) return;
+        await attempt(current.endpoint, current.prepared, delivery, signal, logger, health);
       }
     };
+    // Ends (`idle`) once every sender has, or one failed: a batch's end waits for no poll.
+    const idle = new AbortController();
+    const awake = AbortSignal.any([signal, idle.signal]);
     const startSenders = () => {
       for (let n = Math.min(CAP - senders.size, queue.length); n > 0; n--) {
         const running = sender().finally(() => senders.delete(running));
+        running.catch(() => idle.abort()); // handled here; settled() reports it
         senders.add(running);
       }
     };
-    // Ends (`idle`) once every sender has: a batch's end waits for no poll.
-    const idle = new AbortController();
-    const awake = AbortSignal.any([signal, idle.signal]);
+    /** Waits until no sender runs, those started meanwhile included; the first failure, if any. */
+    const settled = async () => {
+      let failure: unknown;
+      while (senders.size > 0) for (const r of await Promise.allSettled([...senders])) if (r.status === 'rejected') failure ??= r.reason;
+      return failure;
+    };
     const topUp = async () => {
+      let waitMs = TOP_UP_EVERY_MS;
       while (!awake.aborted) {
-        await sleep(TOP_UP_EVERY_MS, undefined, { signal: awake }).catch(() => {});
+        await sleep(waitMs, undefined, { signal: awake }).catch(() => {});
         if (awake.aborted || !current || senders.size >= CAP || queue.length > 0) continue;
-        // A top-up that fails leaves those deliveries to the next claim, as before topping up.
-        const more = await outboundRepo.claimMore(db, endpointId, token, clock(), CAP - senders.size, LEASE_MS).catch((err: unknown) => {
-          logger.warn({ err }, 'could not take more webhook deliveries under a claim');
-          return [];
-        });
+        // A look without a lock first, and less often while nothing falls due (a receiver that
+        // hangs for the whole timeout would otherwise cost a locking transaction every 0.1 s).
+        const more = await topUpClaim(endpointId, token, CAP - senders.size, logger);
+        waitMs = more.length > 0 ? TOP_UP_EVERY_MS : Math.min(waitMs * 2, TOP_UP_MAX_MS);
         queue.push(...more);
         startSenders();
       }
     };
-    try {
-      startSenders();
-      const topping = topUp();
-      while (senders.size > 0) await Promise.all([...senders]);
-      idle.abort();
-      await topping;
-      // Those a top-up claimed as the last sender ended.
-      while (senders.size > 0) await Promise.all([...senders]);
-    } finally {
-      clearInterval(renewal);
-    }
+    startSenders();
+    const topping = topUp();
+    let failure = await settled();
+    idle.abort();
+    await topping;
+    // Those a top-up took as the last sender ended.
+    failure ??= await settled();
+    clearInterval(renewal);
+    if (failure) throw failure;
     return current !== undefined;
+  }
+
+  /** Deliveries due since a claim, taken under it; none when none is due, or the look fails (they wait for the next claim). */
+  async function topUpClaim(endpointId: string, token: string, count: number, logger: Logger): Promise<Claimed[]> {
+    try {
+      if (!(await outboundRepo.anyDueFree(db, endpointId, clock()))) return [];
+      return await outboundRepo.claimMore(db, endpointId, token, clock(), count, LEASE_MS);
+    } catch (err) {
+      logger.warn({ err }, 'could not take more webhook deliveries under a claim');
+      return [];
+    }
   }
 
   /** Sends the endpoint's due deliveries, batch after batch; waits a little while another worker sends them. */

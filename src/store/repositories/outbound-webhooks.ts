@@ -35,6 +35,8 @@ async function takeDue(tx: Db, endpointId: string, now: Date, count: number, lea
       where endpoint_id = ${endpointId} and state = 'pending'
         and (next_attempt_at is null or next_attempt_at <= ${now.toISOString()}::timestamptz)
         and (lease_until is null or lease_until <= now())
+        -- Never one the same claim took: its lease ran out while in flight (renewals stalled), and it is still being sent.
+        and lease_token is distinct from ${token}
       order by next_attempt_at nulls first, seq limit ${count} for update skip locked
     ), taken as (
       update outbound_deliveries d set lease_until = now() + ${ms(leaseMs)}, lease_token = ${token}
@@ -204,6 +206,17 @@ export const outboundRepo = {
       if (holding.rows.length === 0) return [];
       return takeDue(tx, endpointId, now, count, leaseMs, token);
     });
+  },
+
+  /** Whether any of an endpoint's deliveries is due and free to take (no lock: a claim's cheap first look). */
+  async anyDueFree(db: Db, endpointId: string, now: Date): Promise<boolean> {
+    const r = await sql`
+      select 1 from outbound_deliveries
+      where endpoint_id = ${endpointId} and state = 'pending'
+        and (next_attempt_at is null or next_attempt_at <= ${now.toISOString()}::timestamptz)
+        and (lease_until is null or lease_until <= now())
+      limit 1`.execute(db);
+    return r.rows.length > 0;
   },
 
   /** Extends the lease of what a worker still holds of its claim. */
