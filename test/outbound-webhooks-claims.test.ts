@@ -12,6 +12,10 @@ import { outboundRepo } from '../src/store/repositories/outbound-webhooks.ts';
 
 const LEASE_MS = 60_000;
 
+/** A delivery's lease run out, as after renewals stalled. */
+const expire = (db: TestServer['deps']['database']['db'], id: string) =>
+  sql`update outbound_deliveries set lease_until = now() - interval '1 second' where id = ${id}`.execute(db);
+
 describe('outbound webhooks: claims', () => {
   let server: TestServer;
   before(async () => {
@@ -42,30 +46,50 @@ describe('outbound webhooks: claims', () => {
     assert.ok(first.kind === 'claimed' && first.deliveries.length === 1, JSON.stringify(first));
     assert.equal((await outboundRepo.claimBatch(db, endpointId, now, 32, LEASE_MS)).kind, 'held', 'a second worker waits');
     assert.deepEqual(await outboundRepo.claimMore(db, endpointId, randomUUID(), now, 4, LEASE_MS), [], "another token's top-up takes nothing");
-    assert.equal(await outboundRepo.anyDueFree(db, endpointId, now), true);
+    assert.equal(await outboundRepo.anyDueFree(db, endpointId, first.token, now), true);
     const more = await outboundRepo.claimMore(db, endpointId, first.token, now, 4, LEASE_MS);
     assert.equal(more.length, 2, 'the holder takes the two still due');
     assert.ok(more.every((d) => d.lease_token === first.token && d.id !== first.deliveries[0]!.id && d.body === '{}'));
-    assert.equal(await outboundRepo.anyDueFree(db, endpointId, now), false);
+    assert.equal(await outboundRepo.anyDueFree(db, endpointId, first.token, now), false);
     assert.deepEqual(await outboundRepo.claimMore(db, endpointId, first.token, now, 4, LEASE_MS), [], 'none left to take');
   });
 
   test("a worker's lease that ran out: it never retakes its own delivery, and takes nothing once it holds no live lease", async () => {
-    const { db, endpointId } = await endpointWithDeliveries(2);
+    const { db, endpointId } = await endpointWithDeliveries(4);
     const now = new Date();
     const claim = await outboundRepo.claimBatch(db, endpointId, now, 2, LEASE_MS);
     assert.ok(claim.kind === 'claimed' && claim.deliveries.length === 2);
     const [a, b] = claim.deliveries.map((d) => d.id) as [string, string];
     // The lease of one ran out while it was still being sent (renewals stalled); the other's is live.
-    const expire = (id: string) => sql`update outbound_deliveries set lease_until = now() - interval '1 second' where id = ${id}`.execute(db);
-    await expire(a);
-    assert.deepEqual(await outboundRepo.claimMore(db, endpointId, claim.token, now, 4, LEASE_MS), [], 'its own delivery is not taken again');
-    // Both ran out: the claim holds nothing, so it takes nothing; a new claim takes both.
-    await expire(b);
+    await expire(db, a);
+    assert.equal(await outboundRepo.anyDueFree(db, endpointId, claim.token, now), true, 'the third and fourth are free');
+    const third = await outboundRepo.claimMore(db, endpointId, claim.token, now, 1, LEASE_MS);
+    assert.equal(third.length, 1, 'the third is taken, its own run-out one is not');
+    assert.ok(third[0]!.id !== a && third[0]!.id !== b);
+    // All of its own ran out: the claim holds nothing, so it takes nothing, not even the fourth, never leased.
+    await expire(db, b);
+    await expire(db, third[0]!.id);
     assert.deepEqual(await outboundRepo.claimMore(db, endpointId, claim.token, now, 4, LEASE_MS), []);
     const next = await outboundRepo.claimBatch(db, endpointId, now, 32, LEASE_MS);
     assert.ok(next.kind === 'claimed' && next.token !== claim.token);
-    assert.deepEqual(next.deliveries.map((d) => d.id).sort(), [a, b].sort());
+    assert.equal(next.deliveries.length, 4);
+    assert.ok([a, b, third[0]!.id].every((id) => next.deliveries.some((d) => d.id === id)));
+  });
+
+  test('a worker tops up nothing while another holds a live lease on the endpoint (it claimed after a stall)', async () => {
+    const { db, endpointId } = await endpointWithDeliveries(3);
+    const now = new Date();
+    const claim = await outboundRepo.claimBatch(db, endpointId, now, 1, LEASE_MS);
+    assert.ok(claim.kind === 'claimed');
+    // Another worker's claim of one of the others, as claimBatch would make it after this one's lease had lapsed.
+    const other = await db
+      .selectFrom('outbound_deliveries')
+      .select('id')
+      .where('endpoint_id', '=', endpointId)
+      .where('lease_token', 'is', null)
+      .executeTakeFirstOrThrow();
+    await sql`update outbound_deliveries set lease_token = ${randomUUID()}, lease_until = now() + interval '1 minute' where id = ${other.id}`.execute(db);
+    assert.deepEqual(await outboundRepo.claimMore(db, endpointId, claim.token, now, 4, LEASE_MS), []);
   });
 
   test('a disabled endpoint is neither claimed nor topped up', async () => {

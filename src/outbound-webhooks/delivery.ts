@@ -190,8 +190,8 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
     };
     /** Waits until no sender runs, those started meanwhile included; the first failure, if any. */
     const settled = async () => {
-      let failure: unknown;
-      while (senders.size > 0) for (const r of await Promise.allSettled([...senders])) if (r.status === 'rejected') failure ??= r.reason;
+      let failure: { reason: unknown } | undefined;
+      while (senders.size > 0) for (const r of await Promise.allSettled([...senders])) if (r.status === 'rejected') failure ??= { reason: r.reason };
       return failure;
     };
     const topUp = async () => {
@@ -207,22 +207,26 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
         startSenders();
       }
     };
-    startSenders();
-    const topping = topUp();
-    let failure = await settled();
-    idle.abort();
-    await topping;
-    // Those a top-up took as the last sender ended.
-    failure ??= await settled();
-    clearInterval(renewal);
-    if (failure) throw failure;
+    try {
+      startSenders();
+      const topping = topUp();
+      let failed = await settled();
+      idle.abort();
+      await topping;
+      // Those a top-up took as the last sender ended.
+      const later = await settled();
+      failed ??= later;
+      if (failed) throw failed.reason;
+    } finally {
+      clearInterval(renewal);
+    }
     return current !== undefined;
   }
 
   /** Deliveries due since a claim, taken under it; none when none is due, or the look fails (they wait for the next claim). */
   async function topUpClaim(endpointId: string, token: string, count: number, logger: Logger): Promise<Claimed[]> {
     try {
-      if (!(await outboundRepo.anyDueFree(db, endpointId, clock()))) return [];
+      if (!(await outboundRepo.anyDueFree(db, endpointId, token, clock()))) return [];
       return await outboundRepo.claimMore(db, endpointId, token, clock(), count, LEASE_MS);
     } catch (err) {
       logger.warn({ err }, 'could not take more webhook deliveries under a claim');

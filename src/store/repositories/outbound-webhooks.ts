@@ -200,23 +200,29 @@ export const outboundRepo = {
     return db.transaction().execute(async (tx) => {
       const endpoint = await sql`select id from outbound_endpoints where id = ${endpointId} and deleted_at is null and not disabled for update`.execute(tx);
       if (endpoint.rows.length === 0) return [];
-      const holding = await sql`
-        select 1 from outbound_deliveries
-        where endpoint_id = ${endpointId} and lease_token = ${token} and state = 'pending' and lease_until > now() limit 1`.execute(tx);
-      if (holding.rows.length === 0) return [];
+      // Only the sole holder: after renewals stalled past the lease, another worker may have
+      // claimed the endpoint while this one's renewal kept some of its rows alive.
+      const leases = await sql<{ mine: boolean | null; others: boolean | null }>`
+        select bool_or(lease_token = ${token}) as mine, bool_or(lease_token <> ${token}) as others from outbound_deliveries
+        where endpoint_id = ${endpointId} and state = 'pending' and lease_until is not null and lease_until > now()`.execute(tx);
+      const held = leases.rows[0];
+      if (!held?.mine || held.others) return [];
       return takeDue(tx, endpointId, now, count, leaseMs, token);
     });
   },
 
-  /** Whether any of an endpoint's deliveries is due and free to take (no lock: a claim's cheap first look). */
-  async anyDueFree(db: Db, endpointId: string, now: Date): Promise<boolean> {
-    const r = await sql`
-      select 1 from outbound_deliveries
-      where endpoint_id = ${endpointId} and state = 'pending'
-        and (next_attempt_at is null or next_attempt_at <= ${now.toISOString()}::timestamptz)
-        and (lease_until is null or lease_until <= now())
-      limit 1`.execute(db);
-    return r.rows.length > 0;
+  /**
+   * Whether any of an endpoint's deliveries is due and free for `token`'s claim to take (no lock: a
+   * top-up's cheap first look). Two lookups, so that each walks the due index as a range.
+   */
+  async anyDueFree(db: Db, endpointId: string, token: string, now: Date): Promise<boolean> {
+    const free = sql`state = 'pending' and (lease_until is null or lease_until <= now()) and lease_token is distinct from ${token}`;
+    const r = await sql<{ due: boolean }>`
+      select exists (select 1 from outbound_deliveries where endpoint_id = ${endpointId} and next_attempt_at is null and ${free})
+        or exists (select 1 from outbound_deliveries where endpoint_id = ${endpointId} and next_attempt_at <= ${now.toISOString()}::timestamptz and ${free}) as due`.execute(
+      db,
+    );
+    return r.rows[0]?.due === true;
   },
 
   /** Extends the lease of what a worker still holds of its claim. */
