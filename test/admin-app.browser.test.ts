@@ -306,7 +306,10 @@ describe('the staff admin app', { skip }, () => {
       await region.waitFor();
       await region.focus();
       await page.keyboard.press('ArrowRight');
-      await page.waitForFunction(`document.querySelector('table[aria-label="Organisations"]').parentElement.scrollLeft > 0`);
+      // Polled from here, not by waitForFunction (eval() in the page, which the CSP refuses when it
+      // polls: the scroll had always landed before its first check until a CI run's did not).
+      const scrolled = () => page.evaluate(`document.querySelector('table[aria-label="Organisations"]').parentElement.scrollLeft`);
+      await waitFor(async () => ((await scrolled()) as number) > 0, 'the table scrolled by the arrow key');
       await shot(page, 'orgs-narrow');
       await clean(staff);
     } finally {
