@@ -167,8 +167,11 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
     }, RENEW_EVERY_MS);
     const queue = [...deliveries];
     const senders = new Set<Promise<void>>();
+    // Set when a sender failed (the database refused an outcome, say): the others send no more, since
+    // an attempt whose outcome cannot be written is sent again anyway once its lease runs out.
+    let failing = false;
     const sender = async () => {
-      while (!signal.aborted) {
+      while (!signal.aborted && !failing) {
         if (current && performance.now() - current.readAt >= RECHECK_MS) current = await readEndpoint(endpointId, current);
         // Deleted or disabled meanwhile: the rest of the batch is not sent (its lease runs out; the drain then ends).
         if (!current) return;
@@ -184,7 +187,11 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
     const startSenders = () => {
       for (let n = Math.min(CAP - senders.size, queue.length); n > 0; n--) {
         const running = sender().finally(() => senders.delete(running));
-        running.catch(() => idle.abort()); // handled here; settled() reports it
+        // Handled here; settled() reports it.
+        running.catch(() => {
+          failing = true;
+          idle.abort();
+        });
         senders.add(running);
       }
     };
