@@ -86,7 +86,10 @@ async function side(dir: string) {
   // say) blocks on its next line; the last of it kept for the report of an early exit.
   let output = '';
   for (const stream of [child.stdout, child.stderr]) stream.on('data', (d) => (output = (output + d).slice(-4000)));
-  child.once('exit', (code, signal) => code && progress(`${dir}: the service exited (${code ?? signal}): ${output}`));
+  child.once('exit', (code, signal) => {
+    // SIGTERM is ended()'s own stop.
+    if (code || (signal && signal !== 'SIGTERM')) progress(`${dir}: the service exited (${code ?? signal}): ${output}`);
+  });
   const url = `http://127.0.0.1:${port}`;
   try {
     return await started({ child, url, org, password, ownerEmail, store, inspectPort });

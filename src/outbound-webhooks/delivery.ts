@@ -1,8 +1,8 @@
 // Delivering: a `webhook.drain` job per endpoint with work (events.ts queues it in the transaction
 // that wrote the deliveries) sends the endpoint's due deliveries, taken in batches by one worker at
 // a time across every instance (the repository's claimBatch) and sent at most CAP at once (topped up
-// under the same claim as deliveries fall due meanwhile), and ends when none is due; when the next is a scheduled retry,
-// it queues a drain for that time. A delivery is leased while in flight: an instance that dies
+// under the same claim as deliveries fall due meanwhile), and ends when none is due; when the next
+// is a scheduled retry, it queues a drain for that time. A delivery is leased while in flight: an instance that dies
 // mid-send leaves it to be sent again (at least once; the same `webhook-id` lets receivers notice).
 //
 // Retries (docs/webhooks.md, "Retries"): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the
@@ -220,7 +220,7 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
       let failed = await settled();
       idle.abort();
       await topping;
-      // Those a top-up took as the last sender ended.
+      // Those a top-up took as the last sender ended (awaited even after a failure: not `??=`).
       const later = await settled();
       failed ??= later;
       if (failed) throw failed.reason;

@@ -46,6 +46,20 @@ async function takeDue(tx: Db, endpointId: string, now: Date, count: number, lea
     order by taken.next_attempt_at nulls first, taken.seq`.execute(tx);
   return taken.rows;
 }
+/** Locks an endpoint's row for a claim (so claims of it take turns across instances); false when it is gone or disabled. */
+async function lockLiveEndpoint(tx: Db, endpointId: string): Promise<boolean> {
+  const r = await sql`select id from outbound_endpoints where id = ${endpointId} and deleted_at is null and not disabled for update`.execute(tx);
+  return r.rows.length > 0;
+}
+
+/** Whether `token` and whether any other token hold a live lease on one of an endpoint's deliveries. */
+async function leaseHolders(tx: Db, endpointId: string, token: string): Promise<{ mine: boolean; others: boolean }> {
+  const r = await sql<{ mine: boolean | null; others: boolean | null }>`
+    select bool_or(lease_token = ${token}) as mine, bool_or(lease_token <> ${token}) as others from outbound_deliveries
+    where endpoint_id = ${endpointId} and state = 'pending' and lease_until is not null and lease_until > now()`.execute(tx);
+  return { mine: r.rows[0]?.mine === true, others: r.rows[0]?.others === true };
+}
+
 const live = (orgId: string) => (db: Db) => db.selectFrom('outbound_endpoints').selectAll().where('org_id', '=', orgId).where('deleted_at', 'is', null);
 
 export const outboundRepo = {
@@ -179,34 +193,26 @@ export const outboundRepo = {
    */
   async claimBatch(db: Db, endpointId: string, now: Date, batch: number, leaseMs: number): Promise<ClaimResult> {
     return db.transaction().execute(async (tx) => {
-      const endpoint = await sql`select id from outbound_endpoints where id = ${endpointId} and deleted_at is null and not disabled for update`.execute(tx);
-      if (endpoint.rows.length === 0) return { kind: 'none' };
-      const held = await sql`
-        select 1 from outbound_deliveries
-        where endpoint_id = ${endpointId} and state = 'pending' and lease_until is not null and lease_until > now() limit 1`.execute(tx);
-      if (held.rows.length > 0) return { kind: 'held' };
+      if (!(await lockLiveEndpoint(tx, endpointId))) return { kind: 'none' };
       const token = randomUUID();
+      if ((await leaseHolders(tx, endpointId, token)).others) return { kind: 'held' };
       const claimed = await takeDue(tx, endpointId, now, batch, leaseMs, token);
       return claimed.length > 0 ? { kind: 'claimed', token, deliveries: claimed } : { kind: 'none' };
     });
   },
 
   /**
-   * Takes up to `count` more due deliveries under a worker's claim (`token`), while it still holds
-   * some (its lease not run out): its idle senders' share of deliveries that fell due after its
-   * claim. The endpoint's row is locked as in claimBatch, so no other worker claims meanwhile.
+   * Takes up to `count` more due deliveries under a worker's claim (`token`) while it is the
+   * endpoint's sole live holder: its idle senders' share of deliveries that fell due after its claim.
+   * The endpoint's row is locked as in claimBatch, so no other worker claims meanwhile. Sole: after
+   * renewals stalled past the lease, another worker may have claimed the endpoint while this one's
+   * renewal kept some of its rows alive.
    */
   async claimMore(db: Db, endpointId: string, token: string, now: Date, count: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     return db.transaction().execute(async (tx) => {
-      const endpoint = await sql`select id from outbound_endpoints where id = ${endpointId} and deleted_at is null and not disabled for update`.execute(tx);
-      if (endpoint.rows.length === 0) return [];
-      // Only the sole holder: after renewals stalled past the lease, another worker may have
-      // claimed the endpoint while this one's renewal kept some of its rows alive.
-      const leases = await sql<{ mine: boolean | null; others: boolean | null }>`
-        select bool_or(lease_token = ${token}) as mine, bool_or(lease_token <> ${token}) as others from outbound_deliveries
-        where endpoint_id = ${endpointId} and state = 'pending' and lease_until is not null and lease_until > now()`.execute(tx);
-      const held = leases.rows[0];
-      if (!held?.mine || held.others) return [];
+      if (!(await lockLiveEndpoint(tx, endpointId))) return [];
+      const holders = await leaseHolders(tx, endpointId, token);
+      if (!holders.mine || holders.others) return [];
       return takeDue(tx, endpointId, now, count, leaseMs, token);
     });
   },
