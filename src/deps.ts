@@ -55,6 +55,7 @@ import { gatewayModule, type Gateway } from './gateway/module.ts';
 import { webAppsModule } from './web-apps/module.ts';
 import { emitEvents, outboundWebhooksModule, type OutboundWebhooksTuning, type RenderedEvents } from './outbound-webhooks/module.ts';
 import type { HealthCheck } from './health/module.ts';
+import type { DataDirSnapshot } from './store/seeded-fs.ts';
 
 export type { Clock };
 
@@ -128,7 +129,7 @@ export interface Deps {
 export interface DepsOverrides {
   clock?: Clock;
   /** A migrated embedded database to start from (`openDatabase`'s snapshot): the tests' servers. */
-  snapshot?: Blob;
+  snapshot?: DataDirSnapshot;
   /** The services' password hashing (tests count its calls, and hash at a lower cost). */
   passwords?: PasswordHasher;
   /** Tests: do not start the job worker (they drive or start it themselves). */

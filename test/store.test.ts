@@ -1,5 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { openDatabase } from '../src/store/db.ts';
 import { migrate, migrationFiles } from '../src/store/migrate.ts';
 import { NEEDS_POSTGRES, postgresAvailable, scratchBehindProxy, scratchDatabase } from './helpers/pg.ts';
@@ -20,6 +21,36 @@ describe('migrations', () => {
       assert.deepEqual(second.applied, []);
     } finally {
       await database.close();
+    }
+  });
+
+  // The tests' databases all start from one snapshot's files, parsed once per process
+  // (src/store/seeded-fs.ts): a database writes into copies of them, never into the snapshot.
+  test('a database started from a snapshot leaves the snapshot as it was for the next one', async () => {
+    const snapshot = await emptySnapshot();
+    const digest = () => {
+      const hash = createHash('sha256');
+      for (const { path, data } of snapshot.entries) hash.update(`${path}\0`).update(data ?? 'directory');
+      return hash.digest('hex');
+    };
+    const before = digest();
+    const first = await openDatabase({ databaseUrl: 'memory://', dataDir: 'unused', snapshot });
+    try {
+      await migrate(first);
+      await first.execScript('CHECKPOINT');
+    } finally {
+      await first.close();
+    }
+    assert.equal(digest(), before);
+    const second = await openDatabase({ databaseUrl: 'memory://', dataDir: 'unused', snapshot });
+    try {
+      assert.deepEqual(
+        (await migrate(second)).applied,
+        migrationFiles().map((f) => f.version),
+        'the second database starts empty',
+      );
+    } finally {
+      await second.close();
     }
   });
 

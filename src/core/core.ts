@@ -16,6 +16,7 @@ import { listenForJobs, type JobWakeups } from '../jobs/wakeups.ts';
 import { scryptHasher, type PasswordHasher } from '../lib/passwords.ts';
 import { closeLimiters, createLimiters, type Limiters } from '../ratelimit/limiters.ts';
 import { QuotaCounter } from '../quota/counter.ts';
+import type { DataDirSnapshot } from '../store/seeded-fs.ts';
 
 export interface Core {
   config: Config;
@@ -51,7 +52,7 @@ export interface Core {
 export interface CoreOptions {
   clock?: Clock;
   /** A migrated embedded database to start from (`openDatabase`'s snapshot): the tests' servers. */
-  snapshot?: Blob;
+  snapshot?: DataDirSnapshot;
   passwords?: PasswordHasher | undefined;
   /** Tests: do not start the job worker (they drive or start it themselves). */
   jobWorker?: boolean;

@@ -12,6 +12,7 @@ import type { PostgresTimeouts } from './postgres.ts';
 import { TimeoutError, withTimeout } from './timeout.ts';
 import { DatabaseUnavailableError } from './errors.ts';
 import type { PGlite as PGliteType } from '@electric-sql/pglite';
+import type { DataDirSnapshot } from './seeded-fs.ts';
 
 export type { PostgresTimeouts };
 
@@ -85,10 +86,10 @@ export async function openDatabase(options: {
   /** A connection lost: one of the pool's, or the one that listens for notifications (reopened after a while). */
   onConnectionLost?: (err: Error, which: 'pool' | 'listener') => void;
   /**
-   * In memory only: start from this data directory (a PGlite `dumpDataDir` tarball) instead of
-   * creating one, which takes seconds; the tests start every server from one migrated snapshot.
+   * In memory only: start from this data directory's files instead of creating one, which takes
+   * seconds; the tests start every server from one migrated snapshot (seeded-fs.ts).
    */
-  snapshot?: Blob;
+  snapshot?: DataDirSnapshot;
 }): Promise<Database> {
   const { databaseUrl, dataDir } = options;
   if (databaseUrl?.startsWith('postgres')) {
@@ -121,7 +122,9 @@ export async function openDatabase(options: {
   const { PGlite } = await import('@electric-sql/pglite');
   let client: PGliteType;
   try {
-    client = await PGlite.create(dir, { ...embeddedOptions(), loadDataDir: inMemory ? options.snapshot : undefined });
+    // Loaded only for a snapshot: the service never starts from one.
+    const fs = inMemory && options.snapshot ? new (await import('./seeded-fs.ts')).SeededMemoryFs(options.snapshot) : undefined;
+    client = await PGlite.create(dir, { ...embeddedOptions(), fs });
   } catch (err) {
     release();
     throw err;

@@ -5,7 +5,7 @@
 // changed migration or PGlite version makes a new one (old ones are left to the temp directory's
 // cleaning: other checkouts on the machine may still use them).
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -13,6 +13,7 @@ import { Kysely } from 'kysely';
 import type { DB } from '../../src/store/schema.ts';
 import { PGliteDialect } from '../../src/store/pglite-dialect.ts';
 import { migrate, migrationFiles } from '../../src/store/migrate.ts';
+import type { DataDirSnapshot } from '../../src/store/seeded-fs.ts';
 
 const DIR = join(tmpdir(), 'sigsvc-test-snapshots');
 
@@ -26,9 +27,11 @@ function snapshotPaths(): { empty: string; migrated: string } {
   return { empty: join(DIR, `empty-${key}.tar`), migrated: join(DIR, `migrated-${key}.tar`) };
 }
 
-let cached: Promise<{ empty: Blob; migrated: Blob }> | undefined;
+let cached: Promise<{ empty: Buffer; migrated: Buffer }> | undefined;
+let parsed: Promise<{ empty: DataDirSnapshot; migrated: DataDirSnapshot }> | undefined;
 
-function snapshots(): Promise<{ empty: Blob; migrated: Blob }> {
+/** The two tarballs, read (or made) once per process. */
+function tarballs(): Promise<{ empty: Buffer; migrated: Buffer }> {
   cached ??= load().catch((err) => {
     cached = undefined;
     throw err;
@@ -36,20 +39,62 @@ function snapshots(): Promise<{ empty: Blob; migrated: Blob }> {
   return cached;
 }
 
-/** The migrated empty database as a PGlite data-directory tarball (for `loadDataDir`). */
-export async function migratedSnapshot(): Promise<Blob> {
+/** The two tarballs' files, parsed once per process: every in-memory database of the process starts from them. */
+function snapshots(): Promise<{ empty: DataDirSnapshot; migrated: DataDirSnapshot }> {
+  parsed ??= tarballs()
+    .then(({ empty, migrated }) => ({ empty: readTarball(empty), migrated: readTarball(migrated) }))
+    .catch((err) => {
+      parsed = undefined;
+      throw err;
+    });
+  return parsed;
+}
+
+/** The migrated empty database's files (for `openDatabase`'s `snapshot`). */
+export async function migratedSnapshot(): Promise<DataDirSnapshot> {
   return (await snapshots()).migrated;
 }
 
 /** A new database before any migration (for the tests of the migrations themselves). */
-export async function emptySnapshot(): Promise<Blob> {
+export async function emptySnapshot(): Promise<DataDirSnapshot> {
   return (await snapshots()).empty;
 }
 
-async function load(): Promise<{ empty: Blob; migrated: Blob }> {
+/**
+ * The files of a PGlite `dumpDataDir('none')` tarball. Written by hand: PGlite's own reader costs
+ * ~0.3 s of CPU a database (src/store/seeded-fs.ts), and this reads only what PGlite writes, a
+ * ustar archive of directories and regular files with names under 100 characters (tinytar's
+ * writer truncates longer ones); anything else fails here rather than making a wrong database.
+ */
+export function readTarball(tar: Uint8Array): DataDirSnapshot {
+  const bytes = Buffer.from(tar.buffer, tar.byteOffset, tar.byteLength);
+  const entries: { path: string; data: Uint8Array | null }[] = [];
+  const field = (header: Buffer, start: number, length: number) => {
+    const end = header.indexOf(0, start);
+    return header.toString('latin1', start, end === -1 || end > start + length ? start + length : end);
+  };
+  for (let at = 0; at + 512 <= bytes.length; ) {
+    const header = bytes.subarray(at, at + 512);
+    if (header.every((b) => b === 0)) break;
+    const path = field(header, 0, 100);
+    const size = Number.parseInt(field(header, 124, 12).trim() || '0', 8);
+    const type = String.fromCharCode(header[156]!);
+    if (!path.startsWith('/') || !Number.isSafeInteger(size) || at + 512 + size > bytes.length) throw new Error(`snapshot: a bad tar header at byte ${at}`);
+    at += 512;
+    if (type === '5') entries.push({ path: path.replace(/\/$/, ''), data: null });
+    // A plain Uint8Array, not a Buffer: PGlite's file system copies a file's bytes with slice(),
+    // which on a Buffer is a view, so the databases would write into the snapshot and each other.
+    else if (type === '0' || type === '\0') entries.push({ path, data: new Uint8Array(bytes.buffer, bytes.byteOffset + at, size) });
+    else throw new Error(`snapshot: ${path} is of tar type ${JSON.stringify(type)}, neither a file nor a directory`);
+    at += Math.ceil(size / 512) * 512;
+  }
+  return { entries };
+}
+
+async function load(): Promise<{ empty: Buffer; migrated: Buffer }> {
   const paths = snapshotPaths();
   try {
-    return { empty: new Blob([readFileSync(paths.empty)]), migrated: new Blob([readFileSync(paths.migrated)]) };
+    return { empty: readFileSync(paths.empty), migrated: readFileSync(paths.migrated) };
   } catch {
     // Not made yet.
   }
@@ -62,7 +107,7 @@ async function load(): Promise<{ empty: Blob; migrated: Blob }> {
       await client.exec(`ALTER DATABASE ${name} IS_TEMPLATE false`);
       await client.exec(`DROP DATABASE ${name}`);
     }
-    const dump = async () => new Blob([await (await client.dumpDataDir('none')).arrayBuffer()]);
+    const dump = async () => Buffer.from(await (await client.dumpDataDir('none')).arrayBuffer());
     const empty = await dump();
     await migrate({ kind: 'embedded', unbounded: (work) => work(db) });
     const migrated = await dump();
@@ -74,7 +119,7 @@ async function load(): Promise<{ empty: Blob; migrated: Blob }> {
       [paths.migrated, migrated],
     ] as const) {
       const partial = `${path}.${process.pid}.partial`;
-      writeFileSync(partial, Buffer.from(await tarball.arrayBuffer()));
+      writeFileSync(partial, tarball);
       renameSync(partial, path);
     }
     return { empty, migrated };
@@ -87,12 +132,31 @@ async function load(): Promise<{ empty: Blob; migrated: Blob }> {
 /**
  * A new data directory (for DATA_DIR) holding the migrated snapshot, or with `migrated: false` a
  * new database no migration has touched: for tests of what a file store does (the CLI, restarts,
- * a first start). Loading it takes about half as long as creating one.
+ * a first start). A copy of a data directory made once from the snapshot and kept beside it: a
+ * file copy, where loading the tarball into a new database cost ~1 s of CPU each time.
  */
 export async function seededDataDir(prefix = 'sigsvc-test-', options: { migrated?: boolean } = {}): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const source = await onDisk(options.migrated === false ? 'empty' : 'migrated');
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  const snapshot = options.migrated === false ? await emptySnapshot() : await migratedSnapshot();
-  const client = await PGlite.create(join(dir, 'pg'), { loadDataDir: snapshot });
-  await client.close();
+  cpSync(source, join(dir, 'pg'), { recursive: true });
   return { dir, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** The snapshot's data directory on disk (`<tarball>.d`), made on first use by the run's first process to need it. */
+async function onDisk(which: 'empty' | 'migrated'): Promise<string> {
+  const path = `${snapshotPaths()[which]}.d`;
+  if (existsSync(join(path, 'PG_VERSION'))) return path;
+  const tarball = (await tarballs())[which];
+  // Made under a private name and renamed: a process racing to make it never copies half of one.
+  const partial = `${path}.${process.pid}.partial`;
+  const client = await PGlite.create(partial, { loadDataDir: new Blob([tarball]) });
+  await client.close();
+  try {
+    renameSync(partial, path);
+  } catch (err) {
+    // Another process made it first (its rename is the one that counts).
+    rmSync(partial, { recursive: true, force: true });
+    if (!existsSync(join(path, 'PG_VERSION'))) throw err;
+  }
+  return path;
 }
