@@ -4,7 +4,7 @@
 // file's own database is cloned from (test/helpers/file-database.ts).
 import { openDatabase } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
-import { migratedSnapshot } from './snapshot.ts';
+import { migratedSnapshot, snapshotDataDir } from './snapshot.ts';
 import { dropFileDatabases, fileDatabaseNames, maintenanceClient } from './file-database.ts';
 
 async function migrateAt(url: string): Promise<void> {
@@ -18,6 +18,9 @@ async function migrateAt(url: string): Promise<void> {
 
 export async function globalSetup(): Promise<void> {
   await migratedSnapshot();
+  // The data directory the files that run the service or the CLI as a process copy (seededDataDir):
+  // made here, not by each shard at once on a first run.
+  await snapshotDataDir('migrated');
   const url = process.env.DATABASE_URL;
   if (!url?.startsWith('postgres')) return;
   await migrateAt(url);

@@ -63,8 +63,9 @@ export async function emptySnapshot(): Promise<DataDirSnapshot> {
 /**
  * The files of a PGlite `dumpDataDir('none')` tarball. Written by hand: PGlite's own reader costs
  * ~0.3 s of CPU a database (src/store/seeded-fs.ts), and this reads only what PGlite writes, a
- * ustar archive of directories and regular files with names under 100 characters (tinytar's
- * writer truncates longer ones); anything else fails here rather than making a wrong database.
+ * ustar archive of directories and regular files, each name at most 99 characters (tinytar's
+ * writer cuts longer ones, which a PostgreSQL data directory does not have); any other entry type
+ * fails here rather than making a wrong database.
  */
 export function readTarball(tar: Uint8Array): DataDirSnapshot {
   const bytes = Buffer.from(tar.buffer, tar.byteOffset, tar.byteLength);
@@ -136,27 +137,46 @@ async function load(): Promise<{ empty: Buffer; migrated: Buffer }> {
  * file copy, where loading the tarball into a new database cost ~1 s of CPU each time.
  */
 export async function seededDataDir(prefix = 'sigsvc-test-', options: { migrated?: boolean } = {}): Promise<{ dir: string; cleanup: () => Promise<void> }> {
-  const source = await onDisk(options.migrated === false ? 'empty' : 'migrated');
+  const source = await snapshotDataDir(options.migrated === false ? 'empty' : 'migrated');
   const dir = mkdtempSync(join(tmpdir(), prefix));
   cpSync(source, join(dir, 'pg'), { recursive: true });
   return { dir, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** The snapshot's data directory on disk (`<tarball>.d`), made on first use by the run's first process to need it. */
-async function onDisk(which: 'empty' | 'migrated'): Promise<string> {
+const dataDirs = new Map<'empty' | 'migrated', Promise<string>>();
+
+/** The snapshot's data directory on disk (`<tarball>.d`), made once per process at most (made by the global setup, else by the first process to need it). */
+export function snapshotDataDir(which: 'empty' | 'migrated'): Promise<string> {
+  let made = dataDirs.get(which);
+  if (!made) {
+    made = makeDataDir(which);
+    made.catch(() => dataDirs.delete(which));
+    dataDirs.set(which, made);
+  }
+  return made;
+}
+
+async function makeDataDir(which: 'empty' | 'migrated'): Promise<string> {
   const path = `${snapshotPaths()[which]}.d`;
   if (existsSync(join(path, 'PG_VERSION'))) return path;
   const tarball = (await tarballs())[which];
+  mkdirSync(DIR, { recursive: true });
   // Made under a private name and renamed: a process racing to make it never copies half of one.
-  const partial = `${path}.${process.pid}.partial`;
-  const client = await PGlite.create(partial, { loadDataDir: new Blob([tarball]) });
-  await client.close();
+  const partial = mkdtempSync(`${path}.partial-`);
   try {
-    renameSync(partial, path);
-  } catch (err) {
-    // Another process made it first (its rename is the one that counts).
+    const client = await PGlite.create(join(partial, 'pg'), { loadDataDir: new Blob([tarball]) });
+    await client.close();
+    try {
+      renameSync(join(partial, 'pg'), path);
+    } catch (err) {
+      if (existsSync(join(path, 'PG_VERSION'))) return path; // another process made it first
+      // What is there is not a whole data directory (removed in part by a temp cleaner, say): replaced.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY' && (err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      rmSync(path, { recursive: true, force: true });
+      renameSync(join(partial, 'pg'), path);
+    }
+    return path;
+  } finally {
     rmSync(partial, { recursive: true, force: true });
-    if (!existsSync(join(path, 'PG_VERSION'))) throw err;
   }
-  return path;
 }
