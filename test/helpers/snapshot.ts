@@ -173,7 +173,11 @@ async function makeDataDir(which: 'empty' | 'migrated'): Promise<string> {
       // What is there is not a whole data directory (removed in part by a temp cleaner, say): replaced.
       if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY' && (err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       rmSync(path, { recursive: true, force: true });
-      renameSync(join(partial, 'pg'), path);
+      try {
+        renameSync(join(partial, 'pg'), path);
+      } catch (again) {
+        if (!existsSync(join(path, 'PG_VERSION'))) throw again; // else another process replaced it first
+      }
     }
     return path;
   } finally {
