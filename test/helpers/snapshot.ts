@@ -158,25 +158,28 @@ export function snapshotDataDir(which: 'empty' | 'migrated'): Promise<string> {
 
 async function makeDataDir(which: 'empty' | 'migrated'): Promise<string> {
   const path = `${snapshotPaths()[which]}.d`;
-  if (existsSync(join(path, 'PG_VERSION'))) return path;
-  const tarball = (await tarballs())[which];
+  const whole = () => existsSync(join(path, 'PG_VERSION'));
+  if (whole()) return path;
+  const { entries } = (await snapshots())[which];
   mkdirSync(DIR, { recursive: true });
-  // Made under a private name and renamed: a process racing to make it never copies half of one.
+  // Written under a private name and renamed: a process racing to make it never copies half of one.
   const partial = mkdtempSync(`${path}.partial-`);
   try {
-    const client = await PGlite.create(join(partial, 'pg'), { loadDataDir: new Blob([tarball]) });
-    await client.close();
-    try {
-      renameSync(join(partial, 'pg'), path);
-    } catch (err) {
-      if (existsSync(join(path, 'PG_VERSION'))) return path; // another process made it first
-      // What is there is not a whole data directory (removed in part by a temp cleaner, say): replaced.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOTEMPTY' && (err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      rmSync(path, { recursive: true, force: true });
+    const made = join(partial, 'pg');
+    for (const { path: entry, data } of entries) {
+      if (data === null) mkdirSync(join(made, entry), { recursive: true, mode: 0o700 });
+      else writeFileSync(join(made, entry), data, { mode: 0o600 });
+    }
+    for (let attempt = 1; !whole(); attempt++) {
       try {
-        renameSync(join(partial, 'pg'), path);
-      } catch (again) {
-        if (!existsSync(join(path, 'PG_VERSION'))) throw again; // else another process replaced it first
+        renameSync(made, path);
+      } catch (err) {
+        // Another process made it first; else what is there is not a whole data directory (removed
+        // in part by a temp cleaner, say), replaced once.
+        if (whole()) break;
+        const code = (err as NodeJS.ErrnoException).code;
+        if (attempt > 1 || (code !== 'ENOTEMPTY' && code !== 'EEXIST')) throw err;
+        rmSync(path, { recursive: true, force: true });
       }
     }
     return path;
