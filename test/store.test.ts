@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
 import { openDatabase } from '../src/store/db.ts';
 import { migrate, migrationFiles } from '../src/store/migrate.ts';
 import { NEEDS_POSTGRES, postgresAvailable, scratchBehindProxy, scratchDatabase } from './helpers/pg.ts';
@@ -51,6 +52,20 @@ describe('migrations', () => {
       );
     } finally {
       await second.close();
+    }
+  });
+
+  // ANALYZE holds 300 × default_statistics_target whole rows in the WebAssembly memory, which
+  // never shrinks (src/store/db.ts): the embedded store keeps 20 buckets, not PostgreSQL's 100.
+  test('the embedded database analyzes with a statistics target of 20 (21 histogram bounds)', async () => {
+    const database = await openDatabase({ databaseUrl: 'memory://', dataDir: 'unused', snapshot: await emptySnapshot() });
+    try {
+      await database.execScript('CREATE TABLE wide (n integer); INSERT INTO wide SELECT generate_series(1, 20000); ANALYZE wide');
+      const bounds = sql<{ bounds: number }>`SELECT array_length(histogram_bounds, 1) AS bounds FROM pg_stats WHERE tablename = 'wide'`;
+      const { rows } = await bounds.execute(database.db);
+      assert.deepEqual(rows, [{ bounds: 21 }]);
+    } finally {
+      await database.close();
     }
   });
 

@@ -58,6 +58,12 @@ export function embeddedOptions() {
       'max_worker_processes = 1',
       'work_mem = 4MB',
       'maintenance_work_mem = 16MB',
+      // ANALYZE (the upkeep's, upkeep/upkeep.ts) holds a sample of 300 × this many whole rows. At
+      // PostgreSQL's 100, on a table of wide rows (clicks: a destination and a user agent) that was
+      // ~19 MB of WebAssembly memory, resident for good, and ~260 ms of the thread requests share;
+      // at 20, ~4 MB and ~100 ms (BENCHMARKS.md, "Memory"). The tables' columns are keys, times and
+      // flags, which 20 buckets and most-common values describe well enough.
+      'default_statistics_target = 20',
     ],
   };
 }
