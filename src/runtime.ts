@@ -45,6 +45,14 @@
 // bench's peak, most of it free. With two arenas, malloc held ~22 MB less in all (BENCHMARKS.md,
 // "Memory").
 //
+// MALLOC_MMAP_THRESHOLD_=131072 and MALLOC_TRIM_THRESHOLD_=131072: glibc's own starting values,
+// fixed. By default, once a block of 128 KB or more that had a mapping of its own is freed, glibc
+// raises both thresholds to its size, and blocks that large come from the arenas from then on,
+// where what is freed stays. The embedded database's statements are such blocks (the clicks' batch
+// of 500 rows is ~300 KB of parameters, tens of them a second): the arenas held 68–69 MB at the
+// bench's peak, 39–44 with the thresholds fixed, and the peak fell 6–18 MB, for no CPU beyond the
+// spread (BENCHMARKS.md, "Memory").
+//
 // NODE_COMPILE_CACHE=<project>/node_modules/.cache/node-compile-cache (set by the launchers too, not
 // in node-env.json since it is a path): Node's module compile cache, which keeps on disk, per file,
 // V8's code cache and, for TypeScript, the file with its types stripped. Node strips types with
