@@ -27,28 +27,24 @@ function snapshotPaths(): { empty: string; migrated: string } {
   return { empty: join(DIR, `empty-${key}.tar`), migrated: join(DIR, `migrated-${key}.tar`) };
 }
 
-let cached: Promise<{ empty: Buffer; migrated: Buffer }> | undefined;
-let parsed: Promise<{ empty: DataDirSnapshot; migrated: DataDirSnapshot }> | undefined;
+/** `make`'s promise, shared by every call of the process until it fails (the next call tries again). */
+function once<T>(make: () => Promise<T>): () => Promise<T> {
+  let made: Promise<T> | undefined;
+  return () =>
+    (made ??= make().catch((err: unknown) => {
+      made = undefined;
+      throw err;
+    }));
+}
 
 /** The two tarballs, read (or made) once per process. */
-function tarballs(): Promise<{ empty: Buffer; migrated: Buffer }> {
-  cached ??= load().catch((err) => {
-    cached = undefined;
-    throw err;
-  });
-  return cached;
-}
+const tarballs = once(load);
 
 /** The two tarballs' files, parsed once per process: every in-memory database of the process starts from them. */
-function snapshots(): Promise<{ empty: DataDirSnapshot; migrated: DataDirSnapshot }> {
-  parsed ??= tarballs()
-    .then(({ empty, migrated }) => ({ empty: readTarball(empty), migrated: readTarball(migrated) }))
-    .catch((err) => {
-      parsed = undefined;
-      throw err;
-    });
-  return parsed;
-}
+const snapshots = once(async () => {
+  const { empty, migrated } = await tarballs();
+  return { empty: readTarball(empty), migrated: readTarball(migrated) };
+});
 
 /** The migrated empty database's files (for `openDatabase`'s `snapshot`). */
 export async function migratedSnapshot(): Promise<DataDirSnapshot> {
@@ -143,17 +139,11 @@ export async function seededDataDir(prefix = 'sigsvc-test-', options: { migrated
   return { dir, cleanup: async () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-const dataDirs = new Map<'empty' | 'migrated', Promise<string>>();
+const dataDirs = { empty: once(() => makeDataDir('empty')), migrated: once(() => makeDataDir('migrated')) };
 
 /** The snapshot's data directory on disk (`<tarball>.d`), made once per process at most (made by the global setup, else by the first process to need it). */
 export function snapshotDataDir(which: 'empty' | 'migrated'): Promise<string> {
-  let made = dataDirs.get(which);
-  if (!made) {
-    made = makeDataDir(which);
-    made.catch(() => dataDirs.delete(which));
-    dataDirs.set(which, made);
-  }
-  return made;
+  return dataDirs[which]();
 }
 
 async function makeDataDir(which: 'empty' | 'migrated'): Promise<string> {
@@ -170,16 +160,20 @@ async function makeDataDir(which: 'empty' | 'migrated'): Promise<string> {
       if (data === null) mkdirSync(join(made, entry), { recursive: true, mode: 0o700 });
       else writeFileSync(join(made, entry), data, { mode: 0o600 });
     }
-    for (let attempt = 1; !whole(); attempt++) {
-      try {
-        renameSync(made, path);
-      } catch (err) {
-        // Another process made it first; else what is there is not a whole data directory (removed
-        // in part by a temp cleaner, say), replaced once.
-        if (whole()) break;
+    try {
+      renameSync(made, path);
+    } catch (err) {
+      // Another process made it first (its whole one counts); else what is there is not a whole
+      // data directory (removed in part by a temp cleaner, say), replaced once.
+      if (!whole()) {
         const code = (err as NodeJS.ErrnoException).code;
-        if (attempt > 1 || (code !== 'ENOTEMPTY' && code !== 'EEXIST')) throw err;
+        if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw err;
         rmSync(path, { recursive: true, force: true });
+        try {
+          renameSync(made, path);
+        } catch (again) {
+          if (!whole()) throw again;
+        }
       }
     }
     return path;
