@@ -17,7 +17,7 @@ import { freePort, httpRequest } from '../test/helpers/server.ts';
 import { oidcClient, signIn } from '../test/helpers/browser.ts';
 import { ROOT } from '../test/helpers/process.ts';
 import { seededDataDir } from '../test/helpers/snapshot.ts';
-import { benchEnv, hotRoutes, measure, median, type Load } from './measure.ts';
+import { benchEnv, HOT_ROUTES, hotRoutes, measure, median, type Load } from './measure.ts';
 import { benchCampaign } from './campaign.ts';
 import { connectProfiler, inspectOptions, type Profiler } from './profile.ts';
 
@@ -33,9 +33,11 @@ const { values } = parseArgs({
   },
 });
 if (!values.before) throw new Error('--before DIR: a checkout of the commit before the change');
+/** `click` and `render-warm-campaign`: a campaign active while they run (the other scenarios render without one). */
+const CAMPAIGN_SCENARIOS = new Set(['click', 'render-warm-campaign']);
 // The routes each side sets up (`side` below): the other scenarios of `npm run bench` (render-cold,
 // webhook, noisy-org, gateway) need state of their own that only bench/run.ts makes.
-const SCENARIOS = ['org-apikey', 'org-idtoken', 'render-warm', 'pixel', 'click', 'render-warm-campaign'];
+const SCENARIOS: string[] = [...HOT_ROUTES, 'org-idtoken', ...CAMPAIGN_SCENARIOS];
 const unknown = values.scenario.split(',').filter((name) => !SCENARIOS.includes(name));
 if (unknown.length > 0) throw new Error(`--scenario: ${unknown.join(', ')} not measured here; one of ${SCENARIOS.join(', ')}`);
 if (values.profile) mkdirSync(values.profile, { recursive: true });
@@ -184,7 +186,6 @@ async function started({
 }
 
 const profileTops: string[] = [];
-const CAMPAIGN_SCENARIOS = new Set(['click', 'render-warm-campaign']);
 const before = await side(resolve(values.before));
 const after = await side(resolve(values.after)).catch((error: unknown) => {
   before.stop();

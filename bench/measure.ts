@@ -143,12 +143,15 @@ export async function measure(name: string, target: ServiceProcess, load: Load, 
 }
 
 /** The hot routes as autocannon requests them: an org by API key, a warm render, the pixel. */
+/** The scenarios `hotRoutes` answers. */
+export const HOT_ROUTES = ['org-apikey', 'render-warm', 'pixel'] as const;
+
 export function hotRoutes(service: ServiceProcess, org: { orgId: string; key: string; userId: string }) {
   return {
     'org-apikey': { url: `${service.url}/v1/orgs/${org.orgId}`, headers: { 'x-api-key': org.key } },
     'render-warm': { url: `${service.url}/v1/orgs/${org.orgId}/render/${org.userId}`, method: 'POST', headers: { 'x-api-key': org.key } },
     pixel: { url: `${service.url}/v1/p/${org.userId}` },
-  } satisfies Record<string, autocannon.Options>;
+  } satisfies Record<(typeof HOT_ROUTES)[number], autocannon.Options>;
 }
 
 /**
