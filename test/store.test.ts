@@ -55,20 +55,6 @@ describe('migrations', () => {
     }
   });
 
-  // ANALYZE holds 300 × default_statistics_target whole rows in the WebAssembly memory, which
-  // never shrinks (src/store/db.ts): the embedded store keeps 20 buckets, not PostgreSQL's 100.
-  test('the embedded database analyzes with a statistics target of 20 (21 histogram bounds)', async () => {
-    const database = await openDatabase({ databaseUrl: 'memory://', dataDir: 'unused', snapshot: await emptySnapshot() });
-    try {
-      await database.execScript('CREATE TABLE wide (n integer); INSERT INTO wide SELECT generate_series(1, 20000); ANALYZE wide');
-      const bounds = sql<{ bounds: number }>`SELECT array_length(histogram_bounds, 1) AS bounds FROM pg_stats WHERE tablename = 'wide'`;
-      const { rows } = await bounds.execute(database.db);
-      assert.deepEqual(rows, [{ bounds: 21 }]);
-    } finally {
-      await database.close();
-    }
-  });
-
   // Two runs at once on two connections, as two processes would have (`sigsvc migrate` runs as a
   // process in cli.test.ts): the advisory lock is per connection.
   test('two migrations of one PostgreSQL database at once apply each file exactly once', async (t) => {
@@ -94,6 +80,22 @@ describe('migrations', () => {
       }
     } finally {
       await scratch.drop();
+    }
+  });
+});
+
+describe('the embedded database', () => {
+  // ANALYZE holds 300 × default_statistics_target whole rows in the WebAssembly memory, which
+  // never shrinks (src/store/db.ts): the embedded store keeps 20 buckets, not PostgreSQL's 100.
+  test('the embedded database analyzes with a statistics target of 20 (21 histogram bounds)', async () => {
+    const database = await openDatabase({ databaseUrl: 'memory://', dataDir: 'unused', snapshot: await emptySnapshot() });
+    try {
+      await database.execScript('CREATE TABLE wide (n integer); INSERT INTO wide SELECT generate_series(1, 20000); ANALYZE wide');
+      const bounds = sql<{ bounds: number }>`SELECT array_length(histogram_bounds, 1) AS bounds FROM pg_stats WHERE tablename = 'wide'`;
+      const { rows } = await bounds.execute(database.db);
+      assert.deepEqual(rows, [{ bounds: 21 }]);
+    } finally {
+      await database.close();
     }
   });
 });
