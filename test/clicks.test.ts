@@ -284,6 +284,13 @@ describe('the timing rule in Redis, across instances', () => {
         }
       }
       assert.ok((await redis.keys(`${prefix}*`)).length > 0, 'the clicks were kept in Redis');
+      // A burst, judged together in one call of the script, in the order the clicks came.
+      const burst = new SharedRecentClicks(redis, `sigsvc:test-${randomUUID()}:clicks:`, logger);
+      const judged = await Promise.all(sequence.map(([address, user, dt], i) => burst.judge(address, 'o', user, links[i] as string, 1_700_000_000_000 + dt)));
+      assert.deepEqual(
+        judged,
+        sequence.map(([, , , expected]) => expected),
+      );
     } finally {
       redis.disconnect();
       down.disconnect();
@@ -339,7 +346,8 @@ describe('the timing rule in Redis, across instances', () => {
   // The flush's rule for a steady stream (src/clicks/service.ts, flush): it waits for the judgements
   // on their way when it is called, not for later ones, or clicks that keep arriving would hold the
   // write back for as long as they arrive. Redis answers one connection's commands in order, so a
-  // BLPOP sent on the timing rule's connection holds every judgement sent after it until released.
+  // BLPOP sent on the timing rule's connection holds every judgement sent after it until released
+  // (and the clicks that arrive meanwhile wait for the call on its way, then go in the next).
   test("a flush writes the clicks whose judgement was on its way when called, without waiting for the later ones'", async (t) => {
     if (!(await redisAvailable())) return t.skip('no Redis reachable');
     const server = await startServer();
@@ -366,6 +374,9 @@ describe('the timing rule in Redis, across instances', () => {
       const rowsOf = (userId: string) => server.deps.database.db.selectFrom('clicks').select(['at', 'suspected_bot']).where('user_id', '=', userId).execute();
       const held1 = redis.blpop(hold1, 0);
       followAll(early);
+      // Their judgement is sent at the end of this turn (judged together, src/clicks/timing.ts),
+      // before the second hold.
+      await new Promise((resolve) => setImmediate(resolve));
       const flushed = clicks.flush();
       const held2 = redis.blpop(hold2, 0);
       followAll(late);

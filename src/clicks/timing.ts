@@ -8,6 +8,7 @@
 // (docs/operations.md, "Redis").
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
+import { Batcher, type Settled } from '../store/batcher.ts';
 import type { Logger } from '../log.ts';
 
 export const TIMING_WINDOW_MS = 10_000;
@@ -32,53 +33,77 @@ export class RecentClicks implements ClickTiming {
   }
 }
 
-// KEYS[1]: the address, org and user's sorted set (member: a destination, score: when it was last
-// fetched, on the service's clock, as the click rows are). ARGV: the click's time, the window's
-// exclusive lower bound ('(' and a time), the destination, the key's lifetime (ms), how many to keep.
-// The same judgement as RecentClicks, atomically, in one round trip. Hand-written: no library
-// offers this rule; it is five commands of Redis' own.
+// KEYS: one sorted set per click, of its address, org and user (member: a destination, score: when
+// it was last fetched, on the service's clock, as the click rows are). ARGV: the key's lifetime (ms)
+// and how many to keep, then three per click: its time, the window's exclusive lower bound ('(' and
+// a time) and its destination. Judges the clicks in order, each as RecentClicks does, atomically, and
+// answers a 0 or 1 per click. Hand-written: no library offers this rule; it is five commands of
+// Redis' own a click.
 const SCRIPT = `
-local fetched = redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[2], ARGV[1])
-local suspected = 0
-for _, d in ipairs(fetched) do
-  if d ~= ARGV[3] then suspected = 1 break end
+local life, kept = ARGV[1], tonumber(ARGV[2])
+local judged = {}
+for i, key in ipairs(KEYS) do
+  local at, from, destination = ARGV[3 * i], ARGV[3 * i + 1], ARGV[3 * i + 2]
+  local suspected = 0
+  for _, d in ipairs(redis.call('ZRANGEBYSCORE', key, from, at)) do
+    if d ~= destination then suspected = 1 break end
+  end
+  redis.call('ZADD', key, 'GT', at, destination)
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', from)
+  redis.call('ZREMRANGEBYRANK', key, 0, -(kept + 1))
+  redis.call('PEXPIRE', key, life)
+  judged[i] = suspected
 end
-redis.call('ZADD', KEYS[1], 'GT', ARGV[1], ARGV[3])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
-redis.call('ZREMRANGEBYRANK', KEYS[1], 0, -(tonumber(ARGV[5]) + 1))
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-return suspected
+return judged
 `;
+/** The most clicks judged in one call of the script. */
+const BATCH = 200;
 
-type WithScript = Redis & { recentClick(key: string, ...args: (string | number)[]): Promise<number> };
+type WithScript = Redis & { recentClicks(keyCount: number, ...args: (string | number)[]): Promise<number[]> };
+interface Click {
+  address: string;
+  orgId: string;
+  userId: string;
+  destination: string;
+  at: number;
+}
 
 export class SharedRecentClicks implements ClickTiming {
   readonly #redis: WithScript;
   readonly #prefix: string;
   readonly #logger: Logger;
   readonly #fallback = new RecentClicks();
+  // The clicks that arrive while a call is on its way are judged together by the next one: one
+  // round trip, and one command for ioredis to make and parse, for a burst instead of one a click
+  // (BENCHMARKS.md, "The click's judgement in Redis, in batches").
+  readonly #batches = new Batcher<Click, boolean>((clicks) => this.#judgeAll(clicks), BATCH);
   #degraded = false;
 
   /** `prefix`: the stage's (`sigsvc:{stage}:clicks:`), so stages sharing a Redis do not mix. */
   constructor(redis: Redis, prefix: string, logger: Logger) {
-    if (!('recentClick' in redis)) redis.defineCommand('recentClick', { numberOfKeys: 1, lua: SCRIPT });
+    if (!('recentClicks' in redis)) redis.defineCommand('recentClicks', { lua: SCRIPT });
     this.#redis = redis as WithScript;
     this.#prefix = prefix;
     this.#logger = logger;
   }
 
-  async judge(address: string, orgId: string, userId: string, destination: string, at: number): Promise<boolean> {
+  judge(address: string, orgId: string, userId: string, destination: string, at: number): Promise<boolean> {
+    return this.#batches.submit({ address, orgId, userId, destination, at });
+  }
+
+  async #judgeAll(clicks: Click[]): Promise<Settled<boolean>[]> {
+    const keys = clicks.map((c) => `${this.#prefix}${c.address}|${c.orgId}|${c.userId}`);
+    const args = clicks.flatMap((c) => [c.at, `(${c.at - TIMING_WINDOW_MS}`, c.destination]);
     try {
-      const key = `${this.#prefix}${address}|${orgId}|${userId}`;
       // Kept twice the window on Redis' clock: instances' clocks may differ a little.
-      const suspected = await this.#redis.recentClick(key, at, `(${at - TIMING_WINDOW_MS}`, destination, 2 * TIMING_WINDOW_MS, KEPT);
+      const judged = await this.#redis.recentClicks(keys.length, ...keys, 2 * TIMING_WINDOW_MS, KEPT, ...args);
       if (this.#degraded) this.#logger.info('click timing rule: Redis answers again; judging across instances');
       this.#degraded = false;
-      return suspected === 1;
+      return judged.map((suspected) => ({ ok: true, value: suspected === 1 }));
     } catch (err) {
       if (!this.#degraded) this.#logger.warn({ err }, 'click timing rule: Redis did not answer; judging in this instance meanwhile');
       this.#degraded = true;
-      return this.#fallback.judge(address, orgId, userId, destination, at);
+      return clicks.map((c) => ({ ok: true, value: this.#fallback.judge(c.address, c.orgId, c.userId, c.destination, c.at) }));
     }
   }
 }
