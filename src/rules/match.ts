@@ -27,7 +27,9 @@ export function matches(when: RuleWhen, user: RuleFacts): boolean {
   if (when.groups && !when.groups.some((g) => user.groups.includes(norm(g)))) return false;
   if (when.attributes) {
     for (const [key, value] of Object.entries(when.attributes)) {
-      if (norm(user.attributes[key] ?? '') !== norm(value)) return false;
+      // Own properties only: a key such as `constructor` (a valid field key) must not read Object's.
+      const own = Object.hasOwn(user.attributes, key) ? user.attributes[key] : undefined;
+      if (norm(own ?? '') !== norm(value)) return false;
     }
   }
   if (when.emailDomains && !when.emailDomains.some((d) => norm(d).replace(/^@/, '') === domainOf(user.email))) return false;
