@@ -133,6 +133,44 @@ describe('clicks and campaigns at their edges', () => {
     assert.equal(backwards.status, 400);
   });
 
+  test('links with a control character, or past 2,000 characters, are never tracked: a 400 in a campaign, left as they are by the track filter', async () => {
+    const { org, user, imageId } = await campaignOrg();
+    for (const link of [`https://ctl.example/${'\u0001'.repeat(1980)}`, 'https://ctl.example/a\u0000b', 'https://ctl.example/\u007f']) {
+      const made = await create(org, { name: 'Controls', startsAt: startsAt(), audience: {}, variants: [{ imageId, link, alt: 'C', weight: 1 }] });
+      assert.equal(made.status, 400, made.text);
+      assert.equal(made.body.error.details?.field, 'body.variants.0.link', made.text);
+    }
+    // In hand-written HTML: a NUL decoded into the link (the database's text cannot hold it: such a
+    // click row held every org's clicks back), and a link longer than the click route takes.
+    const long = `https://long.example/${'a'.repeat(2000)}`;
+    await createTemplate(server, org, {
+      name: 'Odd links',
+      html: `<a href="{{ 'https://nul.example/%00zz' | url_decode | track }}">nul</a> <a href="{{ '${long}' | track }}">long</a> <a href="{{ 'https://ok.example/' | track }}">ok</a>`,
+      isDefault: true,
+    });
+    const sig = await server.request('GET', `/v1/orgs/${org.orgId}/users/${user.userId}/signature`, { key: org.key });
+    const hrefs = [...(sig.body.html as string).matchAll(/href="([^"]*)"/g)].map((m) => m[1] ?? '');
+    assert.equal(hrefs.length, 3, sig.body.html);
+    assert.ok(!hrefs[0]?.includes('/v1/c/'), `the NUL link untracked: ${hrefs[0]}`);
+    assert.equal(hrefs[1], long, 'the long link as it is');
+    assert.ok(hrefs[2]?.startsWith(`${server.url}/v1/c/`), 'a plain link still tracked');
+  });
+
+  test("a click row the database refuses for its data is dropped alone: the other orgs' clicks are written, and later ones too", async () => {
+    const [one, two] = [await createOrg(server), await createOrg(server)];
+    // A token signed before links were checked (lib/track-mark.ts): its destination holds a NUL.
+    const tokenOf = (orgId: string, destination: string) =>
+      server.deps.clicks.trackUrl({ orgId, campaignId: null, variant: null, userId: one.ownerUserId, destination }).split('/v1/c/')[1] as string;
+    const request = { address: '198.51.100.7', userAgent: 'Mozilla/5.0 Safari/605.1.15' };
+    assert.ok(server.deps.clicks.follow(tokenOf(two.orgId, 'https://two.example/before'), request, true));
+    assert.ok(server.deps.clicks.follow(tokenOf(one.orgId, 'https://one.example/\u0000'), request, true));
+    assert.ok(server.deps.clicks.follow(tokenOf(two.orgId, 'https://two.example/after'), request, true));
+    assert.deepEqual((await clicks(two.orgId)).map((r) => r.destination).sort(), ['https://two.example/after', 'https://two.example/before']);
+    assert.deepEqual(await clicks(one.orgId), [], 'the refused row dropped');
+    assert.ok(server.deps.clicks.follow(tokenOf(two.orgId, 'https://two.example/later'), request, true));
+    assert.equal((await clicks(two.orgId)).length, 3, 'and the next write is not held back');
+  });
+
   test("a link that the campaign's UTM parameters take past 2,000 characters is a 400 naming it, on create and on a PATCH of the UTM alone", async () => {
     const { org, imageId } = await campaignOrg();
     const link = `https://shop.example/${'p'.repeat(1900)}`;

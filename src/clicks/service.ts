@@ -10,6 +10,7 @@
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
 import { clicksRepo, type ClickRow } from '../store/repositories/clicks.ts';
+import { isRefusedData } from '../store/errors.ts';
 import { scannerOf } from './scanners.ts';
 import { signClick, signPixelCampaign, verifyClick, verifyPixelCampaign, type ClickTarget, type PixelCampaign } from './token.ts';
 import { RecentClicks, type ClickTiming } from './timing.ts';
@@ -74,11 +75,10 @@ export function createClickService(deps: {
     flushing = flushing.then(async () => {
       for (let i = 0; i < batch.length; i += CHUNK) {
         const chunk = batch.slice(i, i + CHUNK);
-        try {
-          await clicksRepo.insertMany(deps.db, chunk);
-        } catch (err) {
+        const { done, err } = await insertChunk(chunk);
+        if (err !== undefined) {
           // The rows not written yet (those of the chunks before are in the table).
-          const rest = batch.slice(i);
+          const rest = batch.slice(i + done);
           deps.logger.warn({ err, rows: rest.length }, 'could not write clicks; keeping them for the next flush');
           writing -= rest.length;
           pending = rest.concat(pending);
@@ -89,6 +89,29 @@ export function createClickService(deps: {
       }
     });
     return flushing;
+  }
+  // A chunk the database refuses for the data of a row (`isRefusedData`: it would refuse it again)
+  // is written row by row, and only the rows refused alone for their data are dropped, each logged:
+  // kept, such a row would head every later write and hold every org's clicks back for good (the
+  // links are checked where they are made, lib/track-mark.ts; this guards against what that
+  // misses). Any other failure keeps the rows. Answers how many of the chunk's rows are done with
+  // (written or dropped), and the failure that stopped it, if one did.
+  async function insertChunk(chunk: ClickRow[]): Promise<{ done: number; err?: unknown }> {
+    try {
+      await clicksRepo.insertMany(deps.db, chunk);
+      return { done: chunk.length };
+    } catch (err) {
+      if (!isRefusedData(err)) return { done: 0, err };
+    }
+    for (const [done, row] of chunk.entries()) {
+      try {
+        await clicksRepo.insertMany(deps.db, [row]);
+      } catch (err) {
+        if (!isRefusedData(err)) return { done, err };
+        deps.logger.error({ err, click: row }, 'the database refused a click row for its data; dropped it so that the others are written');
+      }
+    }
+    return { done: chunk.length };
   }
   const timer = setInterval(() => void flush(), FLUSH_EVERY_MS);
   timer.unref();

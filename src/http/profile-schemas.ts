@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { text } from './schemas.ts';
 import { CUSTOM_FIELD_KEY, MAX_CUSTOM_FIELDS, SELF_SERVICE_CHOICES } from '../lib/profile.ts';
-import { MAX_LINK_CHARS } from '../lib/track-mark.ts';
+import { isWebLink, MAX_LINK_CHARS } from '../lib/track-mark.ts';
 
 export { SELF_SERVICE_CHOICES, CUSTOM_FIELD_KEY };
 
@@ -12,7 +12,7 @@ export const webUrl = () =>
   text()
     .trim()
     .max(MAX_LINK_CHARS)
-    .refine((v) => /^https?:\/\/[^\s"'<>]+$/i.test(v) && URL.canParse(v), { message: 'must be an http:// or https:// URL' });
+    .refine((v) => isWebLink(v) && URL.canParse(v), { message: 'must be an http:// or https:// URL' });
 
 /** A web link or nothing: `""` clears it. */
 export const optionalWebUrl = () => z.union([z.literal(''), webUrl()]);

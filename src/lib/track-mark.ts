@@ -4,12 +4,23 @@
 /** The longest link a person, a design or a campaign may give (a click token is sized for it: clicks/token.ts). */
 export const MAX_LINK_CHARS = 2000;
 
+/**
+ * An http(s) link as people, designs and campaigns give them, and as clicks record them: no space,
+ * quote, angle bracket or control character (a NUL, which PostgreSQL's text cannot hold, made every
+ * org's clicks wait behind a row the database refused; a control character is six bytes in a
+ * token's JSON, which took a 2,000-character link past what the click route takes), at most
+ * MAX_LINK_CHARS.
+ */
+export function isWebLink(value: string): boolean {
+  return value.length <= MAX_LINK_CHARS && /^https?:\/\/[^\s"'<>\p{Cc}]+$/iu.test(value);
+}
+
 const MARK_PREFIX = '__sigsvc_track_';
 export const TRACK_MARK = new RegExp(`${MARK_PREFIX}([A-Za-z0-9_-]+)__`, 'g');
 
-/** The mark of an http(s) link; anything else passes through unchanged. */
+/** The mark of an http(s) link (`isWebLink`); anything else, a longer link included, passes through unchanged, untracked. */
 export function trackMark(value: unknown): unknown {
-  if (typeof value !== 'string' || !/^https?:\/\/[^\s"'<>]+$/i.test(value.trim())) return value;
+  if (typeof value !== 'string' || !isWebLink(value.trim())) return value;
   return `${MARK_PREFIX}${Buffer.from(value.trim(), 'utf8').toString('base64url')}__`;
 }
 

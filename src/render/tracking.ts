@@ -1,6 +1,6 @@
 // The second half of the `track` filter (render/liquid.ts): its marks in rendered output become
 // signed click URLs (src/clicks/) or, where nothing is counted, the links themselves.
-import { TRACK_MARK } from '../lib/track-mark.ts';
+import { isWebLink, TRACK_MARK } from '../lib/track-mark.ts';
 import { escapeHtml } from '../lib/html.ts';
 
 /**
@@ -11,7 +11,7 @@ export function resolveTrackMarks(output: string, urlOf: (destination: string) =
   if (!output.includes('__sigsvc_track_')) return output;
   return output.replace(TRACK_MARK, (_, b64: string) => {
     const destination = Buffer.from(b64, 'base64url').toString('utf8');
-    if (!/^https?:\/\//i.test(destination)) return '';
+    if (!isWebLink(destination)) return '';
     return html ? escapeHtml(urlOf(destination)) : urlOf(destination);
   });
 }

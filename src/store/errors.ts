@@ -6,6 +6,16 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   return constraint === undefined || e.constraint === constraint || (e.message ?? '').includes(constraint);
 }
 
+/**
+ * True when PostgreSQL refused a statement for the data it was given (SQLSTATE class 22, a data
+ * exception such as a NUL in text or an address that is not one; class 23, a constraint): the same
+ * values will be refused again, whatever the database's state. From pg and from PGlite alike.
+ */
+export function isRefusedData(err: unknown): boolean {
+  const code = typeof err === 'object' && err !== null ? (err as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && /^2[23]/.test(code);
+}
+
 /** Why the database could not serve a statement: the answer is 503, whatever the statement was. */
 export type UnavailableReason = 'unreachable' | 'timeout';
 

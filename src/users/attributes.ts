@@ -3,10 +3,10 @@
 // known only here, where the service has read the org.
 import { badRequest } from '../kernel/errors.ts';
 import { mergeLinks } from '../lib/profile.ts';
+import { isWebLink } from '../lib/track-mark.ts';
 import type { CustomField } from '../store/schema.ts';
 
 const PHONE = /^[+0-9 ()./-]{1,50}$/;
-const WEB = /^https?:\/\/[^\s"'<>]+$/i;
 
 /** Refuses, naming `body.attributes.<key>`, a key the org has not defined or a value not of its type. */
 export function checkAttributes(fields: readonly CustomField[], patch: Record<string, string | null>): void {
@@ -19,7 +19,7 @@ export function checkAttributes(fields: readonly CustomField[], patch: Record<st
       throw badRequest(`${name}: the organisation has no custom field "${key}". Its fields: ${known}.`, { field: name });
     }
     if (value === null || value === '') continue;
-    if (field.type === 'url' && !(WEB.test(value) && URL.canParse(value))) {
+    if (field.type === 'url' && !(isWebLink(value) && URL.canParse(value))) {
       throw badRequest(`${name}: ${field.label} must be an http:// or https:// URL.`, { field: name });
     }
     if (field.type === 'phone' && !PHONE.test(value)) {
