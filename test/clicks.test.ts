@@ -144,6 +144,16 @@ describe('clicks', () => {
     const lines = (await csv.text()).trim().split('\r\n');
     assert.equal(lines[0], 'campaign,date,variant,alt,impressions,clicks,humanClicks,suspectedBotClicks,ctr');
     assert.equal(lines[1], `"'=HYPERLINK(""http://evil.example"")",${today},0,Spring,3,2,1,1,0.333333`);
+    // By HTTP's rules of preference: q=0 refuses CSV; JSON first when both are as welcome.
+    for (const [accept, type] of [
+      ['application/json;q=0.1, text/csv;q=0', 'application/json'],
+      ['*/*', 'application/json'],
+      ['text/*', 'text/csv'],
+      ['application/json;q=0.5, text/csv', 'text/csv'],
+    ]) {
+      const answer = await fetch(`${server.url}/v1/orgs/${org.orgId}/campaigns/${campaignId}/stats`, { headers: { 'x-api-key': org.key, accept } });
+      assert.match(answer.headers.get('content-type') ?? '', new RegExp(`^${type}`), accept);
+    }
   });
 
   test("hand-written HTML: a URL through `track` is a tracked link; with clickTracking false the org's links render as they are", async () => {

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import Negotiator from 'negotiator';
 import { z } from 'zod';
 import { writeContext, type BillingHooks, type Guards } from '../http/guard.ts';
 
@@ -7,6 +8,9 @@ import { errorResponses, inputDay, listQuery, orgParams, page } from '../http/sc
 import { campaignCreateSchema, campaignParams, campaignPatchSchema, campaignSchema, campaignStatsSchema } from './schemas.ts';
 import { statsCsv } from './stats.ts';
 import type { CampaignService } from './service.ts';
+
+// What the stats route answers, JSON first: a client that accepts both alike (any type) gets JSON.
+const ANSWERS = ['application/json', 'text/csv'];
 
 const CREATE_DESCRIPTION =
   'Its banner fills the `campaign` block (or `{{ campaign.banner }}`) of the signatures of its audience while it is active; where two overlap, the newest started wins. Each person sees one variant, the same for the whole campaign, chosen by weight.';
@@ -144,7 +148,8 @@ export function campaignStatsRoutes(deps: { guards: Guards; campaigns: CampaignS
       },
       async (request, reply) => {
         const { campaign, stats, rows } = await campaigns.stats(request.params.orgId, request.params.campaignId, request.query);
-        if (/\btext\/csv\b/i.test(request.headers.accept ?? '')) {
+        // CSV when the client prefers it to JSON by HTTP's rules (q-values, wildcards; q=0 refuses).
+        if (new Negotiator(request).mediaType(ANSWERS) === 'text/csv') {
           const name = campaign.name.replace(/[^A-Za-z0-9._-]+/g, '-').slice(0, 60) || 'campaign';
           reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${name}-stats.csv"`);
           return reply.send(statsCsv(campaign, rows));
