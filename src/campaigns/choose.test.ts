@@ -55,6 +55,7 @@ test('the newest started campaign whose audience the person meets wins', () => {
     ends_at: end ? new Date(end) : null,
     audience,
     seq,
+    variants: [{ weight: 1 }],
   });
   const older = mk('older', '2026-12-01T00:00:00Z', {}, '1');
   const newer = mk('newer', '2026-12-03T00:00:00Z', { departments: ['Sales'] }, '2');
@@ -64,6 +65,8 @@ test('the newest started campaign whose audience the person meets wins', () => {
   assert.equal(campaignFor([older, newer, engineering, future, ended], sales, now)?.name, 'newer');
   assert.equal(campaignFor([older, engineering, future], sales, now)?.name, 'older');
   assert.equal(campaignFor([engineering, future], sales, now), undefined);
+  const paused = { ...mk('paused', '2026-12-04T00:00:00Z', {}, '6'), variants: [{ weight: 0 }, { weight: 0 }] };
+  assert.equal(campaignFor([older, paused], sales, now)?.name, 'older', 'every variant paused: it hides no older campaign');
 });
 
 test('UTM parameters join the link; the banner is a sized, escaped, linked image', () => {

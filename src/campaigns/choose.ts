@@ -32,14 +32,18 @@ export function pickVariant(campaignId: string, userId: string, variants: readon
   return variants.findLastIndex((v) => v.weight > 0);
 }
 
-/** The campaign a person sees now: active, its audience met, the newest started where several are. */
-export function campaignFor<C extends Pick<CampaignRow, 'starts_at' | 'ends_at' | 'audience' | 'seq'>>(
+/**
+ * The campaign a person sees now: active, its audience met, not every variant paused (one whose
+ * variants are all at weight 0 shows nothing, so it does not hide an older one), the newest
+ * started where several are.
+ */
+export function campaignFor<C extends Pick<CampaignRow, 'starts_at' | 'ends_at' | 'audience' | 'seq'> & { variants: readonly Pick<CampaignVariant, 'weight'>[] }>(
   campaigns: readonly C[],
   user: RuleFacts,
   now: Date,
 ): C | undefined {
   return campaigns
-    .filter((c) => statusOf(c, now) === 'active' && matches(c.audience, user))
+    .filter((c) => statusOf(c, now) === 'active' && c.variants.some((v) => v.weight > 0) && matches(c.audience, user))
     .sort((a, b) => b.starts_at.getTime() - a.starts_at.getTime() || Number(BigInt(b.seq) - BigInt(a.seq)))[0];
 }
 
