@@ -1,7 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
+import pg from 'pg';
+import { campaignStatsRepo } from '../src/store/repositories/campaign-stats.ts';
+import { clicksRepo } from '../src/store/repositories/clicks.ts';
 import { openDatabase } from '../src/store/db.ts';
 import { migrate, migrationFiles } from '../src/store/migrate.ts';
 import { NEEDS_POSTGRES, postgresAvailable, scratchBehindProxy, scratchDatabase } from './helpers/pg.ts';
@@ -75,6 +78,53 @@ describe('migrations', () => {
       try {
         const rows = await database.db.selectFrom('schema_migrations').select('version').execute();
         assert.equal(rows.length, migrationFiles().length);
+      } finally {
+        await database.close();
+      }
+    } finally {
+      await scratch.drop();
+    }
+  });
+});
+
+describe('a PostgreSQL server in another time zone', () => {
+  // `from` and `to` of campaign stats are UTC days (DECISIONS wave 3, "Clicks"); a date compared
+  // with a timestamp is read in the session's time zone, the server's or the database's setting.
+  test("a campaign's clicks are counted on their UTC day whatever the database's time zone", async (t) => {
+    if (!(await postgresAvailable())) return t.skip(NEEDS_POSTGRES);
+    const scratch = await scratchDatabase();
+    try {
+      const admin = new pg.Client({ connectionString: scratch.url });
+      await admin.connect();
+      await admin.query(`ALTER DATABASE ${new URL(scratch.url).pathname.slice(1)} SET TimeZone = 'America/New_York'`);
+      await admin.end();
+      const database = await openDatabase({ databaseUrl: scratch.url, dataDir: 'unused' });
+      try {
+        await migrate(database);
+        const [orgId, campaignId] = [randomUUID(), randomUUID()];
+        const click = (at: string) => ({
+          orgId,
+          campaignId,
+          variant: 0,
+          userId: randomUUID(),
+          destination: 'https://shop.example/',
+          at: new Date(at),
+          address: '198.51.100.1',
+          userAgent: '',
+          suspectedBot: false,
+          botReason: null,
+        });
+        // 02:00 UTC on the 27th is 21:00 on the 26th in New York.
+        await clicksRepo.insertMany(database.db, [click('2026-11-27T02:00:00Z'), click('2026-11-26T23:59:59Z')]);
+        const day = (d: string) => campaignStatsRepo.byVariantAndDay(database.db, orgId, campaignId, d, d);
+        assert.deepEqual(
+          (await day('2026-11-27')).map((r) => [r.day, r.clicks]),
+          [['2026-11-27', 1]],
+        );
+        assert.deepEqual(
+          (await day('2026-11-26')).map((r) => [r.day, r.clicks]),
+          [['2026-11-26', 1]],
+        );
       } finally {
         await database.close();
       }

@@ -38,7 +38,7 @@ export const campaignStatsRepo = {
       ), c as (
         select variant, to_char((at at time zone 'UTC')::date, 'YYYY-MM-DD') as day, count(*) as n, count(*) filter (where suspected_bot) as bots from clicks
         where org_id = ${orgId} and campaign_id = ${campaignId} and variant is not null
-          and at >= ${from}::date and at < (${to}::date + 1)
+          and at >= (${from}::date)::timestamp at time zone 'UTC' and at < (${to}::date + 1)::timestamp at time zone 'UTC'
         group by 1, 2
       )
       select coalesce(i.variant, c.variant) as variant, coalesce(i.day, c.day) as day,
