@@ -5,6 +5,7 @@ import { createOrgWithoutTemplates as createOrg, createTemplate, uploadPng } fro
 import type { FakeGoogle } from './helpers/fake-google.ts';
 import { connect, googleSuite, jobsSettled, workspace } from './helpers/google-setup.ts';
 import { waitFor } from './helpers/wait.ts';
+import { googleRepo } from '../src/store/repositories/google.ts';
 
 // DECISIONS wave 3, "Campaigns": when a campaign starts or ends, the Gmail signatures it touches
 // are pushed again without anyone asking (the scheduler's push follows the clock, here a manual one).
@@ -56,5 +57,32 @@ describe('campaigns and Gmail', () => {
     clock.advance(HOUR);
     await waitFor(() => sales.every((u) => !u.signature?.includes('alt="Launch"')), 'the banner gone at the end', 60_000);
     assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
+  });
+
+  // DECISIONS wave 3, "Rules": every path that renders for a user follows the rules, the push too.
+  test("a change of the org's rules pushes the signatures it changes again", async () => {
+    const org = await createOrg(server, { seats: 50 });
+    await createTemplate(server, org, { html: '<p>{{ user.name }}</p>' });
+    const salesTemplate = await createTemplate(server, org, { name: 'Sales', html: '<p>Sales: {{ user.name }}</p>', isDefault: false });
+    const ws = workspace(fake, 4);
+    await connect(server, org, ws);
+    const everyone = [ws.admin, ...ws.users];
+    await waitFor(() => everyone.every((u) => u.signature?.startsWith('<p>')), 'the first push');
+    // Every change so far marked seen (the directory's sync writes the users after the first push,
+    // which would push again by itself), and its push done: only the rules can start the next.
+    while ((await googleRepo.claimChanged(server.deps.database.db, clock.now())).length > 0);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'the pushes done');
+    const put = await server.request('PUT', `/v1/orgs/${org.orgId}/rules`, {
+      key: org.key,
+      body: [{ name: 'Sales', when: { departments: ['Sales'] }, templateId: salesTemplate.templateId }],
+    });
+    assert.equal(put.status, 200, put.text);
+    const sales = ws.users.filter((u) => u.organizations?.[0]?.department === 'Sales');
+    assert.ok(sales.length > 0);
+    await waitFor(() => sales.every((u) => u.signature?.startsWith('<p>Sales: ')), "the Sales template in the Sales users' Gmail", 60_000);
+    assert.ok(
+      everyone.filter((u) => !sales.includes(u)).every((u) => !u.signature?.startsWith('<p>Sales: ')),
+      "not in the others'",
+    );
   });
 });

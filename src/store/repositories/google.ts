@@ -111,7 +111,8 @@ export const googleRepo = {
   },
 
   /**
-   * Orgs where a user, a template or the org itself changed since the last push was queued; the
+   * Orgs where a user, a template, the org itself, its rules or its groups changed since the last
+   * push was queued (the rules and the groups choose each person's template); the
    * newest change is marked seen in the same statement (compared in the database, so no precision
    * is lost on the way through a JavaScript Date).
    */
@@ -122,6 +123,8 @@ export const googleRepo = {
           (select max(u.updated_at) from users u where u.org_id = g.org_id),
           (select max(t.updated_at) from templates t where t.org_id = g.org_id),
           (select o.updated_at from orgs o where o.id = g.org_id),
+          (select r.updated_at from org_rules r where r.org_id = g.org_id),
+          (select max(sg.updated_at) from scim_groups sg where sg.org_id = g.org_id),
           -- A campaign's start, end, change or deletion, once it has come (migration 131).
           (select max(v.at) from campaigns c cross join lateral (values (c.starts_at), (c.ends_at), (c.updated_at), (c.deleted_at)) v(at)
             where c.org_id = g.org_id and v.at <= ${now})
