@@ -1,5 +1,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { createOrg, createTemplate, createUser, uploadPng } from './helpers/fixtures.ts';
 import { randomUUID } from 'node:crypto';
@@ -211,6 +212,37 @@ describe('clicks', () => {
     await clicksRepo.truncateAddresses(db, new Date(now - server.deps.config.clickAddressRetentionDays * day));
     const addresses = (await clicksOf(org.orgId, campaignId)).map((r) => r.address);
     assert.deepEqual(addresses, ['203.0.113.0', '2001:db8:1234::', '198.51.100.9']);
+  });
+
+  test('an IPv4 client of a dual-stack listener is kept as its IPv4 address, and a zone id dropped, so that truncation keeps its /24 (it was `::`) and does not fail', async () => {
+    const { clicksRepo } = await import('../src/store/repositories/clicks.ts');
+    const { org, user, campaignId } = await bannerLink();
+    const db = server.deps.database.db;
+    const token = server.deps.clicks
+      .trackUrl({ orgId: org.orgId, campaignId, variant: 0, userId: user.userId, destination: 'https://x.example/' })
+      .split('/v1/c/')[1] as string;
+    for (const address of ['::ffff:203.0.113.77', 'fe80::1%eth0']) {
+      assert.ok(server.deps.clicks.follow(token, { address, userAgent: 'Mozilla/5.0 Safari/605.1.15' }, true));
+    }
+    assert.deepEqual((await clicksOf(org.orgId, campaignId)).map((r) => r.address).sort(), ['203.0.113.77', 'fe80::1']);
+    // Rows kept before (migration 145 makes them plain), then truncated as old.
+    const row = (address: string) => ({
+      orgId: org.orgId,
+      campaignId,
+      variant: 1,
+      userId: user.userId,
+      destination: 'https://y.example/',
+      at: new Date(0),
+      address,
+      userAgent: '',
+      suspectedBot: false,
+      botReason: null,
+    });
+    await clicksRepo.insertMany(db, [row('::FFFF:198.51.100.99'), row('fe80::2%eth0')]);
+    await server.deps.database.execScript(readFileSync(new URL('../src/store/migrations/145_click_addresses_plain.sql', import.meta.url), 'utf8'));
+    await clicksRepo.truncateAddresses(db, new Date(1000));
+    const old = (await clicksOf(org.orgId, campaignId)).filter((r) => r.variant === 1).map((r) => r.address);
+    assert.deepEqual(old.sort(), ['198.51.100.0', 'fe80::']);
   });
 
   test('a pixel open of a signature with a banner counts as an impression of its campaign (signed c); a forged c counts nothing', async () => {

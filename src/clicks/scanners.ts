@@ -61,9 +61,19 @@ for (const { cidr } of SCANNER_RANGES) {
   ranges.addSubnet(net, Number(bits), isIP(net) === 6 ? 'ipv6' : 'ipv4');
 }
 
+/**
+ * A client's address as clicks judge and keep it: an IPv4 client of a dual-stack listener
+ * (`::ffff:a.b.c.d`) as its IPv4 address, and without a zone id (`fe80::1%eth0`), which is no
+ * `inet` for the truncation of old addresses (repositories/clicks.ts).
+ */
+export function plainAddress(address: string): string {
+  const zoneless = address.split('%', 1)[0] as string;
+  return /^::ffff:/i.test(zoneless) && isIP(zoneless.slice(7)) === 4 ? zoneless.slice(7) : zoneless;
+}
+
 /** The product a request looks like, or null: by address range, then by user agent. */
 export function scannerOf(address: string, userAgent: string | undefined): string | null {
-  const plain = address.startsWith('::ffff:') && isIP(address.slice(7)) === 4 ? address.slice(7) : address;
+  const plain = plainAddress(address);
   const family = isIP(plain);
   if (family !== 0 && ranges.check(plain, family === 6 ? 'ipv6' : 'ipv4')) {
     return (

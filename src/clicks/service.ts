@@ -11,7 +11,7 @@ import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
 import { clicksRepo, type ClickRow } from '../store/repositories/clicks.ts';
 import { isRefusedData } from '../store/errors.ts';
-import { scannerOf } from './scanners.ts';
+import { plainAddress, scannerOf } from './scanners.ts';
 import { signClick, signPixelCampaign, verifyClick, verifyPixelCampaign, type ClickTarget, type PixelCampaign } from './token.ts';
 import { RecentClicks, type ClickTiming } from './timing.ts';
 import { every } from '../lib/every.ts';
@@ -147,19 +147,20 @@ export function createClickService(deps: {
       }
       if (!record) return target.destination;
       const at = deps.clock();
-      const scanner = scannerOf(request.address, request.userAgent);
+      const address = plainAddress(request.address);
+      const scanner = scannerOf(address, request.userAgent);
       const keep = (timed: boolean) => {
         pending.push({
           ...target,
           at,
-          address: request.address,
+          address,
           userAgent: request.userAgent ?? '',
           suspectedBot: scanner !== null || timed,
           botReason: scanner ? `scanner: ${scanner}` : timed ? 'timing: another link of the signature within 10 s' : null,
         });
       };
       // Both rules run, so the timing rule sees the scanner's fetches too.
-      const timed = timing.judge(request.address, target.orgId, target.userId, target.destination, at.getTime());
+      const timed = timing.judge(address, target.orgId, target.userId, target.destination, at.getTime());
       if (typeof timed === 'boolean') keep(timed);
       else {
         const judged = timed.then(keep);
