@@ -27,6 +27,18 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: App
   return reply.code(err.status).header(CORRELATION_HEADER, request.id).type('application/json').send(envelope(request, err));
 }
 
+/** Answers a refused URL in a scope's own error shape (400, and a message). */
+export type FrameworkErrorAnswer = (request: FastifyRequest, reply: FastifyReply, message: string) => void;
+// The scopes that answer errors in a shape of their own (SCIM's under /scim/v2: scim/routes.ts).
+// Fastify raises these errors before routing, so no scope's error handler sees them; a scope names
+// its path prefix here when it is registered (the same answer for every server of the process).
+const frameworkAnswers = new Map<string, FrameworkErrorAnswer>();
+
+/** URLs under `prefix` (the prefix itself, `prefix/…`, `prefix?…`) get `answer` for a URL refused before routing. */
+export function answerFrameworkErrorsUnder(prefix: string, answer: FrameworkErrorAnswer): void {
+  frameworkAnswers.set(prefix, answer);
+}
+
 /**
  * Errors Fastify raises before routing (Fastify's `frameworkErrors`): a path segment that cannot be
  * percent-decoded, or one longer than the router's 100 characters. Without this they would answer
@@ -35,6 +47,12 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: App
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   const message =
     error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? 'A path segment is longer than 100 characters.' : 'The URL is not valid: a path segment cannot be decoded.';
+  const url = request.raw.url ?? '';
+  const scoped = [...frameworkAnswers].find(([prefix]) => url === prefix || url.startsWith(`${prefix}/`) || url.startsWith(`${prefix}?`));
+  if (scoped) {
+    scoped[1](request, reply, message);
+    return;
+  }
   sendError(request, reply, new AppError('BAD_REQUEST', message, { details: { field: 'params' }, internal: error.code }));
 }
 

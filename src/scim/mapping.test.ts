@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ENTERPRISE_SCHEMA, fromScimUser, toScimUser } from './mapping.ts';
-import { applyPatch } from './patch.ts';
+import { applyUserPatch, parsePatch } from './patch.ts';
 import { ScimError } from './errors.ts';
 import type { UserRow } from '../store/schema.ts';
 
@@ -42,16 +42,22 @@ test('a user as SCIM reads it, and back unchanged', () => {
 
 test('the name the client changed wins; string booleans; a userName that is no address gives way to the work email', () => {
   const before = toScimUser(row, [], 'https://api.test/scim/v2');
-  const patched = applyPatch(before, {
-    Operations: [
-      { op: 'Replace', path: 'name.familyName', value: 'Byron' },
-      { op: 'Replace', path: 'active', value: 'False' },
-    ],
-  });
+  const patched = applyUserPatch(
+    before,
+    parsePatch(
+      {
+        Operations: [
+          { op: 'Replace', path: 'name.familyName', value: 'Byron' },
+          { op: 'Replace', path: 'active', value: 'False' },
+        ],
+      },
+      'User',
+    ),
+  );
   const input = fromScimUser(patched, before);
   assert.deepEqual([input.name, input.active], ['Ada King Byron', false]);
   assert.equal(fromScimUser({ userName: 'ada', emails: [{ type: 'work', value: 'ada@x.test' }] }).email, 'ada@x.test');
   assert.equal(fromScimUser({ userName: 'g@x.test', displayName: 'Grace', name: { formatted: 'G. Hopper' } }).name, 'Grace');
   assert.throws(() => fromScimUser({ userName: 'ada' }), ScimError);
-  assert.throws(() => applyPatch(before, { Operations: [{ op: 'move', path: 'title' }] }), ScimError);
+  assert.throws(() => parsePatch({ Operations: [{ op: 'move', path: 'title' }] }, 'User'), ScimError);
 });

@@ -7,12 +7,17 @@ import { z } from 'zod';
 import type { ScimGroupRow, UserRow } from '../store/schema.ts';
 import type { DirectoryProfile } from '../store/repositories/directory.ts';
 import { invalidValue } from './errors.ts';
-import { booleanOf } from './patch.ts';
 
 export const USER_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:User';
 export const GROUP_SCHEMA = 'urn:ietf:params:scim:schemas:core:2.0:Group';
 export const ENTERPRISE_SCHEMA = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
 export const LIST_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
+
+/** Entra's string booleans ("True", "False") as booleans; anything else as it came. */
+export function booleanOf(value: unknown): unknown {
+  if (typeof value === 'string' && /^(true|false)$/i.test(value)) return value.toLowerCase() === 'true';
+  return value;
+}
 
 export interface ScimUserResource {
   schemas: string[];

@@ -22,7 +22,7 @@ import { statusChange, type SeatCheck } from '../users/module.ts';
 import type { UserRow } from '../store/schema.ts';
 import { ScimError, scimNotFound } from './errors.ts';
 import { fromScimGroup, fromScimUser, toScimGroup, toScimUser, type ScimUserInput, type ScimUserResource } from './mapping.ts';
-import { applyPatch } from './patch.ts';
+import { applyGroupPatch, applyUserPatch, parsePatch } from './patch.ts';
 
 const actor = { type: 'system' as const, id: 'scim' };
 export const SCIM_TOKEN_PATTERN = /^scim_[A-Za-z0-9_-]{43}$/;
@@ -62,13 +62,18 @@ export function createScimService(deps: { db: Db; invalidate: Invalidate; seatCh
     return row;
   }
   const ownerKept = () => new ScimError(400, "The organisation's owner is never suspended or deleted through SCIM.", 'mutability');
+  // src/kernel/policy.ts: only an owner changes an owner's email (the sign-in, and a password reset's
+  // address). The SCIM token is an admin's; a new userName would hand the owner's account to whoever reads that mailbox.
+  const ownerEmailKept = () =>
+    new ScimError(400, "The organisation's owner's userName (their email) is never changed through SCIM: the owner changes it in the dashboard.", 'mutability');
 
   /** Writes what the client sent on an existing user (PUT, PATCH). */
   async function save(orgId: string, correlationId: string, row: UserRow, input: ScimUserInput): Promise<ScimUserResource> {
-    if (row.role === 'owner' && !input.active) throw ownerKept();
-    const change = statusChange(row, input.active ? 'active' : 'suspended');
     const { active: _active, externalId, ...profile } = input;
     const emailChanged = profile.email.toLowerCase() !== row.email.toLowerCase();
+    if (row.role === 'owner' && !input.active) throw ownerKept();
+    if (row.role === 'owner' && emailChanged) throw ownerEmailKept();
+    const change = statusChange(row, input.active ? 'active' : 'suspended');
     try {
       const updated = await db.transaction().execute(async (tx) => {
         if (change?.restores) await seatCheck(tx, orgId);
@@ -195,9 +200,10 @@ export function createScimService(deps: { db: Db; invalidate: Invalidate; seatCh
       return save(orgId, correlationId, row, fromScimUser(body, before));
     },
     async patchUser(orgId: string, correlationId: string, userId: string, body: unknown) {
+      const plan = parsePatch(body, 'User');
       const row = await userRow(orgId, userId);
       const [before] = await presentUsers(orgId, [row]);
-      const patched = applyPatch(before!, body);
+      const patched = applyUserPatch(before!, plan);
       return save(orgId, correlationId, row, fromScimUser(patched, before));
     },
     async deleteUser(orgId: string, correlationId: string, userId: string): Promise<void> {
@@ -243,10 +249,40 @@ export function createScimService(deps: { db: Db; invalidate: Invalidate; seatCh
       return saveGroup(orgId, correlationId, groupId, fromScimGroup(body), 'group.update');
     },
     async patchGroup(orgId: string, correlationId: string, groupId: string, body: unknown) {
-      const before = await groupResource(orgId, groupId);
-      const patched = applyPatch({ ...before, members: before.members ?? [] }, body);
-      const input = fromScimGroup({ ...patched, displayName: patched.displayName });
-      return saveGroup(orgId, correlationId, groupId, input, 'group.update');
+      const plan = parsePatch(body, 'Group');
+      if (!/^[0-9a-f-]{36}$/i.test(groupId)) throw scimNotFound('Group', groupId);
+      try {
+        await db.transaction().execute(async (tx) => {
+          // Read under the group's row lock: concurrent PATCHes of one group (Entra and Okta send
+          // several at once) each apply to what the one before wrote, none is lost.
+          const group = await scimRepo.lockGroup(tx, orgId, groupId);
+          if (!group) throw scimNotFound('Group', groupId);
+          const before = ((await scimRepo.members(tx, orgId, [groupId])).get(groupId) ?? []).map((m) => m.id);
+          const patched = applyGroupPatch(toScimGroup(group, undefined, scimUrl), before, plan);
+          const input = fromScimGroup({ ...patched.resource, members: patched.memberIds.map((value) => ({ value })) });
+          // Only what changed is written: a member added to a group of thousands is one row.
+          const after = new Set(input.memberIds);
+          const was = new Set(before);
+          await scimRepo.updateGroup(tx, orgId, groupId, input);
+          await scimRepo.removeMembers(
+            tx,
+            orgId,
+            groupId,
+            before.filter((id) => !after.has(id)),
+          );
+          await scimRepo.addMembers(
+            tx,
+            orgId,
+            groupId,
+            input.memberIds.filter((id) => !was.has(id)),
+          );
+          await recordAudit(tx, { orgId, correlationId, actor }, { action: 'group.update', targetId: groupId, changes: ['displayName', 'members'] });
+        });
+      } catch (err) {
+        throw asScim(err);
+      }
+      invalidate.groupsChanged(orgId);
+      return groupResource(orgId, groupId);
     },
     async deleteGroup(orgId: string, correlationId: string, groupId: string): Promise<void> {
       await db.transaction().execute(async (tx) => {

@@ -122,6 +122,11 @@ export const scimRepo = {
     return db.selectFrom('scim_groups').selectAll().where('org_id', '=', orgId).where('id', '=', groupId).executeTakeFirst();
   },
 
+  /** The group, its row locked until the transaction ends: a PATCH reads and writes its members under it, so two never interleave. */
+  async lockGroup(tx: Db, orgId: string, groupId: string): Promise<ScimGroupRow | undefined> {
+    return tx.selectFrom('scim_groups').selectAll().where('org_id', '=', orgId).where('id', '=', groupId).forUpdate().executeTakeFirst();
+  },
+
   async insertGroup(db: Db, group: { id: string; orgId: string; displayName: string; externalId: string | null }): Promise<ScimGroupRow> {
     return db
       .insertInto('scim_groups')
