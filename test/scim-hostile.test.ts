@@ -8,13 +8,10 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startServer, type TestServer, type TestResponse } from './helpers/server.ts';
+import { enableScim, SCIM } from './helpers/scim.ts';
 import { createOrg, type TestOrg } from './helpers/fixtures.ts';
 
-const CORE = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
-const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
-const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
-const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
+const { user: CORE, enterprise: ENTERPRISE, group: GROUP, patchOp: PATCH_OP, error: ERROR } = SCIM;
 
 describe('SCIM 2.0 under hostile input', () => {
   let server: TestServer;
@@ -23,11 +20,7 @@ describe('SCIM 2.0 under hostile input', () => {
   });
   after(() => server.close());
 
-  const enable = async (org: TestOrg) => {
-    const res = await server.request('POST', `/v1/orgs/${org.orgId}/integrations/scim`, { key: org.key });
-    assert.equal(res.status, 201, res.text);
-    return (res.body as { token: string }).token;
-  };
+  const enable = async (org: TestOrg) => (await enableScim(server, org)).token;
   /** A SCIM client of the org: a body is an object, or a string sent as it is (keys JSON.stringify would not write). */
   const client =
     (token: string) =>

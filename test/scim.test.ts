@@ -6,16 +6,13 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startServer, type TestServer, type TestResponse } from './helpers/server.ts';
+import { enableScim, SCIM } from './helpers/scim.ts';
 import { createOrg, createUser, type TestOrg } from './helpers/fixtures.ts';
 import Fastify from 'fastify';
 import { MemoryRateLimiter } from '../src/ratelimit/memory.ts';
 import { scimRoutes, SCIM_PREFIX } from '../src/scim/routes.ts';
 
-const CORE = 'urn:ietf:params:scim:schemas:core:2.0:User';
-const ENTERPRISE = 'urn:ietf:params:scim:schemas:extension:enterprise:2.0:User';
-const GROUP = 'urn:ietf:params:scim:schemas:core:2.0:Group';
-const PATCH_OP = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
-const ERROR = 'urn:ietf:params:scim:api:messages:2.0:Error';
+const { user: CORE, enterprise: ENTERPRISE, group: GROUP, patchOp: PATCH_OP, error: ERROR } = SCIM;
 
 describe('SCIM 2.0 provisioning', () => {
   let server: TestServer;
@@ -24,11 +21,7 @@ describe('SCIM 2.0 provisioning', () => {
   });
   after(() => server.close());
 
-  const enable = async (org: TestOrg) => {
-    const res = await server.request('POST', `/v1/orgs/${org.orgId}/integrations/scim`, { key: org.key });
-    assert.equal(res.status, 201, res.text);
-    return res.body as { baseUrl: string; token: string };
-  };
+  const enable = (org: TestOrg) => enableScim(server, org);
   /** A request as a SCIM client sends it: its token, SCIM's content type. */
   const scim =
     (token: string) =>
