@@ -4,25 +4,27 @@
 // under the same claim as deliveries fall due meanwhile), and ends when none is due; when the next
 // is a scheduled retry, it queues a drain for that time. A delivery is leased while in flight: an instance that dies
 // mid-send leaves it to be sent again (at least once; the same `webhook-id` lets receivers notice).
+// A drain shares the instance's slots fairly (slots.ts): at most its org's share, and it gives its
+// slot back, queueing itself again, when another drain waits; each endpoint has its own sockets (agents.ts).
 //
 // Retries (docs/webhooks.md, "Retries"): 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the
 // attempts that failed, then `failed`. An endpoint none of whose attempts succeeded for 3 days is
 // disabled (with an audit entry). Times come from the injected clock.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
 import type { Db } from '../store/db.ts';
 import type { Logger } from '../log.ts';
 import type { Clock } from '../lib/clock.ts';
 import type { SecretBox } from '../secrets/module.ts';
 import type { DeliveryAttempt, OutboundEndpointRow } from '../store/schema.ts';
 import { outboundRepo } from '../store/repositories/outbound-webhooks.ts';
-import { enqueue, type JobHandler } from '../jobs/queue.ts';
+import { enqueue, JobDeferredError, type JobHandler } from '../jobs/queue.ts';
 import { recordAudit } from '../audit/record.ts';
 import { DRAIN_KIND } from './events.ts';
-import { openSecrets, signedHeaders, type EndpointSecrets } from './signing.ts';
+import { openSecrets, signedHeaders, signingSecrets, type EndpointSecrets } from './signing.ts';
 import { resolveTarget, TargetRefused, type ResolvedTarget } from './target.ts';
 import { send } from './send.ts';
+import { createAgentPool, type EndpointAgents } from './agents.ts';
+import { DEFER_MS, type DeliverySlots, type SlotLease } from './slots.ts';
 
 export const RETRY_SCHEDULE_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 5 * 3600_000, 10 * 3600_000, 10 * 3600_000];
 export const DISABLE_AFTER_MS = 3 * 24 * 3600_000;
@@ -49,6 +51,8 @@ const RECHECK_MS = 1_000;
 
 type Prepared = { target: Promise<ResolvedTarget>; secrets: () => EndpointSecrets };
 type Claimed = { id: string; event_id: string; body: string; lease_token: string | null; attempt_count: number };
+/** What a drain runs with: its endpoint's agents, and its slot (asked whether to give it back). */
+type Turn = { agents: EndpointAgents; slot: SlotLease };
 
 export interface DeliveryOptions {
   allowPrivate: boolean;
@@ -56,13 +60,13 @@ export interface DeliveryOptions {
   timeoutMs: number;
 }
 
-export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: SecretBox; options: DeliveryOptions }): {
+export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: SecretBox; slots: DeliverySlots; options: DeliveryOptions }): {
   handle: JobHandler<{ endpointId: string }>;
   close(): void;
 } {
   const { db, clock, options } = deps;
   // Connections kept open between deliveries (each to an address target.ts checked for its first request).
-  const agents = { http: new HttpAgent({ keepAlive: true, maxSockets: CAP * 8 }), https: new HttpsAgent({ keepAlive: true, maxSockets: CAP * 8 }) };
+  const agents = createAgentPool(CAP);
 
   /**
    * What every delivery of a batch shares, made once per batch (a batch is sent within seconds):
@@ -74,7 +78,7 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
     let secrets: EndpointSecrets | undefined;
     return {
       target,
-      secrets: () => (secrets ??= openSecrets(deps.secrets, endpoint.org_id, endpoint.sealed_secrets)),
+      secrets: () => (secrets ??= openSecrets(deps.secrets, endpoint.org_id, endpoint.sealed_secrets, endpoint.previous_until)),
     };
   }
 
@@ -85,6 +89,7 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
     signal: AbortSignal,
     logger: Logger,
     health: { healthy: boolean },
+    endpointAgents: EndpointAgents,
   ) {
     const at = clock();
     const started = performance.now();
@@ -92,10 +97,9 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
     let error: string | null = null;
     let responseBody = '';
     try {
-      const secrets = prepared.secrets();
-      const signing = [secrets.current, ...(secrets.previous && endpoint.previous_until && endpoint.previous_until > at ? [secrets.previous] : [])];
+      const signing = signingSecrets(prepared.secrets(), at);
       const target = await prepared.target;
-      const result = await send(target, signedHeaders(delivery.event_id, at, delivery.body, signing), delivery.body, options.timeoutMs, signal, agents);
+      const result = await send(target, signedHeaders(delivery.event_id, at, delivery.body, signing), delivery.body, options.timeoutMs, signal, endpointAgents);
       ({ status, error } = result);
       responseBody = result.body;
       if (error === null && (status === null || status < 200 || status > 299)) error = `HTTP ${status}`;
@@ -156,11 +160,19 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
    * success is not written again for every delivery (`health`), only after a failure. While some
    * are in flight and fewer than CAP, it takes deliveries that fell due since under the same claim
    * (`topUp`): a receiver slow to answer a claim of one would otherwise hold the rest back until
-   * that one ended (up to the timeout), the other senders idle.
+   * that one ended (up to the timeout), the other senders idle. When the drain should give its slot
+   * back (slots.ts), the senders take no more; those not sent are handed back (`yielded`).
    */
-  async function sendBatch(endpointId: string, token: string, deliveries: Claimed[], signal: AbortSignal, logger: Logger): Promise<boolean> {
+  async function sendBatch(
+    endpointId: string,
+    token: string,
+    deliveries: Claimed[],
+    signal: AbortSignal,
+    logger: Logger,
+    turn: Turn,
+  ): Promise<'more' | 'gone' | 'yielded'> {
     let current = await readEndpoint(endpointId);
-    if (!current) return false;
+    if (!current) return 'gone';
     const health = { healthy: current.endpoint.failing_since === null && current.endpoint.last_success_at !== null };
     const renewal = setInterval(() => {
       outboundRepo.renewLease(db, token, LEASE_MS).catch((err: unknown) => logger.warn({ err }, 'could not renew the lease of webhook deliveries'));
@@ -170,15 +182,18 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
     // Set when a sender failed (the database refused an outcome, say): the others send no more, since
     // an attempt whose outcome cannot be written is sent again anyway once its lease runs out.
     let failing = false;
+    let yielded = false;
     const sender = async () => {
       while (!signal.aborted && !failing) {
+        yielded ||= await turn.slot.shouldYield();
+        if (yielded) return;
         if (current && performance.now() - current.readAt >= RECHECK_MS) current = await readEndpoint(endpointId, current);
         // Deleted or disabled meanwhile: the rest of the batch is not sent (its lease runs out; the drain then ends).
         if (!current) return;
         // Taken after the endpoint's check, not before: another sender may have taken the last one meanwhile.
         const delivery = queue.shift();
         if (!delivery) return;
-        await attempt(current.endpoint, current.prepared, delivery, signal, logger, health);
+        await attempt(current.endpoint, current.prepared, delivery, signal, logger, health, turn.agents);
       }
     };
     // Ends (`idle`) once every sender has, or one failed: a batch's end waits for no poll.
@@ -205,7 +220,9 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
       let waitMs = TOP_UP_EVERY_MS;
       while (!awake.aborted) {
         await sleep(waitMs, undefined, { signal: awake }).catch(() => {});
-        if (awake.aborted || !current || senders.size >= CAP || queue.length > 0) continue;
+        if (awake.aborted || yielded || !current || senders.size >= CAP || queue.length > 0) continue;
+        // Giving the slot back: nothing more is taken (senders see it as they end).
+        if (await turn.slot.shouldYield()) continue;
         // A look without a lock first, and less often while nothing falls due (a receiver that
         // hangs for the whole timeout would otherwise cost a locking transaction every 0.1 s).
         const more = await topUpClaim(endpointId, token, CAP - senders.size, logger);
@@ -224,10 +241,17 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
       const later = await settled();
       failed ??= later;
       if (failed) throw failed.reason;
+      // Not sent: free for the next claim at once (their lease need not run out).
+      if (yielded && queue.length > 0)
+        await outboundRepo.releaseLeases(
+          db,
+          token,
+          queue.map((d) => d.id),
+        );
     } finally {
       clearInterval(renewal);
     }
-    return current !== undefined;
+    return yielded ? 'yielded' : current ? 'more' : 'gone';
   }
 
   /** Deliveries due since a claim, taken under it; none when none is due, or the look fails (they wait for the next claim). */
@@ -241,28 +265,51 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
     }
   }
 
-  /** Sends the endpoint's due deliveries, batch after batch; waits a little while another worker sends them. */
-  async function drain(endpointId: string, signal: AbortSignal, logger: Logger): Promise<void> {
+  /**
+   * Sends the endpoint's due deliveries, batch after batch; waits a little while another worker sends
+   * them. `yielded`: it gave its slot back to a drain that waits, with deliveries perhaps still due.
+   */
+  async function drain(endpointId: string, signal: AbortSignal, logger: Logger, turn: Turn): Promise<'done' | 'yielded'> {
     let held = 0;
     while (!signal.aborted) {
+      if (await turn.slot.shouldYield()) return 'yielded';
       const claim = await outboundRepo.claimBatch(db, endpointId, clock(), BATCH, LEASE_MS);
-      if (claim.kind === 'none') return;
+      if (claim.kind === 'none') return 'done';
       if (claim.kind === 'held') {
-        if (++held > HELD_TRIES) return;
+        if (++held > HELD_TRIES) return 'done';
         await sleep(HELD_WAIT_MS, undefined, { signal }).catch(() => {});
         continue;
       }
       held = 0;
-      if (!(await sendBatch(endpointId, claim.token, claim.deliveries, signal, logger))) return;
+      const sent = await sendBatch(endpointId, claim.token, claim.deliveries, signal, logger, turn);
+      if (sent !== 'more') return sent === 'yielded' ? 'yielded' : 'done';
     }
+    return 'done';
   }
 
   const handle: JobHandler<{ endpointId: string }> = async (job, ctx) => {
     const { endpointId } = job.payload;
-    await drain(endpointId, ctx.signal, ctx.logger);
+    // Past its org's share of this instance's slots, or its endpoint drained here already: back on the queue a while (slots.ts).
+    const slot = deps.slots.enter(job.orgId ?? '', endpointId);
+    if (slot === 'org-full') throw new JobDeferredError("its org's webhook drains take their share of the delivery slots", DEFER_MS);
+    if (slot === 'endpoint-busy') throw new JobDeferredError('a drain of this endpoint runs on this instance', DEFER_MS);
+    const turn = { agents: agents.acquire(endpointId), slot };
+    let ended: 'done' | 'yielded';
+    try {
+      ended = await drain(endpointId, ctx.signal, ctx.logger, turn);
+    } finally {
+      slot.release();
+      agents.release(endpointId);
+    }
     if (ctx.signal.aborted) return;
     const endpoint = await outboundRepo.endpointById(db, endpointId);
     if (!endpoint || endpoint.deleted_at || endpoint.disabled) return;
+    // Gave its slot back: its turn comes again, after the drains that waited (those of other orgs go
+    // first by the claim's round-robin; its own org's waited since before, and DEFER_MS ranks it after them).
+    if (ended === 'yielded') {
+      await enqueue(db, { kind: DRAIN_KIND, orgId: endpoint.org_id, payload: { endpointId }, delayMs: DEFER_MS, dedupeKey: `now:${endpointId}` });
+      return;
+    }
     const next = await outboundRepo.nextDue(db, endpointId);
     if (next.kind === 'none') return;
     // In flight elsewhere (its lease may run out) or a retry scheduled: a drain for then. A retry's
@@ -279,8 +326,7 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
   return {
     handle,
     close() {
-      agents.http.destroy();
-      agents.https.destroy();
+      agents.close();
     },
   };
 }

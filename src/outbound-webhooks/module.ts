@@ -3,8 +3,9 @@
 //
 // Deliveries run on a job queue of their own (the same durable `jobs` table and code as
 // src/jobs/queue.ts, claiming only `webhook.drain`), so an endpoint that is slow to answer holds
-// its own slots (at most 4 per endpoint) and never the mail, syncs and pushes of the main queue;
-// another org's endpoints keep the rest of this queue's slots.
+// its own slots (at most 4 per endpoint) and never the mail, syncs and pushes of the main queue.
+// Within this queue an org runs at most half the slots, and a drain gives its slot back to one that
+// waits (slots.ts): another org's endpoints find a slot at once.
 import type { Core } from '../core/core.ts';
 import type { Module, Stop } from '../core/module.ts';
 import type { SecretBox } from '../secrets/module.ts';
@@ -15,6 +16,7 @@ import { outboundRepo } from '../store/repositories/outbound-webhooks.ts';
 import { createOutboundWebhookService, type OutboundWebhookService } from './service.ts';
 import { createDrainHandler, RETRY_SCHEDULE_MS, TIMEOUT_MS } from './delivery.ts';
 import { DRAIN_KIND, emitForAudit } from './events.ts';
+import { createDeliverySlots } from './slots.ts';
 import { RenderedEvents, type RenderedData } from './rendered.ts';
 import { outboundWebhookRoutes } from './routes.ts';
 
@@ -25,8 +27,10 @@ export type { OutboundWebhookService, RenderedData, RenderedEvents };
 export const DELIVERY_RETENTION_MS = 30 * 24 * 3600_000;
 const PURGE_EVERY_MS = 3600_000;
 
-/** Deliveries one instance sends at the same time, across endpoints (each endpoint: 4 at most). */
+/** Endpoints one instance sends to at the same time (each: 4 deliveries in flight at most). */
 const DELIVERY_CONCURRENCY = 32;
+/** Of those, the most one org's endpoints take (slots.ts). */
+const ORG_SLOTS = DELIVERY_CONCURRENCY / 2;
 
 export interface OutboundWebhooksTuning {
   /** Tests: shorter waits between attempts than the contract's 5 s … 10 h. */
@@ -51,10 +55,17 @@ export function outboundWebhooksModule(core: Core, needs: { secrets: Module<Secr
   const rendered = new RenderedEvents({ db, caches: core.caches, clock, logger, windowMs: tuning.renderedWindowMs });
   // Woken when a drain is due (jobs/wakeups.ts): a delivery goes out as soon as its event commits.
   const queue = createJobQueue({ db, logger, wakeups: core.wakeups, options: { ...config.jobs, concurrency: DELIVERY_CONCURRENCY } });
+  const slots = createDeliverySlots({
+    perOrg: ORG_SLOTS,
+    saturated: () => queue.running >= DELIVERY_CONCURRENCY,
+    anyWaiting: () => outboundRepo.anyDrainWaiting(db, DRAIN_KIND),
+    logger,
+  });
   const drain = createDrainHandler({
     db,
     clock,
     secrets,
+    slots,
     options: { allowPrivate, retryScheduleMs: tuning.retryScheduleMs ?? RETRY_SCHEDULE_MS, timeoutMs: tuning.timeoutMs ?? TIMEOUT_MS },
   });
   queue.registerHandler(DRAIN_KIND, drain.handle);

@@ -199,6 +199,7 @@ function deliveryRoutes(deps: RouteDeps): FastifyPluginAsyncZod {
         schema: {
           operationId: 'retryWebhookDelivery',
           summary: 'Send a delivery again now, with the same `webhook-id` (admin)',
+          description: 'A disabled endpoint answers 409, and so does a delivery being sent right now.',
           tags: TAGS,
           params: deliveryParams,
           response: { 202: deliverySchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYMENT_REQUIRED') },

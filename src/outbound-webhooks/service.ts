@@ -12,7 +12,7 @@ import { versionMismatch, type VersionCheck } from '../store/conditional.ts';
 import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
 import { badRequest, conflict, notFound } from '../kernel/errors.ts';
 import { newEventId, bodyOf, queueDrains, TEST_EVENT_TYPE } from './events.ts';
-import { newSecret, openSecrets, sealSecrets } from './signing.ts';
+import { newSecret, openSecrets, rotated, sealSecrets } from './signing.ts';
 import { resolveTarget, TargetRefused } from './target.ts';
 import { toDelivery, toEndpoint, type CreatedWebhookEndpoint, type RotatedSecret, type WebhookDelivery, type WebhookEndpoint } from './resource.ts';
 import type { Page } from '../store/pagination.ts';
@@ -43,7 +43,7 @@ export function createOutboundWebhookService(deps: { db: Db; clock: Clock; secre
       await checkUrl(input.url);
       const secret = newSecret();
       const id = randomUUID();
-      const sealed = sealSecrets(secrets, ctx.orgId, { current: secret, previous: null });
+      const sealed = sealSecrets(secrets, ctx.orgId, { current: secret, previous: [] });
       const row = await db.transaction().execute(async (tx) => {
         const row = await outboundRepo.insertEndpoint(tx, {
           id,
@@ -91,19 +91,25 @@ export function createOutboundWebhookService(deps: { db: Db; clock: Clock; secre
       invalidate.webhookEndpointsChanged(ctx.orgId);
     },
 
-    /** A new secret; the one it replaces keeps signing beside it for ROTATION_OVERLAP_MS. */
+    /**
+     * A new secret; the one it replaces keeps signing beside it for ROTATION_OVERLAP_MS, and so do
+     * those earlier rotations replaced within that time (signing.ts keeps at most ten).
+     */
     async rotate(ctx: WriteContext, endpointId: string): Promise<RotatedSecret> {
-      const current = await endpoint(ctx.orgId, endpointId);
-      const old = openSecrets(secrets, ctx.orgId, current.sealed_secrets);
+      const at = clock();
       const secret = newSecret();
-      const sealed = sealSecrets(secrets, ctx.orgId, { current: secret, previous: old.current });
       const row = await db.transaction().execute(async (tx) => {
-        const row = await outboundRepo.setSecrets(tx, ctx.orgId, endpointId, sealed, new Date(clock().getTime() + ROTATION_OVERLAP_MS));
+        // Read under the row's lock: two rotations at once each keep the other's secret signing.
+        const current = await outboundRepo.findEndpoint(tx, ctx.orgId, endpointId, { lock: true });
+        if (!current) throw notFound('Webhook endpoint');
+        const old = openSecrets(secrets, ctx.orgId, current.sealed_secrets, current.previous_until);
+        const sealed = sealSecrets(secrets, ctx.orgId, rotated(old, secret, at, ROTATION_OVERLAP_MS));
+        const row = await outboundRepo.setSecrets(tx, ctx.orgId, endpointId, sealed, new Date(at.getTime() + ROTATION_OVERLAP_MS));
         if (!row) throw notFound('Webhook endpoint');
         await recordAudit(tx, ctx, { action: 'webhookEndpoint.rotateSecret', targetId: endpointId, changes: ['secret'] });
         return row;
       });
-      return { secret, previousSecretExpiresAt: (row.previous_until ?? clock()).toISOString() };
+      return { secret, previousSecretExpiresAt: (row.previous_until ?? at).toISOString() };
     },
 
     async deliveries(orgId: string, endpointId: string, page: PageRequest): Promise<Page<WebhookDelivery>> {
@@ -117,7 +123,8 @@ export function createOutboundWebhookService(deps: { db: Db; clock: Clock; secre
     /** Sends a delivery again now (its event, with the same `webhook-id`). */
     async retry(ctx: WriteContext, endpointId: string, deliveryId: string): Promise<WebhookDelivery> {
       if (!(await outboundRepo.findDelivery(db, ctx.orgId, endpointId, deliveryId))) throw notFound('Delivery');
-      await endpoint(ctx.orgId, endpointId);
+      // As the test event: a disabled endpoint is sent nothing, so its delivery is not queued as if it were.
+      if ((await endpoint(ctx.orgId, endpointId)).disabled) throw conflict('This endpoint is disabled: enable it to send its deliveries again.');
       return db.transaction().execute(async (tx) => {
         const row = await outboundRepo.requeue(tx, ctx.orgId, endpointId, deliveryId);
         if (!row) {

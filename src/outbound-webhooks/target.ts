@@ -4,7 +4,8 @@
 // the resolved address of every delivery; the request then connects to the very address checked
 // (send.ts pins it), so a name that resolves to a public address for the check and to a private one
 // for the connection (DNS rebinding) gets nowhere. ipaddr.js classifies addresses (every reserved
-// range of IANA's registries, IPv4-mapped IPv6 included) so that no list is kept by hand here.
+// range of IANA's registries) so that no list is kept by hand here; IPv6 forms of IPv4 addresses
+// (mapped, compatible, NAT64, 6to4) are judged by the IPv4 address they carry.
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
@@ -22,12 +23,31 @@ export interface ResolvedTarget {
   family: 4 | 6;
 }
 
+/**
+ * The IPv4 address an IPv6 address carries, for the forms that reach it: IPv4-mapped
+ * (::ffff:0:0/96), IPv4-translated (::ffff:0:0:0/96), IPv4-compatible (::/96, deprecated but
+ * still routed to the IPv4 address by some stacks: ipaddr.js calls ::7f00:1 unicast), NAT64's
+ * well-known prefix (64:ff9b::/96) and 6to4 (2002::/16, the address in its next 32 bits).
+ * Undefined for any other address.
+ */
+function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 | undefined {
+  const p = address.parts;
+  const last = (hi: number, lo: number) => new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]);
+  const zeros = (n: number) => p.slice(0, n).every((x) => x === 0);
+  if (zeros(5) && (p[5] === 0 || p[5] === 0xffff)) return last(p[6]!, p[7]!);
+  if (zeros(4) && p[4] === 0xffff && p[5] === 0) return last(p[6]!, p[7]!);
+  if (p[0] === 0x64 && p[1] === 0xff9b && p.slice(2, 6).every((x) => x === 0)) return last(p[6]!, p[7]!);
+  if (p[0] === 0x2002) return last(p[1]!, p[2]!);
+  return undefined;
+}
+
 /** Whether an address is on the public internet (not loopback, private, link-local, reserved…). */
 export function isPublicAddress(address: string): boolean {
   if (!ipaddr.isValid(address)) return false;
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  return parsed.range() === 'unicast';
+  const parsed = ipaddr.parse(address);
+  // An IPv6 form of an IPv4 address is what that IPv4 address is (::127.0.0.1 is loopback).
+  const v4 = parsed.kind() === 'ipv6' ? embeddedIPv4(parsed as ipaddr.IPv6) : undefined;
+  return (v4 ?? parsed).range() === 'unicast';
 }
 
 /** The URL's shape alone: a 400-worthy message, or undefined when it is acceptable. */

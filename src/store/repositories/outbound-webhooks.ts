@@ -83,8 +83,10 @@ export const outboundRepo = {
       .execute();
   },
 
-  async findEndpoint(db: Db, orgId: string, endpointId: string): Promise<OutboundEndpointRow | undefined> {
-    return live(orgId)(db).where('id', '=', endpointId).executeTakeFirst();
+  /** `lock`: the row is locked until the transaction ends (a read, change and write back). */
+  async findEndpoint(db: Db, orgId: string, endpointId: string, options: { lock?: boolean } = {}): Promise<OutboundEndpointRow | undefined> {
+    const q = live(orgId)(db).where('id', '=', endpointId);
+    return (options.lock ? q.forUpdate() : q).executeTakeFirst();
   },
 
   /** The endpoint the delivery worker was handed (deleted ones too: their deliveries stop). */
@@ -235,6 +237,35 @@ export const outboundRepo = {
   async renewLease(db: Db, token: string, leaseMs: number): Promise<void> {
     await sql`update outbound_deliveries set lease_until = now() + ${ms(leaseMs)}
       where lease_token = ${token} and state = 'pending' and lease_until is not null`.execute(db);
+  },
+
+  /** Gives back deliveries a worker took but will not send (its drain gave its slot back): free at once. */
+  async releaseLeases(db: Db, token: string, deliveryIds: string[]): Promise<void> {
+    if (deliveryIds.length === 0) return;
+    await db
+      .updateTable('outbound_deliveries')
+      .set({ lease_until: null, lease_token: null })
+      .where('lease_token', '=', token)
+      .where('state', '=', 'pending')
+      .where('id', 'in', deliveryIds)
+      .execute();
+  },
+
+  /**
+   * Whether a drain job (`kind`) is due and not taken by any instance, for an endpoint none of whose
+   * deliveries is in flight: a drain that waits for a slot (one for an endpoint being sent to now
+   * waits for nothing: the worker sending takes the endpoint's new deliveries).
+   */
+  async anyDrainWaiting(db: Db, kind: string): Promise<boolean> {
+    const r = await sql<{ waiting: boolean }>`
+      select exists (
+        select 1 from jobs j
+        where j.kind = ${kind} and j.state = 'queued' and j.run_after <= now()
+          and not exists (
+            select 1 from outbound_deliveries d
+            where d.endpoint_id = (j.payload->>'endpointId')::uuid and d.state = 'pending' and d.lease_until > now())
+      ) as waiting`.execute(db);
+    return r.rows[0]?.waiting === true;
   },
 
   /** Records an attempt of a delivery this worker holds (the lease token says so). */
