@@ -6,9 +6,9 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { simpleParser } from 'mailparser';
-import { startServer, type TestServer } from './helpers/server.ts';
+import type { TestServer } from './helpers/server.ts';
 import { createOrgWithoutTemplates, createUser } from './helpers/fixtures.ts';
-import { client, gatewayOrg, rawSession, sendRaw, startSink, type GatewayOrg, type Sink } from './helpers/gateway.ts';
+import { client, gatewayOrg, rawSession, sendRaw, startGatewaySuite, type GatewayOrg, type Sink } from './helpers/gateway.ts';
 
 const TENANT_A = '72f988bf-86f1-41af-91ab-2d7cd011db47';
 const TENANT_B = '0b1c2d3e-4f50-4a6b-8c7d-9e0f1a2b3c4d';
@@ -37,27 +37,18 @@ describe('the SMTP gateway', () => {
   let sink: Sink;
   let sinkB: Sink;
   let port: number;
-  let listener: { close(): Promise<void> };
   let a: GatewayOrg;
   let b: GatewayOrg;
+  let close: () => Promise<void>;
   let sent = 0;
   let sentB = 0;
   before(async () => {
-    sink = await startSink();
-    sinkB = await startSink();
-    server = await startServer({ GATEWAY_ALLOW_PRIVATE_NEXT_HOP: 'true' });
-    const started = await server.deps.gateway.listen({ port: 0 });
-    listener = started;
-    port = started.port;
-    a = await gatewayOrg(server, sink, { domain: 'a-corp.example', m365TenantId: TENANT_A });
-    b = await gatewayOrg(server, sinkB, { domain: 'b-corp.example', m365TenantId: TENANT_B });
+    ({ server, sink, sinkB, port, a, b, close } = await startGatewaySuite({
+      a: { domain: 'a-corp.example', m365TenantId: TENANT_A },
+      b: { domain: 'b-corp.example', m365TenantId: TENANT_B },
+    }));
   });
-  after(async () => {
-    await listener.close();
-    await server.close();
-    await sink.close();
-    await sinkB.close();
-  });
+  after(() => close());
 
   const asA = () => client(port, { user: a.gatewayId, pass: a.password });
   const asB = () => client(port, { user: b.gatewayId, pass: b.password });

@@ -23,9 +23,13 @@ export interface ConnectionProof {
 }
 
 export interface Envelope {
+  /** The reverse-path; '' for the null sender `<>`. */
   from: string;
   to: string[];
+  /** The client asked for `BODY=8BITMIME`: the next hop is asked too. */
   use8BitMime: boolean;
+  /** The client gave `SMTPUTF8` (UTF-8 in addresses or header fields): the next hop is given it too. */
+  smtputf8?: boolean;
 }
 
 /** An SMTP answer: a code and its text. */
@@ -80,11 +84,16 @@ const loadMime = () => (mime ??= import('./mime.ts'));
 export function createEngine(deps: EngineDeps) {
   const { logger, lookups } = deps;
 
-  /** The org the connection and the message's headers prove, or a refusal. */
+  /**
+   * The org the connection and the message's headers prove, or a refusal. An owned range names its
+   * org only when no other org lists the address too (docs/gateway.md: "a range the org declared
+   * its own, and no other org's"): anyone can list a range, so an owned claim on a range others
+   * list (a provider's shared range, say) must not outrank the tenant header that names one of them.
+   */
   async function orgOf(proof: ConnectionProof, facts: MessageFacts): Promise<string> {
     if (proof.provenOrg) return proof.provenOrg;
-    const owned = proof.networks.filter((n) => !n.shared);
-    if (owned.length === 1) return owned[0]!.orgId;
+    const only = proof.networks.length === 1 ? proof.networks[0] : undefined;
+    if (only && !only.shared) return only.orgId;
     if (facts.tenantId) {
       const tenantOrgs = new Set(await lookups.orgsOfTenant(facts.tenantId));
       const match = proof.networks.filter((n) => tenantOrgs.has(n.orgId));
@@ -96,9 +105,16 @@ export function createEngine(deps: EngineDeps) {
     );
   }
 
-  /** The envelope sender must be the org's; no address may name another org's domain. */
+  /**
+   * The envelope sender must be the org's; no address may name another org's domain. The null
+   * sender `<>` (a bounce, a read receipt) has no domain to check: its `From` must then be in one of
+   * the org's verified domains instead, so `MAIL FROM:<>` is no way around the sender check.
+   */
   async function checkDomains(orgId: string, envelope: Envelope, facts: MessageFacts): Promise<void> {
     const ours = new Set(await lookups.verifiedDomains(orgId));
+    if (envelope.from === '' && !(facts.from && ours.has(domainOf(facts.from)))) {
+      throw new Refusal(550, '5.7.1 A message with the null sender <> must have a From address in a verified domain of this organisation');
+    }
     if (envelope.from !== '' && !ours.has(domainOf(envelope.from))) {
       const owner = await lookups.verifiedOwner(domainOf(envelope.from));
       throw new Refusal(
@@ -106,8 +122,10 @@ export function createEngine(deps: EngineDeps) {
         owner ? '5.7.1 The sender domain belongs to another organisation' : '5.7.1 The sender domain is not verified for this organisation',
       );
     }
-    if (facts.from && !ours.has(domainOf(facts.from))) {
-      const owner = await lookups.verifiedOwner(domainOf(facts.from));
+    // Every mailbox of every From field: a second field or a list must not carry another org's name.
+    for (const domain of new Set(facts.fromAddresses.map(domainOf))) {
+      if (ours.has(domain)) continue;
+      const owner = await lookups.verifiedOwner(domain);
       if (owner && owner !== orgId) throw new Refusal(550, '5.7.1 The From domain belongs to another organisation');
     }
   }
@@ -170,7 +188,7 @@ export function createEngine(deps: EngineDeps) {
     if ('pass' in decision) return { outcome: 'passed', reason: decision.pass };
     if (result.state === 'stamped') return { outcome: 'stamped', reason: 'stamped' };
     if (result.state === 'already-signed') return { outcome: 'passed', reason: 'signature already present' };
-    if (result.state === 'passed') return { outcome: 'passed', reason: 'nothing to stamp' };
+    if (result.state === 'passed') return { outcome: 'passed', reason: result.reason ?? 'nothing to stamp' };
     log.warn({ err: result.error }, 'stamping failed');
     if (deps.failClosed) {
       return {
@@ -184,6 +202,8 @@ export function createEngine(deps: EngineDeps) {
   return {
     /** At MAIL FROM, for a connection that proved its org: the refusal its sender earns, if any. */
     async refuseSender(orgId: string, from: string, remoteAddress: string): Promise<{ code: number; message: string } | undefined> {
+      // The null sender is checked after DATA, against the message's From.
+      if (from === '') return undefined;
       try {
         await checkDomains(orgId, { from, to: [], use8BitMime: false }, noFacts());
         return undefined;
@@ -227,7 +247,10 @@ export function createEngine(deps: EngineDeps) {
           },
           out,
         );
-        if (read.malformed) {
+        // A message with more parts than the splitter reads (mime.ts's maxChildNodes) is valid MIME,
+        // only too large to stamp: once its root's header fields decided, it passes as it came.
+        const tooManyParts = read.malformed && early !== undefined && isPartLimit(read.malformed) ? read.malformed : undefined;
+        if (read.malformed && !tooManyParts) {
           return await finish(
             { code: 550, message: `5.6.0 The message's MIME structure cannot be read (${read.malformed.message})`, outcome: 'refused' },
             'malformed',
@@ -239,7 +262,13 @@ export function createEngine(deps: EngineDeps) {
           throw e.error;
         }
         const orgId = e.value.orgId;
-        const decision = facts.alreadyStamped ? { pass: 'already stamped' } : facts.untouchable ? { pass: facts.untouchable } : e.value.decision;
+        const decision = facts.alreadyStamped
+          ? { pass: 'already stamped' }
+          : tooManyParts
+            ? { pass: `too many MIME parts to stamp (${tooManyParts.message})` }
+            : facts.untouchable
+              ? { pass: facts.untouchable }
+              : e.value.decision;
         const stamped = await outcomeOf(decision, read.result, log);
         if ('refusal' in stamped) return await finish(stamped.refusal, stamped.reason);
         const state = facts.alreadyStamped ? undefined : stamped.outcome === 'stamped' ? 'stamped' : 'passed';
@@ -259,6 +288,9 @@ export function createEngine(deps: EngineDeps) {
     },
   };
 }
+
+/** The splitter's limit on the number of MIME nodes (mailsplit's EMAXLEN "child nodes"), not a broken structure. */
+const isPartLimit = (err: Error) => (err as { code?: string }).code === 'EMAXLEN' && /child nodes/i.test(err.message);
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 const settle = <T>(p: Promise<T>): Promise<Settled<T>> =>

@@ -134,6 +134,7 @@ export function createGateway(deps: GatewayDeps) {
           domain: gw.domain,
           maxBytes: gw.maxBytes,
           maxConnections: gw.maxConnections,
+          maxConnectionsPerAddress: gw.maxConnectionsPerAddress,
           socketTimeoutMs: gw.socketTimeoutMs,
         },
         {

@@ -2,36 +2,68 @@
 // reply or forward marker of the mail clients, else at the end. Pure string work on decoded text.
 
 /**
- * The start of the quoted part of a reply or forward, as each client marks it in HTML, each with a
- * word the marker must contain: one search for the words (WORDS) picks the patterns to run, so that
- * a message without a quote costs one scan instead of a scan of every tag per pattern.
+ * The start of the quoted part of a reply or forward, as each client marks it in HTML: a start tag
+ * whose attribute says so (its value's first word, or one of its classes), each with a word the
+ * tag must contain: one search for the words (WORDS) tells whether to look at the tags at all, so
+ * that a message without a quote costs one scan.
  */
-const HTML_MARKERS: [string, RegExp][] = [
-  ['divrplyfwdmsg', /<[a-z][^>]*\bid\s*=\s*["']?divRplyFwdMsg\b/i], // Outlook
-  ['appendonsend', /<[a-z][^>]*\bid\s*=\s*["']?appendonsend\b/i], // Outlook (the web, new Outlook)
-  ['mail-editor-reference-message-container', /<[a-z][^>]*\bid\s*=\s*["']?mail-editor-reference-message-container\b/i], // new Outlook
-  ['gmail_quote', /<[a-z][^>]*\bclass\s*=\s*["'][^"']*\bgmail_quote\b/i], // Gmail
-  ['moz-cite-prefix', /<[a-z][^>]*\bclass\s*=\s*["']?[^"'>]*\bmoz-cite-prefix\b/i], // Thunderbird
-  ['blockquote', /<blockquote\b[^>]*\btype\s*=\s*["']?cite\b/i], // Apple Mail, Thunderbird
+const HTML_MARKERS: { word: string; tag?: string; attribute: string; matches: (value: string) => boolean }[] = [
+  { word: 'divrplyfwdmsg', attribute: 'id', matches: (v) => /^divRplyFwdMsg\b/i.test(v) }, // Outlook
+  { word: 'appendonsend', attribute: 'id', matches: (v) => /^appendonsend\b/i.test(v) }, // Outlook (the web, new Outlook)
+  { word: 'mail-editor-reference-message-container', attribute: 'id', matches: (v) => /^mail-editor-reference-message-container\b/i.test(v) }, // new Outlook
+  { word: 'gmail_quote', attribute: 'class', matches: (v) => hasClass(v, 'gmail_quote') }, // Gmail
+  { word: 'moz-cite-prefix', attribute: 'class', matches: (v) => hasClass(v, 'moz-cite-prefix') }, // Thunderbird
+  { word: 'blockquote', tag: 'blockquote', attribute: 'type', matches: (v) => /^cite\b/i.test(v) }, // Apple Mail, Thunderbird
 ];
 
-const WORDS = new RegExp(HTML_MARKERS.map(([word]) => word).join('|'), 'gi');
+const hasClass = (value: string, name: string) => value.toLowerCase().split(/\s+/).includes(name);
+
+const WORDS = new RegExp(HTML_MARKERS.map(({ word }) => word).join('|'), 'gi');
 
 /** An attribution line ("On 25 Nov 2026, at 10:00, Ada wrote:") in the languages clients write it. */
 const ATTRIBUTION = /(wrote|schrieb|a écrit|escribió|ha scritto|schreef|skrev|napisał|escreveu)\s*:\s*$/i;
 
+// Start tags and their attributes, read by two regular expressions instead of an HTML parser (this
+// runs on every reply, and a parser would read the whole body) and written so that they cannot
+// backtrack far: every repeat stops at a character the next step needs (`<`, `>`, a quote, `=`),
+// so a failed step gives back at most a run of white space, a match ends where its characters end
+// and the next search starts there: one pass over the HTML, however hostile (a pattern like
+// `<[a-z][^>]*\bid=…`, tried from every `<`, was quadratic: 150 KB of `<a ` held the event loop
+// 8 s). A tag ends at the next `<` or `>` (a `<` inside an attribute's value ends it early; the
+// clients' quote markers have none).
+const START_TAG = /<([a-z][^\s/<>]*)([^<>]*)/gi;
+const ATTRIBUTE = /([^\s"'<>/=]+)(?:\s*=\s*(?:"([^"]*)"?|'([^']*)'?|([^\s"'<>]+)))?/g;
+
+/** A start tag longer than this (its attributes) is no client's quote marker: the search starts this far before the first word. */
+const MAX_TAG = 4096;
+
 /** The index where the HTML's quoted part starts (its attribution included), or -1. */
 export function htmlQuoteStart(html: string): number {
   let first = -1;
-  const present = new Set(Array.from(html.matchAll(WORDS), (m) => m[0].toLowerCase()));
-  if (present.size === 0) return -1;
-  for (const [word, marker] of HTML_MARKERS) {
-    if (!present.has(word)) continue;
-    const m = marker.exec(html);
-    if (m && (first < 0 || m.index < first)) first = m.index;
+  const present = new Set<string>();
+  for (const m of html.matchAll(WORDS)) {
+    if (first < 0) first = m.index;
+    present.add(m[0].toLowerCase());
   }
   if (first < 0) return -1;
-  return attributionBefore(html, first) ?? first;
+  const markers = HTML_MARKERS.filter(({ word }) => present.has(word));
+  const tags = new RegExp(START_TAG.source, START_TAG.flags);
+  tags.lastIndex = Math.max(0, first - MAX_TAG);
+  for (let m = tags.exec(html); m; m = tags.exec(html)) {
+    const lower = m[0].toLowerCase();
+    const candidates = markers.filter(({ word }) => lower.includes(word));
+    if (candidates.length > 0 && candidates.some((marker) => isMarker(m[1]!, m[2]!, marker))) return attributionBefore(html, m.index) ?? m.index;
+  }
+  return -1;
+}
+
+function isMarker(tag: string, attributes: string, marker: (typeof HTML_MARKERS)[number]): boolean {
+  if (marker.tag && tag.toLowerCase() !== marker.tag) return false;
+  for (const [, name, ...values] of attributes.matchAll(ATTRIBUTE)) {
+    const value = values.find((v) => v !== undefined);
+    if (name!.toLowerCase() === marker.attribute && value !== undefined && marker.matches(value)) return true;
+  }
+  return false;
 }
 
 /** The start of the block that directly precedes `at` when its text is an attribution line. */
@@ -39,12 +71,12 @@ function attributionBefore(html: string, at: number): number | undefined {
   const before = html.slice(Math.max(0, at - 2000), at);
   const offset = at - before.length;
   // The last block element opened before the quote; its text (tags removed) must end with "wrote:".
-  const opens = [...before.matchAll(/<(div|p)\b[^>]*>/gi)];
+  const opens = [...before.matchAll(/<(div|p)\b[^<>]*>/gi)];
   for (let i = opens.length - 1; i >= Math.max(0, opens.length - 3); i--) {
     const start = opens[i]!.index;
     const text = before
       .slice(start)
-      .replace(/<[^>]*>/g, ' ')
+      .replace(/<[^<>]*>/g, ' ')
       .replace(/&nbsp;|\s+/g, ' ')
       .trim();
     if (ATTRIBUTION.test(text)) return offset + start;
@@ -61,9 +93,8 @@ export function htmlInsertionPoint(html: string): number {
   return body >= 0 ? lastIndexOfBodyEnd(html) : html.length;
 }
 
-/** Inserts the signature's HTML before the quote, else before `</body>`, else at the end. */
-export function insertHtml(html: string, signature: string): string {
-  const at = htmlInsertionPoint(html);
+/** Inserts the signature's HTML before the quote, else before `</body>`, else at the end (`at`, when the caller found it already). */
+export function insertHtml(html: string, signature: string, at = htmlInsertionPoint(html)): string {
   return `${html.slice(0, at)}${signature}${html.slice(at)}`;
 }
 
@@ -86,13 +117,19 @@ export function textQuoteStart(text: string): number {
   let previousBlank = true;
   const lines = text.split('\n');
   for (const [i, line] of lines.entries()) {
-    const bare = line.replace(/\r$/, '');
+    const bare = line.endsWith('\r') ? line.slice(0, -1) : line;
+    if (bare.trim() === '') {
+      // A blank line starts no quote (the fast way through a body of line breaks).
+      previousBlank = true;
+      offset += line.length + 1;
+      continue;
+    }
     if (TEXT_QUOTE_LINE.some((re) => re.test(bare))) return offset;
     // Outlook's plain-text replies start the quote with a header block after a blank line, or
     // after a rule of underscores.
     if (previousBlank && offset > 0 && /^From: /.test(bare)) return offset;
     if (/^_{10,}\s*$/.test(bare) && /^From: /.test(lines[i + 1] ?? '')) return offset;
-    previousBlank = bare.trim() === '';
+    previousBlank = false;
     offset += line.length + 1;
   }
   return -1;
@@ -104,7 +141,19 @@ export function insertText(text: string, signature: string): string {
   const sig = signature.replace(/\r?\n/g, eol);
   const at = textQuoteStart(text);
   if (at >= 0) return `${text.slice(0, at)}${sig}${eol}${eol}${text.slice(at)}`;
-  const trailing = /(\r?\n)*$/.exec(text)?.[0] ?? '';
-  const body = text.slice(0, text.length - trailing.length);
+  const body = text.slice(0, trailingLineBreaks(text));
+  const trailing = text.slice(body.length);
   return `${body}${body ? eol + eol : ''}${sig}${trailing || eol}`;
+}
+
+/**
+ * Where the text's trailing line breaks start. A loop, not `/(\r?\n)*$/`: a pattern anchored at
+ * the end is tried from every position, quadratic on a body made of line breaks.
+ */
+function trailingLineBreaks(text: string): number {
+  let end = text.length;
+  while (text[end - 1] === '\n') {
+    end -= text[end - 2] === '\r' ? 2 : 1;
+  }
+  return end;
 }

@@ -23,6 +23,8 @@ export interface ListenerOptions {
   domain: string | undefined;
   maxBytes: number;
   maxConnections: number;
+  /** Connections held at once from one client address; more are answered 421. */
+  maxConnectionsPerAddress: number;
   socketTimeoutMs: number;
 }
 
@@ -80,17 +82,46 @@ async function receive(
   if (stream.sizeExceeded || ctx.spool.size > ctx.maxBytes) return { code: 552, message: `5.3.4 The message is larger than ${ctx.maxBytes} bytes` };
   const mailFrom = session.envelope.mailFrom;
   const mailArgs: Record<string, unknown> = (mailFrom ? mailFrom.args : false) || {};
+  // smtp-server upper-cases the parameters' names, not their values: `BODY=8bitmime` is as good.
   const envelope = {
     from: mailFrom ? mailFrom.address : '',
     to: session.envelope.rcptTo.map((r) => r.address),
-    use8BitMime: mailArgs.BODY === '8BITMIME',
+    use8BitMime: String(mailArgs.BODY ?? '').toUpperCase() === '8BITMIME',
+    smtputf8: Boolean(mailArgs.SMTPUTF8),
   };
   return ctx.engine.handle(proof, envelope, ctx.spool, ctx.correlationId);
+}
+
+/**
+ * Connections per client address: one client that holds GATEWAY_MAX_CONNECTIONS open (idle, with
+ * NOOPs) would lock every org out, so each address gets its share. smtp-server has a limit for the
+ * whole server only (maxClients).
+ */
+function createAddressLimit(max: number) {
+  const held = new Map<string, number>();
+  const counted = new Set<string>();
+  return {
+    /** Whether the session may go on; counted until `release`. */
+    take(session: SMTPServerSession): boolean {
+      const n = held.get(session.remoteAddress) ?? 0;
+      if (n >= max) return false;
+      held.set(session.remoteAddress, n + 1);
+      counted.add(session.id);
+      return true;
+    },
+    release(session: SMTPServerSession): void {
+      if (!counted.delete(session.id)) return;
+      const n = (held.get(session.remoteAddress) ?? 1) - 1;
+      if (n > 0) held.set(session.remoteAddress, n);
+      else held.delete(session.remoteAddress);
+    },
+  };
 }
 
 export async function startListener(options: ListenerOptions, deps: ListenerDeps): Promise<{ port: number; close(): Promise<void> }> {
   const { logger, engine, lookups } = deps;
   const proofs = createProofs(options.domain, lookups);
+  const perAddress = createAddressLimit(options.maxConnectionsPerAddress);
   const tls = options.tls ? { key: readFileSync(options.tls.keyFile), cert: readFileSync(options.tls.certFile) } : undefined;
   const server = new SMTPServer({
     name: options.hostname,
@@ -106,6 +137,10 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     disableReverseLookup: true,
     ...(tls ? { key: tls.key, cert: tls.cert } : { disabledCommands: ['STARTTLS'] }),
     logger: false,
+    onConnect(session, callback) {
+      if (!perAddress.take(session)) return callback(smtpError(421, '4.7.0 Too many connections from your address; try again later'));
+      callback();
+    },
     onAuth(auth, session, callback) {
       if (!session.secure && !isLoopback(session.remoteAddress)) return callback(smtpError(538, '5.7.11 Encryption required: STARTTLS first'));
       lookups
@@ -149,6 +184,7 @@ export async function startListener(options: ListenerOptions, deps: ListenerDeps
     },
     onClose(session) {
       proofs.forget(session);
+      perAddress.release(session);
     },
   });
   server.on('error', (err) => logger.warn({ err }, 'gateway connection error'));

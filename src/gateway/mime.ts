@@ -1,19 +1,13 @@
 // The message's MIME, read and rewritten in one pass as a stream of nodes (@zone-eu/mailsplit, its
 // MIT licence): `stamper` reads what decides stamping from the nodes as they go by and rewrites
-// only the text/html and text/plain bodies (decoded, signature inserted, encoded again in their
-// charset and transfer encoding), passing every other byte through as it came.
+// only the message's text/html and text/plain body (body.ts: decoded, signature inserted, encoded
+// again in their charset and transfer encoding), passing every other byte through as it came.
 import { Transform } from 'node:stream';
-import { finished } from 'node:stream/promises';
 import mailsplit from '@zone-eu/mailsplit';
 import type { MimeNode, SplitterChunk } from '@zone-eu/mailsplit';
-import iconv from 'iconv-lite';
-import libqp from 'libqp';
-import { htmlInsertionPoint, insertHtml, insertText } from './insert.ts';
+import addressparser from 'nodemailer/lib/addressparser';
+import { AlreadySigned, LeaveAsIs, readBody, typeOf, writeBody, type ReadBody } from './body.ts';
 import type { MessageFacts } from './facts.ts';
-import { hasMarker } from '../render/module.ts';
-
-/** The message already carries the user's signature (the add-in inserted it): it passes as it came. */
-export class AlreadySigned extends Error {}
 
 /** Embedded messages (a forward as attachment) are leaves: their bytes pass as they are. */
 export const SPLIT_OPTIONS = { ignoreEmbedded: true, maxHeadSize: 256 * 1024, maxChildNodes: 500 };
@@ -31,13 +25,26 @@ const UNTOUCHABLE_TYPES = new Set([
   'application/pgp-signature',
 ]);
 
-export function addressOf(header: string): string | undefined {
-  const angle = /<\s*([^<>\s]+@[^<>\s]+)\s*>/.exec(header);
-  const bare = angle ?? /([^\s<>"',;:]+@[^\s<>"',;]+)/.exec(header);
-  return bare?.[1]?.toLowerCase();
+/**
+ * The senders the From fields name, read from their raw values by an RFC 5322 address parser
+ * (nodemailer's: quoted display names, comments, groups), so that an address in a display name
+ * (`"<ada@b.example>" <ceo@a.example>`) is not the sender's. Encoded words are not decoded before
+ * parsing: decoded, `=?utf-8?q?=3Cada=40b.example=3E?=` would turn into an address. `from` is the
+ * sender only when there is one From field with one mailbox in it; two fields, or a list, or none,
+ * name no one user. `addresses` are every mailbox's (for the check that none is another org's).
+ */
+export function sendersOf(fields: string[]): { from: string | undefined; addresses: string[] } {
+  const mailboxes = fields.flatMap((field) => addressparser(field, { flatten: true }));
+  const addresses = mailboxes.map((m) => normalAddress(m.address)).filter((address) => address !== '');
+  const one = fields.length === 1 && mailboxes.length === 1 && addresses.length === 1 ? addresses[0]! : undefined;
+  return { from: one && /^[^@\s]+@[^@\s]+$/.test(one) ? one : undefined, addresses };
 }
 
-const isTextBody = (node: MimeNode) => (node.contentType === 'text/html' || node.contentType === 'text/plain') && node.disposition !== 'attachment';
+/** Lower case, and without the trailing dot a domain may be written with (`a.example.` is `a.example`). */
+const normalAddress = (address: string) => address.trim().toLowerCase().replace(/\.+$/, '');
+
+/** A header field's value as it came (`Name: value`, folded lines joined). */
+const fieldValue = (line: string) => line.slice(line.indexOf(':') + 1).replace(/\r?\n(?=[ \t])/g, '');
 
 /** What a node tells: its type (signed, encrypted, calendar) and, for the root, the header fields that decide. */
 function readNode(node: MimeNode, facts: MessageFacts): void {
@@ -46,13 +53,39 @@ function readNode(node: MimeNode, facts: MessageFacts): void {
   else if (type === 'text/calendar' || type === 'application/ics') facts.untouchable ??= 'calendar';
   if (!node.root || !node.headers) return;
   const headers = node.headers;
-  facts.from = addressOf(headers.getFirst('from') ?? '');
+  const senders = sendersOf(headers.get('from').map(fieldValue));
+  facts.from = senders.from;
+  facts.fromAddresses = senders.addresses;
   facts.alreadyStamped = headers.hasHeader('x-sigsvc-stamped');
   facts.tenantId = headers.getFirst('x-ms-exchange-crosstenant-id')?.trim() || undefined;
   facts.isReply = headers.hasHeader('in-reply-to') || headers.hasHeader('references');
 }
 
-const SLICE_BYTES = 64 * 1024;
+/**
+ * Picks the message's body parts as nodes go by, as inspnet/signer's findBody does: on the path
+ * from the root through every part of a multipart/alternative and the first part of any other
+ * multipart (in mixed and related, the rest are attachments or what the body shows), the first
+ * text/plain and the first text/html that are no attachment (a disposition of attachment, or a
+ * file name). Later text parts (a text attachment, a second text part) pass as they came.
+ */
+function bodyPicker(): (node: MimeNode) => boolean {
+  const onPath = new WeakSet<object>();
+  const children = new WeakMap<object, number>();
+  const taken = new Set<string>();
+  return (node) => {
+    const parent = node.parentNode;
+    if (parent) {
+      const index = children.get(parent) ?? 0;
+      children.set(parent, index + 1);
+      if (!onPath.has(parent) || (parent.contentType !== 'multipart/alternative' && index > 0)) return false;
+    }
+    onPath.add(node);
+    const type = typeOf(node);
+    if ((type !== 'text/plain' && type !== 'text/html') || node.disposition === 'attachment' || node.filename || taken.has(type)) return false;
+    taken.add(type);
+    return true;
+  };
+}
 
 /** Text bodies larger than this pass unstamped: a text part is decoded whole in memory. */
 const MAX_TEXT_BYTES = 4 * 1024 * 1024;
@@ -73,17 +106,19 @@ export interface StamperHooks {
 }
 
 /** How the stamper ended: `stamped` means its output is the message to relay. */
-export type StampResult = { state: 'stamped' } | { state: 'passed' } | { state: 'already-signed' } | { state: 'failed'; error: Error };
+export type StampResult = { state: 'stamped' } | { state: 'passed'; reason?: string } | { state: 'already-signed' } | { state: 'failed'; error: Error };
 
-type TextPart = { node: MimeNode; chunks: Buffer[]; size: number };
+/** A body part as it is read (its encoded chunks), then once read whole (`body`: decoded and checked). */
+type TextPart = { node: MimeNode; chunks: Buffer[]; size: number; body?: ReadBody };
 type Held = SplitterChunk | TextPart;
 
 /**
  * Object-mode transform between a Splitter and a Joiner, one pass over the message: it reads the
  * facts (`facts`, filled in as nodes go by), asks `decide` at the root, and when stamping, buffers
- * each text/html and text/plain body (encoded) and writes it back with the signature inserted.
- * When the message passes (not stamped, already signed, a part that must not change, a failure)
- * it writes nothing more and only reads on; `result()` says which.
+ * the message's text/html and text/plain body (encoded; `bodyPicker`), reads it whole (readBody:
+ * what must not change is found there, before the signature is rendered) and writes it back with
+ * the signature inserted. When the message passes (not stamped, already signed, a part that must
+ * not change, a failure) it writes nothing more and only reads on; `result()` says which.
  */
 export function stamper(facts: MessageFacts, hooks: StamperHooks): Transform & { result(): StampResult } {
   let mode: 'undecided' | 'hold' | 'stream' | 'pass' = 'undecided';
@@ -93,6 +128,8 @@ export function stamper(facts: MessageFacts, hooks: StamperHooks): Transform & {
   let current: (TextPart & { passing: boolean }) | undefined;
   let held: Held[] = [];
   let heldBytes = 0;
+  let stampedParts = 0;
+  const isBody = bodyPicker();
 
   const pass = (result: StampResult) => {
     mode = 'pass';
@@ -114,7 +151,8 @@ export function stamper(facts: MessageFacts, hooks: StamperHooks): Transform & {
       return;
     }
     signature ??= await hooks.signature(userId);
-    const rewritten = await rewriteBody(item.node, Buffer.concat(item.chunks), signature, userId);
+    const rewritten = await writeBody(item.node, item.body!, signature);
+    stampedParts++;
     stream.push(item.node);
     if (rewritten.length > 0) stream.push({ type: 'body', node: item.node, value: rewritten });
   }
@@ -127,11 +165,14 @@ export function stamper(facts: MessageFacts, hooks: StamperHooks): Transform & {
     for (const item of items) await emit(stream, item);
   }
 
-  /** Ends the text part being read (if any) and hands it on. */
+  /** Ends the text part being read (if any), reads it whole and hands it on. */
   async function closeText(stream: Transform): Promise<void> {
     const part = current;
     current = undefined;
-    if (part && !part.passing) await emit(stream, part);
+    if (!part || part.passing) return;
+    part.body = await readBody(part.node, Buffer.concat(part.chunks), userId);
+    part.chunks = [];
+    await emit(stream, part);
   }
 
   async function onChunk(stream: Transform, chunk: SplitterChunk): Promise<void> {
@@ -160,14 +201,17 @@ export function stamper(facts: MessageFacts, hooks: StamperHooks): Transform & {
       return;
     }
     await closeText(stream);
-    if (chunk.type === 'node' && isTextBody(chunk)) current = { node: chunk, chunks: [], size: 0, passing: false };
+    if (chunk.type === 'node' && isBody(chunk)) current = { node: chunk, chunks: [], size: 0, passing: false };
     else await emit(stream, chunk);
   }
 
-  /** Stamping failed or found the signature: the message passes, and the reader reads on. */
+  /** Stamping failed, or found the signature or a body to leave as it is: the message passes, and the reader reads on. */
   const failed = (err: unknown) => {
     if (err instanceof AlreadySigned) pass({ state: 'already-signed' });
-    else pass({ state: 'failed', error: err as Error });
+    else if (err instanceof LeaveAsIs) {
+      facts.untouchable ??= err.untouchable;
+      pass({ state: 'passed', reason: err.message });
+    } else pass({ state: 'failed', error: err as Error });
   };
 
   const transform = new Transform({
@@ -196,7 +240,8 @@ export function stamper(facts: MessageFacts, hooks: StamperHooks): Transform & {
         if (mode === 'undecided') return;
         await closeText(this);
         if (mode === 'hold') await release(this);
-        if (mode !== 'pass') ending = { state: 'stamped' };
+        // Stamped only when a signature went in (a message without a text body, or whose only body was too large, passes).
+        if (mode !== 'pass') ending = stampedParts > 0 ? { state: 'stamped' } : { state: 'passed', reason: 'no text body to stamp' };
       };
       end().then(
         () => done(),
@@ -208,101 +253,4 @@ export function stamper(facts: MessageFacts, hooks: StamperHooks): Transform & {
     },
   });
   return Object.assign(transform, { result: () => ending });
-}
-
-/** Decodes one text body, inserts the signature, and encodes it again (charset and transfer encoding kept when they can carry it). */
-async function rewriteBody(node: MimeNode, encoded: Buffer, signature: { html: string; text: string }, userId: string): Promise<Buffer> {
-  const spliced = spliceHtml(node, encoded, signature.html, userId);
-  if (spliced) return spliced;
-  const decoded = await through(node.getDecoder() as Transform, encoded);
-  const charset = (node.charset || 'us-ascii').toLowerCase();
-  if (!iconv.encodingExists(charset)) return encoded; // An unknown charset: left as it came.
-  const text = iconv.decode(decoded, charset);
-  const html = node.contentType === 'text/html';
-  // Found while rewriting (the HTML is decoded here anyway): the whole stamped copy is dropped.
-  if (html && hasMarker(text, userId)) throw new AlreadySigned();
-  const result = html ? insertHtml(text, signature.html) : insertText(text, signature.text);
-  let bytes = iconv.encode(result, charset);
-  if (iconv.decode(bytes, charset) !== result) {
-    // The signature holds characters the part's charset cannot write (a us-ascii part and an
-    // accented name): the part becomes UTF-8.
-    node.setCharset('utf-8');
-    bytes = Buffer.from(result, 'utf8');
-  }
-  const encoding = node.encoding || '7bit';
-  let target: string | false = false;
-  if (encoding !== 'base64' && encoding !== 'quoted-printable') {
-    const eightBit = bytes.some((b) => b > 127);
-    const longLine = bytes
-      .toString('latin1')
-      .split('\n')
-      .some((l) => l.length > 998);
-    if ((encoding === '7bit' && eightBit) || longLine) target = 'quoted-printable';
-  }
-  return through(node.getEncoder(target) as Transform, bytes);
-}
-
-/** Bodies up to this size may take the quoted-printable splice (decoded in one turn of the event loop). */
-const SPLICE_MAX_BYTES = 256 * 1024;
-
-/**
- * A quoted-printable HTML body with the signature spliced in: only the encoded line where it goes
- * is encoded again, every other line stays byte for byte (re-encoding the whole body cost more
- * than everything else stamping does: BENCHMARKS.md). Undefined, for rewriteBody's general path,
- * when the splice cannot be exact: another encoding, a large body, a charset that cannot write the
- * signature, bytes the charset does not read back the same.
- */
-function spliceHtml(node: MimeNode, encoded: Buffer, signature: string, userId: string): Buffer | undefined {
-  const charset = (node.charset || 'us-ascii').toLowerCase();
-  if (node.contentType !== 'text/html' || node.encoding !== 'quoted-printable' || encoded.length > SPLICE_MAX_BYTES || !iconv.encodingExists(charset))
-    return undefined;
-  const decoded = libqp.decode(encoded);
-  const text = iconv.decode(decoded, charset);
-  if (hasMarker(text, userId)) throw new AlreadySigned();
-  const insert = iconv.encode(signature, charset);
-  if (iconv.decode(insert, charset) !== signature) return undefined;
-  const at = htmlInsertionPoint(text);
-  const before = iconv.encode(text.slice(0, at), charset);
-  if (!before.equals(decoded.subarray(0, before.length))) return undefined;
-  return spliceQp(encoded, decoded, before.length, insert);
-}
-
-/**
- * Inserts `insert` at `offset` of the decoded bytes: finds the encoded line that decodes to the
- * bytes around it (walking back from the end, each line decoded alone: libqp's soft breaks,
- * trailing white space and escapes never span lines), and encodes that line again with the
- * insertion (its soft line break kept).
- */
-export function spliceQp(encoded: Buffer, decoded: Buffer, offset: number, insert: Buffer): Buffer | undefined {
-  if (decoded[offset - 1] === 0x0d && decoded[offset] === 0x0a) return undefined; // within a line break
-  let end = encoded.length;
-  let tail = decoded.length;
-  while (end > 0) {
-    const start = encoded.lastIndexOf(0x0a, end - 2) + 1;
-    const line = libqp.decode(encoded.subarray(start, end));
-    tail -= line.length;
-    if (tail <= offset) {
-      if (tail < 0 || !line.equals(decoded.subarray(tail, tail + line.length))) return undefined;
-      const soft = /=\r?\n$/.test(encoded.subarray(Math.max(start, end - 3), end).toString('latin1'));
-      const at = offset - tail;
-      const middle = libqp.wrap(libqp.encode(Buffer.concat([line.subarray(0, at), insert, line.subarray(at)])), 76) + (soft ? '=\r\n' : '');
-      return Buffer.concat([encoded.subarray(0, start), Buffer.from(middle, 'latin1'), encoded.subarray(end)]);
-    }
-    end = start;
-  }
-  return undefined;
-}
-
-async function through(stream: Transform, input: Buffer): Promise<Buffer> {
-  const out: Buffer[] = [];
-  stream.on('data', (c: Buffer) => out.push(c));
-  const done = finished(stream);
-  // In slices, yielding between them: a body of megabytes is never encoded in one turn of the event loop.
-  for (let at = 0; at < input.length; at += SLICE_BYTES) {
-    if (at > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-    stream.write(input.subarray(at, at + SLICE_BYTES));
-  }
-  stream.end();
-  await done;
-  return Buffer.concat(out);
 }

@@ -17,12 +17,40 @@ export function parseCidr(input: string): { address: string; prefix: number; fam
   return { address, prefix, family: family === 4 ? 'ipv4' : 'ipv6' };
 }
 
-/** The settings' `allowedNetworks`: a bare CIDR string is a range the org owns. */
+/**
+ * The widest range an org may list: an IPv4 /8 and an IPv6 /32 (a regional registry's smallest
+ * allocation to a provider). Microsoft 365's and Google's sending ranges are all narrower (/14 to
+ * /24, /36 to /48); `0.0.0.0/0` would let anyone on the internet connect without a password.
+ */
+export const WIDEST_PREFIX = { ipv4: 8, ipv6: 32 } as const;
+
+/**
+ * How wide a range is, counted as IPv4 when it is IPv4 written as IPv6: Node's BlockList matches
+ * an IPv4 client against IPv4-mapped IPv6 ranges (`::ffff:0:0/96` is every IPv4 address), so such a
+ * range is as wide as its IPv4 part; an IPv6 range that holds the whole mapped block is /0 of IPv4.
+ */
+function widthOf(parsed: { address: string; prefix: number; family: 'ipv4' | 'ipv6' }): { family: 'ipv4' | 'ipv6'; prefix: number } {
+  if (parsed.family === 'ipv4') return parsed;
+  const address = ipaddr.IPv6.parse(parsed.address);
+  const mapped = ipaddr.IPv6.parse('::ffff:0:0');
+  if (parsed.prefix <= 96 && mapped.match(address, parsed.prefix)) return { family: 'ipv4', prefix: 0 };
+  if (parsed.prefix > 96 && address.isIPv4MappedAddress()) return { family: 'ipv4', prefix: parsed.prefix - 96 };
+  return parsed;
+}
+
+/** The settings' `allowedNetworks`: a bare CIDR string is a range the org owns; none wider than WIDEST_PREFIX. */
 export function normalizeNetworks(input: (string | { cidr: string; shared?: boolean | undefined })[]): AllowedNetwork[] {
   return input.map((entry, i) => {
     const cidr = typeof entry === 'string' ? entry : entry.cidr;
     const parsed = parseCidr(cidr);
     if (!parsed) throw badRequest(`allowedNetworks[${i}] must be a CIDR range such as 203.0.113.0/24.`, { field: `allowedNetworks.${i}` });
+    const width = widthOf(parsed);
+    if (width.prefix < WIDEST_PREFIX[width.family]) {
+      throw badRequest(
+        `allowedNetworks[${i}] ${cidr.trim()} is wider than /${WIDEST_PREFIX[width.family]} (${width.family === 'ipv4' ? 'IPv4' : 'IPv6'}): list your own servers' or your provider's ranges, or authenticate.`,
+        { field: `allowedNetworks.${i}` },
+      );
+    }
     return { cidr: `${parsed.address}/${parsed.prefix}`, shared: typeof entry === 'string' ? false : (entry.shared ?? false) };
   });
 }

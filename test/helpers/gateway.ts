@@ -4,7 +4,7 @@
 import { connect, type Socket } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import nodemailer from 'nodemailer';
-import type { TestServer } from './server.ts';
+import { startServer, type TestServer } from './server.ts';
 import { createOrg, createUser, type TestOrg } from './fixtures.ts';
 import { waitFor } from './wait.ts';
 
@@ -19,26 +19,50 @@ export interface SinkMessage {
 export interface Sink {
   port: number;
   messages: SinkMessage[];
+  /** The session (the connection) each message of `messages` came on. */
+  sessions: string[];
   /** Answers every message with this SMTP error until `undefined`. */
   refuseWith(code: number | undefined): void;
+  /** Closes every connection it holds, as a server does with idle ones. */
+  dropAll(): void;
+  /** Closes, once, a connection that delivered before when its next MAIL FROM comes (a server that closed it as the relay wrote). */
+  dropReused(): void;
   next(count: number): Promise<SinkMessage>;
   close(): Promise<void>;
 }
 
+/** A next hop; it refuses `reject450@…` (4xx) and `reject550@…` (5xx) at RCPT TO, as a full or unknown mailbox. */
 export async function startSink(): Promise<Sink> {
   const messages: SinkMessage[] = [];
+  const sessions: string[] = [];
   let refuse: number | undefined;
+  let dropReused = false;
+  const connections = () => (server as unknown as { connections: Set<{ id: string; close(): void }> }).connections;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
     logger: false,
     size: 200 * 1024 * 1024,
+    onMailFrom(_address, session, callback) {
+      if (dropReused && sessions.includes(session.id)) {
+        dropReused = false;
+        for (const c of connections()) if (c.id === session.id) c.close();
+        return;
+      }
+      callback();
+    },
+    onRcptTo(address, _session, callback) {
+      if (address.address.startsWith('reject450@')) return callback(Object.assign(new Error('4.2.2 mailbox full'), { responseCode: 450 }));
+      if (address.address.startsWith('reject550@')) return callback(Object.assign(new Error('5.1.1 no such user'), { responseCode: 550 }));
+      callback();
+    },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', () => {
         if (refuse !== undefined)
           return callback(Object.assign(new Error(refuse >= 500 ? '5.7.1 refused by the next hop' : '4.7.1 try later'), { responseCode: refuse }));
+        sessions.push(session.id);
         const mailFrom = session.envelope.mailFrom;
         messages.push({
           from: mailFrom ? mailFrom.address : '',
@@ -55,8 +79,15 @@ export async function startSink(): Promise<Sink> {
   return {
     port,
     messages,
+    sessions,
     refuseWith: (code) => {
       refuse = code;
+    },
+    dropAll: () => {
+      for (const connection of connections()) connection.close();
+    },
+    dropReused: () => {
+      dropReused = true;
     },
     next: (count) => waitFor(() => messages[count - 1], `message #${count} at the next hop`, 10_000),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
@@ -70,12 +101,10 @@ export interface GatewayOrg extends TestOrg {
   user: { userId: string; email: string; name: string };
 }
 
+export type GatewayOrgOptions = { domain: string; allowedNetworks?: unknown[]; m365TenantId?: string; stampInternal?: boolean; nextHopHost?: string };
+
 /** An org with a verified domain, a user in it, and gateway settings whose next hop is the sink. */
-export async function gatewayOrg(
-  server: TestServer,
-  sink: Sink,
-  opts: { domain: string; allowedNetworks?: unknown[]; m365TenantId?: string; stampInternal?: boolean; nextHopHost?: string },
-): Promise<GatewayOrg> {
+export async function gatewayOrg(server: TestServer, sink: Sink, opts: GatewayOrgOptions): Promise<GatewayOrg> {
   const org = await createOrg(server);
   await server.deps.gateway.staffVerify({ staffId: 'test', correlationId: 'test' }, org.orgId, opts.domain);
   const user = await createUser(server, org, { email: `ada@${opts.domain}`, name: 'Ada Lovelace' });
@@ -152,5 +181,44 @@ export async function rawSession(port: number) {
     },
     write: (data: string | Buffer) => socket.write(data),
     closed,
+  };
+}
+
+/** A service with its gateway listening, and two orgs A and B, each with a sink of its own (one shared with `sharedSink`). */
+export interface GatewaySuite {
+  server: TestServer;
+  port: number;
+  sink: Sink;
+  sinkB: Sink;
+  a: GatewayOrg;
+  b: GatewayOrg;
+  close(): Promise<void>;
+}
+
+export async function startGatewaySuite(opts: {
+  env?: Record<string, string>;
+  a: GatewayOrgOptions;
+  b: GatewayOrgOptions;
+  sharedSink?: boolean;
+}): Promise<GatewaySuite> {
+  const sink = await startSink();
+  const sinkB = opts.sharedSink ? sink : await startSink();
+  const server = await startServer({ GATEWAY_ALLOW_PRIVATE_NEXT_HOP: 'true', ...opts.env });
+  const listener = await server.deps.gateway.listen({ port: 0 });
+  const a = await gatewayOrg(server, sink, opts.a);
+  const b = await gatewayOrg(server, sinkB, opts.b);
+  return {
+    server,
+    port: listener.port,
+    sink,
+    sinkB,
+    a,
+    b,
+    async close() {
+      await listener.close();
+      await server.close();
+      await sink.close();
+      if (sinkB !== sink) await sinkB.close();
+    },
   };
 }
