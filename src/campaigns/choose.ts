@@ -37,11 +37,9 @@ export function pickVariant(campaignId: string, userId: string, variants: readon
  * variants are all at weight 0 shows nothing, so it does not hide an older one), the newest
  * started where several are.
  */
-export function campaignFor<C extends Pick<CampaignRow, 'starts_at' | 'ends_at' | 'audience' | 'seq'> & { variants: readonly Pick<CampaignVariant, 'weight'>[] }>(
-  campaigns: readonly C[],
-  user: RuleFacts,
-  now: Date,
-): C | undefined {
+export function campaignFor<
+  C extends Pick<CampaignRow, 'starts_at' | 'ends_at' | 'audience' | 'seq'> & { variants: readonly Pick<CampaignVariant, 'weight'>[] },
+>(campaigns: readonly C[], user: RuleFacts, now: Date): C | undefined {
   return campaigns
     .filter((c) => statusOf(c, now) === 'active' && c.variants.some((v) => v.weight > 0) && matches(c.audience, user))
     .sort((a, b) => b.starts_at.getTime() - a.starts_at.getTime() || Number(BigInt(b.seq) - BigInt(a.seq)))[0];

@@ -67,7 +67,10 @@ export function createRelay(opts: { hostname: string; timeoutMs: number; allowPr
   /** Keeps a connection that delivered its message for the hop's next one, or ends it when enough are kept. */
   function keepIdle(hop: string, connection: Connection): void {
     const kept = idle.get(hop) ?? [];
-    if (kept.length >= IDLE_PER_HOP) return connection.quit();
+    if (kept.length >= IDLE_PER_HOP) {
+      connection.quit();
+      return;
+    }
     const timer = setTimeout(() => {
       kept.splice(
         kept.findIndex((e) => e.connection === connection),
