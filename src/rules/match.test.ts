@@ -25,7 +25,7 @@ test('each condition on its own: met and not met', () => {
     ['attributes, every one', { attributes: { region: 'emea', team: 'north' } }, true],
     ['attributes, one differs', { attributes: { region: 'EMEA', team: 'south' } }, false],
     ['attributes, one absent', { attributes: { cost_centre: '42' } }, false],
-    ['attributes named as an object\'s own properties, absent', { attributes: { constructor: 'x', hasownproperty: 'y' } }, false],
+    ["attributes named as an object's own properties, absent", { attributes: { constructor: 'x', hasownproperty: 'y' } }, false],
     ['emailDomains', { emailDomains: ['sales.example.com'] }, true],
     ['emailDomains with @', { emailDomains: ['@sales.example.com'] }, true],
     ['emailDomains, a parent domain is another domain', { emailDomains: ['example.com'] }, false],
