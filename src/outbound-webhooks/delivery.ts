@@ -17,6 +17,7 @@ import type { Clock } from '../lib/clock.ts';
 import type { SecretBox } from '../secrets/module.ts';
 import type { DeliveryAttempt, OutboundEndpointRow } from '../store/schema.ts';
 import { outboundRepo } from '../store/repositories/outbound-webhooks.ts';
+import { drainRepo } from '../store/repositories/outbound-drain.ts';
 import { enqueue, JobDeferredError, type JobHandler } from '../jobs/queue.ts';
 import { recordAudit } from '../audit/record.ts';
 import { DRAIN_KIND } from './events.ts';
@@ -123,7 +124,7 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
       : delay === undefined
         ? { state: 'failed' as const, nextAttemptAt: null }
         : { state: 'pending' as const, nextAttemptAt: new Date(at.getTime() + delay) };
-    if (!(await outboundRepo.recordAttempt(db, delivery.id, delivery.lease_token ?? '', record, next))) return;
+    if (!(await drainRepo.recordAttempt(db, delivery.id, delivery.lease_token ?? '', record, next))) return;
     if (ok) {
       if (health.healthy) return;
       health.healthy = true;
@@ -175,7 +176,7 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
     if (!current) return 'gone';
     const health = { healthy: current.endpoint.failing_since === null && current.endpoint.last_success_at !== null };
     const renewal = setInterval(() => {
-      outboundRepo.renewLease(db, token, LEASE_MS).catch((err: unknown) => logger.warn({ err }, 'could not renew the lease of webhook deliveries'));
+      drainRepo.renewLease(db, token, LEASE_MS).catch((err: unknown) => logger.warn({ err }, 'could not renew the lease of webhook deliveries'));
     }, RENEW_EVERY_MS);
     const queue = [...deliveries];
     const senders = new Set<Promise<void>>();
@@ -243,7 +244,7 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
       if (failed) throw failed.reason;
       // Not sent: free for the next claim at once (their lease need not run out).
       if (yielded && queue.length > 0)
-        await outboundRepo.releaseLeases(
+        await drainRepo.releaseLeases(
           db,
           token,
           queue.map((d) => d.id),
@@ -257,8 +258,8 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
   /** Deliveries due since a claim, taken under it; none when none is due, or the look fails (they wait for the next claim). */
   async function topUpClaim(endpointId: string, token: string, count: number, logger: Logger): Promise<Claimed[]> {
     try {
-      if (!(await outboundRepo.anyDueFree(db, endpointId, token, clock()))) return [];
-      return await outboundRepo.claimMore(db, endpointId, token, clock(), count, LEASE_MS);
+      if (!(await drainRepo.anyDueFree(db, endpointId, token, clock()))) return [];
+      return await drainRepo.claimMore(db, endpointId, token, clock(), count, LEASE_MS);
     } catch (err) {
       logger.warn({ err }, 'could not take more webhook deliveries under a claim');
       return [];
@@ -273,7 +274,7 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
     let held = 0;
     while (!signal.aborted) {
       if (await turn.slot.shouldYield()) return 'yielded';
-      const claim = await outboundRepo.claimBatch(db, endpointId, clock(), BATCH, LEASE_MS);
+      const claim = await drainRepo.claimBatch(db, endpointId, clock(), BATCH, LEASE_MS);
       if (claim.kind === 'none') return 'done';
       if (claim.kind === 'held') {
         if (++held > HELD_TRIES) return 'done';
@@ -310,7 +311,7 @@ export function createDrainHandler(deps: { db: Db; clock: Clock; secrets: Secret
       await enqueue(db, { kind: DRAIN_KIND, orgId: endpoint.org_id, payload: { endpointId }, delayMs: DEFER_MS, dedupeKey: `now:${endpointId}` });
       return;
     }
-    const next = await outboundRepo.nextDue(db, endpointId);
+    const next = await drainRepo.nextDue(db, endpointId);
     if (next.kind === 'none') return;
     // In flight elsewhere (its lease may run out) or a retry scheduled: a drain for then. A retry's
     // time is on the service's clock (as the claim compares it); the queue claims by the database's,

@@ -13,6 +13,7 @@ import { createJobQueue } from '../jobs/queue.ts';
 import { listenToAudit } from '../audit/record.ts';
 import { every } from '../lib/every.ts';
 import { outboundRepo } from '../store/repositories/outbound-webhooks.ts';
+import { drainRepo } from '../store/repositories/outbound-drain.ts';
 import { createOutboundWebhookService, type OutboundWebhookService } from './service.ts';
 import { createDrainHandler, RETRY_SCHEDULE_MS, TIMEOUT_MS } from './delivery.ts';
 import { DRAIN_KIND, emitForAudit } from './events.ts';
@@ -58,7 +59,7 @@ export function outboundWebhooksModule(core: Core, needs: { secrets: Module<Secr
   const slots = createDeliverySlots({
     perOrg: ORG_SLOTS,
     saturated: () => queue.running >= DELIVERY_CONCURRENCY,
-    anyWaiting: () => outboundRepo.anyDrainWaiting(db, DRAIN_KIND),
+    anyWaiting: () => drainRepo.anyDrainWaiting(db, DRAIN_KIND),
     logger,
   });
   const drain = createDrainHandler({
