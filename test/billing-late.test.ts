@@ -63,8 +63,11 @@ describe('late events placed among an org’s history', () => {
         event('customer.subscription.updated', subscription(o.orgId, { customer, quantity, status, lookupKey: `plan${quantity}`, periodEnd: at + 86400 }), {
           created: at,
         }),
-      created: (at: number, quantity: number) => event('customer.subscription.created', subscription(o.orgId, { customer, quantity }), { created: at }),
-      deleted: (at: number) => event('customer.subscription.deleted', subscription(o.orgId, { customer, status: 'canceled' }), { created: at }),
+      // A period end from the event's time, never the clock's: two orgs given the same events must get the same state.
+      created: (at: number, quantity: number) =>
+        event('customer.subscription.created', subscription(o.orgId, { customer, quantity, periodEnd: at + 86400 }), { created: at }),
+      deleted: (at: number) =>
+        event('customer.subscription.deleted', subscription(o.orgId, { customer, status: 'canceled', periodEnd: at + 86400 }), { created: at }),
       checkout: (at: number) => event('checkout.session.completed', { customer, client_reference_id: o.orgId, subscription: 'sub_test' }, { created: at }),
     };
   };
