@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { clickKey, signClick, verifyClick } from './token.ts';
-import { scannerOf } from './scanners.ts';
+import { plainAddress, scannerOf } from './scanners.ts';
 import { RecentClicks } from './timing.ts';
 
 const key = clickKey('test secrets key');
@@ -23,7 +23,7 @@ test('tokens are deterministic, verify, and refuse tampering and other keys', ()
 test('scanners by address range (IPv4, IPv6, mapped IPv4) and by user agent; a browser elsewhere is none', () => {
   const chrome = 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36';
   assert.equal(scannerOf('40.92.4.10', chrome), 'Microsoft Defender for Office 365');
-  assert.equal(scannerOf('::ffff:104.47.1.2', chrome), 'Microsoft Defender for Office 365');
+  assert.equal(scannerOf(plainAddress('::ffff:104.47.1.2'), chrome), 'Microsoft Defender for Office 365');
   assert.equal(scannerOf('2a01:111:f400:7e00::1', chrome), 'Microsoft Defender for Office 365');
   assert.equal(scannerOf('209.222.82.17', chrome), 'Barracuda Email Gateway Defense');
   assert.equal(scannerOf('198.51.100.7', 'Microsoft Office/16.0 (ms-office; MSOffice 16)'), 'Microsoft Defender for Office 365');

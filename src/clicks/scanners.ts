@@ -67,13 +67,14 @@ for (const { cidr } of SCANNER_RANGES) {
  * `inet` for the truncation of old addresses (repositories/clicks.ts).
  */
 export function plainAddress(address: string): string {
-  const zoneless = address.split('%', 1)[0] as string;
+  if (!address.includes(':')) return address;
+  const zone = address.indexOf('%');
+  const zoneless = zone < 0 ? address : address.slice(0, zone);
   return /^::ffff:/i.test(zoneless) && isIP(zoneless.slice(7)) === 4 ? zoneless.slice(7) : zoneless;
 }
 
-/** The product a request looks like, or null: by address range, then by user agent. */
-export function scannerOf(address: string, userAgent: string | undefined): string | null {
-  const plain = plainAddress(address);
+/** The product a request looks like, or null: by address range (`plain`: as plainAddress gives it), then by user agent. */
+export function scannerOf(plain: string, userAgent: string | undefined): string | null {
   const family = isIP(plain);
   if (family !== 0 && ranges.check(plain, family === 6 ? 'ipv6' : 'ipv4')) {
     return (
