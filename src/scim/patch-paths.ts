@@ -34,7 +34,9 @@ const PATH = new RegExp(`^(?:(urn:[^\\s"\\[\\]]+):)?(${ATTR})(?:\\[([^\\]]*)\\])
 const canonical = (names: string[]) => new Map(names.map((n) => [n.toLowerCase(), n]));
 const USER_SIMPLE = canonical(['userName', 'displayName', 'title', 'active', 'externalId']);
 const USER_MULTI = canonical(['emails', 'phoneNumbers']);
-const NAME_SUBS = canonical(['formatted', 'givenName', 'familyName']);
+/** The sub-attributes of `name`, and of the enterprise extension, we keep (patch.ts takes only these from a value). */
+export const NAME_SUBS = canonical(['formatted', 'givenName', 'familyName']);
+export const ENTERPRISE_SUBS = canonical(['department']);
 const MULTI_SUBS = canonical(['value', 'type', 'primary']);
 const GROUP_SIMPLE = canonical(['displayName', 'externalId']);
 
@@ -59,13 +61,15 @@ export function targetOf(kind: ResourceKind, path: string): Target {
   return kind === 'User' ? userTarget(path, attr, filter, sub) : groupTarget(path, attr, filter, sub);
 }
 
+function simpleTarget(path: string, simple: string, filter: string | undefined, sub: string | undefined): Target {
+  if (filter !== undefined || sub !== undefined) throw invalidPath(path, `${simple} is a single value.`);
+  return { kind: 'simple', path: simple };
+}
+
 function userTarget(path: string, attr: string, filter: string | undefined, sub: string | undefined): Target {
   const name = attr.toLowerCase();
   const simple = USER_SIMPLE.get(name);
-  if (simple) {
-    if (filter !== undefined || sub !== undefined) throw invalidPath(path, `${simple} is a single value.`);
-    return { kind: 'simple', path: simple };
-  }
+  if (simple) return simpleTarget(path, simple, filter, sub);
   if (name === 'name') {
     if (filter !== undefined) throw invalidPath(path, 'name is not multi-valued.');
     return { kind: 'complex', path: sub === undefined ? 'name' : `name.${NAME_SUBS.get(sub.toLowerCase()) ?? sub}`, sub: sub !== undefined };
@@ -82,10 +86,7 @@ function userTarget(path: string, attr: string, filter: string | undefined, sub:
 function groupTarget(path: string, attr: string, filter: string | undefined, sub: string | undefined): Target {
   const name = attr.toLowerCase();
   const simple = GROUP_SIMPLE.get(name);
-  if (simple) {
-    if (filter !== undefined || sub !== undefined) throw invalidPath(path, `${simple} is a single value.`);
-    return { kind: 'simple', path: simple };
-  }
+  if (simple) return simpleTarget(path, simple, filter, sub);
   if (name === 'members') {
     if (sub !== undefined) throw invalidPath(path, 'a member is added or removed whole, by its value.');
     return { kind: 'members', filter };

@@ -14,7 +14,7 @@ import { scimPatch, ScimError as PatchError, type ScimPatchOperation, type ScimR
 import { z } from 'zod';
 import { ScimError, invalidValue } from './errors.ts';
 import { ENTERPRISE_SCHEMA } from './mapping.ts';
-import { FORBIDDEN_NAME, invalidPath, targetOf, type ResourceKind, type Target } from './patch-paths.ts';
+import { ENTERPRISE_SUBS, FORBIDDEN_NAME, NAME_SUBS, invalidPath, targetOf, type ResourceKind, type Target } from './patch-paths.ts';
 
 const PATCH_SCHEMA = 'urn:ietf:params:scim:api:messages:2.0:PatchOp';
 /**
@@ -140,10 +140,10 @@ function shaped(target: Exclude<Target, { kind: 'drop' | 'members' }>, path: str
   if (target.kind === 'complex') {
     if (!isPlainObject(value)) throw wrong('an object of sub-attributes');
     // Only the sub-attributes we keep, and only single values: a key is a path to scim-patch.
-    const kept = target.path === 'name' ? ['formatted', 'givenName', 'familyName'] : ['department'];
+    const kept = target.path === 'name' ? NAME_SUBS : ENTERPRISE_SUBS;
     const out: Record<string, unknown> = {};
     for (const [key, v] of Object.entries(value)) {
-      const name = kept.find((k) => k.toLowerCase() === key.toLowerCase());
+      const name = kept.get(key.toLowerCase());
       if (!name) continue;
       if (!isScalar(v)) throw wrong(`an object of sub-attributes, each a single value (${key} is not)`);
       out[name] = v;
