@@ -148,7 +148,9 @@ describe('identity provider: authorization code + PKCE', () => {
     const started = ok(await asMember.POST('/v1/orgs/{orgId}/users/{userId}/mfa/totp', userPath), 200);
     assert.match(started.otpauthUri, /^otpauth:\/\/totp\//);
     refused(await asMember.POST('/v1/orgs/{orgId}/users/{userId}/mfa/totp/verify', { ...userPath, body: { code: '000000' } }), 400);
-    ok(await asMember.POST('/v1/orgs/{orgId}/users/{userId}/mfa/totp/verify', { ...userPath, body: { code: totpCode(started.secret) } }), 200);
+    // The enrolment's time step, kept: a code computed again later could fall in the next 30-s step.
+    const enrolledAt = Date.now();
+    ok(await asMember.POST('/v1/orgs/{orgId}/users/{userId}/mfa/totp/verify', { ...userPath, body: { code: totpCode(started.secret, enrolledAt) } }), 200);
     assert.equal(ok(await asMember.GET('/v1/orgs/{orgId}/users/{userId}', userPath)).mfaEnabled, true);
 
     // Sign in again: the code page appears; the enrolment's code (same step) is not accepted again.
@@ -157,10 +159,10 @@ describe('identity provider: authorization code + PKCE', () => {
     let step = await browser.follow(url, app.redirectUri);
     step = await browser.submit(step.url, { username: member.email, password: member.password }, app.redirectUri);
     assert.match(browser.lastPage, /name="otp"/);
-    step = await browser.submit(step.url, { otp: totpCode(started.secret) }, app.redirectUri);
+    step = await browser.submit(step.url, { otp: totpCode(started.secret, enrolledAt) }, app.redirectUri);
     assert.equal(step.callback, undefined, 'a used code is refused');
     assert.equal(browser.lastStatus, 401);
-    const next = totpCode(started.secret, Date.now() + 30_000);
+    const next = totpCode(started.secret, enrolledAt + 30_000);
     step = await browser.submit(step.url, { otp: next }, app.redirectUri);
     assert.ok(step.callback, browser.lastPage.slice(0, 300));
     const signedIn = await client.authorizationCodeGrant(app.config, step.callback, { pkceCodeVerifier: verifier });
