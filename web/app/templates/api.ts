@@ -3,6 +3,7 @@
 // and the editor's live preview.
 import { useEffect, useRef, useState } from 'react';
 import { call } from '../../shared/api/client.ts';
+import { retryTransient } from '../../shared/api/transient.ts';
 import { invalidate, useQuery } from '../../shared/api/query.ts';
 import { useImageList, useOrgResource, useTemplateList, useUserList } from '../../shared/api/resources.ts';
 import { useOrg } from '../../shared/app-context.tsx';
@@ -95,7 +96,10 @@ export function usePreview(input: { userId: string | undefined; html: string; te
     const ticket = ++latest.current;
     const timer = setTimeout(() => {
       setBusy(true);
-      call(api.POST('/v1/orgs/{orgId}/templates/preview', { params: { path: { orgId } }, body: { userId, html: input.html, text: input.text } })).then(
+      retryTransient(
+        () => call(api.POST('/v1/orgs/{orgId}/templates/preview', { params: { path: { orgId } }, body: { userId, html: input.html, text: input.text } })),
+        () => ticket === latest.current,
+      ).then(
         (data) => {
           if (ticket !== latest.current) return;
           setPreview({ html: data.html, text: data.text, bytes: data.bytes, warnings: data.warnings });
@@ -179,26 +183,30 @@ export function useDesignPreview(design: Design, who: { userId: string } | { sam
     const ticket = ++latest.current;
     setState((s) => ({ ...s, busy: true }));
     const timer = setTimeout(() => {
-      void (async () => {
-        try {
-          const compiled = await call(api.POST('/v1/orgs/{orgId}/templates/compile', { params: { path: { orgId } }, body: { design } }));
-          let rendered: PreviewState;
-          if ('userId' in who) {
-            rendered = await call(
-              api.POST('/v1/orgs/{orgId}/templates/preview', {
-                params: { path: { orgId } },
-                body: { userId: who.userId, html: compiled.html, text: compiled.text },
-              }),
-            );
-          } else {
-            const [html, text] = await Promise.all([renderSample(compiled.html, who.sample), renderSample(compiled.text, who.sample)]);
-            rendered = { html, text, bytes: new Blob([html]).size, warnings: [] };
-          }
-          if (ticket === latest.current) setState({ compiled, rendered, error: null, busy: false });
-        } catch (error) {
-          if (ticket === latest.current) setState((s) => ({ ...s, error, busy: false }));
+      const wanted = () => ticket === latest.current;
+      void retryTransient(async () => {
+        const compiled = await call(api.POST('/v1/orgs/{orgId}/templates/compile', { params: { path: { orgId } }, body: { design } }));
+        let rendered: PreviewState;
+        if ('userId' in who) {
+          rendered = await call(
+            api.POST('/v1/orgs/{orgId}/templates/preview', {
+              params: { path: { orgId } },
+              body: { userId: who.userId, html: compiled.html, text: compiled.text },
+            }),
+          );
+        } else {
+          const [html, text] = await Promise.all([renderSample(compiled.html, who.sample), renderSample(compiled.text, who.sample)]);
+          rendered = { html, text, bytes: new Blob([html]).size, warnings: [] };
         }
-      })();
+        return { compiled, rendered };
+      }, wanted).then(
+        ({ compiled, rendered }) => {
+          if (wanted()) setState({ compiled, rendered, error: null, busy: false });
+        },
+        (error: unknown) => {
+          if (wanted()) setState((s) => ({ ...s, error, busy: false }));
+        },
+      );
     }, PREVIEW_DEBOUNCE_MS);
     return () => clearTimeout(timer);
     // `design` and `who` are read through their keys: a new object with the same content is no change.
@@ -209,6 +217,13 @@ export function useDesignPreview(design: Design, who: { userId: string } | { sam
 // liquidjs loads with the first sample preview only (it is not in the templates list's chunk).
 let sampleEngine: Promise<import('liquidjs').Liquid> | undefined;
 async function renderSample(source: string, data: object): Promise<string> {
-  sampleEngine ??= import('liquidjs').then(({ Liquid }) => new Liquid({ outputEscape: 'escape', ownPropertyOnly: true, renderLimit: 200 }));
+  // A failed load (the chunk's request lost) is forgotten, so the next preview loads it again.
+  sampleEngine ??= import('liquidjs').then(
+    ({ Liquid }) => new Liquid({ outputEscape: 'escape', ownPropertyOnly: true, renderLimit: 200 }),
+    (err: unknown) => {
+      sampleEngine = undefined;
+      throw err;
+    },
+  );
   return (await sampleEngine).parseAndRender(source, data) as Promise<string>;
 }
