@@ -281,4 +281,28 @@ describe('SCIM 2.0 under hostile input', () => {
     for (const id of ids) assert.ok(members.includes(id), `member ${id} kept`);
     assert.equal(members.length, ids.length + 1);
   });
+
+  test("concurrent PATCHes of one user, each of its own attribute, all land: none writes back another's old value", async () => {
+    const { scim, userId } = await setup();
+    const sets: [string, unknown][] = [
+      ['title', 'Chief Engineer'],
+      ['name.givenName', 'Augusta'],
+      ['name.familyName', 'King'],
+      ['phoneNumbers[type eq "work"].value', '+44 20 7946 0000'],
+      ['phoneNumbers[type eq "mobile"].value', '+44 7700 900000'],
+      [`${ENTERPRISE}:department`, 'Analytical Engines'],
+      ['externalId', 'ada-1815'],
+    ];
+    const answers = await Promise.all(sets.map(([path, value]) => scim('PATCH', `/Users/${userId}`, patchBody([{ op: 'replace', path, value }]))));
+    for (const a of answers) assert.equal(a.status, 200, a.text);
+    const user = (await scim('GET', `/Users/${userId}`)).body;
+    assert.equal(user.title, 'Chief Engineer');
+    assert.deepEqual([user.name.givenName, user.name.familyName], ['Augusta', 'King']);
+    assert.deepEqual(Object.fromEntries(user.phoneNumbers.map((p: { type: string; value: string }) => [p.type, p.value])), {
+      work: '+44 20 7946 0000',
+      mobile: '+44 7700 900000',
+    });
+    assert.equal(user[ENTERPRISE].department, 'Analytical Engines');
+    assert.equal(user.externalId, 'ada-1815');
+  });
 });

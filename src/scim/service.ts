@@ -48,9 +48,9 @@ export function createScimService(deps: { db: Db; invalidate: Invalidate; seatCh
     return err;
   };
 
-  async function presentUsers(orgId: string, rows: UserRow[]) {
+  async function presentUsers(orgId: string, rows: UserRow[], on: Db = db) {
     const groups = await scimRepo.groupsOfUsers(
-      db,
+      on,
       orgId,
       rows.map((r) => r.id),
     );
@@ -67,15 +67,27 @@ export function createScimService(deps: { db: Db; invalidate: Invalidate; seatCh
   const ownerEmailKept = () =>
     new ScimError(400, "The organisation's owner's userName (their email) is never changed through SCIM: the owner changes it in the dashboard.", 'mutability');
 
-  /** Writes what the client sent on an existing user (PUT, PATCH). */
-  async function save(orgId: string, correlationId: string, row: UserRow, input: ScimUserInput): Promise<ScimUserResource> {
-    const { active: _active, externalId, ...profile } = input;
-    const emailChanged = profile.email.toLowerCase() !== row.email.toLowerCase();
-    if (row.role === 'owner' && !input.active) throw ownerKept();
-    if (row.role === 'owner' && emailChanged) throw ownerEmailKept();
-    const change = statusChange(row, input.active ? 'active' : 'suspended');
+  /**
+   * A PUT or PATCH of a user: `build` makes what to write from the user as read under the row's
+   * lock. Providers send several PATCHes of one user at once (one per changed attribute); each
+   * applies to the state the one before it left, so none writes back another's old value.
+   * The user is locked before the org (the seat check): a dashboard restoring the same user at the
+   * same moment locks them the other way round, and PostgreSQL ends that deadlock by failing one.
+   */
+  async function rewrite(orgId: string, correlationId: string, userId: string, build: (before: ScimUserResource) => ScimUserInput) {
+    if (!/^[0-9a-f-]{36}$/i.test(userId)) throw scimNotFound('User', userId);
+    let email: string | undefined;
     try {
       const updated = await db.transaction().execute(async (tx) => {
+        const row = await scimRepo.lockUser(tx, orgId, userId);
+        if (!row) throw scimNotFound('User', userId);
+        const input = build((await presentUsers(orgId, [row], tx))[0]!);
+        const { active: _active, externalId, ...profile } = input;
+        email = profile.email;
+        const emailChanged = profile.email.toLowerCase() !== row.email.toLowerCase();
+        if (row.role === 'owner' && !input.active) throw ownerKept();
+        if (row.role === 'owner' && emailChanged) throw ownerEmailKept();
+        const change = statusChange(row, input.active ? 'active' : 'suspended');
         if (change?.restores) await seatCheck(tx, orgId);
         const saved = await scimRepo.updateUser(tx, orgId, row.id, {
           ...profile,
@@ -90,10 +102,10 @@ export function createScimService(deps: { db: Db; invalidate: Invalidate; seatCh
         if (change?.suspends) await oidcRepo.revokeAccount(tx, row.id);
         return saved;
       });
-      invalidate.userChanged(orgId, row.id);
+      invalidate.userChanged(orgId, updated.id);
       return (await presentUsers(orgId, [updated]))[0]!;
     } catch (err) {
-      throw asScim(err, profile.email);
+      throw asScim(err, email);
     }
   }
 
@@ -194,17 +206,11 @@ export function createScimService(deps: { db: Db; invalidate: Invalidate; seatCh
         throw asScim(err, profile.email);
       }
     },
-    async replaceUser(orgId: string, correlationId: string, userId: string, body: unknown) {
-      const row = await userRow(orgId, userId);
-      const [before] = await presentUsers(orgId, [row]);
-      return save(orgId, correlationId, row, fromScimUser(body, before));
-    },
+    replaceUser: (orgId: string, correlationId: string, userId: string, body: unknown) =>
+      rewrite(orgId, correlationId, userId, (before) => fromScimUser(body, before)),
     async patchUser(orgId: string, correlationId: string, userId: string, body: unknown) {
       const plan = parsePatch(body, 'User');
-      const row = await userRow(orgId, userId);
-      const [before] = await presentUsers(orgId, [row]);
-      const patched = applyUserPatch(before!, plan);
-      return save(orgId, correlationId, row, fromScimUser(patched, before));
+      return rewrite(orgId, correlationId, userId, (before) => fromScimUser(applyUserPatch(before, plan), before));
     },
     async deleteUser(orgId: string, correlationId: string, userId: string): Promise<void> {
       const row = await userRow(orgId, userId);
