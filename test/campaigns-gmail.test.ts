@@ -6,6 +6,7 @@ import type { FakeGoogle } from './helpers/fake-google.ts';
 import { connect, googleSuite, jobsSettled, workspace } from './helpers/google-setup.ts';
 import { waitFor } from './helpers/wait.ts';
 import { googleRepo } from '../src/store/repositories/google.ts';
+import { enableScim, SCIM } from './helpers/scim.ts';
 
 // DECISIONS wave 3, "Campaigns": when a campaign starts or ends, the Gmail signatures it touches
 // are pushed again without anyone asking (the scheduler's push follows the clock, here a manual one).
@@ -84,5 +85,37 @@ describe('campaigns and Gmail', () => {
       everyone.filter((u) => !sales.includes(u)).every((u) => !u.signature?.startsWith('<p>Sales: ')),
       "not in the others'",
     );
+  });
+
+  test('a SCIM group a rule names, deleted: its members get the default template back in Gmail', async () => {
+    const org = await createOrg(server, { seats: 50 });
+    await createTemplate(server, org, { html: '<p>{{ user.name }}</p>' });
+    const teamTemplate = await createTemplate(server, org, { name: 'Team', html: '<p>Team: {{ user.name }}</p>', isDefault: false });
+    const ws = workspace(fake, 2);
+    await connect(server, org, ws);
+    const everyone = [ws.admin, ...ws.users];
+    await waitFor(() => everyone.every((u) => u.signature?.startsWith('<p>')), 'the first push');
+    const members = await server.request('GET', `/v1/orgs/${org.orgId}/users?limit=100`, { key: org.key });
+    const member = members.body.items.find((u: { email: string }) => u.email === ws.users[0]!.primaryEmail);
+    assert.ok(member, members.text);
+    const { token } = await enableScim(server, org);
+    const group = await server.request('POST', '/scim/v2/Groups', {
+      token,
+      body: { schemas: [SCIM.group], displayName: 'Launch team', members: [{ value: member.userId }] },
+    });
+    assert.equal(group.status, 201, group.text);
+    const put = await server.request('PUT', `/v1/orgs/${org.orgId}/rules`, {
+      key: org.key,
+      body: [{ name: 'Team', when: { groups: ['Launch team'] }, templateId: teamTemplate.templateId }],
+    });
+    assert.equal(put.status, 200, put.text);
+    await waitFor(() => ws.users[0]!.signature?.startsWith('<p>Team: '), "the team's template in its member's Gmail", 60_000);
+    // Every change so far marked seen and its push done: only the deletion can start the next.
+    while ((await googleRepo.claimChanged(server.deps.database.db, clock.now())).length > 0);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'the pushes done');
+    const deleted = await server.request('DELETE', `/scim/v2/Groups/${group.body.id}`, { token });
+    assert.equal(deleted.status, 204, deleted.text);
+    await waitFor(() => ws.users[0]!.signature?.startsWith('<p>User 1'), 'the default template back in Gmail', 60_000);
+    assert.deepEqual(await jobsSettled(server, org.orgId), [], 'no job failed');
   });
 });

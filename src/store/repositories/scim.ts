@@ -157,7 +157,18 @@ export const scimRepo = {
       .executeTakeFirst();
   },
 
+  /**
+   * Deletes the group. Its members' rows are marked changed first: the group may have chosen their
+   * template (rules, campaign audiences), and a deleted row leaves no newer `updated_at` for the
+   * Gmail push's scheduler to find (googleRepo.claimChanged).
+   */
   async deleteGroup(db: Db, orgId: string, groupId: string): Promise<boolean> {
+    await db
+      .updateTable('users')
+      .set({ updated_at: sql`now()` })
+      .where('org_id', '=', orgId)
+      .where('id', 'in', (eb) => eb.selectFrom('scim_group_members').select('user_id').where('org_id', '=', orgId).where('group_id', '=', groupId))
+      .execute();
     const result = await db.deleteFrom('scim_groups').where('org_id', '=', orgId).where('id', '=', groupId).executeTakeFirst();
     return Number(result.numDeletedRows) > 0;
   },
