@@ -265,6 +265,12 @@ describe('clicks', () => {
     const signedC = new URL(pixel!).search;
     assert.equal((await fetch(`${server.url}/v1/p/not-a-user${signedC}`)).status, 200);
     assert.equal(await statsNow(), before + 1, "a signed c on the pixel of no one (not a user id) counts nothing, as the open doesn't");
+    for (const someone of [randomUUID(), (await createUser(server, org, { name: 'Other Person' })).userId]) {
+      assert.equal((await fetch(`${server.url}/v1/p/${someone}${signedC}`)).status, 200);
+    }
+    assert.equal(await statsNow(), before + 1, "a signed c copied onto another id (made up, or another user's) counts nothing");
+    assert.equal((await fetch(pixel!.replace(user.userId, user.userId.toUpperCase()))).status, 200);
+    assert.equal(await statsNow(), before + 2, 'the same user id in capitals is the same pixel');
   });
 
   test("the dashboard's look at a signature (?preview=true) answers the same and counts no impression; served signatures each count one", async () => {

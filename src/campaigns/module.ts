@@ -17,7 +17,7 @@ export type { CampaignService, CampaignBanner } from './service.ts';
 export type CampaignsModule = Module<CampaignService> & {
   countImpression: (orgId: string, campaignId: string, variant: number) => void;
   /** A pixel open carrying a campaign's signed `c`: an impression of it (a forged one counts nothing). */
-  campaignOpen: (c: string) => void;
+  campaignOpen: (c: string, userId: string) => void;
   /** One tick of the `campaign.started|ended` announcer (announce.ts): tests call it. */
   announce: () => Promise<number>;
 };
@@ -51,8 +51,8 @@ export function campaignsModule(
     announce,
     service: campaigns,
     countImpression: (orgId, campaignId, variant) => impressions.record(orgId, campaignId, variant, clock()),
-    campaignOpen: (c) => {
-      const p = clicks.campaignOfPixel(c);
+    campaignOpen: (c, userId) => {
+      const p = clicks.campaignOfPixel(c, userId);
       if (p) impressions.record(p.orgId, p.campaignId, p.variant, clock());
     },
     api: ({ guards, billing }) => [campaignRoutes({ guards, billing, campaigns }), campaignStatsRoutes({ guards, campaigns })],

@@ -119,7 +119,7 @@ export function createClickService(deps: {
   return {
     /** The pixel's `c` parameter for a campaign, and what one names (null: not ours). */
     pixelCampaign: (p: PixelCampaign) => signPixelCampaign(deps.key, p),
-    campaignOfPixel: (c: string) => verifyPixelCampaign(deps.key, c),
+    campaignOfPixel: (c: string, userId: string) => verifyPixelCampaign(deps.key, c, userId),
 
     /** The tracked URL of a link in a user's signature. */
     trackUrl: (target: ClickTarget) => `${base}/v1/c/${signClick(deps.key, target)}`,

@@ -75,28 +75,40 @@ export function verifyClick(key: Buffer, token: string): ClickTarget | null {
   }
 }
 
-/** What a pixel's `c` parameter names: the campaign whose banner the opened signature showed. */
+/**
+ * What a pixel's `c` parameter names: the campaign whose banner the opened signature showed, and
+ * whose signature it was (the pixel's own user id: a `c` copied onto another id counts nothing).
+ */
 export interface PixelCampaign {
   orgId: string;
   campaignId: string;
   variant: number;
+  userId: string;
 }
 
 /** The pixel's signed `c` parameter (the same key and MAC as click tokens, another shape). */
 export function signPixelCampaign(key: Buffer, p: PixelCampaign): string {
-  const body = Buffer.from(JSON.stringify(['p', p.orgId, p.campaignId, p.variant]), 'utf8').toString('base64url');
+  const body = Buffer.from(JSON.stringify(['p', p.orgId, p.campaignId, p.variant, p.userId.toLowerCase()]), 'utf8').toString('base64url');
   return `${body}.${macOf(key, body).toString('base64url')}`;
 }
 
-export function verifyPixelCampaign(key: Buffer, value: string): PixelCampaign | null {
+/** The campaign of a pixel's `c`, when it is ours and was made for the pixel of `userId`; else null. */
+export function verifyPixelCampaign(key: Buffer, value: string, userId: string): PixelCampaign | null {
   const dot = value.lastIndexOf('.');
   if (dot <= 0 || value.length > 500) return null;
   const body = value.slice(0, dot);
   if (!macMatches(value.slice(dot + 1), macOf(key, body))) return null;
   try {
-    const [kind, orgId, campaignId, variant] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [string, string, string, number];
+    const [kind, orgId, campaignId, variant, signedFor] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [
+      string,
+      string,
+      string,
+      number,
+      string,
+    ];
     if (kind !== 'p' || typeof orgId !== 'string' || typeof campaignId !== 'string' || !Number.isInteger(variant)) return null;
-    return { orgId, campaignId, variant };
+    if (typeof signedFor !== 'string' || signedFor !== userId.toLowerCase()) return null;
+    return { orgId, campaignId, variant, userId: signedFor };
   } catch {
     return null;
   }

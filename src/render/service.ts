@@ -199,7 +199,9 @@ export function createRenderService(deps: {
   function pixelUrlOf(user: UserRow, campaign: CampaignBanner | null): string {
     // An open of a signature with a banner counts for its campaign: the pixel carries it, signed.
     const c =
-      campaign && deps.pixelCampaign ? `?c=${deps.pixelCampaign({ orgId: user.org_id, campaignId: campaign.campaignId, variant: campaign.variant })}` : '';
+      campaign && deps.pixelCampaign
+        ? `?c=${deps.pixelCampaign({ orgId: user.org_id, campaignId: campaign.campaignId, variant: campaign.variant, userId: user.id })}`
+        : '';
     return `${deps.baseUrl}/v1/p/${user.id}${c}`;
   }
 

@@ -11,7 +11,7 @@ export type { OpenCounter, TrackingService };
 
 export type TrackingModule = Module<TrackingService> & { opens: OpenCounter };
 
-export function trackingModule(core: Core, needs: { campaignOpen?: (c: string) => void } = {}): TrackingModule {
+export function trackingModule(core: Core, needs: { campaignOpen?: (c: string, userId: string) => void } = {}): TrackingModule {
   const { db } = core;
   const opens = new OpenCounter((counts) => opensRepo.add(db, counts), core.logger);
   const tracking = createTrackingService({ db, counter: opens, clock: core.clock });

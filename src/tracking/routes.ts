@@ -26,7 +26,11 @@ const PIXEL_HEADERS = {
 const day = z.iso.date();
 
 /** The pixel, outside the authenticated scope: no credentials, its own bucket listed on the route. */
-export function pixelRoutes(deps: { throttle: Throttle; tracking: TrackingService; campaignOpen?: (c: string) => void }): FastifyPluginAsyncZod {
+export function pixelRoutes(deps: {
+  throttle: Throttle;
+  tracking: TrackingService;
+  campaignOpen?: (c: string, userId: string) => void;
+}): FastifyPluginAsyncZod {
   const { tracking } = deps;
   return async (app) => {
     app.get(
@@ -53,8 +57,9 @@ export function pixelRoutes(deps: { throttle: Throttle; tracking: TrackingServic
       },
       async (request, reply) => {
         tracking.recordOpen(request.params.userId, request.headers['user-agent']);
-        // An open counts for a campaign where it counts as an open: a pixel of someone (a user id).
-        if (request.query.c && isUuid(request.params.userId)) deps.campaignOpen?.(request.query.c);
+        // An open counts for a campaign where it counts as an open: a pixel of someone (a user id),
+        // the one its `c` was signed for.
+        if (request.query.c && isUuid(request.params.userId)) deps.campaignOpen?.(request.query.c, request.params.userId);
         // The hottest public route answers the same 43 bytes every time, so it skips Fastify's send
         // pipeline (content-type parsing, serializer, onSend hooks) and Node's separate write of a
         // Buffer body: about a sixth of its cost in the benchmarks (BENCHMARKS.md). The headers set by the
