@@ -162,6 +162,17 @@ describe('SCIM 2.0 provisioning', () => {
       (await okta('GET', `/Users/${other}`)).body.groups.map((g: { display: string }) => g.display),
       ['Sales EMEA'],
     );
+    // A PUT replaces the whole group: its name and its members (an id in capitals is the same id).
+    const memberIds = (res: { body: { members: { value: string }[] } }) => res.body.members.map((m) => m.value).sort();
+    const putGroup = (members: string[]) => okta('PUT', `/Groups/${gid}`, { schemas: [GROUP], displayName: 'Sales', members: members.map((value) => ({ value })) });
+    const both = await putGroup([id.toUpperCase(), other]);
+    assert.equal(both.status, 200, both.text);
+    assert.equal(both.body.displayName, 'Sales');
+    assert.deepEqual(memberIds(both), [id, other].sort());
+    assert.deepEqual(memberIds(await putGroup([other, id])), [id, other].sort(), 'the same members again: unchanged');
+    assert.deepEqual(memberIds(await putGroup([id])), [id], 'a member left out is removed');
+    assert.deepEqual(memberIds(await okta('GET', `/Groups/${gid}`)), [id]);
+    assert.equal((await okta('PUT', `/Groups/${randomUUID()}`, { schemas: [GROUP], displayName: 'Nobody' })).status, 404);
     assert.equal((await okta('GET', `/Groups?startIndex=1&count=100`)).body.totalResults, 1);
     assert.equal((await okta('DELETE', `/Groups/${gid}`)).status, 204);
     assert.deepEqual((await server.request('GET', `/v1/orgs/${org.orgId}/groups`, { key: org.key })).body.items, []);
