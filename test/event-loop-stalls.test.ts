@@ -169,6 +169,36 @@ describe('nothing big on the event loop', { timeout: 300_000 }, () => {
     assert.ok(worst < BOUND_MS, `a /health answer took ${worst.toFixed(1)} ms`);
   });
 
+  test('JSON nested millions deep, to an unknown route, a route behind a key, the users import and SCIM: each a 400 saying so, at once', async (t) => {
+    const org = orgs[2]!;
+    const scim = await fetch(`${service.url}/v1/orgs/${org.orgId}/integrations/scim`, { method: 'POST', headers: { 'x-api-key': org.key } });
+    const { token } = (await scim.json()) as { token: string };
+    // Encoded here, before the probe starts: this process's own work would count in its probe.
+    const nested = (levels: number) => new Uint8Array(Buffer.from(`{"email":"x@y.z","extra":${'['.repeat(levels)}${']'.repeat(levels)}}`));
+    const big = nested(2_600_000); // 5.2 MB: under the body limit, ~0.7 s of JSON.parse
+    const small = nested(499_900); // 1 MB: the users import's and SCIM's limits
+    const send = async (path: string, body: Uint8Array, headers: Record<string, string>) => {
+      const res = await fetch(`${service.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+      return { status: res.status, text: await res.text() };
+    };
+    let answers: { status: number; text: string }[] = [];
+    const worst = await worstHealth(async () => {
+      answers = await Promise.all([
+        send('/nope', big, {}),
+        send(`/v1/orgs/${org.orgId}/users`, big, { 'x-api-key': org.key }),
+        send(`/v1/orgs/${org.orgId}/users/import`, small, { 'x-api-key': org.key }),
+        send('/scim/v2/Users', small, { authorization: `Bearer ${token}` }),
+      ]);
+    });
+    for (const [i, a] of answers.entries()) {
+      assert.equal(a.status, 400, `request ${i}: ${a.text.slice(0, 300)}`);
+      assert.match(a.text, /more than 64 levels deep/, `request ${i}`);
+    }
+    assert.match(answers[3]!.text, /"scimType":"invalidSyntax"/, "SCIM's in SCIM's shape");
+    t.diagnostic(`worst /health on ${store}: ${worst.toFixed(1)} ms`);
+    assert.ok(worst < BOUND_MS, `a /health answer took ${worst.toFixed(1)} ms`);
+  });
+
   test('a CSV line of a million commas', async (t) => {
     let answer: Awaited<ReturnType<typeof importCsv>> | undefined;
     const worst = await worstHealth(async () => {

@@ -16,6 +16,7 @@ import { CORRELATION_HEADER, correlationIdOf } from './correlation.ts';
 import { frameworkErrors, installErrorHandling } from './error-handler.ts';
 import { logCompleted } from './request-log.ts';
 import { lazyChildLogger } from './lazy-logger.ts';
+import { useBoundedJsonParser } from './json-body.ts';
 
 export interface HttpServerOptions {
   config: Config;
@@ -61,6 +62,8 @@ export async function createHttpServer(opts: HttpServerOptions): Promise<Fastify
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
+  // Every JSON body, before any route: nested past what the API needs is a 400 (./json-body.ts).
+  useBoundedJsonParser(app);
 
   if (opts.logger.isLevelEnabled('info')) {
     app.addHook('onResponse', (request, reply, done) => {

@@ -13,6 +13,7 @@ import { groupFilter, userFilter } from './filter.ts';
 import { LIST_SCHEMA } from './mapping.ts';
 import { MAX_COUNT, type ScimPage, type ScimService } from './service.ts';
 import { discovery } from './discovery.ts';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../http/json-body.ts';
 
 export const SCIM_CONTENT_TYPE = 'application/scim+json';
 /** Where the routes are registered (app.ts): the base URL SCIM clients are given. */
@@ -69,7 +70,10 @@ export function scimRoutes(deps: { scim: ScimService; limiter: RateLimiter; retr
     answerFrameworkErrorsUnder(app.prefix, (_request, reply, message) => {
       reply.code(400).type(SCIM_CONTENT_TYPE).send(new ScimError(400, message).body());
     });
+    app.removeContentTypeParser('application/json');
     app.addContentTypeParser([SCIM_CONTENT_TYPE, 'application/json'], { parseAs: 'string', bodyLimit: SCIM_BODY_LIMIT_BYTES }, (_request, body, done) => {
+      if (nestsDeeperThan(body as string))
+        return done(new ScimError(400, `The body nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`, 'invalidSyntax'));
       try {
         done(null, body === '' ? undefined : JSON.parse(body as string));
       } catch {

@@ -7,6 +7,7 @@ import { accessOf, writeContext, type Guards, type BillingHooks } from '../http/
 import { errorResponses, orgParams, uuid } from '../http/schemas.ts';
 import { AppError, ERROR_CODES, badRequest } from '../kernel/errors.ts';
 import { IMPORT_COLUMNS, IMPORT_MAX_BYTES, IMPORT_MAX_ROWS, readCsv, tooManyRows, type ImportRow, type UserImport } from './import.ts';
+import { useBoundedJsonParser } from '../http/json-body.ts';
 import { leaveBodyUnread } from '../http/lingering-close.ts';
 import { importRowSchema } from './schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
@@ -42,13 +43,11 @@ export function userImportRoutes(deps: { guards: Guards; billing: BillingHooks; 
         throw err;
       }
     });
-    const json = app.getDefaultJsonParser('error', 'ignore');
-    app.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: IMPORT_MAX_BYTES }, (request, body, done) =>
-      json(request, body as string, (err, value) => {
-        if (!err && Array.isArray(value) && value.length > IMPORT_MAX_ROWS) return done(tooManyRows(value.length), undefined);
-        done(err, value);
-      }),
-    );
+    useBoundedJsonParser(app, {
+      bodyLimit: IMPORT_MAX_BYTES,
+      constructorAction: 'ignore',
+      check: (value) => (Array.isArray(value) && value.length > IMPORT_MAX_ROWS ? tooManyRows(value.length) : undefined),
+    });
 
     app.post(
       '/v1/orgs/:orgId/users/import',

@@ -22,7 +22,9 @@ export function webhookRoutes(deps: {
     return err;
   };
   return async (app) => {
-    // This route only: keep the body as bytes, since the signature covers them exactly.
+    // This route only: keep the body as bytes, since the signature covers them exactly (an event
+    // nested however deep is kept as sent: src/billing/event.ts).
+    app.removeContentTypeParser('application/json');
     app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
     // The body schema describes the event for the OpenAPI document but is not applied here: the
     // signature is checked first, over the raw bytes, then the handler parses them (parseEvent), so
