@@ -86,10 +86,14 @@ export interface PixelCampaign {
   userId: string;
 }
 
+// The user is in the MAC, not in the body: the pixel's path names them already, and every byte of
+// `c` is a byte of every signature that shows a banner.
+const pixelMac = (key: Buffer, body: string, userId: string) => macOf(key, `${body}.${userId.toLowerCase()}`);
+
 /** The pixel's signed `c` parameter (the same key and MAC as click tokens, another shape). */
 export function signPixelCampaign(key: Buffer, p: PixelCampaign): string {
-  const body = Buffer.from(JSON.stringify(['p', p.orgId, p.campaignId, p.variant, p.userId.toLowerCase()]), 'utf8').toString('base64url');
-  return `${body}.${macOf(key, body).toString('base64url')}`;
+  const body = Buffer.from(JSON.stringify(['p', p.orgId, p.campaignId, p.variant]), 'utf8').toString('base64url');
+  return `${body}.${pixelMac(key, body, p.userId).toString('base64url')}`;
 }
 
 /** The campaign of a pixel's `c`, when it is ours and was made for the pixel of `userId`; else null. */
@@ -97,18 +101,11 @@ export function verifyPixelCampaign(key: Buffer, value: string, userId: string):
   const dot = value.lastIndexOf('.');
   if (dot <= 0 || value.length > 500) return null;
   const body = value.slice(0, dot);
-  if (!macMatches(value.slice(dot + 1), macOf(key, body))) return null;
+  if (!macMatches(value.slice(dot + 1), pixelMac(key, body, userId))) return null;
   try {
-    const [kind, orgId, campaignId, variant, signedFor] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [
-      string,
-      string,
-      string,
-      number,
-      string,
-    ];
+    const [kind, orgId, campaignId, variant] = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as [string, string, string, number];
     if (kind !== 'p' || typeof orgId !== 'string' || typeof campaignId !== 'string' || !Number.isInteger(variant)) return null;
-    if (typeof signedFor !== 'string' || signedFor !== userId.toLowerCase()) return null;
-    return { orgId, campaignId, variant, userId: signedFor };
+    return { orgId, campaignId, variant, userId: userId.toLowerCase() };
   } catch {
     return null;
   }
