@@ -245,6 +245,20 @@ describe('clicks', () => {
     assert.deepEqual(old.sort(), ['198.51.100.0', 'fe80::']);
   });
 
+  test("an answer's bytes are its html's: tracked links and the pixel of a template without the banner included", async () => {
+    const { org, user } = await bannerLink();
+    const byteCount = async (path: string, method = 'GET') => {
+      const res = await server.request(method, `/v1/orgs/${org.orgId}/${path}`, { key: org.key });
+      assert.equal(res.status, 200, res.text);
+      return [res.body.bytes, Buffer.byteLength(res.body.html)];
+    };
+    const [tracked, actual] = await byteCount(`users/${user.userId}/signature`);
+    assert.equal(tracked, actual, 'a banner with its tracked link');
+    await createTemplate(server, org, { name: 'No banner', html: '<p>{{ user.name }}</p><img src="{{ pixel_url }}" alt="">', isDefault: true });
+    const [plain, plainActual] = await byteCount(`render/${user.userId}`, 'POST');
+    assert.equal(plain, plainActual, 'a campaign the template does not show: its pixel names none');
+  });
+
   test('a pixel open of a signature with a banner counts as an impression of its campaign (signed c); a forged c counts nothing', async () => {
     const { org, user, campaignId } = await bannerLink();
     await createTemplate(server, org, {

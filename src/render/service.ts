@@ -237,7 +237,10 @@ export function createRenderService(deps: {
             const banner = shown && destination === campaign.destination ? campaign : null;
             return deps.trackUrl({ orgId, campaignId: banner?.campaignId ?? null, variant: banner?.variant ?? null, userId: user.id, destination });
           };
-          const parts = { ...rendered, html: resolveTrackMarks(html, urlOf), text: resolveTrackMarks(rendered.text, urlOf, false) };
+          const resolved = resolveTrackMarks(html, urlOf);
+          // `bytes` are the answer's: its click URLs and its pixel are the final ones.
+          const bytes = resolved === rendered.html ? rendered.bytes : Buffer.byteLength(resolved);
+          const parts = { ...rendered, html: resolved, bytes, text: resolveTrackMarks(rendered.text, urlOf, false) };
           const result: Rendered = { userId: user.id, templateId: template.id, ruleId: null, ...parts };
           outputs.set(key, result);
           if (shown) showsBanner.add(result);
