@@ -164,7 +164,8 @@ describe('SCIM 2.0 provisioning', () => {
     );
     // A PUT replaces the whole group: its name and its members (an id in capitals is the same id).
     const memberIds = (res: { body: { members: { value: string }[] } }) => res.body.members.map((m) => m.value).sort();
-    const putGroup = (members: string[]) => okta('PUT', `/Groups/${gid}`, { schemas: [GROUP], displayName: 'Sales', members: members.map((value) => ({ value })) });
+    const putGroup = (members: string[]) =>
+      okta('PUT', `/Groups/${gid}`, { schemas: [GROUP], displayName: 'Sales', members: members.map((value) => ({ value })) });
     const both = await putGroup([id.toUpperCase(), other]);
     assert.equal(both.status, 200, both.text);
     assert.equal(both.body.displayName, 'Sales');
