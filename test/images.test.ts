@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startServer, type TestServer } from './helpers/server.ts';
-import { createOrg, type TestOrg } from './helpers/fixtures.ts';
+import { createOrg, createUser, type TestOrg } from './helpers/fixtures.ts';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gif, gifWithFrame, jpeg, png } from './helpers/images.ts';
@@ -116,6 +116,74 @@ describe('images', () => {
     assert.equal((await server.request('GET', '/v1/images/not-a-uuid')).status, 400);
     const actions = await auditActions(o);
     assert.equal(actions.filter((a: string) => a === 'image.delete').length, 1);
+  });
+
+  test('an image in use (the logo, a photo, a template, a campaign) is not deleted: 409 naming each place; once none uses it, 204', async () => {
+    const o = await createOrg(server);
+    const req = (method: string, path: string, body?: unknown) =>
+      server.request(method, `/v1/orgs/${o.orgId}${path}`, { key: o.key, ...(body !== undefined ? { body } : {}) });
+    const imageId = (await upload(o, png(240, 80), 'image/png')).body.imageId as string;
+    const org0 = (await req('GET', '')).body;
+    assert.equal((await req('PATCH', '', { version: org0.version, logoImageId: imageId })).status, 200);
+    const user = await createUser(server, o);
+    const photo = await req('PATCH', `/users/${user.userId}`, { version: 1, photoImageId: imageId });
+    assert.equal(photo.status, 200, photo.text);
+    const design = {
+      version: 1,
+      layout: 'stacked',
+      style: { fontFamily: 'arial', fontSize: 13, textColor: '#222222', accentColor: '#aa3300', linkColor: '#0055aa' },
+      blocks: [{ type: 'logo', imageId, width: 120, link: 'https://acme.example' }],
+    };
+    const template = await req('POST', '/templates', { name: 'With logo', design, isDefault: false });
+    assert.equal(template.status, 201, template.text);
+    const campaign = await req('POST', '/campaigns', {
+      name: 'Spring',
+      startsAt: new Date().toISOString(),
+      audience: {},
+      variants: [{ imageId, link: 'https://shop.example/', alt: 'Spring', weight: 1 }],
+    });
+    assert.equal(campaign.status, 201, campaign.text);
+
+    const refused = await req('DELETE', `/images/${imageId}`);
+    assert.equal(refused.status, 409, refused.text);
+    assert.equal(refused.body.error.code, 'CONFLICT');
+    assert.match(refused.body.error.message, /the org's logo; the photo of 1 user; template "With logo"; campaign "Spring"/);
+    assert.deepEqual(refused.body.error.details.uses, {
+      orgLogo: true,
+      users: 1,
+      templates: [{ templateId: template.body.templateId, name: 'With logo' }],
+      campaigns: [{ campaignId: campaign.body.campaignId, name: 'Spring' }],
+    });
+    assert.equal((await fetch(`${server.url}/v1/images/${imageId}`)).status, 200, 'still served');
+    assert.equal((await auditActions(o)).includes('image.delete'), false);
+
+    // Each use taken away in turn: the 409 names what is left, and then the delete goes through.
+    const org1 = (await req('GET', '')).body;
+    assert.equal((await req('PATCH', '', { version: org1.version, logoImageId: null })).status, 200);
+    assert.equal((await req('PATCH', `/users/${user.userId}`, { version: photo.body.version, photoImageId: null })).status, 200);
+    assert.equal((await req('DELETE', `/campaigns/${campaign.body.campaignId}`)).status, 204);
+    const left = await req('DELETE', `/images/${imageId}`);
+    assert.equal(left.status, 409);
+    assert.deepEqual(left.body.error.details.uses, {
+      orgLogo: false,
+      users: 0,
+      templates: [{ templateId: template.body.templateId, name: 'With logo' }],
+      campaigns: [],
+    });
+    assert.equal((await req('DELETE', `/templates/${template.body.templateId}`)).status, 204);
+    assert.equal((await req('DELETE', `/images/${imageId}`)).status, 204);
+    assert.equal((await fetch(`${server.url}/v1/images/${imageId}`)).status, 404);
+
+    // A hand-written template that names the image's URL uses it too.
+    const hand = await upload(o, png(100, 40), 'image/png');
+    const html = await req('POST', '/templates', {
+      name: 'Hand',
+      html: `<img src="${hand.body.url}" width="100" height="40" alt="">`,
+      text: 'x',
+      isDefault: false,
+    });
+    assert.equal(html.status, 201, html.text);
+    assert.equal((await req('DELETE', `/images/${hand.body.imageId}`)).status, 409);
   });
 
   test('refused: wrong type, lying header, malformed header, too large a side, too many bytes; nothing stored', async () => {

@@ -126,8 +126,9 @@ export function createPhotoSync(deps: { db: Db; images: ImageService; invalidate
 
 export type PhotoSync = ReturnType<typeof createPhotoSync>;
 
+/** The image is gone already, or still shown elsewhere (an admin made it a logo, say): it stays. */
 function ignoreNotFound(err: unknown): void {
-  if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
+  if (!(err instanceof AppError && (err.code === 'NOT_FOUND' || err.code === 'CONFLICT'))) throw err;
 }
 
 /**

@@ -111,10 +111,12 @@ export function imageRoutes(deps: { guards: Guards; billing: BillingHooks; image
         onRequest: [guards.org('image.write'), billing.writeGate],
         schema: {
           operationId: 'deleteImage',
-          summary: 'Delete an image (soft; admin). Its URL stops answering; templates that use it show no image.',
+          summary: 'Delete an image (soft; admin). Its URL stops answering. 409 while anything shows it.',
+          description:
+            "Refused with 409 `CONFLICT` while the image is the org's logo, a user's photo, in a template (its html or design) or in a campaign's variants: `details.uses` names them (`orgLogo`, `users`, `templates`, `campaigns`), so that no signature shows a broken image. Change those first.",
           tags: ['images'],
           params: imageParams,
-          response: { 204: z.null().describe('deleted'), ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'PAYMENT_REQUIRED') },
+          response: { 204: z.null().describe('deleted'), ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYMENT_REQUIRED') },
         },
       },
       async (request, reply) => {

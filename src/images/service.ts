@@ -6,9 +6,9 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { Db } from '../store/db.ts';
-import { imagesRepo, type ImageMeta } from '../store/repositories/images.ts';
+import { imagesRepo, type ImageMeta, type ImageUses } from '../store/repositories/images.ts';
 import { decodeCursor, toPage, type Page, type PageRequest } from '../store/pagination.ts';
-import { AppError, badRequest, notFound } from '../kernel/errors.ts';
+import { AppError, badRequest, conflict, notFound } from '../kernel/errors.ts';
 import { recordAudit, type AuditContext } from '../audit/record.ts';
 import type { ImageContentType } from '../store/schema.ts';
 import { readImageInfo, sniffType, type ImageInfo } from './dimensions.ts';
@@ -70,6 +70,30 @@ function check(declared: string, data: Uint8Array): ImageInfo {
     );
   }
   return info;
+}
+
+const inUse = (uses: ImageUses) => uses.orgLogo || uses.users > 0 || uses.templates.length > 0 || uses.campaigns.length > 0;
+
+/**
+ * The 409 of a delete that would leave broken images: it names every place that shows the image,
+ * so the admin knows what to change first. Clearing them instead would lose the admin's choices.
+ */
+function stillUsed(uses: ImageUses): AppError {
+  const named = (what: string, items: { name: string }[]) => (items.length ? [`${what} ${items.map((i) => JSON.stringify(i.name)).join(', ')}`] : []);
+  const places = [
+    ...(uses.orgLogo ? ["the org's logo"] : []),
+    ...(uses.users > 0 ? [`the photo of ${uses.users} user${uses.users === 1 ? '' : 's'}`] : []),
+    ...named(uses.templates.length === 1 ? 'template' : 'templates', uses.templates),
+    ...named(uses.campaigns.length === 1 ? 'campaign' : 'campaigns', uses.campaigns),
+  ];
+  return conflict(`The image is in use (${places.join('; ')}): change those first, or their signatures would show a broken image.`, {
+    uses: {
+      orgLogo: uses.orgLogo,
+      users: uses.users,
+      templates: uses.templates.map((t) => ({ templateId: t.id, name: t.name })),
+      campaigns: uses.campaigns.map((c) => ({ campaignId: c.id, name: c.name })),
+    },
+  });
 }
 
 export function createImageService(deps: {
@@ -135,6 +159,18 @@ export function createImageService(deps: {
     });
   }
 
+  /** Soft-deletes the image (the caller holds its row lock) and audits it. */
+  async function drop(tx: Db, ctx: ImageWriter, imageId: string): Promise<void> {
+    await imagesRepo.softDelete(tx, ctx.orgId, imageId);
+    await recordAudit(tx, ctx, { action: 'image.delete', targetId: imageId, changes: ['deletedAt'] });
+  }
+
+  /** After a delete's commit: no cache or file serves its bytes any more. */
+  async function forget(orgId: string, imageId: string): Promise<void> {
+    caches.invalidate.imageDeleted(imageId);
+    await files?.remove(orgId, imageId);
+  }
+
   return {
     async upload(ctx: ImageWriter, declared: string, data: Uint8Array): Promise<Image> {
       const info = check(declared, data);
@@ -171,14 +207,15 @@ export function createImageService(deps: {
       return toPage(rows, page.limit, (r) => r.seq, present);
     },
 
+    /** An admin's delete: 409 naming where the image is used, so no signature shows a broken image. */
     async remove(ctx: ImageWriter, imageId: string): Promise<void> {
       await db.transaction().execute(async (tx) => {
-        const deleted = await imagesRepo.softDelete(tx, ctx.orgId, imageId);
-        if (!deleted) throw notFound('Image');
-        await recordAudit(tx, ctx, { action: 'image.delete', targetId: imageId, changes: ['deletedAt'] });
+        if (!(await imagesRepo.findLocked(tx, ctx.orgId, imageId, 'update'))) throw notFound('Image');
+        const uses = await imagesRepo.uses(tx, ctx.orgId, imageId);
+        if (inUse(uses)) throw stillUsed(uses);
+        await drop(tx, ctx, imageId);
       });
-      caches.invalidate.imageDeleted(imageId);
-      await files?.remove(ctx.orgId, imageId);
+      await forget(ctx.orgId, imageId);
     },
 
     /** A live image, for anyone (mail clients fetch it); its ETag is the content's hash. */

@@ -94,10 +94,12 @@ export function createOrgService(deps: {
     },
     async update(ctx: WriteContext, check: VersionCheck, patch: OrgPatch): Promise<Org> {
       const { social, logoImageId, selfServiceFields, clickTracking, ...plain } = patch;
-      if (logoImageId && !(await imagesRepo.find(db, ctx.orgId, logoImageId))) {
-        throw badRequest("body.logoImageId: not one of the organisation's images (upload one with POST …/images).", { field: 'body.logoImageId' });
-      }
       await db.transaction().execute(async (tx) => {
+        // The logo's row is held until this commits: an admin's delete of the image waits, then
+        // sees the logo and refuses.
+        if (logoImageId && !(await imagesRepo.findLocked(tx, ctx.orgId, logoImageId, 'share'))) {
+          throw badRequest("body.logoImageId: not one of the organisation's images (upload one with POST …/images).", { field: 'body.logoImageId' });
+        }
         const current = social ? await orgsRepo.find(tx, ctx.orgId) : undefined;
         const updated = await orgsRepo.update(tx, ctx.orgId, check, {
           ...plain,

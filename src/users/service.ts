@@ -32,10 +32,13 @@ async function profileRules(db: Db, orgId: string) {
   return { fields: org.fields, selfService };
 }
 
-/** A photo must be one of the org's live images. */
-async function checkPhoto(db: Db, orgId: string, imageId: string | null | undefined): Promise<void> {
+/**
+ * A photo must be one of the org's live images. In the write's transaction, the image's row is held
+ * until it commits: an admin's delete of the image waits, then sees this photo and refuses.
+ */
+async function checkPhoto(tx: Db, orgId: string, imageId: string | null | undefined): Promise<void> {
   if (!imageId) return;
-  if (!(await imagesRepo.find(db, orgId, imageId))) {
+  if (!(await imagesRepo.findLocked(tx, orgId, imageId, 'share'))) {
     throw badRequest("body.photoImageId: not one of the organisation's images (upload one with POST …/users/{userId}/photo).", { field: 'body.photoImageId' });
   }
 }
@@ -164,7 +167,6 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
       const decision = policy.updateUser(access, target, patch, rules.selfService);
       enforce(decision);
       if (patch.attributes) checkAttributes(rules.fields, patch.attributes);
-      await checkPhoto(db, ctx.orgId, patch.photoImageId);
       try {
         const { temporaryPassword, status, social, attributes, photoImageId, ...fields } = patch;
         const passwordHash = temporaryPassword ? await passwords.hash(temporaryPassword) : undefined;
@@ -174,6 +176,7 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
         const user = await db.transaction().execute(async (tx) => {
           // Restoring takes a seat again: past the cap it is 402 and nothing changes.
           if (change?.restores) await deps.seatCheck?.(tx, ctx.orgId);
+          await checkPhoto(tx, ctx.orgId, photoImageId);
           // Conditional on the version: the row the policy judged is the row that changes.
           const emailChanges = fields.email !== undefined && fields.email.toLowerCase() !== target.email.toLowerCase();
           const updated = await usersRepo.update(tx, ctx.orgId, userId, check, {

@@ -7,6 +7,15 @@ export type ImageMeta = Omit<ImageRow, 'data'>;
 
 const META = ['id', 'seq', 'org_id', 'content_type', 'width', 'height', 'bytes', 'sha256', 'created_at', 'deleted_at'] as const;
 
+/** What shows an image: the org's logo, users' photos, templates (html or design), campaigns' variants. */
+export interface ImageUses {
+  orgLogo: boolean;
+  /** Live users whose photo it is. */
+  users: number;
+  templates: { id: string; name: string }[];
+  campaigns: { id: string; name: string }[];
+}
+
 export const imagesRepo = {
   /** `data` null: the bytes are kept outside the database (the embedded store's files). */
   async insert(
@@ -52,6 +61,49 @@ export const imagesRepo = {
   /** A live image's meta, scoped to its org. */
   async find(db: Db, orgId: string, imageId: string): Promise<ImageMeta | undefined> {
     return db.selectFrom('images').select(META).where('org_id', '=', orgId).where('id', '=', imageId).where('deleted_at', 'is', null).executeTakeFirst();
+  },
+
+  /**
+   * A live image of the org, its row locked until the transaction ends. A write that makes
+   * something show an image takes it `share`, a delete `update`: whichever comes second waits, and
+   * then a delete sees the new use, or the write finds no image.
+   */
+  async findLocked(db: Db, orgId: string, imageId: string, mode: 'share' | 'update'): Promise<ImageMeta | undefined> {
+    const query = db.selectFrom('images').select(META).where('org_id', '=', orgId).where('id', '=', imageId).where('deleted_at', 'is', null);
+    return (mode === 'share' ? query.forShare() : query.forUpdate()).executeTakeFirst();
+  },
+
+  /**
+   * Where the org shows the image. Templates are matched by the id anywhere in their html (a
+   * compiled design's or a hand-written one's) or design (kept as history too: PATCH {design}
+   * brings it back); campaigns by a variant's imageId, ended ones too (a PATCH of endsAt revives them).
+   */
+  async uses(db: Db, orgId: string, imageId: string): Promise<ImageUses> {
+    const logo = await db.selectFrom('orgs').select('id').where('id', '=', orgId).where('logo_image_id', '=', imageId).executeTakeFirst();
+    const users = await db
+      .selectFrom('users')
+      .select(sql<string>`count(*)`.as('n'))
+      .where('org_id', '=', orgId)
+      .where('photo_image_id', '=', imageId)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirstOrThrow();
+    const templates = await db
+      .selectFrom('templates')
+      .select(['id', 'name'])
+      .where('org_id', '=', orgId)
+      .where('deleted_at', 'is', null)
+      .where(sql<boolean>`(strpos(html, ${imageId}) > 0 or strpos(coalesce(design::text, ''), ${imageId}) > 0)`)
+      .orderBy('seq')
+      .execute();
+    const campaigns = await db
+      .selectFrom('campaigns')
+      .select(['id', 'name'])
+      .where('org_id', '=', orgId)
+      .where('deleted_at', 'is', null)
+      .where(sql<boolean>`variants @> ${JSON.stringify([{ imageId }])}::jsonb`)
+      .orderBy('seq')
+      .execute();
+    return { orgLogo: logo !== undefined, users: Number(users.n), templates, campaigns };
   },
 
   /** A live image's type, hash and org, by id alone: the public route that mail clients fetch. */
