@@ -317,6 +317,70 @@ describe('profiles', () => {
     await asAdmin('PATCH', orgBase(), { version: o2.version, selfServiceFields: ['name', 'pronouns', 'phone', 'mobile', 'photoImageId', 'social'] });
   });
 
+  test('a replaced or removed photo is deleted unless something else shows it; a refused upload keeps no image', async () => {
+    const photoPath = (userId: string) => `${server.url}${orgBase()}/users/${userId}/photo`;
+    const bearer = { authorization: `Bearer ${memberToken}` };
+    const upload = async (userId: string, auth: Record<string, string>, headers: Record<string, string> = {}) => {
+      const res = await fetch(photoPath(userId), { method: 'POST', headers: { ...auth, 'content-type': 'image/png', ...headers }, body: png(200, 200) });
+      return { status: res.status, body: (await res.json()) as { photoImageId: string; version: number } };
+    };
+    const imageIds = async () => ((await asAdmin('GET', `${orgBase()}/images?limit=200`)).body.items as { imageId: string }[]).map((i) => i.imageId);
+    const served = async (imageId: string) => (await fetch(`${server.url}/v1/images/${imageId}`)).status;
+
+    // A member uploading photo after photo keeps one image, not one per upload.
+    const start = await imageIds();
+    const ids: string[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await upload(memberId, bearer);
+      assert.equal(res.status, 200);
+      ids.push(res.body.photoImageId);
+    }
+    const latest = ids.at(-1)!;
+    assert.deepEqual(
+      (await imageIds()).filter((id) => !start.includes(id)),
+      [latest],
+    );
+    for (const id of ids.slice(0, -1)) assert.equal(await served(id), 404, 'a replaced photo is gone');
+    assert.equal(await served(latest), 200);
+
+    // Refused after the bytes were stored (a stale If-Match): no image stays behind.
+    const stale = await upload(memberId, bearer, { 'if-match': '"1"' });
+    assert.equal(stale.status, 412);
+    assert.deepEqual(
+      (await imageIds()).filter((id) => !start.includes(id)),
+      [latest],
+    );
+
+    // Still shown elsewhere (an admin made it the logo): replacing it keeps it.
+    const o = (await asAdmin('GET', orgBase())).body;
+    assert.equal((await asAdmin('PATCH', orgBase(), { version: o.version, logoImageId: latest })).status, 200);
+    const next = await upload(memberId, bearer);
+    assert.equal(await served(latest), 200, 'the logo still shows it');
+
+    // DELETE …/photo deletes it; an image uploaded through POST …/images and set as a photo stays.
+    const removed = await asMember('DELETE', `${orgBase()}/users/${memberId}/photo`);
+    assert.equal(removed.status, 200, removed.text);
+    assert.equal(await served(next.body.photoImageId), 404);
+    const admins = await fetch(`${server.url}${orgBase()}/images`, {
+      method: 'POST',
+      headers: { 'x-api-key': org.key, 'content-type': 'image/png' },
+      body: png(50, 50),
+    });
+    const adminImage = ((await admins.json()) as { imageId: string }).imageId;
+    const set = await asMember('PATCH', `${orgBase()}/users/${memberId}`, { version: removed.body.version, photoImageId: adminImage });
+    assert.equal(set.status, 200, set.text);
+    assert.equal((await upload(memberId, bearer)).status, 200);
+    assert.equal(await served(adminImage), 200, "an admin's upload is the admin's to delete");
+
+    // A user deleted through the API takes their photo with them.
+    const gone = await createUser(server, org);
+    const theirs = await upload(gone.userId, { 'x-api-key': org.key });
+    assert.equal((await asAdmin('DELETE', `${orgBase()}/users/${gone.userId}`)).status, 204);
+    assert.equal(await served(theirs.body.photoImageId), 404);
+    const o2 = (await asAdmin('GET', orgBase())).body;
+    await asAdmin('PATCH', orgBase(), { version: o2.version, logoImageId: null });
+  });
+
   test('CSV import takes pronouns, website and address columns', async () => {
     const csv = `email,name,pronouns,website,address\nimp-${crypto.randomUUID().slice(0, 8)}@example.test,Imp,he/him,https://imp.example,"1 Road\nTown"\n`;
     const res = await server.request('POST', `${orgBase()}/users/import`, { key: org.key, rawBody: csv, headers: { 'content-type': 'text/csv' } });

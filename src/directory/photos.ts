@@ -3,8 +3,8 @@
 // admin or the user is kept: users.photo_source, migration 140), the connector is asked for the
 // photo, unless the listing already says its mark is unchanged. A new photo is stored as one of the
 // org's images under the upload rules (PNG, JPEG or GIF, 1 MB, 2,000 px a side, the org's caps)
-// and replaces the one the directory set before, which is deleted; a photo gone from the directory
-// goes from the user too.
+// and replaces the one the directory set before, which is deleted unless something else shows it
+// (an admin made it the logo, say); a photo gone from the directory goes from the user too.
 //
 // Bounded: at most `perRun` users a run (the least recently asked first), `concurrency` requests at
 // once, nothing downloaded whose mark is unchanged, and a run stops asking after MAX_FAILURES
@@ -70,7 +70,8 @@ export function createPhotoSync(deps: { db: Db; images: ImageService; invalidate
       if (!row) return false;
       deps.invalidate.userChanged(orgId, state.id);
       const previous = state.photo_source === 'directory' ? state.photo_image_id : null;
-      if (previous && previous !== imageId) await images.remove(writer, previous).catch(ignoreNotFound);
+      // Deleted unless an admin meanwhile made it something else's (a logo, another user's photo).
+      if (previous && previous !== imageId) await images.release(writer, previous);
       return true;
     }
 
@@ -94,7 +95,7 @@ export function createPhotoSync(deps: { db: Db; images: ImageService; invalidate
           let imageId: string;
           try {
             // The bytes say what they are (a directory's declared type may be spelt its own way).
-            imageId = (await images.upload(writer, sniffType(photo.data) ?? photo.contentType, photo.data)).imageId;
+            imageId = (await images.upload(writer, sniffType(photo.data) ?? photo.contentType, photo.data, 'photo')).imageId;
           } catch (err) {
             // The org's caps (`details.limit`) may free up: asked again next run. The photo's own
             // faults (type, size, sides) last until it changes.
@@ -105,7 +106,7 @@ export function createPhotoSync(deps: { db: Db; images: ImageService; invalidate
           }
           if (await replace(state, imageId, photo.etag)) counts.updated++;
           // A person chose a photo while this one was fetched: theirs stays.
-          else await images.remove(writer, imageId).catch(ignoreNotFound);
+          else await images.release(writer, imageId);
         }
       }
     }
@@ -125,11 +126,6 @@ export function createPhotoSync(deps: { db: Db; images: ImageService; invalidate
 }
 
 export type PhotoSync = ReturnType<typeof createPhotoSync>;
-
-/** The image is gone already, or still shown elsewhere (an admin made it a logo, say): it stays. */
-function ignoreNotFound(err: unknown): void {
-  if (!(err instanceof AppError && (err.code === 'NOT_FOUND' || err.code === 'CONFLICT'))) throw err;
-}
 
 /**
  * Runs `work` over the items, at most `limit` at once. Hand-written: these few lines do what

@@ -10,7 +10,7 @@ import { imagesRepo, type ImageMeta, type ImageUses } from '../store/repositorie
 import { decodeCursor, toPage, type Page, type PageRequest } from '../store/pagination.ts';
 import { AppError, badRequest, conflict, notFound } from '../kernel/errors.ts';
 import { recordAudit, type AuditContext } from '../audit/record.ts';
-import type { ImageContentType } from '../store/schema.ts';
+import type { ImageContentType, ImageOrigin } from '../store/schema.ts';
 import { readImageInfo, sniffType, type ImageInfo } from './dimensions.ts';
 import type { CachedImage, Caches } from '../cache/namespaces.ts';
 import type { ImageFiles } from './files.ts';
@@ -172,7 +172,8 @@ export function createImageService(deps: {
   }
 
   return {
-    async upload(ctx: ImageWriter, declared: string, data: Uint8Array): Promise<Image> {
+    /** `origin` 'photo' for a user's photo: deleted by `release` once it is replaced and unused. */
+    async upload(ctx: ImageWriter, declared: string, data: Uint8Array, origin: ImageOrigin = 'upload'): Promise<Image> {
       const info = check(declared, data);
       // A first look without a lock, so that an org past its caps writes no file; the look that
       // counts is in the transaction, under the org's lock.
@@ -192,6 +193,7 @@ export function createImageService(deps: {
             bytes: data.byteLength,
             sha256,
             data: files ? null : data,
+            origin,
           });
           await recordAudit(tx, ctx, { action: 'image.create', targetId: row.id, changes: ['contentType', 'height', 'width'] });
           return present(row);
@@ -216,6 +218,22 @@ export function createImageService(deps: {
         await drop(tx, ctx, imageId);
       });
       await forget(ctx.orgId, imageId);
+    },
+
+    /**
+     * A user's photo that was replaced or removed: deleted when it was stored as a photo and
+     * nothing shows it any more (no other user's photo, not the logo, in no template or campaign).
+     * Any other image stays: an admin uploaded it and deletes it. True when deleted.
+     */
+    async release(ctx: ImageWriter, imageId: string): Promise<boolean> {
+      const deleted = await db.transaction().execute(async (tx) => {
+        const image = await imagesRepo.findLocked(tx, ctx.orgId, imageId, 'update');
+        if (image?.origin !== 'photo' || inUse(await imagesRepo.uses(tx, ctx.orgId, imageId))) return false;
+        await drop(tx, ctx, imageId);
+        return true;
+      });
+      if (deleted) await forget(ctx.orgId, imageId);
+      return deleted;
     },
 
     /** A live image, for anyone (mail clients fetch it); its ETag is the content's hash. */

@@ -263,6 +263,8 @@ export interface AccountTokensTable {
 
 export type ImageContentType = 'image/png' | 'image/jpeg' | 'image/gif';
 
+/** 'upload': POST …/images; 'photo': a user's photo (migration 146), deleted once replaced and unused. */
+export type ImageOrigin = 'upload' | 'photo';
 export interface ImagesTable {
   id: string;
   seq: Generated<string>;
@@ -274,6 +276,7 @@ export interface ImagesTable {
   sha256: string;
   /** The bytes on a PostgreSQL server; null in the embedded store (files, src/images/files.ts) and once deleted. */
   data: Uint8Array | null;
+  origin: ColumnType<ImageOrigin, ImageOrigin | undefined, never>;
   created_at: CreatedAt;
   deleted_at: NullableTimestamp;
 }

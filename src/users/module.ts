@@ -27,7 +27,16 @@ export function usersModule(core: Core, needs: { people: Module<PeopleService>; 
   const { invalidate } = core.caches;
   const people = needs.people.service;
   // Invitations are made by the people service, in the creating transaction.
-  const users = createUserService({ db, invalidate, seatCheck: requireFreeSeat, passwords: core.passwords, invite: (tx, user) => people.inviteInTx(tx, user) });
+  const images = needs.images.service;
+  const users = createUserService({
+    db,
+    invalidate,
+    seatCheck: requireFreeSeat,
+    passwords: core.passwords,
+    invite: (tx, user) => people.inviteInTx(tx, user),
+    releasePhoto: (ctx, imageId) => images.release(ctx, imageId),
+    logger: core.logger,
+  });
   const userImport = createUserImport({ db, users });
   const mfa = createMfaService({ db, users, signIn: needs.idp.service.signIn, invalidate });
   return {
@@ -38,7 +47,7 @@ export function usersModule(core: Core, needs: { people: Module<PeopleService>; 
     api: ({ guards, billing }) => [
       userRoutes({ guards, billing, users, people }),
       mfaRoutes({ guards, billing, mfa }),
-      photoRoutes({ guards, billing, users, images: needs.images.service }),
+      photoRoutes({ guards, billing, users, images }),
       userImportRoutes({ guards, billing, userImport }),
     ],
   };

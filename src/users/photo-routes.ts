@@ -40,7 +40,7 @@ export function photoRoutes(deps: { guards: Guards; billing: BillingHooks; users
           operationId: 'uploadUserPhoto',
           summary: "Upload a user's photo (the user themself, or an admin): PNG, JPEG or GIF, at most 1 MB and 2,000 px a side",
           description:
-            "The body is the image bytes with the matching `Content-Type`. The image is stored as one of the org's images and becomes the user's `photoImageId` (signatures show it as `user.photo_url`). A member may change their own photo only while the org's `selfServiceFields` name `photoImageId`. `If-Match`, when sent, must name the user's current version.",
+            "The body is the image bytes with the matching `Content-Type`. The image is stored as one of the org's images and becomes the user's `photoImageId` (signatures show it as `user.photo_url`); the photo it replaces, when uploaded here too, is deleted unless something else shows it. A member may change their own photo only while the org's `selfServiceFields` name `photoImageId`. `If-Match`, when sent, must name the user's current version.",
           tags: ['users'],
           params: userParams,
           consumes: [...IMAGE_TYPES],
@@ -58,7 +58,8 @@ export function photoRoutes(deps: { guards: Guards; billing: BillingHooks; users
         }
         const access = accessOf(request);
         const ctx = writeContext(request);
-        const image = await images.upload(ctx, declared, request.body);
+        // Stored as a photo: deleted once it is replaced and nothing else shows it.
+        const image = await images.upload(ctx, declared, request.body, 'photo');
         const user = await users.setPhoto(access, ctx, request.params.userId, image.imageId, ifMatchOf(request.headers['if-match']));
         return withEtag(reply, user);
       },
@@ -72,7 +73,8 @@ export function photoRoutes(deps: { guards: Guards; billing: BillingHooks; users
         schema: {
           operationId: 'deleteUserPhoto',
           summary: "Remove a user's photo (the user themself, or an admin)",
-          description: "Clears `photoImageId` and answers the user; the image stays among the org's images.",
+          description:
+            "Clears `photoImageId` and answers the user. A photo uploaded through `POST …/photo` (or set by a directory sync) is deleted with it unless something else shows it (another user's photo, the logo, a template, a campaign); an image uploaded through `POST …/images` stays.",
           tags: ['users'],
           params: userParams,
           response: { 200: userSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PRECONDITION_FAILED', 'PAYMENT_REQUIRED') },

@@ -20,6 +20,7 @@ import { imagesRepo } from '../store/repositories/images.ts';
 import { badRequest } from '../kernel/errors.ts';
 import { mergeLinks } from '../lib/profile.ts';
 import { checkAttributes, mergeAttributes } from './attributes.ts';
+import type { Logger } from '../log.ts';
 
 /** The org's rules for profiles: which fields members edit, which custom fields exist. */
 async function profileRules(db: Db, orgId: string) {
@@ -75,6 +76,13 @@ export type UserCreate = UserProfile & {
   attributes?: Record<string, string | null> | undefined;
 };
 
+/**
+ * Deletes a photo that was replaced or removed, when it was stored as a photo and nothing else
+ * shows it (src/images/service.ts, `release`): a member uploading photo after photo would
+ * otherwise fill the org's 500 images and 50 MB with ones no one sees.
+ */
+export type ReleasePhoto = (ctx: WriteContext, imageId: string) => Promise<unknown>;
+
 /** Runs before a user is created or restored, inside its transaction (the seat cap lives here). */
 export type SeatCheck = (tx: Db, orgId: string) => Promise<void>;
 
@@ -89,9 +97,22 @@ const EMAIL_INDEXES = ['users_org_email_live', 'users_email_live'];
 const isEmailTaken = (err: unknown) => EMAIL_INDEXES.some((index) => isUniqueViolation(err, index));
 const emailTaken = (email: string) => conflict(`The email address ${email} already belongs to a user, in this or another organisation.`, { field: 'email' });
 
-export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCheck?: SeatCheck; passwords?: PasswordHasher; invite?: Invite }) {
+export function createUserService(deps: {
+  db: Db;
+  invalidate: Invalidate;
+  seatCheck?: SeatCheck;
+  passwords?: PasswordHasher;
+  invite?: Invite;
+  releasePhoto?: ReleasePhoto;
+  logger?: Logger;
+}) {
   const { db, invalidate } = deps;
   const passwords = deps.passwords ?? scryptHasher;
+  /** After the change committed: a failure here leaves the image behind, never fails the change. */
+  const release = async (ctx: WriteContext, imageId: string | null | undefined) => {
+    if (!imageId || !deps.releasePhoto) return;
+    await deps.releasePhoto(ctx, imageId).catch((err: unknown) => deps.logger?.warn({ err, imageId }, 'a replaced photo was not deleted'));
+  };
   return {
     async get(orgId: string, userId: string): Promise<User> {
       const user = await usersRepo.find(db, orgId, userId);
@@ -206,6 +227,7 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
           return updated;
         });
         invalidate.userChanged(ctx.orgId, userId);
+        if (photoImageId !== undefined && target.photo_image_id !== photoImageId) await release(ctx, target.photo_image_id);
         return toUser(user);
       } catch (err) {
         if (isEmailTaken(err)) throw emailTaken(patch.email ?? '');
@@ -222,10 +244,19 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
       return target;
     },
 
-    /** Sets (an uploaded image of the org's) or clears the photo; `If-Match`, when sent, must be current. */
+    /**
+     * Sets (an uploaded image of the org's) or clears the photo; `If-Match`, when sent, must be
+     * current. A photo just uploaded that does not become the user's (a stale If-Match, a
+     * concurrent change) is deleted: repeated refused uploads would otherwise fill the org's images.
+     */
     async setPhoto(access: Access, ctx: WriteContext, userId: string, imageId: string | null, ifMatch: number | undefined): Promise<User> {
-      const target = await this.checkPhotoEdit(access, ctx.orgId, userId);
-      return this.update(access, ctx, userId, { version: target.version, ifMatch }, { photoImageId: imageId });
+      try {
+        const target = await this.checkPhotoEdit(access, ctx.orgId, userId);
+        return await this.update(access, ctx, userId, { version: target.version, ifMatch }, { photoImageId: imageId });
+      } catch (err) {
+        await release(ctx, imageId);
+        throw err;
+      }
     },
 
     async remove(access: Access, ctx: WriteContext, userId: string): Promise<void> {
@@ -241,6 +272,8 @@ export function createUserService(deps: { db: Db; invalidate: Invalidate; seatCh
         await oidcRepo.revokeAccount(tx, userId);
       });
       invalidate.userChanged(ctx.orgId, userId);
+      // A deleted user's photo shows nowhere any more (only live users' photos count as uses).
+      await release(ctx, target.photo_image_id);
     },
   };
 }

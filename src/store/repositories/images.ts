@@ -1,11 +1,11 @@
 import { sql } from 'kysely';
 import type { Db } from '../db.ts';
-import type { ImageContentType, ImageRow } from '../schema.ts';
+import type { ImageContentType, ImageOrigin, ImageRow } from '../schema.ts';
 
 /** An image without its bytes: what lists and uploads answer. */
 export type ImageMeta = Omit<ImageRow, 'data'>;
 
-const META = ['id', 'seq', 'org_id', 'content_type', 'width', 'height', 'bytes', 'sha256', 'created_at', 'deleted_at'] as const;
+const META = ['id', 'seq', 'org_id', 'content_type', 'width', 'height', 'bytes', 'sha256', 'origin', 'created_at', 'deleted_at'] as const;
 
 /** What shows an image: the org's logo, users' photos, templates (html or design), campaigns' variants. */
 export interface ImageUses {
@@ -29,6 +29,8 @@ export const imagesRepo = {
       bytes: number;
       sha256: string;
       data: Uint8Array | null;
+      /** 'upload' when not said. */
+      origin?: ImageOrigin;
     },
   ): Promise<ImageMeta> {
     const { data } = image;
