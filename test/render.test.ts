@@ -96,6 +96,41 @@ describe('templates as untrusted input, and rendering', () => {
     }
   });
 
+  test('a signature refused for its limits costs a render once per version: a retry is answered from the cache, naming the template, not body.html', async () => {
+    const o = await createOrg(server);
+    // Cheap for the sample person a save renders with (ada@example.com), past the CPU limit for anyone else.
+    const t = await createTemplate(server, o, {
+      html: '{% unless user.email contains "example.com" %}{% for i in (1..300) %}{% for j in (1..300) %}{% for k in (1..300) %}{% endfor %}{% endfor %}{% endfor %}{% endunless %}ok',
+    });
+    const user = await createUser(server, o);
+    const cacheCounts = async () => {
+      const text = await (await fetch(`${server.url}/metrics`)).text();
+      const count = (result: string) => Number(new RegExp(`^render_cache_requests_total\\{result="${result}"\\} (\\d+)`, 'm').exec(text)?.[1]);
+      return { hit: count('hit'), miss: count('miss') };
+    };
+    const before = await cacheCounts();
+    const first = refused(await render(o, user.userId, { templateId: t.templateId }), 400).error;
+    // The request sent no html: the refusal names the template and its part, for this user.
+    assert.equal(first.details?.field, 'templateId');
+    assert.equal(first.details?.part, 'html');
+    assert.ok(!/body\./.test(first.message), first.message);
+    assert.match(first.message, /^The template's html part exceeds the render limits \(100 ms of CPU time, .*\) with this user's values/);
+    const afterFirst = await cacheCounts();
+    assert.deepEqual(afterFirst, { hit: before.hit, miss: before.miss + 1 });
+    // The retries are the same refusal, found where outputs are: no render thread works on them.
+    for (let i = 0; i < 3; i++) assert.deepEqual(refused(await render(o, user.userId, { templateId: t.templateId }), 400).error.message, first.message);
+    assert.deepEqual(await cacheCounts(), { hit: afterFirst.hit + 3, miss: afterFirst.miss });
+    // A new version of the user is a new signature, rendered again.
+    ok(
+      await api(server, o).PATCH('/v1/orgs/{orgId}/users/{userId}', {
+        params: { path: { orgId: o.orgId, userId: user.userId } },
+        body: { email: `renamed-${user.userId.slice(0, 8)}@example.com`, version: user.version },
+      }),
+      200,
+    );
+    assert.match((await rendered(o, user.userId, { templateId: t.templateId })).html, /ok/);
+  });
+
   test('output over RENDER_LIMIT_BYTES is 413 saying how large it was', async () => {
     const o = await createOrg(server);
     const user = await createUser(server, o, { name: 'N'.repeat(200) });

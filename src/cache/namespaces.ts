@@ -17,7 +17,7 @@ import { entryBound } from '../lib/lru.ts';
 import type { OrgWithUsage } from '../store/repositories/orgs.ts';
 import type { CampaignRow, StoredRule, TemplateRow, UserRow } from '../store/schema.ts';
 import type { Principal } from '../kernel/principal.ts';
-import type { Rendered } from '../kernel/rendered.ts';
+import type { Rendered, RenderRefused } from '../kernel/rendered.ts';
 import { ReadCache } from './read-cache.ts';
 
 /** What an API key's hash resolves to; `revoked` is cached too, so a revoked key costs no query. */
@@ -54,6 +54,27 @@ export interface CacheSettings {
 /** How long a cached database row lives in each mode (Infinity: until forgotten or pushed out). */
 export const rowLifetimeMs = (s: CacheSettings): number => (s.mode === 'embedded' ? Number.POSITIVE_INFINITY : s.ttlMs);
 
+/** What the render service answered for a signature (render/service.ts), keyed by versions. */
+function renderResults() {
+  return {
+    /**
+     * Rendered output by `templateId:version:userId:version:orgVersion`: a write to any of the
+     * three bumps a version, so the next render misses; old entries age out. Bounded by bytes too.
+     */
+    renderOutputs: new LRUCache<string, Rendered>({
+      max: 20_000,
+      maxSize: 64 * 1024 * 1024,
+      sizeCalculation: (r) => r.bytes * 2 + r.text.length * 2 + 64,
+    }),
+    /**
+     * A render's refusal (the template past its limits with this user's values), by the key of
+     * `renderOutputs`: a retry of a refused signature is answered from here rather than costing a
+     * render thread's time again, until a version in the key changes. Bounded by count.
+     */
+    renderRefusals: new LRUCache<string, RenderRefused>(entryBound(20_000)),
+  };
+}
+
 export function createCaches(settings: CacheSettings) {
   const ttlMs = rowLifetimeMs(settings);
   const caches = {
@@ -86,15 +107,7 @@ export function createCaches(settings: CacheSettings) {
      * Forgotten by the org's endpoint writes.
      */
     webhookRendered: new ReadCache<{ subscribed: boolean }>({ max: 20_000, ttlMs }),
-    /**
-     * Rendered output by `templateId:version:userId:version:orgVersion`: a write to any of the
-     * three bumps a version, so the next render misses; old entries age out. Bounded by bytes too.
-     */
-    renderOutputs: new LRUCache<string, Rendered>({
-      max: 20_000,
-      maxSize: 64 * 1024 * 1024,
-      sizeCalculation: (r) => r.bytes * 2 + r.text.length * 2 + 64,
-    }),
+    ...renderResults(),
     /**
      * An image's type, ETag and (PostgreSQL) bytes by image id, for the public route mail clients fetch (images/service.ts). An
      * id always names the same bytes, so only a deletion makes an entry stale: forgotten by it, and

@@ -1,5 +1,8 @@
 // A user's rendered signature: what the render service answers and its output cache holds
-// (cache/namespaces.ts), declared here so the cache need not import the render capability.
+// (cache/namespaces.ts), declared here so the cache need not import the render capability; and a
+// render's refusal, which the cache remembers the same way.
+import type { ErrorCode, ErrorDetails } from './errors.ts';
+
 export interface Rendered {
   userId: string;
   templateId: string | null;
@@ -9,4 +12,11 @@ export interface Rendered {
   text: string;
   bytes: number;
   warnings: string[];
+}
+
+/** A render thread's verdict that a template breaks its limits with one user's values (a 400 or a 413). */
+export interface RenderRefused {
+  code: ErrorCode;
+  message: string;
+  details: ErrorDetails | undefined;
 }

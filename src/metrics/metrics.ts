@@ -55,7 +55,7 @@ export function createMetrics(): Metrics {
   const rendersReported = { hit: 0, miss: 0 };
   const renderCache = new Counter({
     name: 'render_cache_requests_total',
-    help: 'Rendered-signature cache lookups, by result (hit or miss).',
+    help: 'Rendered-signature cache lookups, by result (hit or miss); a refusal remembered for the same versions is a hit.',
     labelNames: ['result'] as const,
     registers: [registry],
     collect() {

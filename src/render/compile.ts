@@ -4,7 +4,7 @@
 // thread's own CPU time, so the same template passes whether the machine is idle or busy.
 import type { Template } from 'liquidjs';
 import { AppError } from '../kernel/errors.ts';
-import { htmlLiquid, KNOWN_LIST, LIMITS, parseTemplate, renderTemplate, textLiquid, unknownVariables } from './liquid.ts';
+import { htmlLiquid, KNOWN_LIST, LIMITS, parseTemplate, refusalSubject, renderTemplate, textLiquid, unknownVariables, type TemplateOrigin } from './liquid.ts';
 import { prepareTemplateHtml, renderWarnings, sanitizeRendered, TemplateRefused } from './email-html.ts';
 import { clientSupportWarnings } from './email-support.ts';
 
@@ -110,17 +110,20 @@ export function coarseThreadCpuMs(): number {
 }
 
 /** A check to call between steps: refuses once the thread has spent `ms` of CPU since it was made. */
-export function cpuBudget(ms: number, field: string): () => void {
+export function cpuBudget(ms: number, origin: TemplateOrigin = 'body'): () => void {
   const start = threadCpuMs();
+  const { field, subject, context } = refusalSubject(origin, 'html');
   return () => {
     if (threadCpuMs() - start > ms) {
-      throw new AppError('BAD_REQUEST', `${field}: the template needs more than ${ms} ms of CPU time to prepare; simplify it.`, { details: { field } });
+      throw new AppError('BAD_REQUEST', `${subject} needs more than ${ms} ms of CPU time to prepare${context}; simplify it.`, {
+        details: origin === 'body' ? { field } : { field, part: 'html' },
+      });
     }
   };
 }
 
 export async function compileTemplate(input: { html: string; text: string }): Promise<{ htmlPrepared: string; parsed: Parsed; warnings: string[] }> {
-  const check = cpuBudget(COMPILE_CPU_MS, 'body.html');
+  const check = cpuBudget(COMPILE_CPU_MS);
   // Syntax errors are reported against the admin's own source (its lines and columns).
   parseTemplate(input.html, 'html');
   const text = parseTemplate(input.text, 'text');
@@ -151,15 +154,18 @@ export function parseSaved(t: { htmlPrepared: string; text: string }): Parsed {
   return { html: parseTemplate(t.htmlPrepared, 'html'), text: parseTemplate(t.text, 'text') };
 }
 
-/** A user's signature from a parsed template: rendered under the limits, then sanitized. */
-export async function renderSignature(p: Parsed, scope: Scope, limitBytes: number): Promise<RenderedParts> {
-  const raw = renderTemplate(p.html, htmlLiquid, scope, 'html');
-  const text = renderTemplate(p.text, textLiquid, scope, 'text');
+/**
+ * A user's signature from a parsed template: rendered under the limits, then sanitized. `origin`
+ * says what a refusal names: the request's html (a preview) or the saved template (a render).
+ */
+export async function renderSignature(p: Parsed, scope: Scope, limitBytes: number, origin: TemplateOrigin): Promise<RenderedParts> {
+  const raw = renderTemplate(p.html, htmlLiquid, scope, 'html', origin);
+  const text = renderTemplate(p.text, textLiquid, scope, 'text', origin);
   // Far over the limit (the memory limit allows 2 MB) it is refused unsanitized: removing tags
   // cannot bring it under, and sanitizing megabytes would only spend CPU.
   const rawBytes = Buffer.byteLength(raw, 'utf8');
   if (rawBytes > limitBytes * 8) throw tooLarge(rawBytes, limitBytes);
-  const check = cpuBudget(LIMITS.renderMs, 'body.html');
+  const check = cpuBudget(LIMITS.renderMs, origin);
   const { html, removedDataImage } = sanitizeRendered(raw);
   check();
   const bytes = Buffer.byteLength(html, 'utf8');

@@ -120,23 +120,39 @@ export function unknownVariables(templates: Template[], liquid: Liquid): string[
 }
 
 /**
+ * What a template being rendered came from: the request's body (a save, a preview), or a saved
+ * template rendered for a user (a render, the signature and add-in routes, a push, the gateway).
+ * A refusal names what failed: `body.html` only where the request sent html; a render's request
+ * sent at most the template's id, so its refusal names the template and its part.
+ */
+export type TemplateOrigin = 'body' | 'saved';
+
+/** The field a refusal names, and the subject its message begins with. */
+export function refusalSubject(origin: TemplateOrigin, part: 'html' | 'text'): { field: string; subject: string; context: string } {
+  return origin === 'body'
+    ? { field: `body.${part}`, subject: `body.${part}: the template`, context: '' }
+    : { field: 'templateId', subject: `The template's ${part} part`, context: " with this user's values" };
+}
+
+/**
  * Renders under the limits; a template that breaks them is the client's problem (4xx). Synchronous:
  * no filter or tag here does I/O, and in the render thread nothing else waits, while the async
  * render drove every node through a promise (a seventh of a first render).
  */
-export function renderTemplate(templates: Template[], liquid: Liquid, scope: object, field: 'html' | 'text'): string {
+export function renderTemplate(templates: Template[], liquid: Liquid, scope: object, part: 'html' | 'text', origin: TemplateOrigin = 'body'): string {
   try {
     return liquid.renderSync(templates, scope);
   } catch (err) {
     const message = err instanceof Error ? err.message.replace(/, line:\d+, col:\d+$/, '') : String(err);
     const limit = /limit exceeded/.test(message);
+    const { field, subject, context } = refusalSubject(origin, part);
     // A limit is the template's doing, like a syntax error: 400 (docs/api.md, "Rendering and the pixel").
     throw new AppError(
       'BAD_REQUEST',
       limit
-        ? `body.${field}: the template exceeds the render limits (${LIMITS.renderMs} ms of CPU time, ${LIMITS.memory} bytes of memory): ${message}.`
-        : `body.${field}: the template failed to render: ${message}.`,
-      { details: { field: `body.${field}` } },
+        ? `${subject} exceeds the render limits (${LIMITS.renderMs} ms of CPU time, ${LIMITS.memory} bytes of memory)${context}: ${message}.`
+        : `${subject} failed to render${context}: ${message}.`,
+      { details: origin === 'body' ? { field } : { field, part } },
     );
   }
 }

@@ -55,7 +55,7 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     try {
       result = await pool.run(task, { signal: abort.signal });
     } catch (err) {
-      throw classify(err, task.kind === 'renders' ? 'templateId' : 'body.html', timeoutMs);
+      throw classify(err, task.kind, timeoutMs);
     } finally {
       clearTimeout(timer);
     }
@@ -109,20 +109,29 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
   };
 }
 
+/**
+ * A render thread's verdict on a template (its limits, its output's size): the same template with
+ * the same values gets the same one, so the render service may remember it (service.ts). What
+ * the pool itself decides (the safety net, a full queue) depends on the moment, and is not one.
+ */
+export class TemplateRefusal extends AppError {}
+
 function refusal(error: { code: AppError['code']; message: string; details: AppError['details'] }): AppError {
-  return new AppError(error.code, error.message, error.details ? { details: error.details } : {});
+  return new TemplateRefusal(error.code, error.message, error.details ? { details: error.details } : {});
 }
 
-function classify(err: unknown, field: string, timeoutMs: number): unknown {
+function classify(err: unknown, kind: RenderTask['kind'], timeoutMs: number): unknown {
   const e = err as { name?: string; code?: string; message?: string };
+  // A render's request sent no html (at most the template's id): its refusal names the template.
+  const [field, subject] = kind === 'renders' ? ['templateId', "The template, with this user's values,"] : ['body.html', 'body.html: the template'];
   if (e.name === 'AbortError') {
-    return new AppError('BAD_REQUEST', `${field}: the template took longer than ${timeoutMs / 1000} s to process; simplify it.`, {
+    return new AppError('BAD_REQUEST', `${subject} took longer than ${timeoutMs / 1000} s to process; simplify it.`, {
       details: { field },
       internal: err,
     });
   }
   if (e.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-    return new AppError('BAD_REQUEST', `${field}: the template needs too much memory to process; simplify it.`, { details: { field }, internal: err });
+    return new AppError('BAD_REQUEST', `${subject} needs too much memory to process; simplify it.`, { details: { field }, internal: err });
   }
   if (e.message === 'Task queue is at limit') {
     return new AppError('SERVICE_UNAVAILABLE', 'Too many templates are being processed right now; retry shortly.', { internal: err });

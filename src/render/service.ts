@@ -14,7 +14,7 @@ import { AppError, notFound } from '../kernel/errors.ts';
 import type { OrgService } from '../orgs/module.ts';
 import type { OrgWithUsage } from '../store/repositories/orgs.ts';
 import type { Scope } from './compile.ts';
-import type { RenderPool } from './pool.ts';
+import { TemplateRefusal, type RenderPool } from './pool.ts';
 import type { Compose, RuleService } from '../rules/module.ts';
 import type { CampaignBanner, CampaignService } from '../campaigns/module.ts';
 import type { ClickTarget, PixelCampaign } from '../clicks/module.ts';
@@ -121,7 +121,7 @@ export function createRenderService(deps: {
   onRendered?: RenderedListener;
 }) {
   const { db } = deps;
-  const { renderUsers: users, templates, defaultTemplates: defaults, renderOutputs: outputs } = deps.caches;
+  const { renderUsers: users, templates, defaultTemplates: defaults, renderOutputs: outputs, renderRefusals: refusals } = deps.caches;
   const cachedRenderFor = warmRenders(deps);
   // Renders under way, by output key: not a cache (an entry lives while its render runs).
   const producing = new Map<string, Promise<Rendered>>();
@@ -212,8 +212,13 @@ export function createRenderService(deps: {
     // The campaign part changes when one starts, ends or changes for this user: a new key, a new render.
     const key = `${template.id}:${template.version}:${user.id}:${user.version}:${org.version}:${campaign?.key ?? '-'}`;
     const hit = outputs.get(key);
-    deps.metrics?.renderCache(hit !== undefined);
+    // A refusal is remembered like an output: a signature past the limits for this user costs a
+    // render thread's time once per version, however often it is asked for again (retries, a
+    // client's loop), and the thread stays free for everyone else's work.
+    const refused = hit ? undefined : refusals.get(key);
+    deps.metrics?.renderCache(hit !== undefined || refused !== undefined);
     if (hit) return { rendered: { ...hit, ruleId }, campaign };
+    if (refused) throw new AppError(refused.code, refused.message, refused.details ? { details: refused.details } : {});
     // Concurrent first renders of one signature (a mail burst from one user) share one task.
     let pending = producing.get(key);
     if (!pending) {
@@ -245,6 +250,10 @@ export function createRenderService(deps: {
           outputs.set(key, result);
           if (shown) showsBanner.add(result);
           return result;
+        })
+        .catch((err: unknown) => {
+          if (err instanceof TemplateRefusal) refusals.set(key, { code: err.code, message: err.message, details: err.details });
+          throw err;
         })
         .finally(() => producing.delete(key));
       producing.set(key, pending);

@@ -31,7 +31,7 @@ async function renderOne(item: RenderItem): Promise<RenderedParts> {
     p = parseSaved(item);
     parsed.set(item.key, p);
   }
-  return renderSignature(p, item.scope, item.limitBytes);
+  return renderSignature(p, item.scope, item.limitBytes, 'saved');
 }
 
 async function run(task: RenderTask): Promise<Compiled | RenderedParts | TaskResult<RenderedParts>[]> {
@@ -47,7 +47,7 @@ async function run(task: RenderTask): Promise<Compiled | RenderedParts | TaskRes
     }
     case 'preview': {
       const compiled = await compileTemplate(task);
-      const result = await renderSignature(compiled.parsed, task.scope, task.limitBytes);
+      const result = await renderSignature(compiled.parsed, task.scope, task.limitBytes, 'body');
       return { ...result, warnings: [...compiled.warnings, ...result.warnings] };
     }
   }
