@@ -46,6 +46,30 @@ export const blockSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('html'), html: z.string().min(1).max(20_000) }),
 ]);
 
+/**
+ * The most characters a design's html blocks hold together: the template a design compiles to is
+ * at most 100,000 characters (Liquid's parse limit, src/render/liquid.ts), so more can never save;
+ * refused here, before the compiler spends the event loop on reading every block's text
+ * (30 blocks of 20,000 characters took ~110 ms of it only to be refused in the render thread).
+ */
+export const HTML_BLOCKS_MAX_CHARS = 100_000;
+
+/** A 400 naming the html block that brings the design's html past HTML_BLOCKS_MAX_CHARS. */
+function htmlWithinCap(blocks: { type: string; html?: string }[], ctx: z.RefinementCtx): void {
+  let total = 0;
+  for (const [i, block] of blocks.entries()) {
+    total += block.type === 'html' ? (block.html?.length ?? 0) : 0;
+    if (total > HTML_BLOCKS_MAX_CHARS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [i, 'html'],
+        message: `the html blocks up to this one hold ${total} characters; together they may hold at most ${HTML_BLOCKS_MAX_CHARS} (a template's size)`,
+      });
+      return;
+    }
+  }
+}
+
 export const designSchema = z.strictObject({
   version: z.literal(1),
   layout: z.enum(['stacked', 'side-by-side', 'compact']),
@@ -56,7 +80,7 @@ export const designSchema = z.strictObject({
     accentColor: color,
     linkColor: color,
   }),
-  blocks: z.array(blockSchema).min(1).max(30),
+  blocks: z.array(blockSchema).min(1).max(30).superRefine(htmlWithinCap),
 });
 
 export type Design = z.infer<typeof designSchema>;
