@@ -25,10 +25,12 @@ describe('render worker pool', () => {
     const template = (n: number) => `{% for i in (1..${n}) %}{% for j in (1..100) %}{{ i }}{% endfor %}{% endfor %}`;
     let n = 20;
     for (;;) {
-      const compiled = await pool.compile({ html: template(n), text: '' }).catch((e: unknown) => e);
+      const compiled = await pool.compile({ orgId: 'test', html: template(n), text: '' }).catch((e: unknown) => e);
       assert.ok(!(compiled instanceof Error), `calibration refused at ${n}: ${String(compiled)}`);
       const started = performance.now();
-      await pool.render({ key: `cal:${n}`, htmlPrepared: template(n), text: '', scope: SAMPLE_SCOPE, limitBytes: 10_000_000 }).catch(() => undefined);
+      await pool
+        .render({ orgId: 'test', key: `cal:${n}`, htmlPrepared: template(n), text: '', scope: SAMPLE_SCOPE, limitBytes: 10_000_000 })
+        .catch(() => undefined);
       if (performance.now() - started >= 40 || n > 20_000) break;
       n = Math.ceil(n * 1.5);
     }
@@ -36,14 +38,14 @@ describe('render worker pool', () => {
     const busy = spinners(6);
     try {
       const wallStarted = performance.now();
-      const rendered = await pool.render({ key: `busy:${n}`, htmlPrepared, text: '', scope: SAMPLE_SCOPE, limitBytes: 10_000_000 });
+      const rendered = await pool.render({ orgId: 'test', key: `busy:${n}`, htmlPrepared, text: '', scope: SAMPLE_SCOPE, limitBytes: 10_000_000 });
       const wallMs = performance.now() - wallStarted;
       assert.ok(rendered.bytes > 0);
       console.log(`a render of 40-60 ms (wall clock, idle) took ${wallMs.toFixed(0)} ms of wall clock with 6 busy threads on this machine`);
       // Forty times the work is past the limit, busy or not (a busy machine's 40 ms of wall clock
       // may be far less CPU).
       const heavy = await pool
-        .render({ key: `heavy:${n}`, htmlPrepared: template(n * 40), text: '', scope: SAMPLE_SCOPE, limitBytes: 10_000_000 })
+        .render({ orgId: 'test', key: `heavy:${n}`, htmlPrepared: template(n * 40), text: '', scope: SAMPLE_SCOPE, limitBytes: 10_000_000 })
         .catch((e: unknown) => e);
       assert.ok(heavy instanceof AppError && heavy.code === 'BAD_REQUEST', String(heavy));
       assert.match(heavy.message, /CPU time/);
@@ -57,7 +59,8 @@ describe('render worker pool', () => {
     try {
       await idle.warm();
       assert.equal(idle.threads(), 1);
-      const render = (key: string) => idle.render({ key, htmlPrepared: '<p>{{ user.name }}</p>', text: '', scope: SAMPLE_SCOPE, limitBytes: LIMIT });
+      const render = (key: string) =>
+        idle.render({ orgId: 'test', key, htmlPrepared: '<p>{{ user.name }}</p>', text: '', scope: SAMPLE_SCOPE, limitBytes: LIMIT });
       assert.match((await render('first')).html, /<p>.+<\/p>/);
       await waitFor(() => idle.threads() === 0, 'the idle thread to stop', 10_000);
       // Work after it stopped waits for a new thread, and is answered as before.
@@ -85,7 +88,7 @@ describe('render worker pool', () => {
   test('the wall-clock safety net ends a stuck task with a 400 naming the field; the pool goes on', async () => {
     const strict = createRenderPool({ threads: 1, timeoutMs: 1 });
     try {
-      const err = await strict.compile({ html: '<p>{{ user.name }}</p>', text: '' }).catch((e: unknown) => e);
+      const err = await strict.compile({ orgId: 'test', html: '<p>{{ user.name }}</p>', text: '' }).catch((e: unknown) => e);
       assert.ok(err instanceof AppError, String(err));
       assert.equal(err.code, 'BAD_REQUEST');
       assert.equal(err.details?.field, 'body.html');
@@ -93,17 +96,24 @@ describe('render worker pool', () => {
     } finally {
       await strict.close();
     }
-    const ok = await pool.compile({ html: '<p>{{ user.name }}</p>', text: '' });
+    const ok = await pool.compile({ orgId: 'test', html: '<p>{{ user.name }}</p>', text: '' });
     assert.equal(ok.htmlPrepared, '<p>{{ user.name }}</p>');
   });
 
   test('output over the limit is 413; refusals come back as the error they are', async () => {
     const big = await pool
-      .render({ key: 'big', htmlPrepared: `{% for i in (1..2000) %}<p>{{ user.name }}</p>{% endfor %}`, text: '', scope: SAMPLE_SCOPE, limitBytes: LIMIT })
+      .render({
+        orgId: 'test',
+        key: 'big',
+        htmlPrepared: `{% for i in (1..2000) %}<p>{{ user.name }}</p>{% endfor %}`,
+        text: '',
+        scope: SAMPLE_SCOPE,
+        limitBytes: LIMIT,
+      })
       .catch((e: unknown) => e);
     assert.ok(big instanceof AppError && big.code === 'PAYLOAD_TOO_LARGE', String(big));
     assert.equal(big.details?.limitBytes, LIMIT);
-    const syntax = await pool.compile({ html: '{{ user.name', text: '' }).catch((e: unknown) => e);
+    const syntax = await pool.compile({ orgId: 'test', html: '{{ user.name', text: '' }).catch((e: unknown) => e);
     assert.ok(syntax instanceof AppError && syntax.code === 'BAD_REQUEST', String(syntax));
   });
 });

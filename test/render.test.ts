@@ -6,6 +6,9 @@ import { createOrgWithoutTemplates as createOrg, createTemplate, createUser, typ
 import { PIXEL } from '../src/tracking/routes.ts';
 import { usersRepo } from '../src/store/repositories/users.ts';
 import { api, ok, refused } from './helpers/api.ts';
+import { waitFor } from './helpers/wait.ts';
+
+const DESIGN_STYLE = { fontFamily: 'arial', fontSize: 13, textColor: '#222222', accentColor: '#0055aa', linkColor: '#0055aa' } as const;
 
 describe('templates as untrusted input, and rendering', () => {
   let server: TestServer;
@@ -129,6 +132,36 @@ describe('templates as untrusted input, and rendering', () => {
       200,
     );
     assert.match((await rendered(o, user.userId, { templateId: t.templateId })).html, /ok/);
+  });
+
+  test("one org's renders past the CPU limit do not hold another org's work: its compile is served before most of them", async () => {
+    const noisy = await createOrg(server);
+    const quiet = await createOrg(server);
+    const t = await createTemplate(server, noisy, {
+      html: '{% unless user.email contains "example.com" %}{% for i in (1..300) %}{% for j in (1..300) %}{% for k in (1..300) %}{% endfor %}{% endfor %}{% endfor %}{% endunless %}ok',
+    });
+    // Eight users: eight signatures, none answered from a remembered refusal; each costs ~100 ms of a thread.
+    const users = await Promise.all(Array.from({ length: 8 }, () => createUser(server, noisy)));
+    const misses = async () => Number(/^render_cache_requests_total\{result="miss"\} (\d+)/m.exec(await (await fetch(`${server.url}/metrics`)).text())?.[1]);
+    const before = await misses();
+    let answered = 0;
+    const renders = users.map((u) =>
+      render(noisy, u.userId, { templateId: t.templateId }).then((res) => {
+        answered++;
+        return res;
+      }),
+    );
+    // Every render has missed the cache, so all eight wait for a render thread, before the quiet org asks.
+    await waitFor(async () => (await misses()) >= before + 8, 'the noisy renders to be queued');
+    const compiled = await api(server, quiet).POST('/v1/orgs/{orgId}/templates/compile', {
+      params: { path: { orgId: quiet.orgId } },
+      body: { design: { version: 1, layout: 'stacked', style: DESIGN_STYLE, blocks: [{ type: 'identity', show: ['name'] }] } },
+    });
+    const answeredBefore = answered;
+    ok(compiled, 200);
+    for (const res of await Promise.all(renders)) refused(res, 400);
+    // Served in turn: at most the render in flight and one more of the noisy org's go before it.
+    assert.ok(answeredBefore <= 2, `${answeredBefore} of the noisy org's 8 renders were answered before the quiet org's compile`);
   });
 
   test('output over RENDER_LIMIT_BYTES is 413 saying how large it was', async () => {

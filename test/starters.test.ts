@@ -71,7 +71,7 @@ describe('starter templates', () => {
     for (const s of STARTERS) {
       assert.deepEqual(designSchema.parse(s.design), s.design, `${s.starterId}: a valid design`);
       assert.deepEqual(compileDesign(s.design, { baseUrl: BASE, images: new Map() }).warnings, [], `${s.starterId}: no compiler warning`);
-      const compiled = await pool.compile({ html: s.html, text: s.text });
+      const compiled = await pool.compile({ orgId: 'test', html: s.html, text: s.text });
       assert.equal(compiled.htmlPrepared, s.html, `${s.starterId}: html_prepared = html`);
       assert.deepEqual(compiled.warnings, [], s.starterId);
       assertEmailSafe(s.html, s.starterId);
@@ -79,11 +79,11 @@ describe('starter templates', () => {
       assert.equal(s.thumbnailUrl, `${BASE}/v1/starters/${s.starterId}/thumbnail.png`);
       // Rendered for a person with every field and for one with almost none.
       const saved = { key: s.starterId, htmlPrepared: s.html, text: s.text, limitBytes: 30_720 };
-      const full = await pool.render({ ...saved, scope: SAMPLE_SCOPE });
+      const full = await pool.render({ orgId: 'test', ...saved, scope: SAMPLE_SCOPE });
       assert.match(full.html, /Ada Lovelace/);
       assert.deepEqual(full.warnings, [], `${s.starterId}: renders within Gmail's limit`);
       assertEmailSafe(full.html, `${s.starterId} rendered`);
-      const sparse = await pool.render({ ...saved, scope: EMPTY });
+      const sparse = await pool.render({ orgId: 'test', ...saved, scope: EMPTY });
       assert.match(sparse.html, /Bo/);
       assert.doesNotMatch(sparse.html, /href=""|src=""|\(\)/, `${s.starterId}: no empty link, image or pronouns`);
       assert.doesNotMatch(sparse.text, /\n\n\n|^[A-Z]: *$/m, `${s.starterId}: no empty lines or labels`);

@@ -68,8 +68,15 @@ after(() => pool.close());
 /** Saves the compiled template as the service does, then renders it for a person. */
 async function render(d: Design, scope: object) {
   const compiled = compileDesign(designSchema.parse(d), ctx);
-  const saved = await pool.compile({ html: compiled.html, text: compiled.text });
-  const out = await pool.render({ key: randomUUID(), htmlPrepared: saved.htmlPrepared, text: compiled.text, scope: scope as never, limitBytes: 30_720 });
+  const saved = await pool.compile({ orgId: 'test', html: compiled.html, text: compiled.text });
+  const out = await pool.render({
+    orgId: 'test',
+    key: randomUUID(),
+    htmlPrepared: saved.htmlPrepared,
+    text: compiled.text,
+    scope: scope as never,
+    limitBytes: 30_720,
+  });
   // Links go through `track`; here each mark becomes the user's tracked URL (a stand-in).
   const html = resolveTrackMarks(out.html, (d) => `https://sig.example/v1/c/[${d}]`);
   const text = resolveTrackMarks(out.text, (d) => `https://sig.example/v1/c/[${d}]`, false);

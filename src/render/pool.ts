@@ -4,14 +4,15 @@
 // replaces a worker stuck where no check runs, and a memory ceiling ends one that balloons.
 import { Piscina } from 'piscina';
 import { AppError } from '../kernel/errors.ts';
-import { Batcher } from '../store/batcher.ts';
+import { FairQueue } from './fair-queue.ts';
 import type { RenderedParts, Scope } from './compile.ts';
 import type { Compiled, RenderItem, RenderTask, TaskOutput, TaskResult } from './worker.ts';
 
+/** Every piece of work names the org it is for: the orgs' work is served in turn (fair-queue.ts). */
 export interface RenderPool {
-  compile(input: { html: string; text: string }): Promise<Compiled>;
-  render(task: { key: string; htmlPrepared: string; text: string; scope: Scope; limitBytes: number }): Promise<RenderedParts>;
-  preview(task: { html: string; text: string; scope: Scope; limitBytes: number }): Promise<RenderedParts>;
+  compile(input: { orgId: string; html: string; text: string }): Promise<Compiled>;
+  render(task: { orgId: string; key: string; htmlPrepared: string; text: string; scope: Scope; limitBytes: number }): Promise<RenderedParts>;
+  preview(task: { orgId: string; html: string; text: string; scope: Scope; limitBytes: number }): Promise<RenderedParts>;
   /** Starts the threads now, so the first template work does not wait for them to load. */
   warm(): Promise<void>;
   /** The threads running now (idle ones stop after `idleMs`). */
@@ -21,13 +22,32 @@ export interface RenderPool {
 
 export interface RenderPoolOptions {
   threads: number;
-  /** Wall-clock bound of one task, queueing included: the safety net, far above the CPU limits. */
+  /** Wall-clock bound of one task on a thread, and of its wait for its turn: the safety net, far above the CPU limits. */
   timeoutMs?: number;
-  /** Tasks that may wait for a thread before the pool answers 503. */
+  /** Tasks one org may have waiting for a thread before the pool answers that org 503. */
   maxQueue?: number;
   /** A thread with no work for this long stops; the next template work starts one again. 0: they never stop. */
   idleMs?: number;
 }
+
+/** CPU time of a render thread after which a batch of renders ends, the rest waiting for their org's next turn. */
+export const BATCH_CPU_MS = 25;
+
+/** Work waiting for a thread: a task (a save's compile, a preview) or one render, batched with others. */
+interface Waiting {
+  task?: Exclude<RenderTask, { kind: 'renders' }>;
+  render?: RenderItem;
+  queuedAt: number;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+function settle(w: Waiting, r: TaskResult<RenderedParts>): void {
+  if (r.ok) w.resolve(r.value);
+  else w.reject(refusal(r.error));
+}
+
+const tooBusy = () => new AppError('SERVICE_UNAVAILABLE', 'Too many templates are being processed right now; retry shortly.');
 
 export function createRenderPool(options: RenderPoolOptions): RenderPool {
   const timeoutMs = options.timeoutMs ?? 10_000;
@@ -41,7 +61,6 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     minThreads: 0,
     maxThreads: options.threads,
     idleTimeout: options.idleMs || Number.POSITIVE_INFINITY,
-    maxQueue: options.maxQueue ?? 1_000,
     // Well above Liquid's 2 MB memory limit; a worker past it dies alone, and is replaced.
     resourceLimits: { maxOldGenerationSizeMb: 128, maxYoungGenerationSizeMb: 16 },
   });
@@ -63,42 +82,76 @@ export function createRenderPool(options: RenderPoolOptions): RenderPool {
     return result.value as T;
   }
 
-  // First renders go to the threads in batches: renders asked for while a thread works on a batch
-  // go together in its next one. One message per render made each render wait for a thread to be
-  // woken and scheduled, which on a busy machine cost more than the render (render-cold fell 5×).
-  // One batcher per thread, so every thread has a batch in flight; a batch is at most 16 renders,
-  // each under its own CPU limit.
-  const batchers = Array.from(
-    { length: options.threads },
-    () =>
-      new Batcher<RenderItem, RenderedParts>(async (items) => {
-        let results: TaskResult<RenderedParts>[];
-        try {
-          results = await run<TaskResult<RenderedParts>[]>({ kind: 'renders', items });
-        } catch (err) {
-          // The whole batch failed (the safety-net timeout, a thread out of memory): the renders
-          // in it may be other orgs'. Each is run again alone, so only the one at fault fails.
-          if (items.length === 1) throw err;
-          return Promise.all(items.map((item) => renderAlone(item)));
-        }
-        return results.map((r) => (r.ok ? r : { ok: false, error: refusal(r.error) }));
-      }, 16),
-  );
-  let next = 0;
+  // Work waits here, one line per org, and goes to a thread in turn (fair-queue.ts): at most one
+  // task per thread is in flight, so piscina's own queue (first come, first served) stays empty.
+  // First renders go in batches: renders asked for while a thread works go together in their org's
+  // next turn. One message per render made each render wait for a thread to be woken and
+  // scheduled, which on a busy machine cost more than the render (render-cold fell 5×). A batch is
+  // at most 16 renders, and the thread stops one after BATCH_CPU_MS of its CPU time (the rest wait
+  // for the org's next turn), so another org waits at most about one render.
+  const queue = new FairQueue<Waiting>(options.maxQueue ?? 1_000);
+  let inFlight = 0;
+  let woken = false;
 
-  async function renderAlone(item: RenderItem): Promise<{ ok: true; value: RenderedParts } | { ok: false; error: unknown }> {
-    try {
-      const [result] = await run<TaskResult<RenderedParts>[]>({ kind: 'renders', items: [item] });
-      return result!.ok ? result! : { ok: false, error: refusal(result!.error) };
-    } catch (err) {
-      return { ok: false, error: err };
+  function submit<T>(orgId: string, work: Pick<Waiting, 'task' | 'render'>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (!queue.push(orgId, { ...work, queuedAt: performance.now(), resolve: resolve as (v: unknown) => void, reject })) {
+        reject(tooBusy());
+        return;
+      }
+      // In the next turn, after the requests already read in this one: their renders share a batch.
+      if (!woken) {
+        woken = true;
+        setImmediate(() => {
+          woken = false;
+          dispatch();
+        });
+      }
+    });
+  }
+
+  function dispatch(): void {
+    while (inFlight < options.threads) {
+      const turn = queue.take((first, next) => first.render !== undefined && next.render !== undefined, 16);
+      if (!turn) return;
+      inFlight++;
+      void serve(turn.orgId, turn.items).finally(() => {
+        inFlight--;
+        dispatch();
+      });
     }
   }
 
+  async function serve(orgId: string, taken: Waiting[]): Promise<void> {
+    // Work that waited the safety net's time for its turn is told to come back, not started late.
+    const due = taken.filter((w) => performance.now() - w.queuedAt <= timeoutMs || (w.reject(tooBusy()), false));
+    const first = due[0];
+    if (!first) return;
+    if (first.task) {
+      await run(first.task).then(first.resolve, first.reject);
+      return;
+    }
+    let results: TaskResult<RenderedParts>[];
+    try {
+      results = await run<TaskResult<RenderedParts>[]>({ kind: 'renders', items: due.map((w) => w.render!), budgetMs: BATCH_CPU_MS });
+    } catch (err) {
+      // The whole batch failed (the safety-net timeout, a thread out of memory). Each is run again
+      // alone, so only the one at fault fails.
+      if (due.length === 1) {
+        first.reject(err);
+        return;
+      }
+      for (const w of due) await run<TaskResult<RenderedParts>[]>({ kind: 'renders', items: [w.render!] }).then(([r]) => settle(w, r!), w.reject);
+      return;
+    }
+    for (const [i, r] of results.entries()) settle(due[i]!, r);
+    if (results.length < due.length) queue.putBack(orgId, due.slice(results.length));
+  }
+
   return {
-    compile: (input) => run({ kind: 'compile', html: input.html, text: input.text }),
-    render: (task) => batchers[next++ % batchers.length]!.submit(task),
-    preview: (task) => run({ kind: 'preview', ...task }),
+    compile: ({ orgId, ...input }) => submit(orgId, { task: { kind: 'compile', html: input.html, text: input.text } }),
+    render: ({ orgId, ...item }) => submit(orgId, { render: item }),
+    preview: ({ orgId, ...task }) => submit(orgId, { task: { kind: 'preview', ...task } }),
     async warm() {
       // An empty batch of renders: it loads a thread and its modules and does nothing else (a compile
       // of an empty template made caniemail throw, so every start logged that the threads had not started).
@@ -132,9 +185,6 @@ function classify(err: unknown, kind: RenderTask['kind'], timeoutMs: number): un
   }
   if (e.code === 'ERR_WORKER_OUT_OF_MEMORY') {
     return new AppError('BAD_REQUEST', `${subject} needs too much memory to process; simplify it.`, { details: { field }, internal: err });
-  }
-  if (e.message === 'Task queue is at limit') {
-    return new AppError('SERVICE_UNAVAILABLE', 'Too many templates are being processed right now; retry shortly.', { internal: err });
   }
   return err;
 }

@@ -225,6 +225,7 @@ export function createRenderService(deps: {
       const scope = scopeOf(user, org, campaign);
       pending = deps.pool
         .render({
+          orgId,
           key: `${template.id}:${template.version}`,
           htmlPrepared: template.html_prepared,
           text: template.text,
@@ -282,6 +283,7 @@ export function createRenderService(deps: {
     async preview(orgId: string, userId: string, source: { html: string; text: string }): Promise<Rendered> {
       const [user, org] = await Promise.all([userOf(orgId, userId), deps.orgs.require(orgId)]);
       const previewed = await deps.pool.preview({
+        orgId,
         html: source.html,
         text: source.text,
         // The pixel of no one (not a user id: the pixel route counts nothing for it, src/tracking/service.ts).
@@ -298,8 +300,8 @@ export function createRenderService(deps: {
       return deps.pool.warm();
     },
 
-    /** Prepares a template's source for saving (templates/service.ts). */
-    compile(source: { html: string; text: string }) {
+    /** Prepares an org's template source for saving (templates/service.ts). */
+    compile(source: { orgId: string; html: string; text: string }) {
       return deps.pool.compile(source);
     },
   };

@@ -3,7 +3,7 @@
 // event loop that answers everyone else.
 import { LRUCache } from 'lru-cache';
 import { AppError, type ErrorCode, type ErrorDetails } from '../kernel/errors.ts';
-import { coarseThreadCpuMs, compileTemplate, parseSaved, renderSignature, type Parsed, type RenderedParts, type Scope } from './compile.ts';
+import { coarseThreadCpuMs, compileTemplate, parseSaved, renderSignature, threadCpuMs, type Parsed, type RenderedParts, type Scope } from './compile.ts';
 
 // liquidjs enforces its render limit against `performance.now()` and has no option for another
 // clock; in this thread nothing else reads it, so it becomes the thread's CPU time (to within 1 ms,
@@ -15,7 +15,7 @@ export type RenderItem = { key: string; htmlPrepared: string; text: string; scop
 
 export type RenderTask =
   | { kind: 'compile'; html: string; text: string }
-  | { kind: 'renders'; items: RenderItem[] }
+  | { kind: 'renders'; items: RenderItem[]; budgetMs?: number }
   | { kind: 'preview'; html: string; text: string; scope: Scope; limitBytes: number };
 
 export type Compiled = { htmlPrepared: string; warnings: string[] };
@@ -41,8 +41,14 @@ async function run(task: RenderTask): Promise<Compiled | RenderedParts | TaskRes
       return { htmlPrepared, warnings };
     }
     case 'renders': {
+      // Past the budget the batch ends: the pool puts the renders left back in their org's line,
+      // so other orgs' work is not held behind them (fair-queue.ts). The first is always done.
+      const started = threadCpuMs();
       const results: TaskResult<RenderedParts>[] = [];
-      for (const item of task.items) results.push(await settle(() => renderOne(item)));
+      for (const item of task.items) {
+        results.push(await settle(() => renderOne(item)));
+        if (task.budgetMs !== undefined && threadCpuMs() - started >= task.budgetMs) break;
+      }
       return results;
     }
     case 'preview': {

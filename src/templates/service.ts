@@ -35,7 +35,7 @@ interface Source {
 export function createTemplateService(deps: {
   db: Db;
   /** Checks and prepares the source (in the render worker pool); refuses with 400 naming the field. */
-  compile: (input: { html: string; text: string }) => Promise<{ htmlPrepared: string; warnings: string[] }>;
+  compile: (input: { orgId: string; html: string; text: string }) => Promise<{ htmlPrepared: string; warnings: string[] }>;
   invalidate: Invalidate;
   /** `{base_url}`: compiled designs link the hosted social icons and the org's images under it. */
   baseUrl: string;
@@ -46,9 +46,9 @@ export function createTemplateService(deps: {
    * Checks and prepares the source through the template pipeline. For a design, what the pipeline
    * refuses (Liquid in an html block) is named as the design's: the person never wrote that html.
    */
-  async function prepare(source: Source): Promise<{ htmlPrepared: string; warnings: string[] }> {
+  async function prepare(orgId: string, source: Source): Promise<{ htmlPrepared: string; warnings: string[] }> {
     try {
-      const { htmlPrepared, warnings } = await deps.compile({ html: source.html, text: source.text });
+      const { htmlPrepared, warnings } = await deps.compile({ orgId, html: source.html, text: source.text });
       return { htmlPrepared, warnings: [...source.warnings, ...warnings] };
     } catch (err) {
       if (source.source !== 'design' || !(err instanceof AppError) || err.code !== 'BAD_REQUEST') throw err;
@@ -68,7 +68,7 @@ export function createTemplateService(deps: {
     /** A design's html, text and warnings, without saving anything (the designer's preview). */
     async compileDesign(orgId: string, design: Design): Promise<{ html: string; text: string; warnings: string[] }> {
       const source = await fromDesign(orgId, design);
-      const { warnings } = await prepare(source);
+      const { warnings } = await prepare(orgId, source);
       return { html: source.html, text: source.text, warnings };
     },
 
@@ -87,7 +87,7 @@ export function createTemplateService(deps: {
       const source = input.design
         ? await fromDesign(ctx.orgId, input.design)
         : { html: input.html ?? '', text: input.text ?? '', source: 'html' as const, warnings: [] };
-      const { htmlPrepared, warnings } = await prepare(source);
+      const { htmlPrepared, warnings } = await prepare(ctx.orgId, source);
       const row = await db.transaction().execute(async (tx) => {
         if (input.isDefault !== false) await templatesRepo.lockDefault(tx, ctx.orgId);
         const isDefault = input.isDefault ?? !(await templatesRepo.findDefault(tx, ctx.orgId));
@@ -121,7 +121,7 @@ export function createTemplateService(deps: {
         // A hand edit: the template is its html from now on; the last design stays as history.
         source = { html: patch.html ?? current.html, text: patch.text ?? current.text, source: 'html', warnings: [] };
       }
-      if (source) compiled = await prepare(source);
+      if (source) compiled = await prepare(ctx.orgId, source);
       const row = await db.transaction().execute(async (tx) => {
         const { isDefault, design, html: _html, text: _text, ...rest } = patch;
         // Before the update (one default per org is a unique index); a failed update rolls it back.
