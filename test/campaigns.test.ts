@@ -1,7 +1,8 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
-import { createOrg, createTemplate, createUser, type TestOrg, uploadPng } from './helpers/fixtures.ts';
+import { createOrg, createTemplate, createUser, type TestOrg, uploadPng, userWithPassword } from './helpers/fixtures.ts';
+import { oidcClient, signIn } from './helpers/browser.ts';
 import { manualClock } from './helpers/clock.ts';
 
 // Campaigns (DECISIONS wave 3, "Campaigns") over HTTP, on a clock that moves only when the test
@@ -160,5 +161,62 @@ describe('campaigns', () => {
       assert.ok(JSON.stringify(res.body.error).includes(field), `${field}: ${res.text}`);
     }
     assert.equal((await api('GET', '/campaigns')).body.items.length, 1);
+  });
+});
+
+// Who reads campaigns, on the real clock: ID tokens are checked against the time they were made.
+describe('campaigns: who reads them', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startServer();
+  });
+  after(() => server.close());
+
+  test("campaigns and their stats (JSON and CSV) are the admins': a member's ID token is 403; admin, owner and API key read them; another org's key is 403", async () => {
+    const org = await createOrg(server);
+    const image = await uploadPng(server, org, 600, 100);
+    const made = await server.request('POST', `/v1/orgs/${org.orgId}/campaigns`, {
+      key: org.key,
+      body: {
+        name: 'Roles',
+        startsAt: new Date(Date.now() - 60_000).toISOString(),
+        audience: {},
+        variants: [{ imageId: image, link: 'https://roles.example/', alt: 'Roles', weight: 1 }],
+      },
+    });
+    assert.equal(made.status, 201, made.text);
+    const id = made.body.campaignId as string;
+    const { authUrl, appUrl, stage } = server.deps.config;
+    const app = await oidcClient(authUrl, `app-client-${stage}`, appUrl);
+    const token = async (role: 'member' | 'admin' | 'owner') => {
+      const account = await userWithPassword(server, org, role);
+      return (await signIn(app, { username: account.email, password: account.password })).tokens.id_token as string;
+    };
+    const tokens = { member: await token('member'), admin: await token('admin'), owner: await token('owner') };
+    const reads: [string, Record<string, string>][] = [
+      ['/campaigns', {}],
+      [`/campaigns/${id}`, {}],
+      [`/campaigns/${id}/stats`, {}],
+      [`/campaigns/${id}/stats`, { accept: 'text/csv' }],
+    ];
+    const other = await createOrg(server);
+    for (const [path, headers] of reads) {
+      const url = `/v1/orgs/${org.orgId}${path}`;
+      const what = `GET ${path} ${headers.accept ?? ''}`;
+      const member = await server.request('GET', url, { token: tokens.member, headers });
+      assert.equal(member.status, 403, `${what} as a member: ${member.text}`);
+      assert.equal(member.body.error.code, 'FORBIDDEN');
+      assert.doesNotMatch(member.text, /Roles|roles\.example/, `${what}: nothing of the campaign in the refusal`);
+      for (const [who, cred] of [
+        ['admin', { token: tokens.admin }],
+        ['owner', { token: tokens.owner }],
+        ['API key', { key: org.key }],
+      ] as const) {
+        const res = await server.request('GET', url, { ...cred, headers });
+        assert.equal(res.status, 200, `${what} as ${who}: ${res.text}`);
+      }
+      const foreign = await server.request('GET', url, { key: other.key, headers });
+      assert.equal(foreign.status, 403, `${what} with another org's key: ${foreign.text}`);
+    }
   });
 });

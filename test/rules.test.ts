@@ -2,7 +2,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { startServer, type TestServer } from './helpers/server.ts';
-import { createOrg, createTemplate, createUser, type TestOrg } from './helpers/fixtures.ts';
+import { createOrg, createTemplate, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
+import { oidcClient, signIn } from './helpers/browser.ts';
 
 // Assignment rules (DECISIONS wave 3, "Rules") over HTTP: the list and its ETag, precedence, every
 // condition, reply templates, and the paths that follow them (signature, add-in, render).
@@ -213,5 +214,35 @@ describe('rules', () => {
     assert.match(await addin('new'), /Long:/);
     assert.match(await addin('reply'), /Short:/);
     assert.match(await addin('forward'), /Short:/);
+  });
+
+  test("the rules are the admins': a member's ID token is 403 on GET; admin, owner and API key read them; another org's key is 403", async () => {
+    const org = await createOrg(server);
+    const t = await template(org, 'Secret plan');
+    assert.equal((await as(org)('PUT', '/rules', [{ name: 'Board', when: { departments: ['Board'] }, templateId: t }])).status, 200);
+    const { authUrl, appUrl, stage } = server.deps.config;
+    const app = await oidcClient(authUrl, `app-client-${stage}`, appUrl);
+    const token = async (role: 'member' | 'admin' | 'owner') => {
+      const account = await userWithPassword(server, org, role);
+      return (await signIn(app, { username: account.email, password: account.password })).tokens.id_token as string;
+    };
+    const path = `/v1/orgs/${org.orgId}/rules`;
+    const member = await server.request('GET', path, { token: await token('member') });
+    assert.equal(member.status, 403, member.text);
+    assert.equal(member.body.error.code, 'FORBIDDEN');
+    assert.doesNotMatch(member.text, /Board/, 'nothing of the rules in the refusal');
+    for (const [who, cred] of [
+      ['admin', { token: await token('admin') }],
+      ['owner', { token: await token('owner') }],
+      ['API key', { key: org.key }],
+    ] as const) {
+      const res = await server.request('GET', path, cred);
+      assert.equal(res.status, 200, `${who}: ${res.text}`);
+      assert.equal(res.body[0].name, 'Board');
+    }
+    const other = await createOrg(server);
+    const foreign = await server.request('GET', path, { key: other.key });
+    assert.equal(foreign.status, 403, foreign.text);
+    assert.equal(foreign.body.error.code, 'FORBIDDEN');
   });
 });

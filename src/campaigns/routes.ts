@@ -41,10 +41,10 @@ export function campaignRoutes(deps: { guards: Guards; billing: BillingHooks; ca
     app.get(
       '/v1/orgs/:orgId/campaigns',
       {
-        onRequest: guards.org('template.read'),
+        onRequest: guards.org('campaign.read'),
         schema: {
           operationId: 'listCampaigns',
-          summary: "The org's campaigns, oldest first",
+          summary: "The org's campaigns, oldest first (admin)",
           tags: ['campaigns'],
           params: orgParams,
           querystring: listQuery,
@@ -57,11 +57,11 @@ export function campaignRoutes(deps: { guards: Guards; billing: BillingHooks; ca
     app.get(
       '/v1/orgs/:orgId/campaigns/:campaignId',
       {
-        onRequest: guards.org('template.read'),
+        onRequest: guards.org('campaign.read'),
         config: { etag: true },
         schema: {
           operationId: 'getCampaign',
-          summary: 'One campaign',
+          summary: 'One campaign (admin)',
           tags: ['campaigns'],
           params: campaignParams,
           response: { 200: campaignSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND') },
@@ -118,10 +118,10 @@ export function campaignStatsRoutes(deps: { guards: Guards; campaigns: CampaignS
     app.get(
       '/v1/orgs/:orgId/campaigns/:campaignId/stats',
       {
-        onRequest: guards.org('template.read'),
+        onRequest: guards.org('campaign.read'),
         schema: {
           operationId: 'getCampaignStats',
-          summary: "A campaign's impressions and clicks, per variant and per day",
+          summary: "A campaign's impressions and clicks, per variant and per day (admin)",
           description:
             "Impressions are signatures served with the banner (render, signature, add-in, pushes; not previews). `ctr` is humanClicks / impressions, null at 0 impressions. With `Accept: text/csv`: one row per variant and day with the campaign's name and the variant's alt (cells starting with = + - @ prefixed by ').",
           tags: ['campaigns'],

@@ -19,6 +19,8 @@ export type Action =
   | 'user.delete'
   | 'template.read'
   | 'template.write'
+  | 'rule.read'
+  | 'campaign.read'
   | 'apiKey.manage'
   | 'audit.read'
   | 'image.read'
@@ -41,6 +43,10 @@ const MINIMUM: Record<Action, OrgRole> = {
   'user.delete': 'admin',
   'template.read': 'member',
   'template.write': 'admin',
+  // Who gets which template, and what campaigns run and how they do, are the admins' pages
+  // (docs/api.md, "Rules" and "Campaigns"); a member reads their own signature, not the plan behind it.
+  'rule.read': 'admin',
+  'campaign.read': 'admin',
   'apiKey.manage': 'admin',
   'audit.read': 'admin',
   'image.read': 'member',

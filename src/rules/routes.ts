@@ -12,11 +12,11 @@ export function ruleRoutes(deps: { guards: Guards; billing: BillingHooks; rules:
     app.get(
       '/v1/orgs/:orgId/rules',
       {
-        onRequest: guards.org('template.read'),
+        onRequest: guards.org('rule.read'),
         config: { etag: true },
         schema: {
           operationId: 'getRules',
-          summary: "The org's assignment rules, in order, with an ETag",
+          summary: "The org's assignment rules, in order, with an ETag (admin)",
           description: 'Which template each person gets: the first rule a user meets wins; nobody matched gets the default template.',
           tags: ['templates'],
           params: orgParams,
