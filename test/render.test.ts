@@ -2,7 +2,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type TestServer } from './helpers/server.ts';
 import { manualClock } from './helpers/clock.ts';
-import { createOrgWithoutTemplates as createOrg, createTemplate, createUser, type TestOrg } from './helpers/fixtures.ts';
+import { createOrgWithoutTemplates as createOrg, createTemplate, createUser, userWithPassword, type TestOrg } from './helpers/fixtures.ts';
+import { oidcClient, signIn } from './helpers/browser.ts';
 import { PIXEL } from '../src/tracking/routes.ts';
 import { usersRepo } from '../src/store/repositories/users.ts';
 import { api, ok, refused } from './helpers/api.ts';
@@ -233,6 +234,36 @@ describe('templates as untrusted input, and rendering', () => {
     const res = await rendered(mine, user.userId, { templateId: t.templateId });
     assert.match(res.html, /mine Ada Lovelace/);
     assert.equal((await render(other, user.userId)).response.status, 404, 'and still not for the other org once cached here');
+  });
+
+  test("a member renders only their own signature (403 for anyone else's, as GET …/signature); admins, the owner and API keys render anyone's", async () => {
+    const o = await createOrg(server);
+    await createTemplate(server, o, { html: '<p>{{ user.name }}</p>', text: '{{ user.name }}' });
+    const { authUrl, appUrl, stage } = server.deps.config;
+    const app = await oidcClient(authUrl, `app-client-${stage}`, appUrl);
+    const tokenOf = async (role: 'member' | 'admin' | 'owner') => {
+      const account = await userWithPassword(server, o, role);
+      return { userId: account.userId, token: (await signIn(app, { username: account.email, password: account.password })).tokens.id_token as string };
+    };
+    const [member, admin, owner] = [await tokenOf('member'), await tokenOf('admin'), await tokenOf('owner')];
+    const colleague = await createUser(server, o, { name: 'Carla Colleague' });
+    const renderAs = (cred: { token: string } | { key: string }, userId: string) => server.request('POST', `/v1/orgs/${o.orgId}/render/${userId}`, cred);
+
+    const own = await renderAs({ token: member.token }, member.userId);
+    assert.equal(own.status, 200, own.text);
+    for (const userId of [owner.userId, colleague.userId, admin.userId]) {
+      const res = await renderAs({ token: member.token }, userId);
+      assert.equal(res.status, 403, res.text);
+      assert.equal(res.body.error.code, 'FORBIDDEN');
+      assert.equal(res.body.html, undefined);
+      assert.doesNotMatch(res.text, /Carla/);
+    }
+    assert.equal((await renderAs({ token: member.token }, '00000000-0000-4000-8000-000000000000')).status, 404, 'an unknown id: 404, as the signature route');
+    for (const cred of [{ token: admin.token }, { token: owner.token }, { key: o.key }]) {
+      const res = await renderAs(cred, colleague.userId);
+      assert.equal(res.status, 200, res.text);
+      assert.match(res.body.html, /Carla Colleague/);
+    }
   });
 
   test('the first renders of many users at once are all right (their rows are read together)', async () => {

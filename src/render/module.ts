@@ -45,7 +45,7 @@ export function renderModule(
   return {
     name: 'render',
     service: render,
-    api: ({ guards, billing }) => [renderRoutes({ guards, billing, render }), signatureRoutes({ guards, billing, render, users })],
+    api: ({ guards, billing }) => [renderRoutes({ guards, billing, render, users }), signatureRoutes({ guards, billing, render, users })],
     ...(opts.pool ? {} : { close: () => pool.close() }),
   };
 }

@@ -1,13 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Guards, BillingHooks } from '../http/guard.ts';
+import { accessOf, type Guards, type BillingHooks } from '../http/guard.ts';
+import { enforce, readSignature } from '../kernel/policy.ts';
+import type { UserService } from '../users/module.ts';
 import { errorResponses, uuid } from '../http/schemas.ts';
 import type { RenderService } from './service.ts';
 import { renderedSchema } from './schemas.ts';
 import { EXAMPLE } from '../http/examples.ts';
 
-export function renderRoutes(deps: { guards: Guards; billing: BillingHooks; render: RenderService }): FastifyPluginAsyncZod {
-  const { guards, billing, render } = deps;
+export function renderRoutes(deps: { guards: Guards; billing: BillingHooks; render: RenderService; users: UserService }): FastifyPluginAsyncZod {
+  const { guards, billing, render, users } = deps;
   return async (app) => {
     app.post(
       '/v1/orgs/:orgId/render/:userId',
@@ -16,7 +18,8 @@ export function renderRoutes(deps: { guards: Guards; billing: BillingHooks; rend
         schema: {
           operationId: 'renderSignature',
           summary: "Render a user's signature",
-          description: 'With the given template, or the org default. Output over RENDER_LIMIT_BYTES (30 KB) is 413.',
+          description:
+            "With the given template, else the one the org's rules give the user, else the org default. The user themselves, or an admin (as for …/users/{userId}/signature). Output over RENDER_LIMIT_BYTES (30 KB) is 413.",
           tags: ['render'],
           params: z.object({ orgId: uuid, userId: uuid }),
           body: z
@@ -26,7 +29,18 @@ export function renderRoutes(deps: { guards: Guards; billing: BillingHooks; rend
           response: { 200: renderedSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'PAYLOAD_TOO_LARGE', 'PAYMENT_REQUIRED') },
         },
       },
-      async (request) => render.render(request.params.orgId, request.params.userId, request.body?.templateId, request.id),
+      async (request) => {
+        // A render serves the signature (an impression, a signature.rendered event, signed click
+        // links), so it follows the signature route's rule: members only their own. Members may
+        // list the org's users, so an unknown id answers 404 before the refusal, as there; the
+        // user is read only then, so a render that is allowed costs no extra query.
+        const decision = readSignature(accessOf(request), request.params.userId);
+        if (!decision.allowed) {
+          await users.get(request.params.orgId, request.params.userId);
+          enforce(decision);
+        }
+        return render.render(request.params.orgId, request.params.userId, request.body?.templateId, request.id);
+      },
     );
   };
 }
