@@ -86,6 +86,50 @@ describe('rules', () => {
     assert.deepEqual((await api('GET', '/rules')).body, []);
   });
 
+  test("a ruleId sent back must be one of the org's current rules (400 naming body.N.ruleId, nothing changed); new rules leave it out", async () => {
+    const org = await createOrg(server);
+    const other = await createOrg(server);
+    const api = as(org);
+    const t = await template(org, 'Mine');
+    const theirs = await as(other)('PUT', '/rules', [{ name: 'Theirs', when: {}, templateId: await template(other, 'Theirs') }]);
+    assert.equal(theirs.status, 200, theirs.text);
+    const saved = await api('PUT', '/rules', [
+      { name: 'Keep', when: { departments: ['Sales'] }, templateId: t },
+      { name: 'Drop', when: {}, templateId: t },
+    ]);
+    assert.equal(saved.status, 200, saved.text);
+    const [keep, drop] = saved.body.map((r: { ruleId: string }) => r.ruleId) as [string, string];
+    assert.equal(
+      (await api('PUT', '/rules', [{ ruleId: keep.toUpperCase(), name: 'Keep', when: {}, templateId: t }])).status,
+      200,
+      'a current id, in any letter case',
+    );
+    const before = await api('GET', '/rules');
+    for (const [what, ruleId] of [
+      ['one never issued', randomUUID()],
+      ["another org's", theirs.body[0].ruleId as string],
+      ['one this org no longer has', drop],
+    ] as const) {
+      const res = await api('PUT', '/rules', [
+        { ruleId: keep, name: 'Keep', when: {}, templateId: t },
+        { ruleId, name: 'Sneaky', when: {}, templateId: t },
+      ]);
+      assert.equal(res.status, 400, `${what}: ${res.text}`);
+      assert.equal(res.body.error.code, 'BAD_REQUEST');
+      assert.equal(res.body.error.details.field, 'body.1.ruleId', what);
+    }
+    const after = await api('GET', '/rules');
+    assert.deepEqual(after.body, before.body, 'the refusals changed nothing');
+    assert.equal(after.headers.get('etag'), before.headers.get('etag'));
+    const fresh = await api('PUT', '/rules', [
+      { ruleId: keep, name: 'Keep', when: {}, templateId: t },
+      { name: 'New', when: {}, templateId: t },
+    ]);
+    assert.equal(fresh.status, 200, fresh.text);
+    assert.equal(fresh.body[0].ruleId, keep);
+    assert.ok(![keep, drop].includes(fresh.body[1].ruleId), 'a new rule gets a new id');
+  });
+
   test('precedence and every condition, through the signature route; replies take the reply template; nobody matched gets the default', async () => {
     const org = await createOrg(server);
     const api = as(org);

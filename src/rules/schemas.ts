@@ -39,7 +39,9 @@ export const whenSchema = z
   });
 
 const ruleInput = z.strictObject({
-  ruleId: uuid.optional().describe("keep a rule's id (and its place in history) by sending it back; new rules get one"),
+  ruleId: uuid
+    .optional()
+    .describe("keep a rule's id (and its place in history) by sending it back: one of the org's current rules (else 400); new rules leave it out and get one"),
   name: text().trim().min(1).max(100),
   when: whenSchema,
   templateId: uuid.describe('the template for new messages'),

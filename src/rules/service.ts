@@ -60,6 +60,24 @@ export function createRuleService(deps: { db: Db; caches: Pick<Caches, 'rules' |
     if (missing) throw badRequest(`${missing.field}: not one of the organisation's templates.`, { field: missing.field });
   }
 
+  /**
+   * A ruleId sent back must be one of the org's current rules: the id names a rule (the signature
+   * route answers it, so a log or a report can say which rule chose a template), and one made up or
+   * copied from another org would name a rule this org never had. New rules leave it out. Read
+   * under the row's lock, so a concurrent replace cannot remove a rule between check and write.
+   */
+  async function checkKept(tx: Db, orgId: string, input: RuleInput[]): Promise<void> {
+    if (!input.some((r) => r.ruleId)) return;
+    const current = new Set((await rulesRepo.find(tx, orgId, { lock: true })).rules.map((r) => r.ruleId));
+    const i = input.findIndex((r) => r.ruleId && !current.has(r.ruleId.toLowerCase()));
+    if (i >= 0) {
+      const field = `body.${i}.ruleId`;
+      throw badRequest(`${field}: not one of the organisation's current rules. Send back a ruleId that GET …/rules answered; leave it out for a new rule.`, {
+        field,
+      });
+    }
+  }
+
   /** What conditions look at, of this user (their groups read only when asked: a cached query per org). */
   async function factsOf(user: RuleUser, withGroups: boolean): Promise<RuleFacts> {
     return factsWith(user, withGroups ? await groupsOf(user.org_id, user.id) : []);
@@ -94,6 +112,7 @@ export function createRuleService(deps: { db: Db; caches: Pick<Caches, 'rules' |
         ...(r.replyTemplateId ? { replyTemplateId: r.replyTemplateId } : {}),
       }));
       const saved = await db.transaction().execute(async (tx) => {
+        await checkKept(tx, ctx.orgId, input);
         const row = await rulesRepo.replace(tx, ctx.orgId, rules, ifMatch);
         if (!row) {
           const current = await rulesRepo.find(tx, ctx.orgId);

@@ -3,9 +3,14 @@ import type { Db } from '../db.ts';
 import type { StoredRule } from '../schema.ts';
 
 export const rulesRepo = {
-  /** The org's rules and their version; an org that never saved any has none, at version 0. */
-  async find(db: Db, orgId: string): Promise<{ rules: StoredRule[]; version: number }> {
-    const row = await db.selectFrom('org_rules').select(['rules', 'version']).where('org_id', '=', orgId).executeTakeFirst();
+  /**
+   * The org's rules and their version; an org that never saved any has none, at version 0. With
+   * `lock` (inside a transaction), the row stays locked until it ends.
+   */
+  async find(db: Db, orgId: string, opts: { lock?: boolean } = {}): Promise<{ rules: StoredRule[]; version: number }> {
+    let query = db.selectFrom('org_rules').select(['rules', 'version']).where('org_id', '=', orgId);
+    if (opts.lock) query = query.forUpdate();
+    const row = await query.executeTakeFirst();
     return row ?? { rules: [], version: 0 };
   },
 
