@@ -249,8 +249,20 @@ describe('profiles', () => {
       assert.equal(res.status, 403, `${JSON.stringify(patch)}: ${res.text}`);
       assert.equal(res.body.error.details.field, field);
     }
+    // A custom field the org never defined is bad input, for a member as for an admin: 400 naming it.
+    for (const patch of [{ attributes: { nope: 'x' } }, { name: 'Mo', attributes: { booking_link: 'https://cal.example/mo2', nope: 'x' } }]) {
+      const res = await asMember('PATCH', self, { version: me.version, ...patch });
+      assert.equal(res.status, 400, `${JSON.stringify(patch)}: ${res.text}`);
+      assert.equal(res.body.error.code, 'BAD_REQUEST');
+      assert.equal(res.body.error.details.field, 'body.attributes.nope');
+    }
     const other = await createUser(server, org);
     assert.equal((await asMember('PATCH', `${orgBase()}/users/${other.userId}`, { version: other.version, name: 'x' })).status, 403);
+    assert.equal(
+      (await asMember('PATCH', `${orgBase()}/users/${other.userId}`, { version: other.version, attributes: { nope: 'x' } })).status,
+      403,
+      "another's profile stays refused whatever the patch",
+    );
     assert.equal((await asMember('GET', self)).body.version, me.version, 'the refusals changed nothing');
     // An admin lets members edit their title: the same request now passes.
     const o = (await asAdmin('GET', orgBase())).body;

@@ -141,6 +141,8 @@ export function updateUser(
 export interface SelfService {
   fields: readonly string[];
   attributes: ReadonlySet<string>;
+  /** Every custom field the org defined: a key outside them is bad input (400), not a refusal. */
+  defined: ReadonlySet<string>;
 }
 
 /**
@@ -153,6 +155,8 @@ function selfServiceEdit(role: EffectiveRole, allowed: SelfService, patch: Recor
     if (value === undefined) continue;
     if (field === 'attributes') {
       for (const key of Object.keys(value as object)) {
+        // A key the org never defined is no one's to set: the service answers 400 naming it.
+        if (!allowed.defined.has(key)) continue;
         if (!allowed.attributes.has(key)) return deny(`Only an admin may change the custom field ${key}.`, `attributes.${key}`);
       }
     } else if (!allowed.fields.includes(field)) {

@@ -29,6 +29,7 @@ async function profileRules(db: Db, orgId: string) {
   const selfService: policy.SelfService = {
     fields: org.self_service_fields,
     attributes: new Set(org.fields.filter((f) => f.selfService).map((f) => f.key)),
+    defined: new Set(org.fields.map((f) => f.key)),
   };
   return { fields: org.fields, selfService };
 }
