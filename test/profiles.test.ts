@@ -167,6 +167,49 @@ describe('profiles', () => {
     assert.equal(after.version, u.version + 1);
   });
 
+  test('a field whose type changes drops the values not of its new type (and only those); values that fit stay', async () => {
+    const o = await createOrg(server);
+    const fieldsPath = `/v1/orgs/${o.orgId}/fields`;
+    const put = async (body: unknown[]) => {
+      const res = await server.request('PUT', fieldsPath, { key: o.key, body });
+      assert.equal(res.status, 200, res.text);
+    };
+    await put([
+      { key: 'desk', label: 'Desk', type: 'text' },
+      { key: 'line', label: 'Line', type: 'text' },
+      { key: 'team', label: 'Team', type: 'text' },
+    ]);
+    const words = await createUser(server, o, { attributes: { desk: 'still selfservice', line: 'ask the desk', team: 'Blue' } });
+    const fits = await createUser(server, o, { attributes: { desk: 'https://desk.example/4F', line: '+1 555 0100', team: 'Red' } });
+    const untouched = await createUser(server, o, { attributes: { team: 'Green' } });
+    await put([
+      { key: 'desk', label: 'Desk', type: 'url' },
+      { key: 'line', label: 'Line', type: 'phone' },
+      { key: 'team', label: 'Team', type: 'text' },
+    ]);
+    const read = async (userId: string) => (await server.request('GET', `/v1/orgs/${o.orgId}/users/${userId}`, { key: o.key })).body;
+    const [w, f, u] = [await read(words.userId), await read(fits.userId), await read(untouched.userId)];
+    assert.deepEqual(w.attributes, { team: 'Blue' }, 'text that is no URL or phone number is dropped');
+    assert.equal(w.version, words.version + 1, 'its version moves (renders key on it)');
+    assert.deepEqual(f.attributes, { desk: 'https://desk.example/4F', line: '+1 555 0100', team: 'Red' }, 'values of the new type stay');
+    assert.equal(f.version, fits.version, 'nothing changed for it');
+    assert.equal(u.version, untouched.version);
+    // Every user now holds only values the API would accept: PATCHing one back in is refused as before.
+    const again = await server.request('PATCH', `/v1/orgs/${o.orgId}/users/${words.userId}`, {
+      key: o.key,
+      body: { version: w.version, attributes: { desk: 'still selfservice' } },
+    });
+    assert.equal(again.status, 400, again.text);
+    assert.equal(again.body.error.details.field, 'body.attributes.desk');
+    // Back to text: every value fits, nothing is dropped.
+    await put([
+      { key: 'desk', label: 'Desk', type: 'text' },
+      { key: 'line', label: 'Line', type: 'text' },
+      { key: 'team', label: 'Team', type: 'text' },
+    ]);
+    assert.deepEqual((await read(fits.userId)).attributes, f.attributes);
+  });
+
   test('org profile: website, address, social (merged), logoImageId (an org image) and selfServiceFields through PATCH', async () => {
     const o = await createOrg(server);
     const base = `/v1/orgs/${o.orgId}`;

@@ -79,7 +79,7 @@ export function orgRoutes(deps: { guards: Guards; billing: BillingHooks; orgs: O
           operationId: 'replaceCustomFields',
           summary: "Replace the org's custom fields (admin)",
           description:
-            'The whole list, in order. Send `If-Match` with the ETag you read: a stale one is 412; without it the last write wins. A field left out takes its values with it (users lose them).',
+            'The whole list, in order. Send `If-Match` with the ETag you read: a stale one is 412; without it the last write wins. A field left out takes its values with it (users lose them); a field whose type changes drops the values not of the new type.',
           tags: ['orgs'],
           params: orgParams,
           body: customFieldListSchema,

@@ -16,7 +16,7 @@ import { isUniqueViolation } from '../store/errors.ts';
 import { overridesOf, toOrg, type Org } from './resource.ts';
 import { imagesRepo } from '../store/repositories/images.ts';
 import { AppError, badRequest } from '../kernel/errors.ts';
-import { mergeLinks, type SelfServiceField } from '../lib/profile.ts';
+import { fitsFieldType, mergeLinks, type SelfServiceField } from '../lib/profile.ts';
 import type { CustomField } from '../store/schema.ts';
 import { unchangingAnswer } from '../kernel/unchanging.ts';
 
@@ -126,7 +126,8 @@ export function createOrgService(deps: {
 
     /**
      * Replaces the custom fields (`If-Match` naming their version, or last write wins). A field
-     * that goes takes its values with it: users keep no value of a field the org no longer has.
+     * that goes takes its values with it, and a field whose type changes the values not of its new
+     * type: users keep no value the org's fields would refuse.
      */
     async replaceFields(ctx: WriteContext, fields: CustomField[], ifMatch: number | undefined): Promise<{ fields: CustomField[]; version: number }> {
       // An If-Match naming none of our versions (not a number, past PostgreSQL's integers) matches nothing.
@@ -140,12 +141,7 @@ export function createOrgService(deps: {
             details: { currentVersion: before.fields_version },
           });
         }
-        const kept = new Set(fields.map((f) => f.key));
-        const users = await orgsRepo.dropAttributes(
-          tx,
-          ctx.orgId,
-          before.fields.map((f) => f.key).filter((k) => !kept.has(k)),
-        );
+        const users = await dropUnfitValues(tx, ctx.orgId, before.fields, fields);
         await recordAudit(tx, ctx, { action: 'org.fields.update', targetId: ctx.orgId, changes: ['fields'] });
         return { row, users };
       });
@@ -224,3 +220,45 @@ export function createOrgService(deps: {
 }
 
 export type OrgService = ReturnType<typeof createOrgService>;
+
+/** How many users one statement changes at most: a bound on its parameters. */
+const DROP_BATCH = 1000;
+
+/**
+ * Drops the custom values the new fields would refuse (docs/api.md, "Profiles": a value is of a
+ * field the org defined, of its type): every value of a field that went, and the values of a field
+ * whose type changed that are not of the new type (a desk number in what is now a URL field), as
+ * a value set through the API would be refused. The ids of the users changed.
+ */
+async function dropUnfitValues(tx: Db, orgId: string, before: CustomField[], after: CustomField[]): Promise<string[]> {
+  const now = new Map(after.map((f) => [f.key, f]));
+  const gone = before.filter((f) => !now.has(f.key)).map((f) => f.key);
+  const changed = new Set(await orgsRepo.dropAttributes(tx, orgId, gone));
+  const retyped = before.flatMap((f) => {
+    const next = now.get(f.key);
+    return next && next.type !== f.type ? [next] : [];
+  });
+  // Users grouped by the keys they lose, so each group is one statement.
+  const byKeys = new Map<string, string[]>();
+  for (const user of await orgsRepo.withAttributes(
+    tx,
+    orgId,
+    retyped.map((f) => f.key),
+  )) {
+    const unfit = retyped.filter((f) => {
+      const value = user.attributes[f.key];
+      return value !== undefined && !fitsFieldType(f.type, value);
+    });
+    if (unfit.length === 0) continue;
+    const keys = unfit.map((f) => f.key).join(',');
+    const group = byKeys.get(keys) ?? [];
+    group.push(user.id);
+    byKeys.set(keys, group);
+  }
+  for (const [keys, ids] of byKeys) {
+    for (let i = 0; i < ids.length; i += DROP_BATCH) {
+      for (const id of await orgsRepo.dropAttributes(tx, orgId, keys.split(','), ids.slice(i, i + DROP_BATCH))) changed.add(id);
+    }
+  }
+  return [...changed];
+}

@@ -2,11 +2,8 @@
 // The request schema has checked the keys' shape and the values' length; the org's field list is
 // known only here, where the service has read the org.
 import { badRequest } from '../kernel/errors.ts';
-import { mergeLinks } from '../lib/profile.ts';
-import { isWebLink } from '../lib/track-mark.ts';
+import { fitsFieldType, mergeLinks } from '../lib/profile.ts';
 import type { CustomField } from '../store/schema.ts';
-
-const PHONE = /^[+0-9 ()./-]{1,50}$/;
 
 /** Refuses, naming `body.attributes.<key>`, a key the org has not defined or a value not of its type. */
 export function checkAttributes(fields: readonly CustomField[], patch: Record<string, string | null>): void {
@@ -18,11 +15,11 @@ export function checkAttributes(fields: readonly CustomField[], patch: Record<st
       const known = fields.map((f) => f.key).join(', ') || 'none yet (PUT /v1/orgs/{orgId}/fields)';
       throw badRequest(`${name}: the organisation has no custom field "${key}". Its fields: ${known}.`, { field: name });
     }
-    if (value === null || value === '') continue;
-    if (field.type === 'url' && !(isWebLink(value) && URL.canParse(value))) {
+    if (value === null || value === '' || fitsFieldType(field.type, value)) continue;
+    if (field.type === 'url') {
       throw badRequest(`${name}: ${field.label} must be an http:// or https:// URL.`, { field: name });
     }
-    if (field.type === 'phone' && !PHONE.test(value)) {
+    if (field.type === 'phone') {
       throw badRequest(`${name}: ${field.label} must be a phone number (digits, spaces and + ( ) . / -, at most 50).`, { field: name });
     }
   }

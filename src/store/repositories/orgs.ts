@@ -73,16 +73,30 @@ export const orgsRepo = {
     return query.returningAll().executeTakeFirst();
   },
 
-  /** Removes custom values of fields that no longer exist from the org's users (a new version each). */
-  async dropAttributes(db: Db, orgId: string, keys: string[]): Promise<string[]> {
-    if (keys.length === 0) return [];
-    const rows = await db
+  /**
+   * Removes these custom values from the org's users (a new version each): all its users, or only
+   * those of `userIds`. The ids of the users changed.
+   */
+  async dropAttributes(db: Db, orgId: string, keys: string[], userIds?: string[]): Promise<string[]> {
+    if (keys.length === 0 || userIds?.length === 0) return [];
+    let query = db
       .updateTable('users')
       .set({ attributes: sql`attributes - ${sql.val(keys)}::text[]`, version: sql`version + 1`, updated_at: sql`now()` })
       .where('org_id', '=', orgId)
-      .where(sql<boolean>`attributes ?| ${sql.val(keys)}::text[]`)
-      .returning('id')
-      .execute();
+      .where(sql<boolean>`attributes ?| ${sql.val(keys)}::text[]`);
+    if (userIds) query = query.where('id', 'in', userIds);
+    const rows = await query.returning('id').execute();
     return rows.map((r) => r.id);
+  },
+
+  /** The org's users (deleted ones too: a restore brings values back) holding a value of any of these keys, with their values. */
+  async withAttributes(db: Db, orgId: string, keys: string[]): Promise<{ id: string; attributes: Record<string, string> }[]> {
+    if (keys.length === 0) return [];
+    return db
+      .selectFrom('users')
+      .select(['id', 'attributes'])
+      .where('org_id', '=', orgId)
+      .where(sql<boolean>`attributes ?| ${sql.val(keys)}::text[]`)
+      .execute();
   },
 };
