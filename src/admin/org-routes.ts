@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { staffContext, type Guards } from '../http/guard.ts';
 import { errorResponses, listQuery, orgParams, page, text } from '../http/schemas.ts';
+import { secretAnswer } from '../http/secret-answer.ts';
 import type { OrgAdminService } from './org-admin.ts';
 import { adminOrgCreatedSchema, adminOrgCreateSchema, adminOrgOverridesSchema, adminOrgSchema, queryBoolean } from './schemas.ts';
 
@@ -56,8 +57,9 @@ export function adminOrgRoutes(deps: { guards: Guards; orgAdmin: OrgAdminService
         },
       },
       async (request, reply) => {
+        // The answer embeds the org's first API key (and, without mail, the owner's invitation link).
         const created = await orgAdmin.create(staffContext(request), request.body);
-        return reply.code(201).send(created);
+        return secretAnswer(reply, 201).send(created);
       },
     );
 

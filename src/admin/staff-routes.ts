@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { staffContext, type Guards } from '../http/guard.ts';
 import { errorResponses, listQuery, page, text, uuid } from '../http/schemas.ts';
+import { secretAnswerIf } from '../http/secret-answer.ts';
 import type { StaffAdminService } from './staff-admin.ts';
 import { invitedStaffSchema, staffAuditEntrySchema, staffInviteSchema, staffSchema } from './schemas.ts';
 
@@ -45,7 +46,8 @@ export function adminStaffRoutes(deps: { guards: Guards; staffAdmin: StaffAdminS
         },
       },
       async (request, reply) => {
-        return reply.code(201).send(await staffAdmin.invite(staffContext(request), request.body));
+        const invited = await staffAdmin.invite(staffContext(request), request.body);
+        return secretAnswerIf(reply.code(201), invited.invitationUrl !== undefined).send(invited);
       },
     );
 

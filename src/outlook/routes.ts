@@ -11,6 +11,7 @@ import { EXAMPLE } from '../http/examples.ts';
 import type { Throttle } from '../ratelimit/hook.ts';
 import { AppError } from '../kernel/errors.ts';
 import { ADDIN_KEY_PATTERN } from './addin-key.ts';
+import { secretAnswer } from '../http/secret-answer.ts';
 import { addinUrls, ICON_SIZES } from './manifest.ts';
 import type { OutlookService } from './service.ts';
 
@@ -58,7 +59,12 @@ export function outlookRoutes(deps: { guards: Guards; billing: BillingHooks; out
           response: { 200: outlookSchema, ...errorResponses('FORBIDDEN', 'SERVICE_UNAVAILABLE') },
         },
       },
-      async (request) => present(await outlook.integration(request.params.orgId)),
+      // Both answers carry the add-in key (the same answer with or without one: keep it simple).
+      async (request, reply) => {
+        const answer = present(await outlook.integration(request.params.orgId));
+        secretAnswer(reply);
+        return answer;
+      },
     );
 
     app.post(
@@ -74,7 +80,11 @@ export function outlookRoutes(deps: { guards: Guards; billing: BillingHooks; out
           response: { 200: outlookSchema, ...errorResponses('FORBIDDEN', 'PAYMENT_REQUIRED', 'SERVICE_UNAVAILABLE') },
         },
       },
-      async (request) => present(await outlook.rotateKey(writeContext(request))),
+      async (request, reply) => {
+        const answer = present(await outlook.rotateKey(writeContext(request)));
+        secretAnswer(reply);
+        return answer;
+      },
     );
 
     app.get(
@@ -102,7 +112,8 @@ export function outlookRoutes(deps: { guards: Guards; billing: BillingHooks; out
         reply
           .type('application/xml; charset=utf-8')
           .header('content-disposition', 'attachment; filename="signature-addin-manifest.xml"')
-          .header('cache-control', 'no-store');
+          // It writes the add-in key into every URL.
+          .header('cache-control', 'private, no-store');
         return reply.send(manifest);
       },
     );

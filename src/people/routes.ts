@@ -4,6 +4,7 @@ import { accessOf, writeContext, type Guards, type BillingHooks } from '../http/
 import { errorResponses, iso, text, timestamp, userParams, uuid } from '../http/schemas.ts';
 import type { PeopleService } from './service.ts';
 import { EXAMPLE } from '../http/examples.ts';
+import { secretAnswerIf } from '../http/secret-answer.ts';
 
 const invitationSchema = z
   .object({
@@ -42,8 +43,9 @@ export function peopleRoutes(deps: { guards: Guards; billing: BillingHooks; peop
           response: { 200: invitationSchema, ...errorResponses('FORBIDDEN', 'NOT_FOUND', 'CONFLICT', 'PAYMENT_REQUIRED', 'TOO_MANY_REQUESTS') },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { user, invitation } = await people.resend(accessOf(request), writeContext(request), request.params.userId);
+        secretAnswerIf(reply, !invitation.jobId);
         return {
           userId: user.id,
           email: user.email,

@@ -5,21 +5,26 @@ import { errorResponses, orgParams, page, type ZodApp } from '../http/schemas.ts
 import { versionCheck, withEtag } from '../http/concurrency.ts';
 import type { UserService } from './service.ts';
 import type { PeopleService } from '../people/module.ts';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { secretAnswerIf } from '../http/secret-answer.ts';
 import type { User } from './resource.ts';
 import { userCreateSchema, userListQuery, userParams, userPatchSchema, userSchema } from './schemas.ts';
 
 export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users: UserService; people: PeopleService }): FastifyPluginAsyncZod {
   const { guards, billing, users, people } = deps;
-  /** Invited users' links, for admins only (and only when no mail carries them). */
-  const withLinks = async (request: FastifyRequest, found: User[]): Promise<User[]> => {
+  /**
+   * Invited users' links, for admins only (and only when no mail carries them). A link sets the
+   * password of the account it names, so an answer that carries one is no cache's to keep.
+   */
+  const withLinks = async (request: FastifyRequest, reply: FastifyReply, found: User[]): Promise<User[]> => {
     const links = await people.invitationLinks(
       accessOf(request),
       found.map((u) => ({ id: u.userId, status: u.status, role: u.role })),
     );
+    secretAnswerIf(reply, links.size > 0);
     return found.map((u) => (links.has(u.userId) ? { ...u, invitationUrl: links.get(u.userId)! } : u));
   };
-  const withLink = async (request: FastifyRequest, user: User): Promise<User> => (await withLinks(request, [user]))[0]!;
+  const withLink = async (request: FastifyRequest, reply: FastifyReply, user: User): Promise<User> => (await withLinks(request, reply, [user]))[0]!;
   /** The org's users: list and create. */
   const collection = (app: ZodApp): void => {
     app.get(
@@ -35,10 +40,10 @@ export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users:
           response: { 200: page(userSchema), ...errorResponses('FORBIDDEN') },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const { limit, cursor, sort, ...filter } = request.query;
         const result = await users.list(request.params.orgId, { limit, cursor }, filter, sort);
-        return { items: await withLinks(request, result.items), nextCursor: result.nextCursor };
+        return { items: await withLinks(request, reply, result.items), nextCursor: result.nextCursor };
       },
     );
 
@@ -60,7 +65,7 @@ export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users:
       },
       async (request, reply) => {
         const user = await users.create(accessOf(request), writeContext(request), request.body);
-        reply.code(201);
+        secretAnswerIf(reply.code(201), user.invitationUrl !== undefined);
         return withEtag(reply, user);
       },
     );
@@ -83,7 +88,7 @@ export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users:
       },
       async (request, reply) => {
         const user = await users.get(request.params.orgId, request.params.userId);
-        return withEtag(reply, await withLink(request, user));
+        return withEtag(reply, await withLink(request, reply, user));
       },
     );
 
@@ -106,7 +111,7 @@ export function userRoutes(deps: { guards: Guards; billing: BillingHooks; users:
       async (request, reply) => {
         const { version, ...patch } = request.body;
         const user = await users.update(accessOf(request), writeContext(request), request.params.userId, versionCheck(request, version), patch);
-        return withEtag(reply, await withLink(request, user));
+        return withEtag(reply, await withLink(request, reply, user));
       },
     );
 
