@@ -65,7 +65,6 @@ describe('the Images, API keys and Audit pages', { skip }, () => {
     const confirm = page.getByRole('dialog', { name: 'Delete this image?' });
     await confirm.getByRole('button', { name: 'Delete image' }).click();
     await confirm.getByText("The image is in use (the org's logo)").waitFor();
-    await screenshot(page, 'images-in-use');
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     await grid.getByText('300×100 px', { exact: false }).waitFor();
 
