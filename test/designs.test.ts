@@ -155,4 +155,36 @@ describe('templates with designs', () => {
     assert.equal(patchBoth.body.error.details.field, 'body.text');
     assert.equal((await req('GET', '/templates?limit=200')).body.items.length, before + 1, 'only the valid one saved');
   });
+
+  test('a NUL or a lone surrogate in any string of a design is a 400 naming the field (POST, PATCH, compile); nothing saved', async () => {
+    const existing = (await req('POST', '/templates', { name: 'Unchanged', design: DESIGN, isDefault: false })).body;
+    const before = (await req('GET', '/templates?limit=200')).body.items.length;
+    const image = crypto.randomUUID();
+    const cases: [unknown, string][] = [
+      [{ type: 'disclaimer', text: 'a\u0000b' }, 'body.design.blocks.0.text'],
+      [{ type: 'disclaimer', text: 'a\ud800b' }, 'body.design.blocks.0.text'],
+      [{ type: 'html', html: '<b>a\u0000</b>' }, 'body.design.blocks.0.html'],
+      [{ type: 'html', html: '<b>\udfffa</b>' }, 'body.design.blocks.0.html'],
+      [{ type: 'button', label: 'Go\u0000', link: 'https://a.b' }, 'body.design.blocks.0.label'],
+      [{ type: 'button', label: 'Go', link: 'https://a.b\u0000' }, 'body.design.blocks.0.link'],
+      [{ type: 'banner', imageId: image, alt: 'Launch\u0000' }, 'body.design.blocks.0.alt'],
+      [{ type: 'logo', imageId: image, width: 100, link: 'mailto:a@b.c\ud800' }, 'body.design.blocks.0.link'],
+    ];
+    for (const [block, field] of cases) {
+      const design = { ...DESIGN, blocks: [block] };
+      const answers = [
+        await req('POST', '/templates', { name: 'Bad', design }),
+        await req('PATCH', `/templates/${existing.templateId}`, { version: existing.version, design }),
+        await req('POST', '/templates/compile', { design }),
+      ];
+      for (const res of answers) {
+        assert.equal(res.status, 400, `${JSON.stringify(block)}: ${res.text}`);
+        assert.equal(res.body.error.details.field, field, res.text);
+        assert.match(res.body.error.message, /NUL \(U\+0000\) or unpaired surrogate/, res.text);
+      }
+    }
+    assert.equal((await req('GET', '/templates?limit=200')).body.items.length, before, 'nothing saved');
+    const read = await req('GET', `/templates/${existing.templateId}`);
+    assert.equal(read.body.version, existing.version, 'nothing changed');
+  });
 });

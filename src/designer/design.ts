@@ -1,14 +1,15 @@
 // The design document (version 1): what the designer edits and the service compiles into a
 // template's `html` and `text` (compile.ts). One zod schema is the validation, the TypeScript
 // types and the JSON Schema of the OpenAPI document. Every object is strict: an unknown block
-// type or field is a 400 naming it, not something silently dropped.
+// type or field is a 400 naming it, not something silently dropped. Every free-text string is
+// `storableText`: a NUL or a lone surrogate is a 400 naming it, not a 500 from the database.
 import { z } from 'zod';
+import { storableText } from '../lib/text.ts';
 
 const color = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'a colour as #rrggbb');
 
 /** A link a recipient may follow: web, mail or phone; nothing a mail client would run. */
-const link = z
-  .string()
+const link = storableText()
   .trim()
   .min(1)
   .max(2000)
@@ -17,7 +18,7 @@ const link = z
   });
 
 const imageId = z.uuid();
-const label = (max: number) => z.string().trim().min(1).max(max);
+const label = (max: number) => storableText().trim().min(1).max(max);
 
 export const FONT_FAMILIES = ['arial', 'helvetica', 'georgia', 'times', 'verdana', 'tahoma', 'trebuchet', 'courier'] as const;
 export const IDENTITY_FIELDS = ['name', 'title', 'department', 'pronouns'] as const;
@@ -43,7 +44,7 @@ export const blockSchema = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('divider') }),
   z.strictObject({ type: z.literal('spacer'), height: z.int().min(4).max(48) }),
   z.strictObject({ type: z.literal('button'), label: label(60), link }),
-  z.strictObject({ type: z.literal('html'), html: z.string().min(1).max(20_000) }),
+  z.strictObject({ type: z.literal('html'), html: storableText().min(1).max(20_000) }),
 ]);
 
 /**

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ERROR_CODES, codeToStatus, type ErrorCode } from '../kernel/errors.ts';
 import { MAX_VERSION } from '../store/conditional.ts';
-import { isStorable } from '../lib/text.ts';
+import { storableText } from '../lib/text.ts';
 import { FIRST_DAY } from '../lib/utc-day.ts';
 import { EXAMPLE } from './examples.ts';
 
@@ -39,11 +39,7 @@ export const uuid = z.uuid({ message: 'must be a UUID' });
  * (it would be stored as U+FFFD, not as sent); both are refused as 400 before anything runs. Chain
  * `.trim()`, `.min()`, `.max()` after it: the check sees the string as it was sent.
  */
-export const text = () =>
-  z.string().refine(isStorable, {
-    message: 'must not contain NUL (U+0000) or unpaired surrogate characters',
-    abort: true,
-  });
+export const text = storableText;
 
 export const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).default(50).describe('page size, 1 to 200'),
