@@ -136,6 +136,11 @@ describe('templates with designs', () => {
       [{ ...DESIGN, style: { ...style, textColor: 'red' } }, 'body.design.style.textColor'],
       [{ ...DESIGN, shadow: true }, 'body.design.shadow'],
       [{ ...DESIGN, blocks: [{ type: 'button', label: 'Go', link: 'javascript:alert(1)' }] }, 'body.design.blocks.0.link'],
+      // What the click tracker refuses (control characters), the design refuses too: its links render tracked.
+      [{ ...DESIGN, blocks: [{ type: 'button', label: 'Go', link: 'https://evil.test/\u0001x' }] }, 'body.design.blocks.0.link'],
+      [{ ...DESIGN, blocks: [{ type: 'button', label: 'Go', link: 'https://\u007f.test/' }] }, 'body.design.blocks.0.link'],
+      [{ ...DESIGN, blocks: [{ type: 'logo', imageId: crypto.randomUUID(), width: 100, link: 'https://a.test/\u0085' }] }, 'body.design.blocks.0.link'],
+      [{ ...DESIGN, blocks: [{ type: 'button', label: 'Mail', link: 'mailto:a\u001b@b.test' }] }, 'body.design.blocks.0.link'],
       [{ ...DESIGN, blocks: [{ type: 'html', html: '{% if %}' }] }, 'body.design'],
     ];
     for (const [design, field] of cases) {

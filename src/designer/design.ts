@@ -5,16 +5,21 @@
 // `storableText`: a NUL or a lone surrogate is a 400 naming it, not a 500 from the database.
 import { z } from 'zod';
 import { storableText } from '../lib/text.ts';
+import { isWebLink, MAX_LINK_CHARS } from '../lib/track-mark.ts';
 
 const color = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'a colour as #rrggbb');
 
-/** A link a recipient may follow: web, mail or phone; nothing a mail client would run. */
+/**
+ * A link a recipient may follow: web, mail or phone; nothing a mail client would run. A web link
+ * renders as a click link, so it is held to the click tracker's own rule (`isWebLink`: no control
+ * character, at most MAX_LINK_CHARS); a mail link to the same characters, though it is not tracked.
+ */
 const link = storableText()
   .trim()
   .min(1)
-  .max(2000)
-  .refine((value) => /^(https?:\/\/[^\s"'<>]+|mailto:[^\s"'<>]+|tel:[+0-9 ()./-]+)$/i.test(value), {
-    message: 'a link: https://…, http://…, mailto:… or tel:…',
+  .max(MAX_LINK_CHARS)
+  .refine((value) => isWebLink(value) || /^(mailto:[^\s"'<>\p{Cc}]+|tel:[+0-9 ()./-]+)$/iu.test(value), {
+    message: 'a link: https://…, http://…, mailto:… or tel:…, without spaces, quotes, angle brackets or control characters',
   });
 
 const imageId = z.uuid();
