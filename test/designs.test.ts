@@ -127,6 +127,24 @@ describe('templates with designs', () => {
     assert.equal((await req('GET', '/audit?limit=200')).body.items.length, auditBefore, 'nothing audited');
   });
 
+  test("a design over Gmail's 10,000 characters warns on compile and on save, as its render does", async () => {
+    const long: Design = { ...DESIGN, blocks: Array.from({ length: 8 }, () => ({ type: 'disclaimer' as const, text: 'lorem ipsum '.repeat(160).trim() })) };
+    const gmail = (warnings: string[]) => warnings.filter((w) => /Gmail refuses signatures over 10,000/.test(w));
+    const compiled = await req('POST', '/templates/compile', { design: long });
+    assert.equal(compiled.status, 200, compiled.text);
+    assert.equal(gmail(compiled.body.warnings).length, 1, JSON.stringify(compiled.body.warnings));
+    const saved = await req('POST', '/templates', { name: 'Long', design: long, isDefault: false });
+    assert.equal(saved.status, 201, saved.text);
+    assert.equal(gmail(saved.body.warnings).length, 1, JSON.stringify(saved.body.warnings));
+    const patched = await req('PATCH', `/templates/${saved.body.templateId}`, { version: saved.body.version, design: { ...long, layout: 'compact' } });
+    assert.equal(gmail(patched.body.warnings).length, 1, JSON.stringify(patched.body.warnings));
+    const user = await createUser(server, org, { name: 'Long Signature' });
+    const rendered = await req('POST', `/render/${user.userId}`, { templateId: saved.body.templateId });
+    assert.equal(gmail(rendered.body.warnings).length, 1, 'the render warns too');
+    const short = await req('POST', '/templates/compile', { design: DESIGN });
+    assert.deepEqual(gmail(short.body.warnings), [], 'a short one does not');
+  });
+
   test('bad designs: 400 naming the field (unknown block type or field, a value out of range), both or neither source; nothing saved', async () => {
     const before = (await req('GET', '/templates?limit=200')).body.items.length;
     const cases: [unknown, string][] = [

@@ -122,7 +122,16 @@ export function cpuBudget(ms: number, origin: TemplateOrigin = 'body'): () => vo
   };
 }
 
-export async function compileTemplate(input: { html: string; text: string }): Promise<{ htmlPrepared: string; parsed: Parsed; warnings: string[] }> {
+export interface CompiledTemplate {
+  htmlPrepared: string;
+  parsed: Parsed;
+  /** The save's checks: unknown variables, features a major client will not show. */
+  warnings: string[];
+  /** What a render of the sample person would warn (Gmail's length, unsized images). */
+  sampleWarnings: string[];
+}
+
+export async function compileTemplate(input: { html: string; text: string }): Promise<CompiledTemplate> {
   const check = cpuBudget(COMPILE_CPU_MS);
   // Syntax errors are reported against the admin's own source (its lines and columns).
   parseTemplate(input.html, 'html');
@@ -140,14 +149,18 @@ export async function compileTemplate(input: { html: string; text: string }): Pr
   }
   const html = parseTemplate(htmlPrepared, 'html');
   check();
-  renderTemplate(html, htmlLiquid, SAMPLE_SCOPE, 'html');
+  const sampleHtml = renderTemplate(html, htmlLiquid, SAMPLE_SCOPE, 'html');
   renderTemplate(text, textLiquid, SAMPLE_SCOPE, 'text');
   const unknown = [...new Set([...unknownVariables(html, htmlLiquid), ...unknownVariables(text, textLiquid)])].sort();
   const warnings = unknown.map((v) => `Unknown variable "${v}": it renders empty. Known: ${KNOWN_LIST}.`);
   check();
   warnings.push(...clientSupportWarnings(htmlPrepared));
   check();
-  return { htmlPrepared, parsed: { html, text }, warnings };
+  // A save warns as each render will (DECISIONS: every save's warnings include Gmail's length), of
+  // the sample person's signature: every field filled, as long as a user's usually gets.
+  const sampleWarnings = renderWarnings(sanitizeRendered(sampleHtml).html);
+  check();
+  return { htmlPrepared, parsed: { html, text }, warnings, sampleWarnings };
 }
 
 export function parseSaved(t: { htmlPrepared: string; text: string }): Parsed {

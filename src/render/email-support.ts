@@ -1,7 +1,7 @@
 // What a signature's HTML uses that a major mail client will not show, from caniemail.com's
 // support data (the `caniemail` package checks HTML and inline CSS against it). Every template
 // save runs it (compile.ts), designed or hand-written, so its warnings name the clients a person
-// cares about in plain words. (Gmail's length limit is checked on each render: email-html.ts.)
+// cares about in plain words. (Gmail's length limit is checked on each save and render: email-html.ts.)
 import { caniemail } from 'caniemail';
 
 /** The clients a company's signatures meet most; each named as people know it. */

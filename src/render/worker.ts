@@ -37,8 +37,8 @@ async function renderOne(item: RenderItem): Promise<RenderedParts> {
 async function run(task: RenderTask): Promise<Compiled | RenderedParts | TaskResult<RenderedParts>[]> {
   switch (task.kind) {
     case 'compile': {
-      const { htmlPrepared, warnings } = await compileTemplate(task);
-      return { htmlPrepared, warnings };
+      const { htmlPrepared, warnings, sampleWarnings } = await compileTemplate(task);
+      return { htmlPrepared, warnings: [...warnings, ...sampleWarnings] };
     }
     case 'renders': {
       // Past the budget the batch ends: the pool puts the renders left back in their org's line,
@@ -53,6 +53,7 @@ async function run(task: RenderTask): Promise<Compiled | RenderedParts | TaskRes
     }
     case 'preview': {
       const compiled = await compileTemplate(task);
+      // The user's own render warns in place of the sample person's.
       const result = await renderSignature(compiled.parsed, task.scope, task.limitBytes, 'body');
       return { ...result, warnings: [...compiled.warnings, ...result.warnings] };
     }
