@@ -145,6 +145,22 @@ describe('templates with designs', () => {
     assert.deepEqual(gmail(short.body.warnings), [], 'a short one does not');
   });
 
+  test("an html block's plain text is its text content only: no CSS or script, Liquid kept intact (even with < or > in it)", async () => {
+    const html =
+      '<style>p { color: red } .x{font-weight:bold}</style><p class="x">Hi</p><script>var secret=1</script>' +
+      "<p>{{ '<b>' }}</p><p>{% if user.name > '' %}Named{% endif %}</p><style>{% if user.title != blank %}.y{}{% endif %}</style>";
+    const design: Design = { ...DESIGN, blocks: [{ type: 'html', html }] };
+    const compiled = await req('POST', '/templates/compile', { design });
+    assert.equal(compiled.status, 200, compiled.text);
+    assert.equal(compiled.body.text, "Hi\n{{ '<b>' }}\n{% if user.name > '' %}Named{% endif %}\n{% if user.title != blank %}{% endif %}");
+    const saved = await req('POST', '/templates', { name: 'Html text', design, isDefault: false });
+    assert.equal(saved.status, 201, saved.text);
+    const user = await createUser(server, org, { name: 'Text Reader' });
+    const out = await req('POST', `/render/${user.userId}`, { templateId: saved.body.templateId });
+    assert.equal(out.status, 200, out.text);
+    assert.equal(out.body.text.trim(), 'Hi\n<b>\nNamed');
+  });
+
   test('bad designs: 400 naming the field (unknown block type or field, a value out of range), both or neither source; nothing saved', async () => {
     const before = (await req('GET', '/templates?limit=200')).body.items.length;
     const cases: [unknown, string][] = [

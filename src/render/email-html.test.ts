@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CAPS, checkStructure, prepareTemplateHtml, renderWarnings, sanitizeRendered, shieldLiquid, TemplateRefused } from './email-html.ts';
+import { CAPS, checkStructure, prepareTemplateHtml, renderWarnings, sanitizeRendered, TemplateRefused } from './email-html.ts';
+import { shieldLiquid } from '../lib/liquid-shield.ts';
 
 test('rendered output: URL attributes with unsafe schemes are dropped, however they are spelled', () => {
   const bad = ['javascript:alert(1)', '&#106;avascript:x', ' JaVaScRiPt:x', 'java&#x09;script:x', 'vbscript:x', 'data:text/html;base64,xx'];

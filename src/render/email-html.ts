@@ -9,6 +9,7 @@ import juice from 'juice';
 import sanitizeHtml from 'sanitize-html';
 import { Parser } from 'htmlparser2';
 import { filterInlineStyle } from './inline-style.ts';
+import { shieldLiquid, unshieldLiquid } from '../lib/liquid-shield.ts';
 
 /**
  * Caps on a template's structure, checked before juice sees it. juice matches every selector
@@ -103,42 +104,6 @@ const TEMPLATE_OPTIONS = options(false);
 for (const key of Object.keys(juice.codeBlocks)) delete juice.codeBlocks[key];
 
 /**
- * Replaces each Liquid tag and output with a placeholder. Hand-written rather than a regex: the
- * lazy regex this replaces (`\{\{[\s\S]*?\}\}`) rescans to the end of the input from every
- * unclosed `{{`, 13 s for 100 KB of `{`. Here each delimiter is searched for once: when no `}}`
- * follows one `{{`, none follows any later one either, so the scan stops looking for that kind.
- */
-export function shieldLiquid(source: string): { html: string; parts: string[] } {
-  const parts: string[] = [];
-  let out = '';
-  let at = 0;
-  let outputOpen = true;
-  let tagOpen = true;
-  while (at < source.length) {
-    const output = outputOpen ? source.indexOf('{{', at) : -1;
-    const tag = tagOpen ? source.indexOf('{%', at) : -1;
-    if (output < 0) outputOpen = false;
-    if (tag < 0) tagOpen = false;
-    if (output < 0 && tag < 0) break;
-    const isOutput = tag < 0 || (output >= 0 && output < tag);
-    const start = isOutput ? output : tag;
-    const end = source.indexOf(isOutput ? '}}' : '%}', start + 2);
-    if (end < 0) {
-      if (isOutput) outputOpen = false;
-      else tagOpen = false;
-      continue;
-    }
-    out += `${source.slice(at, start)}\u2063LQ${parts.push(source.slice(start, end + 2)) - 1}\u2063`;
-    at = end + 2;
-  }
-  return { html: out + source.slice(at), parts };
-}
-
-function unshield(html: string, parts: string[]): string {
-  return html.replace(/\u2063LQ(\d+)\u2063/g, (_, i: string) => parts[Number(i)] ?? '');
-}
-
-/**
  * One streaming pass (htmlparser2's tokenizer keeps no recursion) that refuses what would make juice
  * quadratic or the DOM serializers recurse too deep: too many CSS selectors, elements or levels.
  * Selectors are counted as each `{` of a <style> block plus the commas before it since the last
@@ -205,7 +170,7 @@ export function prepareTemplateHtml(source: string, between: () => void = () => 
   between();
   const clean = sanitizeHtml(inlined, TEMPLATE_OPTIONS);
   between();
-  return unshield(clean, parts);
+  return unshieldLiquid(clean, parts);
 }
 
 /**
