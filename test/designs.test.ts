@@ -161,6 +161,27 @@ describe('templates with designs', () => {
     assert.equal(out.body.text.trim(), 'Hi\n<b>\nNamed');
   });
 
+  test("typed text that reaches an attribute (a banner's alt, a mail link) is shown as typed in the HTML and the text, never run as Liquid", async () => {
+    const banner = await uploadImage(1200, 200);
+    const design: Design = {
+      ...DESIGN,
+      blocks: [
+        { type: 'banner', imageId: banner, alt: 'A {{ user.email }} $&' },
+        { type: 'button', label: 'Write', link: 'mailto:{{user.email}}' },
+      ],
+    };
+    const saved = await req('POST', '/templates', { name: 'Typed', design, isDefault: false });
+    assert.equal(saved.status, 201, saved.text);
+    const user = await createUser(server, org, { name: 'Alt Reader', email: `alt-${crypto.randomUUID()}@example.com` });
+    const out = await req('POST', `/render/${user.userId}`, { templateId: saved.body.templateId });
+    assert.equal(out.status, 200, out.text);
+    assert.ok(out.body.html.includes('alt="A {{ user.email }} $&amp;"'), out.body.html);
+    assert.ok(out.body.html.includes('href="mailto:{{user.email}}"'), out.body.html);
+    assert.ok(!out.body.html.includes(user.email), 'no Liquid of the design ran on the user');
+    assert.match(out.body.text, /^A \{\{ user\.email \}\} \$&$/m);
+    assert.match(out.body.text, /^Write: mailto:\{\{user\.email\}\}$/m);
+  });
+
   test('bad designs: 400 naming the field (unknown block type or field, a value out of range), both or neither source; nothing saved', async () => {
     const before = (await req('GET', '/templates?limit=200')).body.items.length;
     const cases: [unknown, string][] = [

@@ -93,9 +93,15 @@ class Compiler {
     return trackMark(url) as string;
   }
 
-  private link(href: string, content: string, opts: { color?: string; bold?: boolean } = {}): string {
+  /**
+   * A link around content. `href` is the compiler's own Liquid (a user's field), kept as Liquid;
+   * with `typed`, a link a person typed into a block: tracked if it is a web link, else (mailto:)
+   * shown as typed, as it is in the text version, never run as Liquid.
+   */
+  private link(href: string, content: string, opts: { color?: string; bold?: boolean; typed?: boolean } = {}): string {
     const style = `color:${opts.color ?? this.style.linkColor};text-decoration:none${opts.bold ? ';font-weight:bold' : ''}`;
-    return `<a href="${attr(href)}" style="${style}">${content}</a>`;
+    const value = opts.typed ? literalHtml(this.tracked(href)) : attr(href);
+    return `<a href="${value}" style="${style}">${content}</a>`;
   }
 
   private image(id: string, width: number, what: string): { tag: string; image: DesignImage } | undefined {
@@ -199,7 +205,7 @@ class Compiler {
   logo(block: Extract<Block, { type: 'logo' }>): Part {
     const found = this.image(block.imageId, block.width, 'logo');
     if (!found) return { html: '', text: '' };
-    const content = block.link ? this.link(this.tracked(block.link), found.tag) : found.tag;
+    const content = block.link ? this.link(block.link, found.tag, { typed: true }) : found.tag;
     return { html: row('padding:0 0 6px 0', content), text: block.link ? `${literalText(this.tracked(block.link))}\n` : '' };
   }
 
@@ -226,8 +232,10 @@ class Compiler {
   banner(block: Extract<Block, { type: 'banner' }>): Part {
     const found = this.image(block.imageId, 600, 'banner');
     if (!found) return { html: '', text: '' };
-    const tag = found.tag.replace('alt=""', `alt="${attr(block.alt)}"`);
-    const content = block.link ? this.link(this.tracked(block.link), tag) : tag;
+    // The alt text as typed, as in the text version: no Liquid output runs in it. (A function, so
+    // a `$&` in it is not read as a replacement pattern.)
+    const tag = found.tag.replace('alt=""', () => `alt="${literalHtml(block.alt)}"`);
+    const content = block.link ? this.link(block.link, tag, { typed: true }) : tag;
     return { html: row('padding:8px 0 0 0', content), text: `${literalText(block.alt)}${block.link ? `: ${literalText(this.tracked(block.link))}` : ''}\n` };
   }
 
@@ -279,7 +287,7 @@ class Compiler {
             'padding:8px 0 0 0',
             table(
               '',
-              `<tr><td bgcolor="${accentColor}" style="background-color:${accentColor};border-radius:4px;padding:6px 14px">${this.link(this.tracked(block.link), literalHtml(block.label), { color: '#ffffff', bold: true })}</td></tr>\n`,
+              `<tr><td bgcolor="${accentColor}" style="background-color:${accentColor};border-radius:4px;padding:6px 14px">${this.link(block.link, literalHtml(block.label), { color: '#ffffff', bold: true, typed: true })}</td></tr>\n`,
             ),
           ),
           text: `${literalText(block.label)}: ${literalText(this.tracked(block.link))}\n`,

@@ -10,7 +10,7 @@ export function literalHtml(text: string): string {
   return text.replace(/[&<>"'{]/g, (c) => HTML_ESCAPES[c]!);
 }
 
-/** An attribute value; Liquid outputs in it (`{{ user.email }}`) are kept, anything else is literal. */
+/** An attribute value of the compiler's own; Liquid outputs in it (`{{ user.email }}`) are kept. Never for typed text: `literalHtml`. */
 export function attr(value: string): string {
   return value
     .split(/(\{\{[^{}]*\}\})/)
