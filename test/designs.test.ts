@@ -182,6 +182,28 @@ describe('templates with designs', () => {
     assert.match(out.body.text, /^Write: mailto:\{\{user\.email\}\}$/m);
   });
 
+  test('fontSize is a number of px from 11 to 16 (DECISIONS), not only a whole one; outside that range a 400 naming it', async () => {
+    const blocks: Design['blocks'] = [
+      { type: 'identity', show: ['name'] },
+      { type: 'disclaimer', text: 'Small print' },
+    ];
+    const half: Design = { ...DESIGN, style: { ...style, fontSize: 13.5 }, blocks };
+    const saved = await req('POST', '/templates', { name: 'Half size', design: half, isDefault: false });
+    assert.equal(saved.status, 201, saved.text);
+    assert.equal(saved.body.design.style.fontSize, 13.5);
+    assert.match(saved.body.html, /font-size:13\.5px;line-height:18\.5px/);
+    for (const fontSize of [12.1, 15.7]) {
+      const res = await req('POST', '/templates/compile', { design: { ...half, style: { ...style, fontSize } } });
+      assert.equal(res.status, 200, res.text);
+      for (const [size] of res.body.html.matchAll(/(?:font-size|line-height):[^;"]*/g)) assert.match(size, /:\d+(\.\d{1,2})?px$/, 'no float noise in CSS');
+    }
+    for (const fontSize of [10.5, 16.5, '13']) {
+      const res = await req('POST', '/templates/compile', { design: { ...half, style: { ...style, fontSize } } });
+      assert.equal(res.status, 400, `${fontSize}: ${res.text}`);
+      assert.equal(res.body.error.details.field, 'body.design.style.fontSize');
+    }
+  });
+
   test('bad designs: 400 naming the field (unknown block type or field, a value out of range), both or neither source; nothing saved', async () => {
     const before = (await req('GET', '/templates?limit=200')).body.items.length;
     const cases: [unknown, string][] = [

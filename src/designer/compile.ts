@@ -57,6 +57,9 @@ export const SOCIAL_ICON_PX = 20;
 const MUTED = '#777777';
 const PIXEL = '<img src="{{ pixel_url }}" width="1" height="1" alt="" style="display:block;border:0;width:1px;height:1px" />';
 
+/** A size in CSS px: `fontSize` may be fractional (13.5), and sums of such are rounded to 0.01 px, not 13.299999999999999. */
+const px = (n: number) => `${Math.round(n * 100) / 100}px`;
+
 /** A table that lays out and nothing else: screen readers skip it, Outlook adds no spacing. */
 const table = (style: string, rows: string) =>
   `<table role="presentation" cellpadding="0" cellspacing="0" border="0" style="border-collapse:collapse${style ? `;${style}` : ''}">\n${rows}</table>`;
@@ -127,7 +130,7 @@ class Compiler {
     const pronouns = show.has('pronouns')
       ? `{% if user.pronouns != blank %} <span style="font-weight:normal;color:${MUTED}">({{ user.pronouns }})</span>{% endif %}`
       : '';
-    const name = show.has('name') ? `<strong style="color:${textColor};font-size:${fontSize + (inline ? 0 : 3)}px">{{ user.name }}</strong>${pronouns}` : '';
+    const name = show.has('name') ? `<strong style="color:${textColor};font-size:${px(fontSize + (inline ? 0 : 3))}">{{ user.name }}</strong>${pronouns}` : '';
     const rest = block.show.filter((f) => f === 'title' || f === 'department');
     const line = rest.map((f) => `{% if user.${f} != blank %}{{ sep }}{{ user.${f} }}{% assign sep = ", " %}{% endif %}`).join('');
     const textRest = rest.map((f) => `{% if user.${f} != blank %}{{ sep }}{{ user.${f} }}{% assign sep = ", " %}{% endif %}`).join('');
@@ -263,7 +266,7 @@ class Compiler {
       case 'disclaimer':
         return {
           html: row(
-            `padding:8px 0 0 0;font-size:${Math.max(10, fontSize - 2)}px;line-height:${Math.max(10, fontSize - 2) + 4}px;color:${MUTED}`,
+            `padding:8px 0 0 0;font-size:${px(Math.max(10, fontSize - 2))};line-height:${px(Math.max(10, fontSize - 2) + 4)};color:${MUTED}`,
             literalHtml(block.text).replaceAll('\n', '<br />'),
           ),
           text: `\n${literalText(block.text)}\n`,
@@ -308,7 +311,7 @@ class Compiler {
 
   rootStyle(lineHeight: number): string {
     const { fontFamily, fontSize, textColor } = this.style;
-    return `font-family:${FONT_STACKS[fontFamily]};font-size:${fontSize}px;line-height:${lineHeight}px;color:${textColor}`;
+    return `font-family:${FONT_STACKS[fontFamily]};font-size:${px(fontSize)};line-height:${px(lineHeight)};color:${textColor}`;
   }
 
   compile(): Compiled {

@@ -81,7 +81,8 @@ export const designSchema = z.strictObject({
   layout: z.enum(['stacked', 'side-by-side', 'compact']),
   style: z.strictObject({
     fontFamily: z.enum(FONT_FAMILIES),
-    fontSize: z.int().min(11).max(16),
+    // A number, as DECISIONS has it: 13.5 px is a size a person may choose.
+    fontSize: z.number().min(11).max(16),
     textColor: color,
     accentColor: color,
     linkColor: color,
