@@ -122,14 +122,16 @@ describe('the signature designer', { skip }, () => {
     assert.equal(await page.locator('iframe[title="Signature preview"]').getAttribute('data-view'), 'dark');
 
     // Unsaved changes: a click on Users asks; Cancel stays, with the change kept.
-    await page.getByLabel('Font size (px)').fill('15');
+    // A half pixel is a size the API takes (DECISIONS: a number), and the field takes it too.
+    await page.getByLabel('Font size (px)').fill('14.5');
+    assert.equal(await page.getByLabel('Font size (px)').evaluate((el) => (el as unknown as { validity: { valid: boolean } }).validity.valid), true);
     await page.getByText('Unsaved changes').waitFor();
     await page.getByRole('link', { name: 'Users' }).click();
     const ask = page.getByRole('dialog', { name: 'Leave without saving?' });
     await ask.waitFor();
     await ask.getByRole('button', { name: 'Cancel' }).click();
     await page.getByRole('heading', { level: 1, name: 'Design: Designed' }).waitFor();
-    assert.equal(await page.getByLabel('Font size (px)').inputValue(), '15');
+    assert.equal(await page.getByLabel('Font size (px)').inputValue(), '14.5');
     // Save first, then "Edit as HTML" opens the code editor on the compiled template.
     await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.getByText('Saved (version 3).').waitFor();
@@ -139,7 +141,7 @@ describe('the signature designer', { skip }, () => {
     await page.getByRole('button', { name: 'Back to the designer' }).click();
     await page.getByRole('dialog', { name: 'Back to the designer?' }).getByRole('button', { name: 'Use the design' }).click();
     await page.getByRole('heading', { level: 1, name: 'Design: Designed' }).waitFor();
-    assert.equal(await page.getByLabel('Font size (px)').inputValue(), '15');
+    assert.equal(await page.getByLabel('Font size (px)').inputValue(), '14.5');
     // Icons are served by the coordinator's public route; a 404 for one while it is absent is not this page's.
     assert.deepEqual(
       errors.filter((e) => !/status of 404/.test(e)),

@@ -47,7 +47,22 @@ function Choices<T extends string>({
 }
 
 /** A number within the design schema's bounds for `part`.`field` (the OpenAPI document's, not copies). */
-function NumberField({ label, value, part, field, onChange }: { label: string; value: number; part: string; field: string; onChange: (n: number) => void }) {
+/** A number of the design; `step` where the API takes fractions (the font size), else whole numbers. */
+function NumberField({
+  label,
+  value,
+  part,
+  field,
+  step = 1,
+  onChange,
+}: {
+  label: string;
+  value: number;
+  part: string;
+  field: string;
+  step?: number;
+  onChange: (n: number) => void;
+}) {
   const { minimum: min = 0, maximum: max = Number.MAX_SAFE_INTEGER } = designBound(part, field);
   return (
     <TextField
@@ -55,6 +70,7 @@ function NumberField({ label, value, part, field, onChange }: { label: string; v
       type="number"
       min={min}
       max={max}
+      step={step}
       value={value}
       onChange={(e) => onChange(Math.min(max, Math.max(min, Number(e.target.value) || min)))}
       hint={`${min} to ${max}`}
@@ -258,7 +274,7 @@ export function StyleControls({ design, onChange }: { design: Design; onChange: 
             </option>
           ))}
         </SelectField>
-        <NumberField label="Font size (px)" value={design.style.fontSize} part="style" field="fontSize" onChange={(fontSize) => set({ fontSize })} />
+        <NumberField label="Font size (px)" value={design.style.fontSize} part="style" field="fontSize" step={0.5} onChange={(fontSize) => set({ fontSize })} />
         <ColourField label="Text colour" value={design.style.textColor} onChange={(textColor) => set({ textColor })} />
         <ColourField label="Accent colour" value={design.style.accentColor} onChange={(accentColor) => set({ accentColor })} />
         <ColourField label="Link colour" value={design.style.linkColor} onChange={(linkColor) => set({ linkColor })} />
