@@ -29,7 +29,7 @@ export const ORG_ROUTES: RouteCase[] = [
   { method: 'GET', route: '/v1/orgs/{orgId}/plan-status', minRole: 'member' },
   { method: 'POST', route: '/v1/orgs/{orgId}/render/{userId}', minRole: 'member' },
   { method: 'POST', route: '/v1/orgs/{orgId}/templates/preview', body: { userId: '00000000-0000-4000-8000-000000000000', html: '<p>x</p>' }, minRole: 'admin' },
-  { method: 'GET', route: '/v1/orgs/{orgId}/opens', minRole: 'member' },
+  { method: 'GET', route: '/v1/orgs/{orgId}/opens', minRole: 'admin' },
   { method: 'GET', route: '/v1/orgs/{orgId}/integrations/outlook', minRole: 'admin' },
   { method: 'POST', route: '/v1/orgs/{orgId}/integrations/outlook/rotate-key', minRole: 'admin' },
   { method: 'GET', route: '/v1/orgs/{orgId}/integrations/outlook/manifest.xml', minRole: 'admin' },

@@ -21,7 +21,17 @@ describe('authorize', () => {
   });
 
   test('members read; admins manage', () => {
-    const adminOnly: Action[] = ['org.update', 'user.create', 'user.delete', 'template.write', 'rule.read', 'campaign.read', 'apiKey.manage', 'audit.read'];
+    const adminOnly: Action[] = [
+      'org.update',
+      'user.create',
+      'user.delete',
+      'template.write',
+      'rule.read',
+      'campaign.read',
+      'opens.read',
+      'apiKey.manage',
+      'audit.read',
+    ];
     const anyone: Action[] = ['org.read', 'user.read', 'template.read', 'render', 'billing.read', 'user.update'];
     for (const a of adminOnly) {
       assert.equal(authorize(member, ORG, a).allowed, false, a);

@@ -21,6 +21,7 @@ export type Action =
   | 'template.write'
   | 'rule.read'
   | 'campaign.read'
+  | 'opens.read'
   | 'apiKey.manage'
   | 'audit.read'
   | 'image.read'
@@ -47,6 +48,8 @@ const MINIMUM: Record<Action, OrgRole> = {
   // (docs/api.md, "Rules" and "Campaigns"); a member reads their own signature, not the plan behind it.
   'rule.read': 'admin',
   'campaign.read': 'admin',
+  // How often each colleague's mail is opened is the Overview's, an admin page (docs/web-apps.md).
+  'opens.read': 'admin',
   'apiKey.manage': 'admin',
   'audit.read': 'admin',
   'image.read': 'member',

@@ -81,10 +81,10 @@ export function opensRoutes(deps: { guards: Guards; tracking: TrackingService })
     app.get(
       '/v1/orgs/:orgId/opens',
       {
-        onRequest: guards.org('org.read'),
+        onRequest: guards.org('opens.read'),
         schema: {
           operationId: 'listDailyOpens',
-          summary: 'Daily open counts of the tracking pixel (real opens, and proxy or prefetch fetches)',
+          summary: 'Daily open counts of the tracking pixel (real opens, and proxy or prefetch fetches) (admin)',
           tags: ['render'],
           params: orgParams,
           querystring: z.object({
