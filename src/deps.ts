@@ -255,7 +255,7 @@ async function buildModules(core: Core, overrides: DepsOverrides, add: <M extend
   const google = add(googleModule(core, { secrets, directory, render, orgs }, overrides.google));
   const connectors = [google.connector, microsoft.connector];
   add(directorySyncModule(core, { directory, connectors, schedules: [google.schedule] }, { tickMs: overrides.google?.schedulerTickMs }));
-  const scim = add(scimModule(core));
+  const scim = add(scimModule(core, { images }));
   const gateway = add(gatewayModule(core, { orgs, render, users }));
   const admin = add(adminModule(core, { orgs, mail }));
   add(webhooksModule(core, { billing }));

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { startServer, type TestServer, type TestResponse } from './helpers/server.ts';
 import { enableScim, SCIM } from './helpers/scim.ts';
 import { createOrg, createUser, type TestOrg } from './helpers/fixtures.ts';
+import { png } from './helpers/images.ts';
 import Fastify from 'fastify';
 import { MemoryRateLimiter } from '../src/ratelimit/memory.ts';
 import { scimRoutes, SCIM_PREFIX } from '../src/scim/routes.ts';
@@ -253,7 +254,17 @@ describe('SCIM 2.0 provisioning', () => {
     await entra('PATCH', `/Groups/${gid}`, { schemas: [PATCH_OP], Operations: [{ op: 'Remove', path: 'members', value: [{ $ref: null, value: id }] }] });
     assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/groups`, { key: org.key })).body.items[0].memberCount, 0);
 
+    // The user's own photo (uploaded through the photo route) goes with them, as through the API.
+    const photo = await fetch(`${server.url}/v1/orgs/${org.orgId}/users/${id}/photo`, {
+      method: 'POST',
+      headers: { 'x-api-key': org.key, 'content-type': 'image/png' },
+      body: new Uint8Array(png(120, 120)),
+    });
+    assert.equal(photo.status, 200);
+    const photoUrl = `${server.url}/v1/images/${((await photo.json()) as { photoImageId: string }).photoImageId}`;
+    assert.equal((await fetch(photoUrl)).status, 200);
     assert.equal((await entra('DELETE', `/Users/${id}`)).status, 204);
+    assert.equal((await fetch(photoUrl)).status, 404, "the deleted user's photo is deleted");
     isScimError(await entra('GET', `/Users/${id}`), 404);
     assert.equal((await ourUser(org, id)).status, 404, 'soft-deleted');
     isScimError(await entra('DELETE', `/Users/${id}`), 404);

@@ -5,15 +5,25 @@
 import type { Core } from '../core/core.ts';
 import type { Module } from '../core/module.ts';
 import { requireFreeSeat } from '../billing/module.ts';
+import type { ImageService } from '../images/module.ts';
 import { createScimService, type ScimService } from './service.ts';
 import { scimAdminRoutes } from './admin-routes.ts';
 import { SCIM_PREFIX, scimRoutes } from './routes.ts';
 
 export type { ScimService };
 
-export function scimModule(core: Core): Module<ScimService> {
+export function scimModule(core: Core, needs: { images: Module<ImageService> }): Module<ScimService> {
   const { config } = core;
-  const scim = createScimService({ db: core.db, invalidate: core.caches.invalidate, seatCheck: requireFreeSeat, baseUrl: config.baseUrl, clock: core.clock });
+  const images = needs.images.service;
+  const scim = createScimService({
+    db: core.db,
+    invalidate: core.caches.invalidate,
+    seatCheck: requireFreeSeat,
+    baseUrl: config.baseUrl,
+    clock: core.clock,
+    releasePhoto: (ctx, imageId) => images.release(ctx, imageId),
+    logger: core.logger,
+  });
   const protocol = scimRoutes({ scim, limiter: core.limiters.scim, retryAfterS: config.retryAfterS });
   return {
     name: 'scim',
