@@ -80,6 +80,14 @@ describe('photos from Google Workspace', () => {
     assert.equal((await byEmail(server, org, withPhoto.primaryEmail)).photoImageId, null);
     assert.equal((await served(server, replaced.photoImageId!)).status, 404);
     assert.equal(fake.photoRequests.length, 3);
+
+    // A user gone from Google is deleted here, and their photo with them.
+    const leaving = await byEmail(server, org, later.primaryEmail);
+    assert.equal((await served(server, leaving.photoImageId!)).status, 200);
+    fake.users.delete(later.primaryEmail.toLowerCase());
+    await sync(org);
+    assert.equal((await server.request('GET', `/v1/orgs/${org.orgId}/users/${leaving.userId}`, { key: org.key })).status, 404);
+    assert.equal((await served(server, leaving.photoImageId!)).status, 404, "a deleted user's photo is deleted");
     const audit = await server.request('GET', `/v1/orgs/${org.orgId}/audit?action=user.update&limit=100`, { key: org.key });
     const photoEntries = audit.body.items.filter((e: { changes: string[] }) => e.changes.includes('photoImageId'));
     assert.ok(

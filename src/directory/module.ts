@@ -27,7 +27,14 @@ export type DirectoryModule = Module<DirectoryService> & { sync: DirectorySync }
 export function directoryModule(core: Core, needs: { images: ImageService }, opts: { dryRunDeadlineMs?: number | undefined } = {}): DirectoryModule {
   const { db, clock, logger } = core;
   const invalidate = core.caches.invalidate;
-  const directory = createDirectoryService({ db, invalidate, seatCheck: requireFreeSeat, clock });
+  const directory = createDirectoryService({
+    db,
+    invalidate,
+    seatCheck: requireFreeSeat,
+    clock,
+    releasePhoto: (ctx, imageId) => needs.images.release(ctx, imageId),
+    logger,
+  });
   const photos = createPhotoSync({ db, images: needs.images, invalidate, clock, logger });
   return { name: 'directory', service: directory, sync: createDirectorySync({ db, directory, photos, dryRunDeadlineMs: opts.dryRunDeadlineMs }) };
 }

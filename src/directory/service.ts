@@ -16,7 +16,8 @@ import { scimRepo } from '../store/repositories/scim.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import type { DirectorySource } from '../store/schema.ts';
 import { AppError } from '../kernel/errors.ts';
-import { recordAudit } from '../audit/record.ts';
+import { recordAudit, type AuditContext } from '../audit/record.ts';
+import type { Logger } from '../log.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import type { SeatCheck } from '../users/module.ts';
 import { planDirectory, type DirectoryUser, type PlannedChange, type SkipReason } from './plan.ts';
@@ -57,7 +58,15 @@ export interface ApplyOptions {
   signal?: AbortSignal;
 }
 
-export function createDirectoryService(deps: { db: Db; invalidate: Invalidate; seatCheck: SeatCheck; clock?: () => Date }) {
+export function createDirectoryService(deps: {
+  db: Db;
+  invalidate: Invalidate;
+  seatCheck: SeatCheck;
+  clock?: () => Date;
+  /** Deletes a photo when nothing else shows it (the images service's `release`). */
+  releasePhoto?: (ctx: AuditContext & { orgId: string }, imageId: string) => Promise<unknown>;
+  logger?: Logger;
+}) {
   const { db, invalidate, seatCheck } = deps;
   const clock = deps.clock ?? systemClock;
 
@@ -152,12 +161,18 @@ export function createDirectoryService(deps: { db: Db; invalidate: Invalidate; s
           case 'delete': {
             const deleted = await db.transaction().execute(async (tx) => {
               const row = await usersRepo.softDelete(tx, orgId, change.userId);
-              if (!row) return false;
+              if (!row) return undefined;
               await recordAudit(tx, ctx, { action: 'user.delete', targetId: change.userId, changes: ['deletedAt'] });
               await oidcRepo.revokeAccount(tx, change.userId);
-              return true;
+              return row;
             });
             if (deleted) invalidate.userChanged(orgId, change.userId);
+            // A user gone from the directory takes their photo with them, unless something else shows it.
+            if (deleted?.photo_image_id && deps.releasePhoto) {
+              await deps
+                .releasePhoto(ctx, deleted.photo_image_id)
+                .catch((err: unknown) => deps.logger?.warn({ err, imageId: deleted.photo_image_id }, 'a deleted user’s photo was not deleted'));
+            }
             return { action: 'delete', userId: change.userId, email: change.email };
           }
         }
