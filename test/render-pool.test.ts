@@ -100,6 +100,31 @@ describe('render worker pool', () => {
     assert.equal(ok.htmlPrepared, '<p>{{ user.name }}</p>');
   });
 
+  test('work that waited past maxWaitMs for its turn is a 503, not started late; the safety net of a task is apart from it', async () => {
+    const waiting = createRenderPool({ threads: 1, maxWaitMs: 30 });
+    try {
+      // A render that spends its whole CPU limit (~100 ms) holds the one thread past the wait bound.
+      const slow = waiting
+        .render({
+          orgId: 'a',
+          key: 'slow',
+          htmlPrepared: '{% for i in (1..300) %}{% for j in (1..300) %}{% for k in (1..300) %}{% endfor %}{% endfor %}{% endfor %}',
+          text: '',
+          scope: SAMPLE_SCOPE,
+          limitBytes: LIMIT,
+        })
+        .catch((e: unknown) => e);
+      const late = await waiting.compile({ orgId: 'b', html: '<p>late</p>', text: '' }).catch((e: unknown) => e);
+      assert.ok(late instanceof AppError, String(late));
+      assert.equal(late.code, 'SERVICE_UNAVAILABLE');
+      assert.ok((await slow) instanceof AppError, 'the slow render is refused by its CPU limit');
+      const next = await waiting.compile({ orgId: 'b', html: '<p>now</p>', text: '' });
+      assert.equal(next.htmlPrepared, '<p>now</p>', 'work that did not wait runs');
+    } finally {
+      await waiting.close();
+    }
+  });
+
   test('output over the limit is 413; refusals come back as the error they are', async () => {
     const big = await pool
       .render({
