@@ -32,8 +32,7 @@ export function directoryModule(core: Core, needs: { images: ImageService }, opt
     invalidate,
     seatCheck: requireFreeSeat,
     clock,
-    releasePhoto: (ctx, imageId) => needs.images.release(ctx, imageId),
-    logger,
+    releasePhoto: needs.images.releaseAfter,
   });
   const photos = createPhotoSync({ db, images: needs.images, invalidate, clock, logger });
   return { name: 'directory', service: directory, sync: createDirectorySync({ db, directory, photos, dryRunDeadlineMs: opts.dryRunDeadlineMs }) };

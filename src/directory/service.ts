@@ -16,8 +16,8 @@ import { scimRepo } from '../store/repositories/scim.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import type { DirectorySource } from '../store/schema.ts';
 import { AppError } from '../kernel/errors.ts';
-import { recordAudit, type AuditContext } from '../audit/record.ts';
-import type { Logger } from '../log.ts';
+import { recordAudit } from '../audit/record.ts';
+import type { ReleasePhoto } from '../images/module.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import type { SeatCheck } from '../users/module.ts';
 import { planDirectory, type DirectoryUser, type PlannedChange, type SkipReason } from './plan.ts';
@@ -63,9 +63,8 @@ export function createDirectoryService(deps: {
   invalidate: Invalidate;
   seatCheck: SeatCheck;
   clock?: () => Date;
-  /** Deletes a photo when nothing else shows it (the images service's `release`). */
-  releasePhoto?: (ctx: AuditContext & { orgId: string }, imageId: string) => Promise<unknown>;
-  logger?: Logger;
+  /** Deletes a deleted user's photo when nothing else shows it. */
+  releasePhoto?: ReleasePhoto;
 }) {
   const { db, invalidate, seatCheck } = deps;
   const clock = deps.clock ?? systemClock;
@@ -168,11 +167,7 @@ export function createDirectoryService(deps: {
             });
             if (deleted) invalidate.userChanged(orgId, change.userId);
             // A user gone from the directory takes their photo with them, unless something else shows it.
-            if (deleted?.photo_image_id && deps.releasePhoto) {
-              await deps
-                .releasePhoto(ctx, deleted.photo_image_id)
-                .catch((err: unknown) => deps.logger?.warn({ err, imageId: deleted.photo_image_id }, 'a deleted user’s photo was not deleted'));
-            }
+            if (deleted) await deps.releasePhoto?.(ctx, deleted.photo_image_id);
             return { action: 'delete', userId: change.userId, email: change.email };
           }
         }

@@ -10,6 +10,8 @@ export { IMAGE_TYPES } from './service.ts';
 export { sniffType } from './dimensions.ts';
 
 export { IMAGE_MAX_BYTES, IMAGE_MAX_SIDE, type ImageService };
+/** What a capability that lets go of users' photos is given: the images service's `releaseAfter`. */
+export type ReleasePhoto = ImageService['releaseAfter'];
 
 /** Async: in the embedded store, image bytes the database still holds are moved to files first (./files.ts). */
 export async function imagesModule(core: Core): Promise<Module<ImageService>> {
@@ -20,6 +22,7 @@ export async function imagesModule(core: Core): Promise<Module<ImageService>> {
     caches: core.caches,
     files,
     maxBytesPerOrg: core.config.imagesMaxBytesPerOrg,
+    logger: core.logger,
   });
   return {
     name: 'images',

@@ -14,6 +14,7 @@ import type { ImageContentType, ImageOrigin } from '../store/schema.ts';
 import { readImageInfo, sniffType, type ImageInfo } from './dimensions.ts';
 import type { CachedImage, Caches } from '../cache/namespaces.ts';
 import type { ImageFiles } from './files.ts';
+import type { Logger } from '../log.ts';
 import { toImage, type Image } from './resource.ts';
 
 export const IMAGE_TYPES: readonly ImageContentType[] = ['image/png', 'image/jpeg', 'image/gif'];
@@ -104,6 +105,7 @@ export function createImageService(deps: {
   files: ImageFiles | undefined;
   /** IMAGES_MAX_BYTES_PER_ORG. */
   maxBytesPerOrg: number;
+  logger?: Logger;
 }) {
   const { db, caches, files, maxBytesPerOrg } = deps;
   const urlOf = (imageId: string) => `${deps.baseUrl.replace(/\/$/, '')}/v1/images/${imageId}`;
@@ -171,6 +173,22 @@ export function createImageService(deps: {
     await files?.remove(orgId, imageId);
   }
 
+  /**
+   * A user's photo that was replaced or removed: deleted when it was stored as a photo and
+   * nothing shows it any more (no other user's photo, not the logo, in no template or campaign).
+   * Any other image stays: an admin uploaded it and deletes it. True when deleted.
+   */
+  async function release(ctx: ImageWriter, imageId: string): Promise<boolean> {
+    const deleted = await db.transaction().execute(async (tx) => {
+      const image = await imagesRepo.findLocked(tx, ctx.orgId, imageId, 'update');
+      if (image?.origin !== 'photo' || inUse(await imagesRepo.uses(tx, ctx.orgId, imageId))) return false;
+      await drop(tx, ctx, imageId);
+      return true;
+    });
+    if (deleted) await forget(ctx.orgId, imageId);
+    return deleted;
+  }
+
   return {
     /** `origin` 'photo' for a user's photo: deleted by `release` once it is replaced and unused. */
     async upload(ctx: ImageWriter, declared: string, data: Uint8Array, origin: ImageOrigin = 'upload'): Promise<Image> {
@@ -220,20 +238,16 @@ export function createImageService(deps: {
       await forget(ctx.orgId, imageId);
     },
 
+    release,
+
     /**
-     * A user's photo that was replaced or removed: deleted when it was stored as a photo and
-     * nothing shows it any more (no other user's photo, not the logo, in no template or campaign).
-     * Any other image stays: an admin uploaded it and deletes it. True when deleted.
+     * `release`, after a change that let go of a photo has committed (a user's photo replaced or
+     * removed, the user deleted: through the API, SCIM or a directory sync). A failure is logged
+     * and leaves the image behind; it never fails the change that was made.
      */
-    async release(ctx: ImageWriter, imageId: string): Promise<boolean> {
-      const deleted = await db.transaction().execute(async (tx) => {
-        const image = await imagesRepo.findLocked(tx, ctx.orgId, imageId, 'update');
-        if (image?.origin !== 'photo' || inUse(await imagesRepo.uses(tx, ctx.orgId, imageId))) return false;
-        await drop(tx, ctx, imageId);
-        return true;
-      });
-      if (deleted) await forget(ctx.orgId, imageId);
-      return deleted;
+    async releaseAfter(ctx: ImageWriter, imageId: string | null | undefined): Promise<void> {
+      if (!imageId) return;
+      await release(ctx, imageId).catch((err: unknown) => deps.logger?.warn({ err, imageId }, 'a photo no one shows any more was not deleted'));
     },
 
     /** A live image, for anyone (mail clients fetch it); its ETag is the content's hash. */

@@ -21,8 +21,7 @@ export function scimModule(core: Core, needs: { images: Module<ImageService> }):
     seatCheck: requireFreeSeat,
     baseUrl: config.baseUrl,
     clock: core.clock,
-    releasePhoto: (ctx, imageId) => images.release(ctx, imageId),
-    logger: core.logger,
+    releasePhoto: images.releaseAfter,
   });
   const protocol = scimRoutes({ scim, limiter: core.limiters.scim, retryAfterS: config.retryAfterS });
   return {

@@ -16,10 +16,10 @@ import { oidcRepo } from '../store/repositories/oidc.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
 import { AppError, notFound } from '../kernel/errors.ts';
-import { recordAudit, type AuditContext, type WriteContext } from '../audit/record.ts';
+import { recordAudit, type WriteContext } from '../audit/record.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import { statusChange, type SeatCheck } from '../users/module.ts';
-import type { Logger } from '../log.ts';
+import type { ReleasePhoto } from '../images/module.ts';
 import type { ScimGroupRow, UserRow } from '../store/schema.ts';
 import { ScimError, scimNotFound } from './errors.ts';
 import { fromScimGroup, fromScimUser, toScimGroup, toScimUser, type ScimUserInput, type ScimUserResource } from './mapping.ts';
@@ -42,9 +42,8 @@ export function createScimService(deps: {
   seatCheck: SeatCheck;
   baseUrl: string;
   clock: () => Date;
-  /** Deletes a user's photo when nothing else shows it (the users service's own, src/users/module.ts). */
-  releasePhoto?: (ctx: AuditContext & { orgId: string }, imageId: string) => Promise<unknown>;
-  logger?: Logger;
+  /** Deletes a deleted user's photo when nothing else shows it. */
+  releasePhoto?: ReleasePhoto;
 }) {
   const { db, invalidate, seatCheck, clock } = deps;
   const scimUrl = `${deps.baseUrl.replace(/\/$/, '')}/scim/v2`;
@@ -254,11 +253,7 @@ export function createScimService(deps: {
       });
       invalidate.userChanged(orgId, row.id);
       // A deleted user's photo goes with them, as through the API, unless something else shows it.
-      if (row.photo_image_id && deps.releasePhoto) {
-        await deps
-          .releasePhoto({ orgId, correlationId, actor }, row.photo_image_id)
-          .catch((err: unknown) => deps.logger?.warn({ err, imageId: row.photo_image_id }, 'a deleted user’s photo was not deleted'));
-      }
+      await deps.releasePhoto?.({ orgId, correlationId, actor }, row.photo_image_id);
     },
 
     async listGroups(orgId: string, filter: ScimGroupFilter, page: ScimPage, withMembers: boolean) {

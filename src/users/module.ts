@@ -34,8 +34,7 @@ export function usersModule(core: Core, needs: { people: Module<PeopleService>; 
     seatCheck: requireFreeSeat,
     passwords: core.passwords,
     invite: (tx, user) => people.inviteInTx(tx, user),
-    releasePhoto: (ctx, imageId) => images.release(ctx, imageId),
-    logger: core.logger,
+    releasePhoto: images.releaseAfter,
   });
   const userImport = createUserImport({ db, users });
   const mfa = createMfaService({ db, users, signIn: needs.idp.service.signIn, invalidate });

@@ -20,7 +20,7 @@ import { imagesRepo } from '../store/repositories/images.ts';
 import { badRequest } from '../kernel/errors.ts';
 import { mergeLinks } from '../lib/profile.ts';
 import { checkAttributes, mergeAttributes } from './attributes.ts';
-import type { Logger } from '../log.ts';
+import type { ReleasePhoto } from '../images/module.ts';
 
 /** The org's rules for profiles: which fields members edit, which custom fields exist. */
 async function profileRules(db: Db, orgId: string) {
@@ -77,13 +77,6 @@ export type UserCreate = UserProfile & {
   attributes?: Record<string, string | null> | undefined;
 };
 
-/**
- * Deletes a photo that was replaced or removed, when it was stored as a photo and nothing else
- * shows it (src/images/service.ts, `release`): a member uploading photo after photo would
- * otherwise fill the org's 500 images and 50 MB with ones no one sees.
- */
-export type ReleasePhoto = (ctx: WriteContext, imageId: string) => Promise<unknown>;
-
 /** Runs before a user is created or restored, inside its transaction (the seat cap lives here). */
 export type SeatCheck = (tx: Db, orgId: string) => Promise<void>;
 
@@ -104,16 +97,14 @@ export function createUserService(deps: {
   seatCheck?: SeatCheck;
   passwords?: PasswordHasher;
   invite?: Invite;
+  /**
+   * Deletes a photo let go of, when it was stored as a photo and nothing else shows it: a member
+   * uploading photo after photo would otherwise fill the org's 500 images and 50 MB.
+   */
   releasePhoto?: ReleasePhoto;
-  logger?: Logger;
 }) {
   const { db, invalidate } = deps;
   const passwords = deps.passwords ?? scryptHasher;
-  /** After the change committed: a failure here leaves the image behind, never fails the change. */
-  const release = async (ctx: WriteContext, imageId: string | null | undefined) => {
-    if (!imageId || !deps.releasePhoto) return;
-    await deps.releasePhoto(ctx, imageId).catch((err: unknown) => deps.logger?.warn({ err, imageId }, 'a replaced photo was not deleted'));
-  };
   return {
     async get(orgId: string, userId: string): Promise<User> {
       const user = await usersRepo.find(db, orgId, userId);
@@ -228,7 +219,7 @@ export function createUserService(deps: {
           return updated;
         });
         invalidate.userChanged(ctx.orgId, userId);
-        if (photoImageId !== undefined && target.photo_image_id !== photoImageId) await release(ctx, target.photo_image_id);
+        if (photoImageId !== undefined && target.photo_image_id !== photoImageId) await deps.releasePhoto?.(ctx, target.photo_image_id);
         return toUser(user);
       } catch (err) {
         if (isEmailTaken(err)) throw emailTaken(patch.email ?? '');
@@ -255,7 +246,7 @@ export function createUserService(deps: {
         const target = await this.checkPhotoEdit(access, ctx.orgId, userId);
         return await this.update(access, ctx, userId, { version: target.version, ifMatch }, { photoImageId: imageId });
       } catch (err) {
-        await release(ctx, imageId);
+        await deps.releasePhoto?.(ctx, imageId);
         throw err;
       }
     },
@@ -274,7 +265,7 @@ export function createUserService(deps: {
       });
       invalidate.userChanged(ctx.orgId, userId);
       // A deleted user's photo shows nowhere any more (only live users' photos count as uses).
-      await release(ctx, target.photo_image_id);
+      await deps.releasePhoto?.(ctx, target.photo_image_id);
     },
   };
 }
