@@ -16,6 +16,7 @@ import { oidcRepo } from '../store/repositories/oidc.ts';
 import { isUniqueViolation } from '../store/errors.ts';
 import { decodeCursor, toPage, type PageRequest } from '../store/pagination.ts';
 import { AppError, notFound } from '../kernel/errors.ts';
+import { isUuid } from '../kernel/ids.ts';
 import { recordAudit, type WriteContext } from '../audit/record.ts';
 import type { Invalidate } from '../cache/namespaces.ts';
 import { statusChange, type SeatCheck } from '../users/module.ts';
@@ -66,7 +67,7 @@ export function createScimService(deps: {
     return rows.map((r) => toScimUser(r, groups.get(r.id) ?? [], scimUrl));
   }
   async function userRow(orgId: string, userId: string): Promise<UserRow> {
-    const row = /^[0-9a-f-]{36}$/i.test(userId) ? await usersRepo.find(db, orgId, userId) : undefined;
+    const row = isUuid(userId) ? await usersRepo.find(db, orgId, userId) : undefined;
     if (!row) throw scimNotFound('User', userId);
     return row;
   }
@@ -84,11 +85,11 @@ export function createScimService(deps: {
    * same moment locks them the other way round, and PostgreSQL ends that deadlock by failing one.
    */
   async function rewrite(orgId: string, correlationId: string, userId: string, build: (before: ScimUserResource) => ScimUserInput) {
-    if (!/^[0-9a-f-]{36}$/i.test(userId)) throw scimNotFound('User', userId);
+    if (!isUuid(userId)) throw scimNotFound('User', userId);
     let email: string | undefined;
     try {
       const updated = await db.transaction().execute(async (tx) => {
-        const row = await scimRepo.lockUser(tx, orgId, userId);
+        const row = await usersRepo.find(tx, orgId, userId, { lock: true });
         if (!row) throw scimNotFound('User', userId);
         const input = build((await presentUsers(orgId, [row], tx))[0]!);
         const { active: _active, externalId, ...profile } = input;
@@ -119,7 +120,7 @@ export function createScimService(deps: {
   }
 
   async function groupResource(orgId: string, groupId: string, withMembers = true) {
-    const group = /^[0-9a-f-]{36}$/i.test(groupId) ? await scimRepo.findGroup(db, orgId, groupId) : undefined;
+    const group = isUuid(groupId) ? await scimRepo.findGroup(db, orgId, groupId) : undefined;
     if (!group) throw scimNotFound('Group', groupId);
     const members = withMembers ? (await scimRepo.members(db, orgId, [group.id])).get(group.id) : undefined;
     return toScimGroup(group, members, scimUrl);
@@ -138,7 +139,7 @@ export function createScimService(deps: {
     groupId: string,
     next: (group: ScimGroupRow, memberIds: string[]) => { displayName: string; externalId: string | null; memberIds: string[] },
   ) {
-    if (!/^[0-9a-f-]{36}$/i.test(groupId)) throw scimNotFound('Group', groupId);
+    if (!isUuid(groupId)) throw scimNotFound('Group', groupId);
     try {
       await db.transaction().execute(async (tx) => {
         const group = await scimRepo.lockGroup(tx, orgId, groupId);
@@ -293,7 +294,7 @@ export function createScimService(deps: {
     },
     async deleteGroup(orgId: string, correlationId: string, groupId: string): Promise<void> {
       await db.transaction().execute(async (tx) => {
-        if (!/^[0-9a-f-]{36}$/i.test(groupId) || !(await scimRepo.deleteGroup(tx, orgId, groupId))) throw scimNotFound('Group', groupId);
+        if (!isUuid(groupId) || !(await scimRepo.deleteGroup(tx, orgId, groupId))) throw scimNotFound('Group', groupId);
         await recordAudit(tx, { orgId, correlationId, actor }, { action: 'group.delete', targetId: groupId });
       });
       invalidate.groupsChanged(orgId);

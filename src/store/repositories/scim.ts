@@ -67,18 +67,6 @@ export const scimRepo = {
   },
 
   /** Sets what SCIM sent on a live user and links them to SCIM (no version check: the client is the authority). */
-  /** A live user of the org, its row locked until the transaction ends. */
-  async lockUser(tx: Db, orgId: string, userId: string): Promise<UserRow | undefined> {
-    return tx
-      .selectFrom('users')
-      .selectAll()
-      .where('org_id', '=', orgId)
-      .where('id', '=', userId)
-      .where('deleted_at', 'is', null)
-      .forUpdate()
-      .executeTakeFirst();
-  },
-
   async updateUser(
     db: Db,
     orgId: string,

@@ -60,8 +60,10 @@ export const usersRepo = {
       .executeTakeFirstOrThrow();
   },
 
-  async find(db: Db, orgId: string, userId: string): Promise<UserRow | undefined> {
-    return db.selectFrom('users').selectAll().where('org_id', '=', orgId).where('id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
+  /** A live user of the org; with `lock` (inside a transaction), its row stays locked until the transaction ends. */
+  async find(db: Db, orgId: string, userId: string, opts: { lock?: boolean } = {}): Promise<UserRow | undefined> {
+    const query = db.selectFrom('users').selectAll().where('org_id', '=', orgId).where('id', '=', userId).where('deleted_at', 'is', null);
+    return (opts.lock ? query.forUpdate() : query).executeTakeFirst();
   },
 
   /** Several live users of one org, in one query (the ids of other orgs' users find nothing). */
