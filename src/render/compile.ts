@@ -4,7 +4,8 @@
 // thread's own CPU time, so the same template passes whether the machine is idle or busy.
 import type { Template } from 'liquidjs';
 import { AppError } from '../kernel/errors.ts';
-import { htmlLiquid, KNOWN_LIST, LIMITS, parseTemplate, refusalSubject, renderTemplate, textLiquid, unknownVariables, type TemplateOrigin } from './liquid.ts';
+import { htmlLiquid, KNOWN_LIST, LIMITS, parseTemplate, renderTemplate, textLiquid, unknownVariables } from './liquid.ts';
+import { refusalSubject, type TemplateOrigin } from './refusal.ts';
 import { prepareTemplateHtml, renderWarnings, sanitizeRendered, TemplateRefused } from './email-html.ts';
 import { clientSupportWarnings } from './email-support.ts';
 

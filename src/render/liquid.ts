@@ -6,6 +6,7 @@
 import { trackMark } from '../lib/track-mark.ts';
 import { Liquid, Tag, type FS, type Template } from 'liquidjs';
 import { AppError } from '../kernel/errors.ts';
+import { refusalSubject, type TemplateOrigin } from './refusal.ts';
 
 // The one wording of the refusal: parseTemplate recognises it to leave out the syntax-error prefix.
 const NO_FILES = 'templates cannot include files';
@@ -117,21 +118,6 @@ export function parseTemplate(source: string, field: 'html' | 'text'): Template[
 export function unknownVariables(templates: Template[], liquid: Liquid): string[] {
   const used = liquid.globalFullVariablesSync(templates);
   return [...new Set(used.filter((v) => !KNOWN_VARIABLES.has(v) && !ATTRIBUTE.test(v)))].sort();
-}
-
-/**
- * What a template being rendered came from: the request's body (a save, a preview), or a saved
- * template rendered for a user (a render, the signature and add-in routes, a push, the gateway).
- * A refusal names what failed: `body.html` only where the request sent html; a render's request
- * sent at most the template's id, so its refusal names the template and its part.
- */
-export type TemplateOrigin = 'body' | 'saved';
-
-/** The field a refusal names, and the subject its message begins with. */
-export function refusalSubject(origin: TemplateOrigin, part: 'html' | 'text'): { field: string; subject: string; context: string } {
-  return origin === 'body'
-    ? { field: `body.${part}`, subject: `body.${part}: the template`, context: '' }
-    : { field: 'templateId', subject: `The template's ${part} part`, context: " with this user's values" };
 }
 
 /**

@@ -5,6 +5,7 @@
 import { Piscina } from 'piscina';
 import { AppError } from '../kernel/errors.ts';
 import { FairQueue } from './fair-queue.ts';
+import { refusalSubject } from './refusal.ts';
 import type { RenderedParts, Scope } from './compile.ts';
 import type { Compiled, RenderItem, RenderTask, TaskOutput, TaskResult } from './worker.ts';
 
@@ -180,15 +181,15 @@ function refusal(error: { code: AppError['code']; message: string; details: AppE
 function classify(err: unknown, kind: RenderTask['kind'], timeoutMs: number): unknown {
   const e = err as { name?: string; code?: string; message?: string };
   // A render's request sent no html (at most the template's id): its refusal names the template.
-  const [field, subject] = kind === 'renders' ? ['templateId', "The template, with this user's values,"] : ['body.html', 'body.html: the template'];
+  const { field, subject, context } = refusalSubject(kind === 'renders' ? 'saved' : 'body', 'html');
   if (e.name === 'AbortError') {
-    return new AppError('BAD_REQUEST', `${subject} took longer than ${timeoutMs / 1000} s to process; simplify it.`, {
+    return new AppError('BAD_REQUEST', `${subject} took longer than ${timeoutMs / 1000} s to process${context}; simplify it.`, {
       details: { field },
       internal: err,
     });
   }
   if (e.code === 'ERR_WORKER_OUT_OF_MEMORY') {
-    return new AppError('BAD_REQUEST', `${subject} needs too much memory to process; simplify it.`, { details: { field }, internal: err });
+    return new AppError('BAD_REQUEST', `${subject} needs too much memory to process${context}; simplify it.`, { details: { field }, internal: err });
   }
   return err;
 }
