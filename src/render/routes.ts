@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { accessOf, type Guards, type BillingHooks } from '../http/guard.ts';
-import { enforce, readSignature } from '../kernel/policy.ts';
+import { requireSignatureReader } from './signature-access.ts';
 import type { UserService } from '../users/module.ts';
 import { errorResponses, uuid } from '../http/schemas.ts';
 import type { RenderService } from './service.ts';
@@ -30,16 +30,9 @@ export function renderRoutes(deps: { guards: Guards; billing: BillingHooks; rend
         },
       },
       async (request) => {
-        // A render serves the signature (an impression, a signature.rendered event, signed click
-        // links), so it follows the signature route's rule: members only their own. Members may
-        // list the org's users, so an unknown id answers 404 before the refusal, as there; the
-        // user is read only then, so a render that is allowed costs no extra query.
-        const decision = readSignature(accessOf(request), request.params.userId);
-        if (!decision.allowed) {
-          await users.get(request.params.orgId, request.params.userId);
-          enforce(decision);
-        }
-        return render.render(request.params.orgId, request.params.userId, request.body?.templateId, request.id);
+        const { orgId, userId } = request.params;
+        await requireSignatureReader(users, accessOf(request), orgId, userId);
+        return render.render(orgId, userId, request.body?.templateId, request.id);
       },
     );
   };

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { accessOf, type Guards, type BillingHooks } from '../http/guard.ts';
-import { enforce, readSignature } from '../kernel/policy.ts';
+import { requireSignatureReader } from './signature-access.ts';
 import { errorResponses, uuid } from '../http/schemas.ts';
 import type { RenderService } from './service.ts';
 import type { UserService } from '../users/module.ts';
@@ -58,10 +58,8 @@ export function signatureRoutes(deps: { guards: Guards; billing: BillingHooks; r
         },
       },
       async (request) => {
-        // Members may list the org's users, so an unknown id answers 404 before the role check.
-        await users.get(request.params.orgId, request.params.userId);
-        enforce(readSignature(accessOf(request), request.params.userId));
         const { orgId, userId } = request.params;
+        await requireSignatureReader(users, accessOf(request), orgId, userId);
         const { html, text, bytes, warnings, templateId, ruleId } =
           request.query.preview === 'true'
             ? await render.look(orgId, userId, request.query.compose)
