@@ -6,16 +6,14 @@
 // an `{% if %}` there still meets its `{% endif %}` in the text template. htmlparser2 (a dependency
 // already, for src/render/email-html.ts) does the reading.
 import { Parser } from 'htmlparser2';
-import { shieldLiquid, unshieldLiquid } from '../lib/liquid-shield.ts';
+import { liquidIn, shieldLiquid, unshieldLiquid } from '../lib/liquid-shield.ts';
 
 const LINE_ENDS = new Set(['br', 'p', 'div', 'tr', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'table']);
 /** Elements whose content a mail client does not show as text. */
 const NOT_SHOWN = new Set(['style', 'script', 'head', 'title', 'template', 'noscript']);
-const PLACEHOLDER = /\u2063LQ\d+\u2063/g;
 
 export function htmlBlockText(html: string): string {
   const { html: shielded, parts } = shieldLiquid(html);
-  const isTag = new Set(parts.flatMap((part, i) => (part.startsWith('{%') ? [i] : [])));
   let text = '';
   let hidden = 0;
   let hiddenText = '';
@@ -33,7 +31,9 @@ export function htmlBlockText(html: string): string {
           hidden -= 1;
           // Read once the element ends: the parser may hand its text over in pieces.
           if (hidden === 0) {
-            text += (hiddenText.match(PLACEHOLDER) ?? []).filter((p) => isTag.has(Number(p.slice(3, -1)))).join('');
+            text += liquidIn(hiddenText, parts)
+              .filter((part) => part.startsWith('{%'))
+              .join('');
             hiddenText = '';
           }
         } else if (LINE_ENDS.has(name)) text += '\n';

@@ -37,6 +37,11 @@ export function shieldLiquid(source: string): { html: string; parts: string[] } 
   return { html: out + source.slice(at), parts };
 }
 
+/** The Liquid whose placeholders a text holds, in order (the text around them left out). */
+export function liquidIn(text: string, parts: string[]): string[] {
+  return [...text.matchAll(PLACEHOLDER)].map((m) => parts[Number(m[1])] ?? '');
+}
+
 /** The Liquid back in place of its placeholders; `keep` may leave some out (they become ''). */
 export function unshieldLiquid(html: string, parts: string[], keep: (part: string) => boolean = () => true): string {
   return html.replace(PLACEHOLDER, (_, i: string) => {
