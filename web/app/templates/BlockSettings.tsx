@@ -46,8 +46,10 @@ function Choices<T extends string>({
   );
 }
 
-/** A number within the design schema's bounds for `part`.`field` (the OpenAPI document's, not copies). */
-/** A number of the design; `step` where the API takes fractions (the font size), else whole numbers. */
+/**
+ * A number within the design schema's bounds for `part`.`field` (the OpenAPI document's, not
+ * copies); `step` where the API takes fractions (the font size), else whole numbers.
+ */
 function NumberField({
   label,
   value,
